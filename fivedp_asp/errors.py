@@ -1,0 +1,21 @@
+"""Errors that reach the user as a message, never as a traceback."""
+
+from __future__ import annotations
+
+
+class InputError(Exception):
+    """Bad input: a file, a line or an order that cannot be understood. The message says where and what."""
+
+
+class NotationError(InputError):
+    """An order or designation that cannot be parsed; ``position`` is the 0-based column of the problem."""
+
+    def __init__(self, text: str, position: int, problem: str):
+        self.text = text
+        self.position = position
+        self.problem = problem
+        super().__init__(f"cannot parse {text!r} at column {position + 1}: {problem}")
+
+
+class AdjudicationError(Exception):
+    """The solver found no way to adjudicate a step: an engine defect, reported with the facts involved."""

@@ -1,0 +1,257 @@
+"""The board geography: provinces, coasts, adjacency, supply centres, powers.
+
+A map is data (a YAML file such as ``maps/standard.yaml``); nothing here assumes the standard
+map. Adjacency is kept at *location* level: an army location is a province id (``mun``), a fleet
+location is a province id or a named coast (``spa/nc``). Occupation and supply centres belong
+to the province as a whole.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+from importlib import resources
+from pathlib import Path
+from types import MappingProxyType
+from typing import Mapping
+
+import yaml
+
+from .errors import InputError
+
+PROVINCE_TYPES = ("land", "coast", "sea", "impassable")
+UNIT_KINDS = ("army", "fleet")
+
+
+def normalize_name(text: str) -> str:
+    """Folds a written name to its lookup key: case, dots, hyphens and spacing do not matter."""
+    text = text.lower().replace(".", " ").replace("-", " ").replace("_", " ")
+    return re.sub(r"\s+", " ", text).strip()
+
+
+@dataclass(frozen=True)
+class Province:
+    id: str
+    name: str
+    type: str
+    center: bool = False
+    home: str | None = None
+    coasts: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def is_sea(self) -> bool:
+        return self.type == "sea"
+
+    @property
+    def is_land(self) -> bool:
+        return self.type == "land"
+
+    @property
+    def is_coastal(self) -> bool:
+        return self.type == "coast"
+
+
+@dataclass(frozen=True, eq=False)
+class GameMap:
+    """Compared and hashed by identity: a loaded map is one value shared by everything using it."""
+
+    name: str
+    title: str
+    powers: tuple[str, ...]
+    provinces: Mapping[str, Province]
+    coast_names: Mapping[str, str]
+    army_edges: frozenset[tuple[str, str]]
+    fleet_edges: frozenset[tuple[str, str]]
+    start: Mapping[str, tuple[str, ...]]
+    power_aliases: Mapping[str, str] = field(default_factory=dict)
+    coast_aliases: Mapping[str, str] = field(default_factory=dict)
+
+    # -- lookups -----------------------------------------------------------------
+
+    @cached_property
+    def _province_index(self) -> Mapping[str, str]:
+        index: dict[str, str] = {}
+        for prov in self.provinces.values():
+            for written in (prov.id, prov.name, *prov.aliases):
+                index[normalize_name(written)] = prov.id
+        return MappingProxyType(index)
+
+    @cached_property
+    def _power_index(self) -> Mapping[str, str]:
+        index = {normalize_name(p): p for p in self.powers}
+        index.update({normalize_name(a): p for a, p in self.power_aliases.items()})
+        return MappingProxyType(index)
+
+    @cached_property
+    def _coast_index(self) -> Mapping[str, str]:
+        index = {normalize_name(c): c for c in self.coast_names}
+        index.update({normalize_name(n): c for c, n in self.coast_names.items()})
+        index.update({normalize_name(a): c for a, c in self.coast_aliases.items()})
+        return MappingProxyType(index)
+
+    def province(self, text: str) -> str | None:
+        """The province id a written name or abbreviation denotes, or None."""
+        return self._province_index.get(normalize_name(text))
+
+    def power(self, text: str) -> str | None:
+        return self._power_index.get(normalize_name(text))
+
+    def coast(self, text: str) -> str | None:
+        return self._coast_index.get(normalize_name(text))
+
+    # -- geography ---------------------------------------------------------------
+
+    def edges(self, kind: str) -> frozenset[tuple[str, str]]:
+        return self.army_edges if kind == "army" else self.fleet_edges
+
+    def locations(self, province: str, kind: str) -> tuple[str, ...]:
+        """Where a unit of this kind can stand in the province (empty when it cannot)."""
+        prov = self.provinces[province]
+        if kind == "army":
+            return (prov.id,) if prov.type in ("land", "coast") else ()
+        if prov.type == "sea":
+            return (prov.id,)
+        if prov.type == "coast":
+            return tuple(f"{prov.id}/{c}" for c in prov.coasts) if prov.coasts else (prov.id,)
+        return ()
+
+    @staticmethod
+    def province_of(location: str) -> str:
+        return location.split("/", 1)[0]
+
+    @cached_property
+    def sea_provinces(self) -> tuple[str, ...]:
+        return tuple(p.id for p in self.provinces.values() if p.is_sea)
+
+    @cached_property
+    def supply_centers(self) -> tuple[str, ...]:
+        return tuple(p.id for p in self.provinces.values() if p.center)
+
+    def home_centers(self, power: str) -> tuple[str, ...]:
+        return tuple(p.id for p in self.provinces.values() if p.center and p.home == power)
+
+    def full_name(self, location: str) -> str:
+        prov, _, coast = location.partition("/")
+        name = self.provinces[prov].name
+        return f"{name} ({self.coast_names.get(coast, coast)})" if coast else name
+
+    def short_name(self, location: str) -> str:
+        prov, _, coast = location.partition("/")
+        text = prov.capitalize()
+        return f"{text}/{coast}" if coast else text
+
+
+# -- loading -------------------------------------------------------------------------
+
+
+def _fail(path: str, message: str) -> InputError:
+    return InputError(f"{path}: {message}")
+
+
+def _parse_edges(path: str, key: str, raw: object, locations: set[str]) -> frozenset[tuple[str, str]]:
+    if not isinstance(raw, list):
+        raise _fail(path, f"'{key}' must be a list of 'a-b' edges")
+    edges: set[tuple[str, str]] = set()
+    for item in raw:
+        parts = str(item).split("-")
+        if len(parts) != 2 or not all(parts):
+            raise _fail(path, f"'{key}' edge {item!r} is not of the form a-b")
+        a, b = (p.strip().lower() for p in parts)
+        for loc in (a, b):
+            if loc not in locations:
+                raise _fail(path, f"'{key}' edge {item!r} names unknown location {loc!r}")
+        edges.add((a, b))
+        edges.add((b, a))
+    return frozenset(edges)
+
+
+def parse_map(data: object, path: str = "<map>") -> GameMap:
+    """Builds a map from loaded YAML data, checking it enough that errors name what is wrong."""
+    if not isinstance(data, dict):
+        raise _fail(path, "a map file must be a mapping")
+    for key in ("name", "powers", "provinces", "army", "fleet"):
+        if key not in data:
+            raise _fail(path, f"missing key '{key}'")
+    powers_raw = data["powers"]
+    if not isinstance(powers_raw, dict):
+        raise _fail(path, "'powers' must map power names to their details")
+    powers = tuple(str(p) for p in powers_raw)
+    power_aliases: dict[str, str] = {}
+    for power, details in powers_raw.items():
+        details = details or {}
+        for alias in (details.get("adjective"), *details.get("aliases", ())):
+            if alias:
+                power_aliases[str(alias)] = str(power)
+    coasts_raw = data.get("coasts") or {}
+    coast_names = {str(c): str((d or {}).get("name", c)) for c, d in coasts_raw.items()}
+    coast_aliases = {str(a): str(c) for c, d in coasts_raw.items() for a in (d or {}).get("aliases", ())}
+    provinces: dict[str, Province] = {}
+    for pid, details in (data["provinces"] or {}).items():
+        pid = str(pid).lower()
+        if not isinstance(details, dict) or "name" not in details or "type" not in details:
+            raise _fail(path, f"province {pid!r} needs a name and a type")
+        if details["type"] not in PROVINCE_TYPES:
+            raise _fail(path, f"province {pid!r} has unknown type {details['type']!r}")
+        home = details.get("home")
+        if home is not None and home not in powers:
+            raise _fail(path, f"province {pid!r} is home to unknown power {home!r}")
+        coasts = tuple(str(c) for c in details.get("coasts", ()))
+        for c in coasts:
+            if c not in coast_names:
+                raise _fail(path, f"province {pid!r} has undeclared coast {c!r}")
+        provinces[pid] = Province(
+            id=pid,
+            name=str(details["name"]),
+            type=str(details["type"]),
+            center=bool(details.get("center", False)),
+            home=home,
+            coasts=coasts,
+            aliases=tuple(str(a) for a in details.get("aliases", ())),
+        )
+    army_locs = {p.id for p in provinces.values() if p.type in ("land", "coast")}
+    fleet_locs = {p.id for p in provinces.values() if p.type in ("sea", "coast") and not p.coasts}
+    fleet_locs |= {f"{p.id}/{c}" for p in provinces.values() for c in p.coasts}
+    start_raw = data.get("start") or {}
+    start = {}
+    for power, units in start_raw.items():
+        if power not in powers:
+            raise _fail(path, f"'start' names unknown power {power!r}")
+        start[power] = tuple(str(u) for u in units)
+    return GameMap(
+        name=str(data["name"]),
+        title=str(data.get("title", data["name"])),
+        powers=powers,
+        provinces=MappingProxyType(provinces),
+        coast_names=MappingProxyType(coast_names),
+        army_edges=_parse_edges(path, "army", data["army"], army_locs),
+        fleet_edges=_parse_edges(path, "fleet", data["fleet"], fleet_locs),
+        start=MappingProxyType(start),
+        power_aliases=MappingProxyType(power_aliases),
+        coast_aliases=MappingProxyType(coast_aliases),
+    )
+
+
+_CACHE: dict[str, GameMap] = {}
+
+
+def load_map(name_or_path: str = "standard") -> GameMap:
+    """Loads a map by name (shipped with the package) or by file path; maps are cached, being immutable."""
+    if name_or_path in _CACHE:
+        return _CACHE[name_or_path]
+    candidate = Path(name_or_path)
+    if candidate.suffix in (".yaml", ".yml") and candidate.exists():
+        text, path = candidate.read_text(encoding="utf-8"), str(candidate)
+    else:
+        resource = resources.files("fivedp_asp") / "maps" / f"{name_or_path}.yaml"
+        if not resource.is_file():
+            raise InputError(f"unknown map {name_or_path!r}: no such map file")
+        text, path = resource.read_text(encoding="utf-8"), f"maps/{name_or_path}.yaml"
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise InputError(f"{path}: not valid YAML: {exc}") from None
+    game_map = parse_map(data, path)
+    _CACHE[name_or_path] = game_map
+    return game_map
