@@ -1,0 +1,87 @@
+"""Orders as written, before they are resolved against a multiverse.
+
+A written order may leave out a timeline or a turn (RULES.md §3); those are filled in by
+``multiverse`` from the state the order is given in. These values are what ``notation`` parses
+text into and prints text from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+ARMY = "army"
+FLEET = "fleet"
+
+
+@dataclass(frozen=True)
+class Where:
+    """A place as written: a province, perhaps a coast, perhaps a timeline index and a turn number."""
+
+    province: str
+    coast: str | None = None
+    timeline: int | None = None
+    turn: int | None = None
+
+
+@dataclass(frozen=True)
+class UnitSpec:
+    """A unit as written. ``kind`` and ``power`` are what the writer claimed; the rules ignore wrong claims."""
+
+    where: Where
+    kind: str | None = None
+    power: str | None = None
+
+
+@dataclass(frozen=True)
+class Hold:
+    unit: UnitSpec
+
+
+@dataclass(frozen=True)
+class Move:
+    """A move in the movement phase, or a retreat in the retreat phase (the phase decides which)."""
+
+    unit: UnitSpec
+    dest: Where
+    via_convoy: bool = False
+
+
+@dataclass(frozen=True)
+class SupportHold:
+    unit: UnitSpec
+    target: UnitSpec
+
+
+@dataclass(frozen=True)
+class SupportMove:
+    unit: UnitSpec
+    target: UnitSpec
+    dest: Where
+
+
+@dataclass(frozen=True)
+class Convoy:
+    unit: UnitSpec
+    target: UnitSpec
+    dest: Where
+
+
+@dataclass(frozen=True)
+class Disband:
+    """A disband in the retreat phase or a removal in the adjustment phase."""
+
+    unit: UnitSpec
+
+
+@dataclass(frozen=True)
+class Build:
+    unit: UnitSpec
+
+
+@dataclass(frozen=True)
+class Waive:
+    """An explicit decision not to use one build."""
+
+
+Order = Union[Hold, Move, SupportHold, SupportMove, Convoy, Disband, Build, Waive]
