@@ -1,0 +1,382 @@
+"""Scenario (case) files: loading them with errors that name file and line, running and checking them.
+
+The keys are the contract of ``docs/case-format.md``. Designations in ``expect`` are read against
+the multiverse as it was *before* the step, so ``A Tyrolia`` in ``dislodged`` means the unit that
+stood on the board the orders were given on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Iterator
+
+import yaml
+
+from .errors import InputError, NotationError
+from .map import GameMap, load_map
+from .multiverse import ADJUSTMENT, MOVEMENT, PHASES, RETREAT, Board, Multiverse, Retreat, Unit, make_board
+from .notation import parse_timeline, parse_unit, timeline_name
+from .resolve import _relative, _subject
+from .step import StepReport, step
+
+RESULTS = ("succeeds", "fails", "invalid")
+CASE_KEYS = {"id", "title", "description", "options", "start", "steps", "map"}
+START_KEYS = {"turn", "phase", "units", "centers", "dislodged"}
+STEP_KEYS = {"orders", "expect", "note"}
+EXPECT_KEYS = {"results", "dislodged", "boards", "retreats", "timelines", "centers"}
+OPTIONS = {"adjacency": ("family", "any"), "implicit_main_timeline": (True, False),
+           "victory": ("elimination", "majority", "unique")}
+
+
+# -- YAML with line numbers ------------------------------------------------------------------------
+
+
+class _Str(str):
+    line: int = 0
+
+
+class _Loader(yaml.SafeLoader):
+    """Keeps each scalar's line so that a bad province or order can be pointed at."""
+
+
+def _construct_str(loader: _Loader, node: yaml.ScalarNode) -> Any:
+    value = loader.construct_scalar(node)
+    s = _Str(value)
+    s.line = node.start_mark.line + 1
+    return s
+
+
+_Loader.add_constructor("tag:yaml.org,2002:str", _construct_str)
+
+
+def _line(value: Any) -> int:
+    return getattr(value, "line", 0)
+
+
+@dataclass(frozen=True)
+class CaseStep:
+    orders: dict[str, list[str]]
+    expect: dict[str, Any]
+    line: int
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    title: str
+    path: str
+    start: Multiverse
+    steps: tuple[CaseStep, ...]
+    description: str = ""
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+class CaseError(InputError):
+    def __init__(self, path: str, line: int, problem: str):
+        super().__init__(f"{path}:{line}: {problem}" if line else f"{path}: {problem}")
+
+
+# -- loading -----------------------------------------------------------------------------------
+
+
+def _unit(text: Any, power: str, game_map: GameMap, path: str) -> tuple[Unit, Any]:
+    try:
+        spec = parse_unit(str(text), game_map)
+    except NotationError as exc:
+        raise CaseError(path, _line(text), f"unit {str(text)!r}: {exc.problem}") from None
+    if spec.kind is None:
+        raise CaseError(path, _line(text), f"unit {str(text)!r}: say whether it is an army (A) or a fleet (F)")
+    prov = game_map.provinces[spec.where.province]
+    locations = game_map.locations(prov.id, spec.kind)
+    if not locations:
+        raise CaseError(path, _line(text), f"unit {str(text)!r}: a{'n army' if spec.kind == 'army' else ' fleet'} cannot stand in {prov.name}")
+    if spec.kind == "fleet" and len(locations) > 1:
+        loc = f"{prov.id}/{spec.where.coast}"
+        if loc not in locations:
+            raise CaseError(path, _line(text), f"unit {str(text)!r}: name the coast of {prov.name} ({', '.join(locations)})")
+    else:
+        loc = locations[0]
+    return Unit(spec.kind, power, loc), spec
+
+
+def _power(text: Any, game_map: GameMap, path: str) -> str:
+    power = game_map.power(str(text))
+    if power is None:
+        raise CaseError(path, _line(text), f"unknown power {str(text)!r} (powers: {', '.join(game_map.powers)})")
+    return power
+
+
+def _mapping(value: Any, what: str, path: str, line: int) -> dict:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise CaseError(path, line, f"'{what}' must be a mapping")
+    return value
+
+
+def _province(text: Any, game_map: GameMap, path: str) -> str:
+    prov = game_map.province(str(text))
+    if prov is None:
+        raise CaseError(path, _line(text), f"unknown province {str(text)!r}")
+    return prov
+
+
+def _start(data: dict, game_map: GameMap, options: dict, path: str) -> Multiverse:
+    start = _mapping(data.get("start"), "start", path, 0)
+    for key in start:
+        if key not in START_KEYS:
+            raise CaseError(path, _line(key), f"unknown key {str(key)!r} in start (known: {', '.join(sorted(START_KEYS))})")
+    turn = start.get("turn", 0)
+    if not isinstance(turn, int) or turn < 0:
+        raise CaseError(path, 0, "start.turn must be a whole number ≥ 0")
+    phase = str(start.get("phase", MOVEMENT))
+    if phase not in PHASES:
+        raise CaseError(path, _line(start.get("phase")), f"start.phase must be one of {', '.join(PHASES)}")
+    units: list[Unit] = []
+    raw_units = start["units"] if "units" in start else game_map.start
+    for power_text, lines in _mapping(raw_units, "units", path, 0).items():
+        power = _power(power_text, game_map, path)
+        for text in lines or ():
+            unit, _ = _unit(text, power, game_map, path)
+            if any(u.province == unit.province for u in units):
+                raise CaseError(path, _line(text), f"two units in {unit.province}")
+            units.append(unit)
+    if "centers" in start:
+        centers = {}
+        for power_text, provs in _mapping(start["centers"], "centers", path, 0).items():
+            power = _power(power_text, game_map, path)
+            for text in provs or ():
+                prov = _province(text, game_map, path)
+                if not game_map.provinces[prov].center:
+                    raise CaseError(path, _line(text), f"{game_map.provinces[prov].name} is not a supply centre")
+                centers[prov] = power
+    else:
+        centers = {p.id: p.home for p in game_map.provinces.values() if p.center and p.home}
+    retreats = []
+    if "dislodged" in start:
+        if phase != RETREAT:
+            raise CaseError(path, 0, "start.dislodged needs start.phase: retreat")
+        for power_text, items in _mapping(start["dislodged"], "dislodged", path, 0).items():
+            power = _power(power_text, game_map, path)
+            for item in items or ():
+                item = item if isinstance(item, dict) else {"unit": item}
+                unit, _ = _unit(item.get("unit"), power, game_map, path)
+                attacker = item.get("attacker_from")
+                retreats.append(Retreat(unit, _province(attacker, game_map, path) if attacker else None))
+    board = make_board(0, turn, units, centers, retreats=tuple(retreats), adjustment_due=phase == ADJUSTMENT)
+    return Multiverse(game_map, MappingProxyType({board.key: board}), MappingProxyType({}), MappingProxyType(options))
+
+
+def load_case(path: str | Path) -> Case:
+    path = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+    try:
+        data = yaml.load(text, Loader=_Loader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise CaseError(path, mark.line + 1 if mark else 0, f"not valid YAML: {problem}") from None
+    if not isinstance(data, dict):
+        raise CaseError(path, 0, "a case must be a mapping with at least 'id' and 'steps'")
+    for key in data:
+        if key not in CASE_KEYS:
+            raise CaseError(path, _line(key), f"unknown key {str(key)!r} (known: {', '.join(sorted(CASE_KEYS))})")
+    for key in ("id", "steps"):
+        if key not in data:
+            raise CaseError(path, 0, f"missing key '{key}'")
+    game_map = load_map(str(data.get("map", "standard")))
+    options = dict(_mapping(data.get("options"), "options", path, 0))
+    for key, value in options.items():
+        if key not in OPTIONS:
+            raise CaseError(path, _line(key), f"unknown option {str(key)!r} (known: {', '.join(OPTIONS)})")
+        if value not in OPTIONS[key]:
+            raise CaseError(path, _line(key), f"option {key} cannot be {value!r} (one of {OPTIONS[key]})")
+    start = _start(data, game_map, options, path)
+    steps = []
+    if not isinstance(data["steps"], list):
+        raise CaseError(path, 0, "'steps' must be a list")
+    for raw in data["steps"]:
+        raw = _mapping(raw, "steps[]", path, 0)
+        for key in raw:
+            if key not in STEP_KEYS:
+                raise CaseError(path, _line(key), f"unknown key {str(key)!r} in a step (known: orders, expect)")
+        orders = {}
+        for power_text, lines in _mapping(raw.get("orders"), "orders", path, 0).items():
+            _power(power_text, game_map, path)
+            if lines is not None and not isinstance(lines, list):
+                raise CaseError(path, _line(power_text), f"orders of {power_text} must be a list of lines")
+            orders[power_text] = list(lines or [])
+        expect = _mapping(raw.get("expect"), "expect", path, 0)
+        for key in expect:
+            if key not in EXPECT_KEYS:
+                raise CaseError(path, _line(key), f"unknown key {str(key)!r} in expect (known: {', '.join(sorted(EXPECT_KEYS))})")
+        for line, result in (expect.get("results") or {}).items():
+            if result not in RESULTS:
+                raise CaseError(path, _line(line), f"result of {line!r} must be one of {', '.join(RESULTS)}")
+        first = next(iter(raw), None)
+        steps.append(CaseStep(orders, expect, _line(first)))
+    return Case(str(data["id"]), str(data.get("title", "")), path, start, tuple(steps),
+                str(data.get("description", "") or ""), options)
+
+
+def find_cases(paths: list[str]) -> Iterator[Path]:
+    for p in paths:
+        path = Path(p)
+        if path.is_dir():
+            yield from sorted(q for q in path.rglob("*") if q.suffix in (".yaml", ".yml"))
+        elif path.exists():
+            yield path
+        else:
+            raise InputError(f"{p}: no such file or directory")
+
+
+# -- checking ----------------------------------------------------------------------------------
+
+UnitKey = tuple[tuple[int, int], str, str, str | None]  # board, kind, province, coast (None: any)
+
+
+def _expected_unit(text: Any, board: tuple[int, int] | None, mv: Multiverse, path: str) -> UnitKey:
+    """An expected unit; without a board it is designated like an order's unit, relative to ``mv``."""
+    try:
+        spec = parse_unit(str(text), mv.game_map)
+    except NotationError as exc:
+        raise CaseError(path, _line(text), f"unit {str(text)!r}: {exc.problem}") from None
+    if board is None:
+        place = _subject(mv, spec.where, str(text))
+        board = place.board
+    coast = spec.where.coast if spec.kind == "fleet" else None
+    return board, spec.kind or "?", spec.where.province, coast
+
+
+def _matches(expected: set[UnitKey], actual: set[UnitKey]) -> bool:
+    if len(expected) != len(actual):
+        return False
+    pool = set(actual)
+    for b, k, p, c in expected:
+        hit = next((a for a in pool if a[:3] == (b, k, p) and (c is None or a[3] == c)), None)
+        if hit is None:
+            return False
+        pool.discard(hit)
+    return True
+
+
+def _key(board: tuple[int, int], u: Unit) -> UnitKey:
+    coast = u.location.split("/", 1)[1] if "/" in u.location else None
+    return board, u.kind, u.province, coast
+
+
+def _show(keys: set[UnitKey]) -> str:
+    return ", ".join(sorted(f"{'A' if k == 'army' else 'F'} {p}{'/' + c if c else ''}" for _, k, p, c in keys)) or "none"
+
+
+def _board_named(name: Any, mv: Multiverse, path: str) -> Board | None:
+    text = str(name).strip()
+    i = len(text)
+    while i > 0 and text[i - 1].isdigit():
+        i -= 1
+    if i == len(text) or i == 0:
+        raise CaseError(path, _line(name), f"board name {text!r} must be a timeline and a turn, like a1 or b3")
+    try:
+        return mv.board(parse_timeline(text[:i]), int(text[i:]))
+    except (ValueError, NotationError):
+        raise CaseError(path, _line(name), f"board name {text!r} must be a timeline and a turn, like a1 or b3") from None
+
+
+def check_step(case: Case, index: int, report: StepReport, expect: dict) -> list[str]:
+    """Every difference between the expectation and the report, as one line each."""
+    path, before, after = case.path, report.before, report.after
+    where = f"step {index + 1} ({report.phase})"
+    problems = []
+    by_text: dict[str, list] = {}
+    for o in report.outcomes:
+        by_text.setdefault(o.text, []).append(o)
+    for line, want in (expect.get("results") or {}).items():
+        got = by_text.get(str(line))
+        if not got:
+            problems.append(f"{where}: results: no order {str(line)!r} in this step")
+            continue
+        for o in got:
+            if o.result != want:
+                reason = f" ({o.reason})" if o.reason else ""
+                problems.append(f"{where}: results: {str(line)!r} expected {want}, got {o.result}{reason}")
+    if "dislodged" in expect:
+        want = {_expected_unit(u, None, before, path) for u in expect["dislodged"] or ()}
+        got = {_key(b, u) for b, u in report.dislodged}
+        if not _matches(want, got):
+            problems.append(f"{where}: dislodged: expected {_show(want)}, got {_show(got)}")
+    for name, powers in (expect.get("boards") or {}).items():
+        board = _board_named(name, after, path)
+        if board is None:
+            problems.append(f"{where}: boards: there is no board {name}")
+            continue
+        want = set()
+        for power_text, units in (powers or {}).items():
+            power = _power(power_text, after.game_map, path)
+            for u in units or ():
+                key = _expected_unit(u, board.key, after, path)
+                want.add(key + (power,))
+        got = {_key(board.key, u) + (u.power,) for u in board.units.values()}
+        if not _matches_owned(want, got):
+            problems.append(f"{where}: boards: {name} expected {_show_owned(want)}, got {_show_owned(got)}")
+    for name, powers in (expect.get("retreats") or {}).items():
+        board = _board_named(name, after, path)
+        want = {_expected_unit(u, board.key if board else (0, 0), after, path) + (_power(p, after.game_map, path),)
+                for p, units in (powers or {}).items() for u in units or ()}
+        got = {_key(board.key, r.unit) + (r.unit.power,) for r in board.retreats} if board else set()
+        if not _matches_owned(want, got):
+            problems.append(f"{where}: retreats: {name} expected {_show_owned(want)}, got {_show_owned(got)}")
+    if "timelines" in expect:
+        want_t = sorted(parse_timeline(str(x)) for x in expect["timelines"] or ())
+        if want_t != list(after.timelines):
+            problems.append(f"{where}: timelines: expected {[timeline_name(x) for x in want_t]}, "
+                            f"got {[timeline_name(x) for x in after.timelines]}")
+    for name, powers in (expect.get("centers") or {}).items():
+        board = _board_named(name, after, path)
+        if board is None:
+            problems.append(f"{where}: centers: there is no board {name}")
+            continue
+        want_c = {_province(p, after.game_map, path): _power(pw, after.game_map, path)
+                  for pw, provs in (powers or {}).items() for p in provs or ()}
+        if want_c != dict(board.centers):
+            problems.append(f"{where}: centers: {name} expected {sorted(want_c.items())}, got {sorted(board.centers.items())}")
+    return problems
+
+
+def _matches_owned(want: set, got: set) -> bool:
+    return all(_matches({w[:4] for w in want if w[4] == p}, {g[:4] for g in got if g[4] == p})
+               for p in {x[4] for x in want | got})
+
+
+def _show_owned(keys: set) -> str:
+    powers = sorted({k[4] for k in keys})
+    return "; ".join(f"{p}: {_show({k[:4] for k in keys if k[4] == p})}" for p in powers) or "nothing"
+
+
+@dataclass(frozen=True)
+class CaseRun:
+    case: Case
+    reports: tuple[StepReport, ...]
+    problems: tuple[str, ...]
+
+    @property
+    def passed(self) -> bool:
+        return not self.problems
+
+
+def run_case(case: Case) -> CaseRun:
+    mv = case.start
+    reports, problems = [], []
+    for i, s in enumerate(case.steps):
+        try:
+            report = step(mv, s.orders)
+        except InputError as exc:
+            raise CaseError(case.path, s.line, str(exc)) from None
+        reports.append(report)
+        problems += check_step(case, i, report, s.expect)
+        mv = report.after
+    return CaseRun(case, tuple(reports), tuple(problems))

@@ -1,0 +1,187 @@
+"""The ``fivedp`` command.
+
+Exit status: 0 success, 1 a checked case failed (or engines disagreed), 2 bad input, 3 an engine
+defect (reported as a message, never a traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Sequence
+
+from .cases import CaseRun, find_cases, load_case, run_case
+from .errors import AdjudicationError, InputError
+from .multiverse import Board, Multiverse, season_name
+from .step import StepReport
+
+PHASE_TITLES = {"movement": "movement", "retreat": "retreats", "adjustment": "adjustments"}
+
+
+# -- rendering -----------------------------------------------------------------------------------
+
+
+def _unit_text(mv: Multiverse, kind: str, location: str) -> str:
+    return f"{'A' if kind == 'army' else 'F'} {mv.game_map.short_name(location)}"
+
+
+def board_lines(mv: Multiverse, board: Board) -> list[str]:
+    lines = [f"  {board.name} ({season_name(board.turn)}){'' if board.phase == 'movement' else ', waiting for ' + board.phase}"]
+    powers = sorted({u.power for u in board.units.values()} | {r.unit.power for r in board.retreats}
+                    | set(board.centers.values()))
+    for power in powers:
+        units = sorted(_unit_text(mv, u.kind, u.location) for u in board.units.values() if u.power == power)
+        centers = sorted(p.capitalize() for p, owner in board.centers.items() if owner == power)
+        retreating = sorted(_unit_text(mv, r.unit.kind, r.unit.location) for r in board.retreats if r.unit.power == power)
+        text = f"    {power}: {', '.join(units) or '-'}"
+        if retreating:
+            text += f"; must retreat: {', '.join(retreating)}"
+        lines.append(text + f"  [{len(centers)} centres: {', '.join(centers)}]")
+    return lines
+
+
+def _step_boards(report: StepReport) -> list[Board]:
+    """The boards a step produced or changed, in timeline order."""
+    changed = [b for k, b in report.after.boards.items() if report.before.boards.get(k) is not b]
+    return sorted(changed, key=lambda b: b.key)
+
+
+def step_lines(report: StepReport, index: int) -> list[str]:
+    before = report.before
+    acting = [b for b in before.heads if b.phase == report.phase]
+    where = ", ".join(f"{b.name} ({season_name(b.turn)})" for b in acting)
+    lines = [f"Step {index}: {PHASE_TITLES[report.phase]} on {where}"]
+    width = max((len(o.text) for o in report.outcomes), default=0)
+    power = None
+    for o in sorted(report.outcomes, key=lambda o: o.power):
+        if o.power != power:
+            power = o.power
+            lines.append(f"  {power}")
+        reason = f" ({o.reason})" if o.reason else ""
+        lines.append(f"    {o.text.ljust(width)}  {o.result}{reason}")
+    if report.dislodged:
+        lines.append("  Dislodged: " + ", ".join(f"{_unit_text(before, u.kind, u.location)} on "
+                                                 f"{before.boards[k].name}" for k, u in report.dislodged))
+    if report.disbanded:
+        lines.append("  Disbanded: " + ", ".join(f"{_unit_text(before, u.kind, u.location)}" for _, u in report.disbanded))
+    for note in report.backups:
+        lines.append(f"  Backup rule: {note}")
+    lines.append("  Positions:")
+    for board in _step_boards(report):
+        lines += ["  " + line for line in board_lines(report.after, board)]
+    return lines
+
+
+def board_json(mv: Multiverse, board: Board) -> dict:
+    units: dict[str, list[str]] = {}
+    for u in sorted(board.units.values(), key=lambda u: u.location):
+        units.setdefault(u.power, []).append(_unit_text(mv, u.kind, u.location))
+    centers: dict[str, list[str]] = {}
+    for prov, owner in sorted(board.centers.items()):
+        centers.setdefault(owner, []).append(prov.capitalize())
+    return {
+        "timeline": board.timeline,
+        "turn": board.turn,
+        "season": season_name(board.turn),
+        "phase": board.phase,
+        "units": units,
+        "centers": centers,
+        "retreats": [{"power": r.unit.power, "unit": _unit_text(mv, r.unit.kind, r.unit.location)} for r in board.retreats],
+    }
+
+
+def run_json(run: CaseRun) -> dict:
+    steps = []
+    for r in run.reports:
+        steps.append({
+            "phase": r.phase,
+            "orders": [o.__dict__ for o in r.outcomes],
+            "dislodged": [{"board": r.before.boards[k].name, "power": u.power,
+                           "unit": _unit_text(r.before, u.kind, u.location)} for k, u in r.dislodged],
+            "disbanded": [{"power": u.power, "unit": _unit_text(r.before, u.kind, u.location)} for _, u in r.disbanded],
+            "backup_rules": list(r.backups),
+            "boards": {b.name: board_json(r.after, b) for b in _step_boards(r)},
+        })
+    return {"id": run.case.id, "title": run.case.title, "steps": steps, "expectation_problems": list(run.problems)}
+
+
+# -- commands ------------------------------------------------------------------------------------
+
+
+def cmd_adjudicate(args: argparse.Namespace) -> int:
+    run = run_case(load_case(args.file))
+    if args.json:
+        json.dump(run_json(run), sys.stdout, indent=2)
+        print()
+        return 0
+    title = f"{run.case.id}: {run.case.title}" if run.case.title else run.case.id
+    print(title)
+    for i, report in enumerate(run.reports, 1):
+        print("\n".join(step_lines(report, i)))
+    if run.case.steps and any(s.expect for s in run.case.steps):
+        print("Expectations: " + ("all met" if run.passed else "NOT met"))
+        for p in run.problems:
+            print(f"  {p}")
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    passed = failed = 0
+    bad_input = False
+    for path in find_cases(args.paths):
+        try:
+            run = run_case(load_case(path))
+        except InputError as exc:
+            print(f"ERROR {exc}")
+            failed += 1
+            bad_input = True
+            continue
+        except AdjudicationError as exc:
+            print(f"FAIL {path}: the engine could not adjudicate: {exc}")
+            failed += 1
+            continue
+        if run.passed:
+            passed += 1
+            if args.verbose:
+                print(f"ok   {run.case.id}")
+        else:
+            failed += 1
+            for problem in run.problems:
+                print(f"FAIL {run.case.id} ({path}): {problem}")
+    print(f"{passed} passed, {failed} failed")
+    if bad_input:
+        return 2
+    return 1 if failed else 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="fivedp", description="Adjudicator for 5D Diplomacy with Multiversal Time Travel.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("adjudicate", help="adjudicate a scenario file and print every step's results and positions")
+    p.add_argument("file")
+    p.add_argument("--json", action="store_true", help="print the same as JSON")
+    p.set_defaults(func=cmd_adjudicate)
+    p = sub.add_parser("check", help="run scenario files (or folders of them) and check their expectations")
+    p.add_argument("paths", nargs="+")
+    p.add_argument("-v", "--verbose", action="store_true", help="also list the cases that pass")
+    p.set_defaults(func=cmd_check)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except InputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except AdjudicationError as exc:
+        print(f"engine error: {exc}", file=sys.stderr)
+        return 3
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

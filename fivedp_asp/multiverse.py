@@ -1,0 +1,121 @@
+"""The state of a multiverse: boards, timelines and what each board is waiting for.
+
+A board is a (timeline, turn) pair (RULES.md §2). Turn t is a movement turn: even = Spring,
+odd = Fall, year 1901 + t // 2. Retreats and winter adjustments are phases *on* a board before
+its movement: a board produced with dislodged units first resolves their retreats, and a board
+produced from a Fall battle first settles its supply centres and adjustments.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Iterable, Mapping
+
+from .map import GameMap
+from .notation import timeline_name
+
+MOVEMENT, RETREAT, ADJUSTMENT = "movement", "retreat", "adjustment"
+PHASES = (MOVEMENT, RETREAT, ADJUSTMENT)
+
+
+@dataclass(frozen=True)
+class Unit:
+    kind: str  # "army" | "fleet"
+    power: str
+    location: str  # "mun", "spa/nc"
+
+    @property
+    def province(self) -> str:
+        return self.location.split("/", 1)[0]
+
+    @property
+    def letter(self) -> str:
+        return "A" if self.kind == "army" else "F"
+
+
+@dataclass(frozen=True)
+class Retreat:
+    """A dislodged unit waiting to retreat onto the board, and the places it may not go."""
+
+    unit: Unit
+    attacker_from: str | None = None  # province the attack came from on the battle's own board, if it bars a retreat
+    barred: frozenset[str] = frozenset()  # provinces left vacant by a standoff in the battle
+
+
+@dataclass(frozen=True)
+class Board:
+    timeline: int
+    turn: int
+    units: Mapping[str, Unit]  # by province
+    centers: Mapping[str, str]  # province -> owning power
+    retreats: tuple[Retreat, ...] = ()
+    adjustment_due: bool = False  # the winter adjustment before this board's movement is still to come
+
+    @property
+    def key(self) -> tuple[int, int]:
+        return self.timeline, self.turn
+
+    @property
+    def name(self) -> str:
+        return f"{timeline_name(self.timeline)}{self.turn}"
+
+    @property
+    def phase(self) -> str:
+        if self.retreats:
+            return RETREAT
+        if self.adjustment_due:
+            return ADJUSTMENT
+        return MOVEMENT
+
+
+def season_name(turn: int) -> str:
+    return f"{'Spring' if turn % 2 == 0 else 'Fall'} {1901 + turn // 2}"
+
+
+def make_board(timeline: int, turn: int, units: Iterable[Unit], centers: Mapping[str, str], **kw) -> Board:
+    return Board(
+        timeline=timeline,
+        turn=turn,
+        units=MappingProxyType({u.province: u for u in units}),
+        centers=MappingProxyType(dict(centers)),
+        **kw,
+    )
+
+
+@dataclass(frozen=True)
+class Multiverse:
+    """Every board there is, and how the timelines branch. Immutable: a step returns a new one."""
+
+    game_map: GameMap
+    boards: Mapping[tuple[int, int], Board]
+    forks: Mapping[int, tuple[int, int]] = field(default_factory=dict)  # timeline -> (parent, fork turn)
+    options: Mapping[str, object] = field(default_factory=dict)
+
+    @property
+    def timelines(self) -> tuple[int, ...]:
+        return tuple(sorted({t for t, _ in self.boards}))
+
+    def latest_turn(self, timeline: int) -> int | None:
+        turns = [n for t, n in self.boards if t == timeline]
+        return max(turns) if turns else None
+
+    @property
+    def heads(self) -> tuple[Board, ...]:
+        return tuple(self.boards[(t, self.latest_turn(t))] for t in self.timelines)
+
+    def board(self, timeline: int, turn: int) -> Board | None:
+        return self.boards.get((timeline, turn))
+
+    def with_boards(self, boards: Iterable[Board], forks: Mapping[int, tuple[int, int]] | None = None) -> "Multiverse":
+        merged = dict(self.boards)
+        merged.update({b.key: b for b in boards})
+        new_forks = dict(self.forks)
+        new_forks.update(forks or {})
+        return replace(self, boards=MappingProxyType(merged), forks=MappingProxyType(new_forks))
+
+    def find_board(self, name: str) -> Board | None:
+        for b in self.boards.values():
+            if b.name == name:
+                return b
+        return None

@@ -1,0 +1,104 @@
+"""Fills in what a written order leaves out (RULES.md §3), against the multiverse it is given in.
+
+The result names every place fully: timeline, turn, province (and a coast where one was
+written). Whether the order is *legal* is not decided here but by the logic programs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import orders as o
+from .errors import InputError
+from .multiverse import Multiverse
+
+
+@dataclass(frozen=True)
+class Place:
+    timeline: int
+    turn: int
+    province: str
+    coast: str | None = None
+
+    @property
+    def board(self) -> tuple[int, int]:
+        return self.timeline, self.turn
+
+
+@dataclass(frozen=True)
+class ResolvedOrder:
+    """One order line, parsed and fully designated. ``kind`` is the order's verb."""
+
+    power: str
+    text: str
+    order: o.Order
+    kind: str  # hold move support_hold support_move convoy disband build waive
+    unit: Place | None
+    target: Place | None = None  # supported or convoyed unit
+    dest: Place | None = None  # move, support-move or convoy destination
+    via_convoy: bool = False
+    unit_kind: str | None = None  # as written (builds need it)
+
+    @property
+    def signature(self) -> tuple:
+        """What makes two lines the same order (written twice, they count once)."""
+        return (self.power, self.kind, self.unit, self.target, self.dest, self.via_convoy, self.unit_kind)
+
+
+def _latest(mv: Multiverse, timeline: int, text: str) -> int:
+    turn = mv.latest_turn(timeline)
+    if turn is None:
+        raise InputError(f"order {text!r}: there is no timeline {timeline} in this multiverse")
+    return turn
+
+
+def _subject(mv: Multiverse, where: o.Where, text: str) -> Place:
+    """The ordered unit: timeline defaults to the root (option implicit_main_timeline), turn to the latest."""
+    timeline = where.timeline
+    if timeline is None:
+        if not mv.options.get("implicit_main_timeline", True):
+            raise InputError(f"order {text!r}: the unit's timeline must be given (implicit_main_timeline is off)")
+        timeline = 0
+    turn = where.turn if where.turn is not None else _latest(mv, timeline, text)
+    return Place(timeline, turn, where.province, where.coast)
+
+
+def _relative(mv: Multiverse, where: o.Where, base: Place, text: str) -> Place:
+    """A place given relative to another: missing parts come from ``base``; a timeline alone means its latest turn."""
+    if where.timeline is None:
+        timeline = base.timeline
+        turn = where.turn if where.turn is not None else base.turn
+    else:
+        timeline = where.timeline
+        turn = where.turn if where.turn is not None else _latest(mv, timeline, text)
+    return Place(timeline, turn, where.province, where.coast)
+
+
+def resolve(order: o.Order, power: str, text: str, mv: Multiverse) -> ResolvedOrder:
+    def base(kind: str, unit: o.UnitSpec, **kw) -> ResolvedOrder:
+        return ResolvedOrder(power, text, order, kind, _subject(mv, unit.where, text), unit_kind=unit.kind, **kw)
+
+    match order:
+        case o.Hold(unit):
+            return base("hold", unit)
+        case o.Move(unit, dest, via):
+            subject = _subject(mv, unit.where, text)
+            return base("move", unit, dest=_relative(mv, dest, subject, text), via_convoy=via)
+        case o.SupportHold(unit, target):
+            subject = _subject(mv, unit.where, text)
+            return base("support_hold", unit, target=_relative(mv, target.where, subject, text))
+        case o.SupportMove(unit, target, dest):
+            subject = _subject(mv, unit.where, text)
+            supported = _relative(mv, target.where, subject, text)
+            return base("support_move", unit, target=supported, dest=_relative(mv, dest, supported, text))
+        case o.Convoy(unit, target, dest):
+            subject = _subject(mv, unit.where, text)
+            army = _relative(mv, target.where, subject, text)
+            return base("convoy", unit, target=army, dest=_relative(mv, dest, army, text))
+        case o.Disband(unit):
+            return base("disband", unit)
+        case o.Build(unit):
+            return base("build", unit)
+        case o.Waive():
+            return ResolvedOrder(power, text, order, "waive", None)
+    raise InputError(f"order {text!r}: unsupported order")

@@ -1,0 +1,164 @@
+"""The driver: one Control per adjudication, grounded once; backup rules by assumptions.
+
+The decision encodings have one stable model per solution of the rules. One model: that is the
+result. None or several: a circular dependency that the rules leave open (DATC §5.B.9). The
+driver classifies it as RULES.md §1 says — an undecided move into a fleet with a convoy order
+means a convoy paradox, otherwise circular movement — and applies the backup rule by fixing
+atoms through assumptions on the same ground program:
+- convoy paradox: the Szykman rule, the paradox's convoying fleets hold (``szykman/1`` externals);
+- circular movement: the undecided moves succeed (assumptions on ``moves/1``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import clingo
+
+from .errors import AdjudicationError
+
+DECISIONS = ("moves", "dislodged", "given", "path")
+
+
+def asp_dir() -> Path:
+    """Where the logic programs are: inside the installed package, or ``asp/`` in a source checkout."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "asp", here.parent / "asp"):
+        if (candidate / "movement.lp").is_file():
+            return candidate
+    raise AdjudicationError(f"the logic programs (asp/) are missing next to {here}")
+
+
+@dataclass(frozen=True)
+class Solution:
+    """The shown atoms of the chosen model, the backup rules that chose it, and clingo's statistics."""
+
+    atoms: tuple[clingo.Symbol, ...]
+    backups: tuple[str, ...] = ()
+    models_seen: int = 1
+    ground_seconds: float = 0.0
+    solve_seconds: float = 0.0
+    atoms_count: int = 0
+    rules_count: int = 0
+
+
+def _control(programs: Sequence[str], facts: str) -> clingo.Control:
+    ctl = clingo.Control(["--warn=none"])
+    base = asp_dir()
+    for name in programs:
+        ctl.load(str(base / name))
+    ctl.add("base", [], facts)
+    ctl.ground([("base", [])])
+    return ctl
+
+
+def _models(ctl: clingo.Control, assumptions: list, limit: int) -> list[tuple[clingo.Symbol, ...]]:
+    found = []
+    ctl.configuration.solve.models = limit
+    with ctl.solve(yield_=True, assumptions=assumptions) as handle:
+        for model in handle:
+            found.append(tuple(model.symbols(shown=True)))
+            if len(found) >= limit:
+                break
+    return found
+
+
+def _consequences(ctl: clingo.Control, assumptions: list, mode: str) -> set[clingo.Symbol]:
+    ctl.configuration.solve.enum_mode = mode
+    ctl.configuration.solve.models = 0
+    last: set[clingo.Symbol] = set()
+    with ctl.solve(yield_=True, assumptions=assumptions) as handle:
+        for model in handle:
+            last = set(model.symbols(shown=True))
+    ctl.configuration.solve.enum_mode = "auto"
+    return last
+
+
+def _core(ctl: clingo.Control, assumptions: list) -> list[int]:
+    core: list[int] = []
+
+    def on_core(lits: Iterable[int]) -> None:
+        core.extend(lits)
+
+    ctl.configuration.solve.models = 1
+    ctl.solve(assumptions=assumptions, on_core=on_core)
+    return core
+
+
+def _fmt(sym: clingo.Symbol) -> str:
+    return str(sym)
+
+
+def solve_decisions(programs: Sequence[str], facts: str, *, max_rounds: int = 20) -> Solution:
+    """Solves a phase's program; for movement applies the backup rules until one model remains."""
+    import time
+
+    t0 = time.perf_counter()
+    ctl = _control(programs, facts)
+    t1 = time.perf_counter()
+    atoms = ctl.symbolic_atoms
+    szykman = sorted(a.symbol for a in atoms.by_signature("szykman", 1))
+    for sym in szykman:
+        ctl.assign_external(sym, None)  # free: every solve call fixes it by assumption
+    held: set[clingo.Symbol] = set()
+    circular: list[tuple[clingo.Symbol, bool]] = []
+    backups: list[str] = []
+    seen = 0
+
+    def assumptions() -> list:
+        return [(s, s in held) for s in szykman] + circular
+
+    for _ in range(max_rounds):
+        models = _models(ctl, assumptions(), 2)
+        seen = max(seen, len(models))
+        if len(models) == 1:
+            t2 = time.perf_counter()
+            stats = ctl.statistics.get("problem", {}).get("lp", {})
+            return Solution(
+                atoms=models[0],
+                backups=tuple(backups),
+                models_seen=seen,
+                ground_seconds=t1 - t0,
+                solve_seconds=t2 - t1,
+                atoms_count=int(stats.get("atoms", 0)),
+                rules_count=int(stats.get("rules", 0)),
+            )
+        if not models:
+            # no solution: find the convoying fleets the contradiction rests on (an unsat core)
+            lits = {atoms[s].literal: s for s in szykman if s not in held}
+            core = [lits[-lit] for lit in _core(ctl, assumptions()) if -lit in lits]
+            if not core:
+                raise AdjudicationError("no adjudication satisfies the rules, and no convoy paradox explains it")
+            held.update(core)
+            backups.append("convoy paradox (no solution), Szykman rule: " + ", ".join(map(_fmt, sorted(core))) + " hold")
+            continue
+        brave = _consequences(ctl, assumptions(), "brave")
+        cautious = _consequences(ctl, assumptions(), "cautious")
+        undecided = {s for s in brave - cautious if s.name in DECISIONS}
+        convoying = {s.arguments[0] for s in cautious if s.name == "convoys"}
+        fleets = set()
+        for s in undecided:
+            if s.name == "moves":
+                dest = next((m.arguments[1] for m in cautious if m.name == "move" and m.arguments[0] == s.arguments[0]), None)
+                if dest in convoying:
+                    fleets.add(dest)
+            elif s.name == "dislodged" and s.arguments[0] in convoying:
+                fleets.add(s.arguments[0])
+        new = {clingo.Function("szykman", [f]) for f in fleets} - held
+        if new:
+            held.update(new)
+            backups.append("convoy paradox, Szykman rule: " + ", ".join(map(_fmt, sorted(new))) + " hold")
+            continue
+        moves = sorted(s for s in undecided if s.name == "moves")
+        if not moves:
+            raise AdjudicationError("several adjudications satisfy the rules and no backup rule applies: "
+                                    + ", ".join(map(_fmt, sorted(undecided))))
+        # circular movement: every undecided move succeeds, kept one by one while a solution remains
+        for m in moves:
+            circular.append((m, True))
+            if not _models(ctl, assumptions(), 1):
+                circular.pop()
+        backups.append("circular movement: " + ", ".join(map(_fmt, moves)) + " succeed")
+    raise AdjudicationError("backup rules did not settle the adjudication")

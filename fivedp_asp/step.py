@@ -1,0 +1,243 @@
+"""One step of a game: the orders of one phase across all heads, adjudicated, giving the next multiverse.
+
+A step resolves one phase kind across every head that needs it (RULES.md §7): retreats first,
+then adjustments, then movement. Phases with nothing to decide are skipped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Mapping, Sequence
+
+from . import terms as t
+from .errors import InputError, NotationError
+from .facts import board_facts, map_facts, movement_facts, order_facts
+from .multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Board, Multiverse, Retreat, Unit, make_board
+from .notation import format_order, parse_order
+from .resolve import ResolvedOrder, resolve
+from .results import Answer, OrderOutcome
+from .solve import solve_decisions
+
+OrderLines = Mapping[str, Sequence[str]]
+
+
+@dataclass(frozen=True)
+class StepReport:
+    phase: str
+    before: Multiverse
+    after: Multiverse
+    outcomes: tuple[OrderOutcome, ...]
+    dislodged: tuple[tuple[tuple[int, int], Unit], ...] = ()  # (board the unit was on, unit)
+    disbanded: tuple[tuple[tuple[int, int], Unit], ...] = ()  # dislodged units that had to disband
+    backups: tuple[str, ...] = ()
+
+
+def next_phase(mv: Multiverse) -> str:
+    phases = {b.phase for b in mv.heads}
+    for phase in (RETREAT, ADJUSTMENT):
+        if phase in phases:
+            return phase
+    return MOVEMENT
+
+
+# -- orders ------------------------------------------------------------------------------------
+
+
+def read_orders(mv: Multiverse, orders: OrderLines) -> list[tuple[int, ResolvedOrder]]:
+    """Parses and resolves every line; identical orders share one id (written twice, they count once)."""
+    ids: dict[tuple, int] = {}
+    out: list[tuple[int, ResolvedOrder]] = []
+    for power_text, lines in orders.items():
+        power = mv.game_map.power(power_text)
+        if power is None:
+            raise InputError(f"unknown power {power_text!r}")
+        for line in lines or ():
+            text = str(line)
+            try:
+                parsed = parse_order(text, mv.game_map)
+            except NotationError as exc:
+                raise InputError(f"{power} order {text!r}: {exc.problem} (column {exc.position + 1})") from None
+            r = resolve(parsed, power, text, mv)
+            out.append((ids.setdefault(r.signature, len(ids)), r))
+    return out
+
+
+def _outcomes(mv: Multiverse, orders, answer: Answer) -> tuple[OrderOutcome, ...]:
+    results = answer.order_results()
+    out = []
+    for i, r in orders:
+        result, reason = results.get(i, ("invalid", "not an order of this phase"))
+        out.append(OrderOutcome(r.power, r.text, result, reason, format_order(r.order, mv.game_map)))
+    return tuple(out)
+
+
+def _program(mv: Multiverse, entry: str) -> list[str]:
+    adjacency = str(mv.options.get("adjacency", "family"))
+    if adjacency not in ("family", "any"):
+        raise InputError(f"unknown value {adjacency!r} for option adjacency (family or any)")
+    return [entry, f"options/adjacency_{adjacency}.lp"]
+
+
+# -- supply centres and what a board waits for -------------------------------------------------
+
+
+def needs_adjustment(board: Board, mv: Multiverse) -> bool:
+    powers = {u.power for u in board.units.values()} | set(board.centers.values())
+    for power in powers:
+        units = sum(1 for u in board.units.values() if u.power == power)
+        centers = sum(1 for p in board.centers.values() if p == power)
+        if units > centers:
+            return True
+        free_home = [h for h in mv.game_map.home_centers(power) if board.centers.get(h) == power and h not in board.units]
+        if centers > units and free_home:
+            return True
+    return False
+
+
+def settle(board: Board, mv: Multiverse) -> Board:
+    """After a Fall battle and its retreats: centres go to their occupiers, then adjustments if any."""
+    if board.retreats or board.turn == 0 or board.turn % 2 == 1:
+        return board
+    centers = dict(board.centers)
+    for prov, unit in board.units.items():
+        if mv.game_map.provinces[prov].center:
+            centers[prov] = unit.power
+    board = make_board(board.timeline, board.turn, board.units.values(), centers)
+    return replace(board, adjustment_due=needs_adjustment(board, mv))
+
+
+# -- movement ----------------------------------------------------------------------------------
+
+
+def _movement(mv: Multiverse, orders) -> StepReport:
+    facts = map_facts(mv.game_map) + movement_facts(mv, orders)
+    solution = solve_decisions(_program(mv, "movement.lp"), facts)
+    answer = Answer.of(solution.atoms)
+    arrivals = answer.arrivals()
+    dislodged_by = answer.place_pairs("dislodged_by")
+    convoyed = answer.places("convoyed")
+    bounced = answer.places("bounced")
+    dest_of = answer.place_pairs("move")
+    produced: list[Board] = []
+    dislodged = []
+    for head in mv.heads:
+        t0, n0 = head.key
+        units = [u for u in head.units.values() if (t0, n0, u.province) not in arrivals
+                 and (t0, n0, u.province) not in dislodged_by]
+        for origin, loc in arrivals.items():
+            if dest_of[origin][:2] == head.key:
+                u = mv.boards[origin[:2]].units[origin[2]]
+                units.append(Unit(u.kind, u.power, loc))
+        barred = frozenset(p for (bt, bn, p) in bounced if (bt, bn) == head.key)
+        retreats = []
+        for victim, attacker in sorted(dislodged_by.items()):
+            if victim[:2] != head.key:
+                continue
+            unit = head.units[victim[2]]
+            dislodged.append((head.key, unit))
+            same_board = attacker[:2] == head.key and attacker not in convoyed
+            retreats.append(Retreat(unit, attacker[2] if same_board else None, barred))
+        produced.append(make_board(t0, n0 + 1, units, head.centers, retreats=tuple(retreats)))
+    after = mv.with_boards(produced)
+    after, disbanded = _drop_hopeless_retreats(after, produced)
+    after = after.with_boards([settle(after.boards[b.key], after) for b in produced])
+    return StepReport(MOVEMENT, mv, after, _outcomes(mv, orders, answer), tuple(dislodged), disbanded,
+                      solution.backups)
+
+
+# -- retreats ----------------------------------------------------------------------------------
+
+
+def _retreat_facts(mv: Multiverse, boards: Sequence[Board], orders) -> str:
+    lines = board_facts(mv, boards)
+    for b in boards:
+        for r in b.retreats:
+            u = r.unit
+            place = t.place(b.timeline, b.turn, u.province)
+            lines.append(f"dislodged_unit({place},{u.kind},{t.const(u.power)},{t.location(u.location)}).")
+            for prov in sorted(r.barred | ({r.attacker_from} if r.attacker_from else set())):
+                lines.append(f"barred({place},{t.const(prov)}).")
+    lines += order_facts(orders)
+    return map_facts(mv.game_map) + "\n".join(lines) + "\n"
+
+
+def _drop_hopeless_retreats(mv: Multiverse, boards: Sequence[Board]):
+    """Dislodged units with nowhere to go are disbanded at once; boards with none left skip the phase."""
+    waiting = [b for b in boards if b.retreats]
+    if not waiting:
+        return mv, ()
+    answer = Answer.of(solve_decisions(["retreat.lp"], _retreat_facts(mv, waiting, [])).atoms)
+    can_move = {t.read_place(a[0]) for a in answer.get("option")}
+    updated, gone = [], []
+    for b in waiting:
+        keep = tuple(r for r in b.retreats if (b.timeline, b.turn, r.unit.province) in can_move)
+        gone += [(b.key, r.unit) for r in b.retreats if r not in keep]
+        updated.append(replace(b, retreats=keep))
+    return mv.with_boards(updated), tuple(gone)
+
+
+def _retreat(mv: Multiverse, orders) -> StepReport:
+    boards = [b for b in mv.heads if b.phase == RETREAT]
+    answer = Answer.of(solve_decisions(["retreat.lp"], _retreat_facts(mv, boards, orders)).atoms)
+    arrivals = answer.arrivals("retreats_to")
+    new_boards, disbanded = [], []
+    for b in boards:
+        units = list(b.units.values())
+        for r in b.retreats:
+            loc = arrivals.get((b.timeline, b.turn, r.unit.province))
+            if loc is None:
+                disbanded.append((b.key, r.unit))
+            else:
+                units.append(Unit(r.unit.kind, r.unit.power, loc))
+        board = make_board(b.timeline, b.turn, units, b.centers)
+        new_boards.append(settle(board, mv))
+    after = mv.with_boards(new_boards)
+    return StepReport(RETREAT, mv, after, _outcomes(mv, orders, answer), disbanded=tuple(disbanded))
+
+
+# -- adjustments -------------------------------------------------------------------------------
+
+
+def _adjustment_facts(mv: Multiverse, boards: Sequence[Board], orders) -> str:
+    lines = board_facts(mv, boards)
+    for b in boards:
+        for prov, power in sorted(b.centers.items()):
+            lines.append(f"owns({t.board(*b.key)},{t.const(power)},{t.const(prov)}).")
+    for i, r in orders:
+        if r.kind == "build":
+            kind = r.unit_kind or "none"
+            coast = t.const(r.unit.coast) if r.unit.coast else "none"
+            lines.append(f"ordered_build({i},{kind},{coast}).")
+        elif r.kind == "waive":
+            lines.append(f"ordered_waive({i},{t.board(0, mv.latest_turn(0))},{t.const(r.power)}).")
+    lines += [line for line in order_facts(orders) if not line.startswith("ordered_other(") or "disband" in line]
+    return map_facts(mv.game_map) + "\n".join(lines) + "\n"
+
+
+def _adjustment(mv: Multiverse, orders) -> StepReport:
+    boards = [b for b in mv.heads if b.phase == ADJUSTMENT]
+    answer = Answer.of(solve_decisions(["adjustment.lp"], _adjustment_facts(mv, boards, orders)).atoms)
+    removed = answer.places("removed")
+    built = {t.read_place(a): (k.name, t.read_location(loc)) for a, k, loc in answer.get("built")}
+    new_boards, disbanded = [], []
+    for b in boards:
+        units = [u for u in b.units.values() if (b.timeline, b.turn, u.province) not in removed]
+        disbanded += [(b.key, u) for u in b.units.values() if (b.timeline, b.turn, u.province) in removed]
+        for (tl, tn, prov), (kind, loc) in built.items():
+            if (tl, tn) == b.key:
+                power = b.centers[prov]
+                units.append(Unit(kind, power, loc))
+        new_boards.append(make_board(b.timeline, b.turn, units, b.centers))
+    after = mv.with_boards(new_boards)
+    return StepReport(ADJUSTMENT, mv, after, _outcomes(mv, orders, answer), disbanded=tuple(disbanded))
+
+
+def step(mv: Multiverse, orders: OrderLines) -> StepReport:
+    """Adjudicates the next phase with these orders (per power, lines in any notation)."""
+    phase = next_phase(mv)
+    resolved = read_orders(mv, orders)
+    if phase == RETREAT:
+        return _retreat(mv, resolved)
+    if phase == ADJUSTMENT:
+        return _adjustment(mv, resolved)
+    return _movement(mv, resolved)

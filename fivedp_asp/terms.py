@@ -1,0 +1,64 @@
+"""The one mapping between Python values and ASP terms.
+
+Facts go in as strings (fast to build, one ``Control.add``); answers come out as
+``clingo.Symbol`` and are read back here. Nothing else in the package spells a term.
+"""
+
+from __future__ import annotations
+
+import re
+
+import clingo
+
+_IDENT = re.compile(r"[a-z][a-zA-Z0-9_]*\Z")
+
+
+def const(name: str) -> str:
+    """A name as an ASP constant, quoted when it is not a plain lower-case identifier."""
+    lowered = name.lower()
+    return lowered if _IDENT.match(lowered) else '"' + lowered.replace('"', '') + '"'
+
+
+def board(timeline: int, turn: int) -> str:
+    return f"b({timeline},{turn})"
+
+
+def place(timeline: int, turn: int, province: str) -> str:
+    return f"p({board(timeline, turn)},{const(province)})"
+
+
+def location(loc: str) -> str:
+    """``spa/nc`` → ``c(spa,nc)``; a province-level location is the province constant."""
+    prov, _, coast = loc.partition("/")
+    return f"c({const(prov)},{const(coast)})" if coast else const(prov)
+
+
+# -- reading answers ------------------------------------------------------------------------
+
+
+def name_of(sym: clingo.Symbol) -> str:
+    return sym.string if sym.type == clingo.SymbolType.String else sym.name
+
+
+def read_board(sym: clingo.Symbol) -> tuple[int, int]:
+    timeline, turn = sym.arguments
+    return timeline.number, turn.number
+
+
+def read_place(sym: clingo.Symbol) -> tuple[int, int, str]:
+    """``p(b(T,N),P)`` → (timeline, turn, province)."""
+    board_sym, prov = sym.arguments
+    timeline, turn = read_board(board_sym)
+    return timeline, turn, name_of(prov)
+
+
+def read_location(sym: clingo.Symbol) -> str:
+    if sym.type == clingo.SymbolType.Function and sym.name == "c" and len(sym.arguments) == 2:
+        prov, coast = sym.arguments
+        return f"{name_of(prov)}/{name_of(coast)}"
+    return name_of(sym)
+
+
+def place_symbol(timeline: int, turn: int, province: str) -> clingo.Symbol:
+    """The symbol the solver uses for a place, for assumptions and look-ups."""
+    return clingo.parse_term(place(timeline, turn, province))
