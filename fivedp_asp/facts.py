@@ -12,7 +12,7 @@ from typing import Iterable, Sequence
 from . import terms as t
 from .map import GameMap
 from .multiverse import Board, Multiverse
-from .resolve import Place, ResolvedOrder
+from .orders import Place, ResolvedOrder
 
 
 @lru_cache(maxsize=8)
@@ -87,13 +87,77 @@ def order_facts(orders: Sequence[tuple[int, ResolvedOrder]]) -> list[str]:
     return lines
 
 
-def movement_facts(mv: Multiverse, orders: Sequence[tuple[int, ResolvedOrder]]) -> str:
-    mentioned = {p.board for _, r in orders for p in (r.unit, r.target, r.dest) if p is not None}
-    boards = {b.key: b for b in mv.heads}
-    for key in mentioned:
-        if key in mv.boards:
-            boards.setdefault(key, mv.boards[key])
-    lines = board_facts(mv, boards.values())
-    lines += [f"head({t.board(*b.key)})." for b in mv.heads]
+def _decision_term(name: str, place: tuple[int, int, str]) -> str:
+    return f"{name}({t.place(*place)})"
+
+
+def record_facts(board: Board, *, own: bool) -> list[str]:
+    """A past board's recorded decisions: ``recorded/2`` to hold them, ``record_of/3`` to compare (own)."""
+    if board.record is None:
+        return []
+    lines = []
+    for (name, place), value in sorted(board.record.decisions.items()):
+        term = _decision_term(name, place)
+        lines.append(f"recorded({term},{str(value).lower()}).")
+        if own:
+            lines.append(f"record_of({t.board(*board.key)},{term},{str(value).lower()}).")
+    return lines
+
+
+def reached_boards(r: ResolvedOrder) -> set[tuple[int, int]]:
+    """The boards whose battle a new order joins (RULES.md §5: a move's destination, a support's target board)."""
+    match r.kind:
+        case "move" | "support_move":
+            return {r.dest.board}
+        case "support_hold":
+            return {r.target.board}
+    return set()
+
+
+def movement_facts(mv: Multiverse, orders: Sequence[tuple[int, ResolvedOrder]]) -> tuple[str, list[tuple[int, ResolvedOrder]]]:
+    """Facts for a movement step, and the recorded orders they include (ids after the new ones).
+
+    The boards written are the heads, the past boards new orders reach (their battles may be fought
+    again, with their recorded orders), and, one step further, the boards of units those recorded
+    orders name, whose decisions are held at their recorded values.
+    """
+    heads = {b.key for b in mv.heads}
+    candidates = set(heads)
+    for _, r in orders:
+        candidates |= {k for k in reached_boards(r) if k in mv.boards}
+    past = sorted(candidates - heads)
+    recorded: dict[tuple[int, int, str], ResolvedOrder] = {}
+
+    def take(place: tuple[int, int, str]) -> None:
+        board = mv.boards.get(place[:2])
+        r = board.record.order_of(place[2]) if board and board.record else None
+        if r is not None:
+            recorded.setdefault(place, r)
+
+    for key in past:
+        rec = mv.boards[key].record
+        if rec is None:
+            continue
+        for r in rec.orders:
+            recorded.setdefault((r.unit.timeline, r.unit.turn, r.unit.province), r)
+        for place in rec.incoming:
+            take(place)
+    # the supported and convoyed units of recorded orders, so that matching can be judged
+    for r in list(recorded.values()):
+        if r.target is not None:
+            take((r.target.timeline, r.target.turn, r.target.province))
+    next_id = max((i for i, _ in orders), default=-1) + 1
+    recorded_orders = [(next_id + n, r) for n, r in enumerate(recorded.values())]
+    involved = set(candidates)
+    for _, r in list(orders) + recorded_orders:
+        involved |= {p.board for p in (r.unit, r.target, r.dest) if p is not None and p.board in mv.boards}
+    boards = [mv.boards[k] for k in sorted(involved)]
+    lines = board_facts(mv, boards)
+    lines += [f"head({t.board(*k)})." for k in sorted(heads)]
+    for b in boards:
+        if b.key not in heads:
+            lines += record_facts(b, own=b.key in candidates)
     lines += order_facts(orders)
-    return "\n".join(lines) + "\n"
+    lines += [f"new({i})." for i, _ in orders]
+    lines += order_facts(recorded_orders)
+    return "\n".join(lines) + "\n", recorded_orders

@@ -14,6 +14,9 @@ from typing import Iterable, Mapping
 
 from .map import GameMap
 from .notation import timeline_name
+from .orders import ResolvedOrder
+
+Place3 = tuple[int, int, str]  # (timeline, turn, province): a unit's place
 
 MOVEMENT, RETREAT, ADJUSTMENT = "movement", "retreat", "adjustment"
 PHASES = (MOVEMENT, RETREAT, ADJUSTMENT)
@@ -44,6 +47,23 @@ class Retreat:
 
 
 @dataclass(frozen=True)
+class Record:
+    """What was decided when a board's movement was fought (RULES.md §5); it never changes afterwards.
+
+    ``orders`` are the legal orders of the board's units; ``incoming`` the units on other boards whose
+    orders acted on it in the same step; ``decisions`` every decision about its units and the moves
+    into it, keyed by (decision name, unit place): moves, dislodged, given, path.
+    """
+
+    orders: tuple[ResolvedOrder, ...] = ()
+    incoming: tuple[Place3, ...] = ()
+    decisions: Mapping[tuple[str, Place3], bool] = field(default_factory=dict)
+
+    def order_of(self, province: str) -> ResolvedOrder | None:
+        return next((r for r in self.orders if r.unit and r.unit.province == province), None)
+
+
+@dataclass(frozen=True)
 class Board:
     timeline: int
     turn: int
@@ -51,6 +71,7 @@ class Board:
     centers: Mapping[str, str]  # province -> owning power
     retreats: tuple[Retreat, ...] = ()
     adjustment_due: bool = False  # the winter adjustment before this board's movement is still to come
+    record: Record | None = None  # written once its movement has been fought
 
     @property
     def key(self) -> tuple[int, int]:

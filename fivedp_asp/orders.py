@@ -1,4 +1,4 @@
-"""Orders as written, before they are resolved against a multiverse.
+"""Orders as written, and as resolved against a multiverse.
 
 A written order may leave out a timeline or a turn (RULES.md §3); those are filled in by
 ``multiverse`` from the state the order is given in. These values are what ``notation`` parses
@@ -85,3 +85,35 @@ class Waive:
 
 
 Order = Union[Hold, Move, SupportHold, SupportMove, Convoy, Disband, Build, Waive]
+
+
+@dataclass(frozen=True)
+class Place:
+    timeline: int
+    turn: int
+    province: str
+    coast: str | None = None
+
+    @property
+    def board(self) -> tuple[int, int]:
+        return self.timeline, self.turn
+
+
+@dataclass(frozen=True)
+class ResolvedOrder:
+    """One order line, parsed and fully designated. ``kind`` is the order's verb."""
+
+    power: str
+    text: str
+    order: Order
+    kind: str  # hold move support_hold support_move convoy disband build waive
+    unit: Place | None
+    target: Place | None = None  # supported or convoyed unit
+    dest: Place | None = None  # move, support-move or convoy destination
+    via_convoy: bool = False
+    unit_kind: str | None = None  # as written (builds need it)
+
+    @property
+    def signature(self) -> tuple:
+        """What makes two lines the same order (written twice, they count once)."""
+        return (self.power, self.kind, self.unit, self.target, self.dest, self.via_convoy, self.unit_kind)

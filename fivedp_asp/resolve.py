@@ -6,43 +6,10 @@ written). Whether the order is *legal* is not decided here but by the logic prog
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from . import orders as o
+from .orders import Place, ResolvedOrder
 from .errors import InputError
 from .multiverse import Multiverse
-
-
-@dataclass(frozen=True)
-class Place:
-    timeline: int
-    turn: int
-    province: str
-    coast: str | None = None
-
-    @property
-    def board(self) -> tuple[int, int]:
-        return self.timeline, self.turn
-
-
-@dataclass(frozen=True)
-class ResolvedOrder:
-    """One order line, parsed and fully designated. ``kind`` is the order's verb."""
-
-    power: str
-    text: str
-    order: o.Order
-    kind: str  # hold move support_hold support_move convoy disband build waive
-    unit: Place | None
-    target: Place | None = None  # supported or convoyed unit
-    dest: Place | None = None  # move, support-move or convoy destination
-    via_convoy: bool = False
-    unit_kind: str | None = None  # as written (builds need it)
-
-    @property
-    def signature(self) -> tuple:
-        """What makes two lines the same order (written twice, they count once)."""
-        return (self.power, self.kind, self.unit, self.target, self.dest, self.via_convoy, self.unit_kind)
 
 
 def _latest(mv: Multiverse, timeline: int, text: str) -> int:

@@ -7,16 +7,17 @@ then adjustments, then movement. Phases with nothing to decide are skipped.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from types import MappingProxyType
 from typing import Mapping, Sequence
 
 from . import terms as t
 from .errors import InputError, NotationError
 from .facts import board_facts, map_facts, movement_facts, order_facts
-from .multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Board, Multiverse, Retreat, Unit, make_board
+from .multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Board, Multiverse, Record, Retreat, Unit, make_board
 from .notation import format_order, parse_order
 from .resolve import ResolvedOrder, resolve
 from .results import Answer, OrderOutcome
-from .solve import solve_decisions
+from .solve import DECISIONS, solve_decisions
 
 OrderLines = Mapping[str, Sequence[str]]
 
@@ -109,36 +110,67 @@ def settle(board: Board, mv: Multiverse) -> Board:
 # -- movement ----------------------------------------------------------------------------------
 
 
+def _produce(mv: Multiverse, source: Board, timeline: int, answer: Answer, produced_from: dict) -> Board:
+    """The board produced from battle ``source`` (RULES.md §6): who stayed, who arrived, who must retreat."""
+    key = source.key
+    arrivals, dislodged_by = produced_from["arrivals"], produced_from["dislodged_by"]
+    units = [u for u in source.units.values()
+             if (*key, u.province) not in arrivals and (*key, u.province) not in dislodged_by]
+    for origin, loc in arrivals.items():
+        if produced_from["dest_of"][origin][:2] == key:
+            u = mv.boards[origin[:2]].units[origin[2]]
+            units.append(Unit(u.kind, u.power, loc))
+    barred = frozenset(p for (bt, bn, p) in produced_from["bounced"] if (bt, bn) == key)
+    retreats = []
+    for victim, attacker in sorted(dislodged_by.items()):
+        if victim[:2] == key:
+            from_here = attacker[:2] == key and attacker not in produced_from["convoyed"]
+            retreats.append(Retreat(source.units[victim[2]], attacker[2] if from_here else None, barred))
+    return make_board(timeline, source.turn + 1, units, source.centers, retreats=tuple(retreats))
+
+
+def _record(board: Board, orders, answer: Answer, owners: dict, true: set, legal: set[int]) -> Board:
+    """Writes a head's record: its units' legal orders, who acted on it, and every decision about it."""
+    key = board.key
+    mine = tuple(r for i, r in orders if i in legal and r.unit and r.unit.board == key)
+    incoming = sorted({origin for (name, origin), owner in owners.items()
+                       if owner == key and origin[:2] != key and name == "moves"}
+                      | {(r.unit.timeline, r.unit.turn, r.unit.province) for i, r in orders
+                         if i in legal and r.unit and r.unit.board != key
+                         and r.kind in ("support_hold", "support_move")
+                         and (r.dest or r.target).board == key})
+    decisions = {d: d in true for d in owners if d[1][:2] == key or (d[0] == "moves" and owners[d] == key)}
+    return replace(board, record=Record(mine, tuple(incoming), MappingProxyType(decisions)))
+
+
 def _movement(mv: Multiverse, orders) -> StepReport:
-    facts = map_facts(mv.game_map) + movement_facts(mv, orders)
-    solution = solve_decisions(_program(mv, "movement.lp"), facts)
+    facts, recorded = movement_facts(mv, orders)
+    solution = solve_decisions(_program(mv, "movement.lp"), map_facts(mv.game_map) + facts)
     answer = Answer.of(solution.atoms)
-    arrivals = answer.arrivals()
-    dislodged_by = answer.place_pairs("dislodged_by")
-    convoyed = answer.places("convoyed")
-    bounced = answer.places("bounced")
-    dest_of = answer.place_pairs("move")
-    produced: list[Board] = []
-    dislodged = []
-    for head in mv.heads:
-        t0, n0 = head.key
-        units = [u for u in head.units.values() if (t0, n0, u.province) not in arrivals
-                 and (t0, n0, u.province) not in dislodged_by]
-        for origin, loc in arrivals.items():
-            if dest_of[origin][:2] == head.key:
-                u = mv.boards[origin[:2]].units[origin[2]]
-                units.append(Unit(u.kind, u.power, loc))
-        barred = frozenset(p for (bt, bn, p) in bounced if (bt, bn) == head.key)
-        retreats = []
-        for victim, attacker in sorted(dislodged_by.items()):
-            if victim[:2] != head.key:
-                continue
-            unit = head.units[victim[2]]
-            dislodged.append((head.key, unit))
-            same_board = attacker[:2] == head.key and attacker not in convoyed
-            retreats.append(Retreat(unit, attacker[2] if same_board else None, barred))
-        produced.append(make_board(t0, n0 + 1, units, head.centers, retreats=tuple(retreats)))
-    after = mv.with_boards(produced)
+    produced_from = {
+        "arrivals": answer.arrivals(),
+        "dislodged_by": answer.place_pairs("dislodged_by"),
+        "convoyed": answer.places("convoyed"),
+        "bounced": answer.places("bounced"),
+        "dest_of": answer.place_pairs("move"),
+    }
+    owners = {(d.name, t.read_place(d.arguments[0])): t.read_board(b) for d, b in answer.get("owner")}
+    true = {(name, t.read_place(args[0])) for name in DECISIONS for args in answer.get(name)}
+    legal = {i for i, (res, _) in answer.order_results().items() if res != "invalid"}
+    forked = sorted((t.read_board(a[0]) for a in answer.get("fork")), key=lambda k: (k[1], k[0]))
+    # the heads are recorded as fought now; then each advances
+    recorded_heads = {h.key: _record(h, orders, answer, owners, true, legal) for h in mv.heads}
+    produced = [_produce(mv, h, h.timeline, answer, produced_from) for h in mv.heads]
+    forks: dict[int, tuple[int, int]] = {}
+    next_timeline = max(mv.timelines) + 1
+    for key in forked:
+        produced.append(_produce(mv, mv.boards[key], next_timeline, answer, produced_from))
+        forks[next_timeline] = key
+        next_timeline += 1
+    fought = {t.read_board(a[0]) for a in answer.get("scope")}
+    shown = {k for k in fought if k in recorded_heads or k in forked}
+    dislodged = [(v[:2], mv.boards[v[:2]].units[v[2]]) for v in sorted(produced_from["dislodged_by"]) if v[:2] in shown]
+    after = mv.with_boards(list(recorded_heads.values()) + produced, forks)
     after, disbanded = _drop_hopeless_retreats(after, produced)
     after = after.with_boards([settle(after.boards[b.key], after) for b in produced])
     return StepReport(MOVEMENT, mv, after, _outcomes(mv, orders, answer), tuple(dislodged), disbanded,
