@@ -166,7 +166,9 @@ def _start(data: dict, game_map: GameMap, options: dict, path: str) -> Multivers
                 attacker = item.get("attacker_from")
                 retreats.append(Retreat(unit, _province(attacker, game_map, path) if attacker else None))
     board = make_board(0, turn, units, centers, retreats=tuple(retreats), adjustment_due=phase == ADJUSTMENT)
-    return Multiverse(game_map, MappingProxyType({board.key: board}), MappingProxyType({}), MappingProxyType(options))
+    players = tuple(p for p in game_map.powers if p in {u.power for u in units} | set(centers.values()))
+    return Multiverse(game_map, MappingProxyType({board.key: board}), MappingProxyType({}),
+                      MappingProxyType(options), players=players)
 
 
 def load_case(path: str | Path) -> Case:

@@ -43,7 +43,10 @@ def board_lines(mv: Multiverse, board: Board) -> list[str]:
 
 def _step_boards(report: StepReport) -> list[Board]:
     """The boards a step produced or changed, in timeline order."""
-    changed = [b for k, b in report.after.boards.items() if report.before.boards.get(k) is not b]
+    def content(b: Board | None):
+        return None if b is None else (dict(b.units), dict(b.centers), b.retreats, b.adjustment_due)
+
+    changed = [b for k, b in report.after.boards.items() if content(report.before.boards.get(k)) != content(b)]
     return sorted(changed, key=lambda b: b.key)
 
 

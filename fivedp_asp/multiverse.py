@@ -112,6 +112,9 @@ class Multiverse:
     boards: Mapping[tuple[int, int], Board]
     forks: Mapping[int, tuple[int, int]] = field(default_factory=dict)  # timeline -> (parent, fork turn)
     options: Mapping[str, object] = field(default_factory=dict)
+    players: tuple[str, ...] = ()  # the powers in the game (RULES.md §8)
+    eliminated: frozenset[str] = frozenset()
+    winner: str | None = None
 
     @property
     def timelines(self) -> tuple[int, ...]:
@@ -134,6 +137,19 @@ class Multiverse:
         new_forks = dict(self.forks)
         new_forks.update(forks or {})
         return replace(self, boards=MappingProxyType(merged), forks=MappingProxyType(new_forks))
+
+    def standing(self, eliminated: frozenset[str], winner: str | None) -> "Multiverse":
+        """Removes the eliminated powers from every head: their units leave, their centres turn neutral."""
+        gone = eliminated - self.eliminated
+        boards = []
+        if gone:
+            for head in self.heads:
+                units = [u for u in head.units.values() if u.power not in gone]
+                centers = {p: o for p, o in head.centers.items() if o not in gone}
+                retreats = tuple(r for r in head.retreats if r.unit.power not in gone)
+                boards.append(replace(make_board(head.timeline, head.turn, units, centers), retreats=retreats,
+                                      adjustment_due=head.adjustment_due, record=head.record))
+        return replace(self.with_boards(boards), eliminated=eliminated, winner=winner)
 
     def find_board(self, name: str) -> Board | None:
         for b in self.boards.values():

@@ -112,6 +112,7 @@ class ResolvedOrder:
     dest: Place | None = None  # move, support-move or convoy destination
     via_convoy: bool = False
     unit_kind: str | None = None  # as written (builds need it)
+    problem: str | None = None  # why the order could not even be placed (then it is invalid)
 
     @property
     def signature(self) -> tuple:

@@ -10,12 +10,13 @@ from . import orders as o
 from .orders import Place, ResolvedOrder
 from .errors import InputError
 from .multiverse import Multiverse
+from .notation import timeline_name
 
 
 def _latest(mv: Multiverse, timeline: int, text: str) -> int:
     turn = mv.latest_turn(timeline)
     if turn is None:
-        raise InputError(f"order {text!r}: there is no timeline {timeline} in this multiverse")
+        raise InputError(f"order {text!r}: there is no timeline {timeline_name(timeline)}")
     return turn
 
 
@@ -24,7 +25,7 @@ def _subject(mv: Multiverse, where: o.Where, text: str) -> Place:
     timeline = where.timeline
     if timeline is None:
         if not mv.options.get("implicit_main_timeline", True):
-            raise InputError(f"order {text!r}: the unit's timeline must be given (implicit_main_timeline is off)")
+            raise InputError(f"order {text!r}: the unit's timeline is not given (option implicit_main_timeline is off)")
         timeline = 0
     turn = where.turn if where.turn is not None else _latest(mv, timeline, text)
     return Place(timeline, turn, where.province, where.coast)

@@ -58,7 +58,11 @@ def read_orders(mv: Multiverse, orders: OrderLines) -> list[tuple[int, ResolvedO
                 parsed = parse_order(text, mv.game_map)
             except NotationError as exc:
                 raise InputError(f"{power} order {text!r}: {exc.problem} (column {exc.position + 1})") from None
-            r = resolve(parsed, power, text, mv)
+            try:
+                r = resolve(parsed, power, text, mv)
+            except InputError as exc:
+                # it parses but names no place of this multiverse: an illegal order, not bad input
+                r = ResolvedOrder(power, text, parsed, "unplaced", None, problem=str(exc).split(": ", 1)[-1])
             out.append((ids.setdefault(r.signature, len(ids)), r))
     return out
 
@@ -67,7 +71,7 @@ def _outcomes(mv: Multiverse, orders, answer: Answer) -> tuple[OrderOutcome, ...
     results = answer.order_results()
     out = []
     for i, r in orders:
-        result, reason = results.get(i, ("invalid", "not an order of this phase"))
+        result, reason = results.get(i, ("invalid", r.problem or "not an order of this phase"))
         out.append(OrderOutcome(r.power, r.text, result, reason, format_order(r.order, mv.game_map)))
     return tuple(out)
 
@@ -264,12 +268,37 @@ def _adjustment(mv: Multiverse, orders) -> StepReport:
     return StepReport(ADJUSTMENT, mv, after, _outcomes(mv, orders, answer), disbanded=tuple(disbanded))
 
 
+def victory(mv: Multiverse) -> Multiverse:
+    """Applies elimination and looks for a winner (RULES.md §8, option ``victory``)."""
+    if len(mv.players) < 2 or mv.winner:
+        return mv  # a scenario with one power, or a game already won
+    option = str(mv.options.get("victory", "elimination"))
+    if option not in ("elimination", "majority", "unique"):
+        raise InputError(f"unknown value {option!r} for option victory (elimination, majority or unique)")
+    heads = mv.heads
+    lines = board_facts(mv, heads) + [f"head({t.board(*h.key)})." for h in heads]
+    for h in heads:
+        lines += [f"owns({t.board(*h.key)},{t.const(o)},{t.const(p)})." for p, o in sorted(h.centers.items())]
+    lines += [f"player({t.const(p)})." for p in mv.players]
+    lines += [f"out({t.const(p)})." for p in sorted(mv.eliminated)]
+    facts = map_facts(mv.game_map) + "\n".join(lines) + "\n"
+    answer = Answer.of(solve_decisions(["victory.lp", f"options/victory_{option}.lp"], facts).atoms)
+    by_const = {t.const(p): p for p in mv.players}
+    eliminated = mv.eliminated | {by_const[t.name_of(a[0])] for a in answer.get("eliminated")}
+    winners = sorted(by_const[t.name_of(a[0])] for a in answer.get("winner"))
+    if eliminated == mv.eliminated and not winners:
+        return mv
+    return mv.standing(frozenset(eliminated), winners[0] if len(winners) == 1 else None)
+
+
 def step(mv: Multiverse, orders: OrderLines) -> StepReport:
     """Adjudicates the next phase with these orders (per power, lines in any notation)."""
     phase = next_phase(mv)
     resolved = read_orders(mv, orders)
     if phase == RETREAT:
-        return _retreat(mv, resolved)
-    if phase == ADJUSTMENT:
-        return _adjustment(mv, resolved)
-    return _movement(mv, resolved)
+        report = _retreat(mv, resolved)
+    elif phase == ADJUSTMENT:
+        report = _adjustment(mv, resolved)
+    else:
+        report = _movement(mv, resolved)
+    return replace(report, after=victory(report.after))
