@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Iterator
+from typing import Any, Iterator, Mapping
 
 import yaml
 
@@ -111,9 +111,9 @@ def _power(text: Any, game_map: GameMap, path: str) -> str:
 def _mapping(value: Any, what: str, path: str, line: int) -> dict:
     if value is None:
         return {}
-    if not isinstance(value, dict):
+    if not isinstance(value, Mapping):
         raise CaseError(path, line, f"'{what}' must be a mapping")
-    return value
+    return dict(value)
 
 
 def _province(text: Any, game_map: GameMap, path: str) -> str:

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Sequence
 
 from .cases import CaseRun, find_cases, load_case, run_case
 from .errors import AdjudicationError, InputError
+from .gamecli import add_game_parser
 from .multiverse import Board, Multiverse, season_name
 from .step import StepReport
 
@@ -169,11 +171,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="+")
     p.add_argument("-v", "--verbose", action="store_true", help="also list the cases that pass")
     p.set_defaults(func=cmd_check)
+    add_game_parser(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        # order lines may follow options: "fivedp game orders FILE --power Austria 'A Vie - Gal'"
+        if getattr(args, "orders", None) is None or any(x.startswith("--") for x in extra):
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        args.orders = list(args.orders) + extra
     try:
         return args.func(args)
     except InputError as exc:
@@ -184,6 +193,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 3
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # the reader went away (``| head``): nothing more to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

@@ -1,0 +1,334 @@
+"""Games played turn by turn: the game file, orders submitted power by power, adjudication.
+
+The game file (``docs/game-format.md``) is YAML a person can read: the whole multiverse — every
+board with its units, centres, pending retreats and record — plus the orders waiting for the next
+phase and the history of every step. It is written atomically (a temporary file in the same
+folder, flushed to disk, then renamed over the old one), so a crash or a kill leaves either the
+old game or the new one, never a half-written file.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import yaml
+
+from . import orders as o
+from .errors import InputError, NotationError
+from .map import GameMap, load_map
+from .multiverse import Board, Multiverse, Record, Retreat, Unit, make_board
+from .notation import format_order, parse_order, parse_timeline, parse_unit, parse_where, timeline_name
+from .orders import Place, ResolvedOrder
+from .resolve import resolve
+from .step import StepReport, next_phase, step
+
+FORMAT = "fivedp-game"
+VERSION = 1
+
+
+@dataclass(frozen=True)
+class Game:
+    mv: Multiverse
+    pending: dict[str, list[str]] = field(default_factory=dict)
+    history: tuple[dict, ...] = ()
+    start: dict = field(default_factory=dict)  # the root board as the game began, for export
+
+
+# -- writing ----------------------------------------------------------------------------------
+
+
+def _unit_text(m: GameMap, u: Unit) -> str:
+    return f"{u.letter} {m.short_name(u.location)}"
+
+
+def _place_text(p: tuple[int, int, str]) -> str:
+    return f"{timeline_name(p[0])}-{p[2].capitalize()}@{p[1]}"
+
+
+def _where(p: Place | None) -> o.Where | None:
+    return None if p is None else o.Where(p.province, p.coast, p.timeline, p.turn)
+
+
+def resolved_text(r: ResolvedOrder, m: GameMap) -> str:
+    """An order with every place fully designated, so that reading it back needs no defaults."""
+    unit = o.UnitSpec(_where(r.unit), r.unit_kind)
+    target = o.UnitSpec(_where(r.target)) if r.target else None
+    order = {
+        "hold": lambda: o.Hold(unit),
+        "move": lambda: o.Move(unit, _where(r.dest), r.via_convoy),
+        "support_hold": lambda: o.SupportHold(unit, target),
+        "support_move": lambda: o.SupportMove(unit, target, _where(r.dest)),
+        "convoy": lambda: o.Convoy(unit, target, _where(r.dest)),
+    }[r.kind]()
+    return format_order(order, m)
+
+
+def _board_data(m: GameMap, b: Board) -> dict:
+    units: dict[str, list[str]] = {}
+    for u in sorted(b.units.values(), key=lambda u: u.location):
+        units.setdefault(u.power, []).append(_unit_text(m, u))
+    centers: dict[str, list[str]] = {}
+    for prov, owner in sorted(b.centers.items()):
+        centers.setdefault(owner, []).append(prov.capitalize())
+    data: dict[str, Any] = {"units": units, "centers": centers}
+    if b.retreats:
+        data["retreats"] = [{"power": r.unit.power, "unit": _unit_text(m, r.unit),
+                             "attacker_from": r.attacker_from.capitalize() if r.attacker_from else None,
+                             "barred": sorted(p.capitalize() for p in r.barred)} for r in b.retreats]
+    if b.adjustment_due:
+        data["adjustment_due"] = True
+    if b.record is not None:
+        orders: dict[str, list[str]] = {}
+        for r in b.record.orders:
+            orders.setdefault(r.power, []).append(resolved_text(r, m))
+        data["record"] = {
+            "orders": orders,
+            "incoming": [_place_text(p) for p in b.record.incoming],
+            "decisions": {f"{name} {_place_text(p)}": v for (name, p), v in sorted(b.record.decisions.items())},
+        }
+    return data
+
+
+def game_data(game: Game) -> dict:
+    mv = game.mv
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "map": mv.game_map.name,
+        "options": dict(mv.options),
+        "players": list(mv.players),
+        "eliminated": sorted(mv.eliminated),
+        "winner": mv.winner,
+        "forks": {timeline_name(t): f"{timeline_name(p)}{k}" for t, (p, k) in sorted(mv.forks.items())},
+        "boards": {b.name: _board_data(mv.game_map, b) for b in sorted(mv.boards.values(), key=lambda b: b.key)},
+        "start": game.start,
+        "pending": {p: list(lines) for p, lines in game.pending.items()},
+        "history": list(game.history),
+    }
+
+
+def save_game(path: str | Path, game: Game) -> None:
+    """Writes the game atomically: the old file stays whole until the new one is complete on disk."""
+    path = Path(path)
+    text = "# fivedp game file (docs/game-format.md)\n" + yaml.safe_dump(game_data(game), sort_keys=False, allow_unicode=True)
+    folder = path.parent if str(path.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+        dir_fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+# -- reading ----------------------------------------------------------------------------------
+
+
+def _damaged(path: str, problem: str) -> InputError:
+    return InputError(f"{path}: damaged game file: {problem}")
+
+
+def _read_place(text: str, m: GameMap, path: str) -> tuple[int, int, str]:
+    try:
+        w = parse_where(str(text), m)
+    except NotationError as exc:
+        raise _damaged(path, f"bad place {text!r}: {exc.problem}") from None
+    if w.timeline is None or w.turn is None:
+        raise _damaged(path, f"place {text!r} is not fully designated")
+    return w.timeline, w.turn, w.province
+
+
+def _read_unit(text: str, power: str, m: GameMap, path: str) -> Unit:
+    try:
+        spec = parse_unit(str(text), m)
+    except NotationError as exc:
+        raise _damaged(path, f"bad unit {text!r}: {exc.problem}") from None
+    if spec.kind is None:
+        raise _damaged(path, f"unit {text!r} has no type")
+    loc = spec.where.province + (f"/{spec.where.coast}" if spec.where.coast and spec.kind == "fleet" else "")
+    return Unit(spec.kind, power, loc)
+
+
+def _board_key(name: str, path: str) -> tuple[int, int]:
+    i = len(name)
+    while i > 0 and name[i - 1].isdigit():
+        i -= 1
+    try:
+        return parse_timeline(name[:i]), int(name[i:])
+    except (ValueError, NotationError):
+        raise _damaged(path, f"bad board name {name!r}") from None
+
+
+def _read_board(name: str, data: dict, mv: Multiverse, path: str) -> Board:
+    m = mv.game_map
+    key = _board_key(name, path)
+    units = [_read_unit(u, m.power(p) or p, m, path) for p, us in (data.get("units") or {}).items() for u in us]
+    centers = {m.province(c) or c: m.power(p) or p for p, cs in (data.get("centers") or {}).items() for c in cs}
+    retreats = []
+    for r in data.get("retreats") or ():
+        power = m.power(r["power"]) or r["power"]
+        retreats.append(Retreat(_read_unit(r["unit"], power, m, path),
+                                m.province(r["attacker_from"]) if r.get("attacker_from") else None,
+                                frozenset(m.province(b) for b in r.get("barred") or ())))
+    record = None
+    if "record" in data:
+        rec = data["record"] or {}
+        orders = []
+        for power, lines in (rec.get("orders") or {}).items():
+            for line in lines:
+                try:
+                    orders.append(resolve(parse_order(line, m), m.power(power) or power, line, mv))
+                except (NotationError, InputError) as exc:
+                    raise _damaged(path, f"board {name}: bad recorded order {line!r}: {exc}") from None
+        decisions = {}
+        for k, v in (rec.get("decisions") or {}).items():
+            dname, _, place = str(k).partition(" ")
+            decisions[(dname, _read_place(place, m, path))] = bool(v)
+        record = Record(tuple(orders), tuple(_read_place(p, m, path) for p in rec.get("incoming") or ()),
+                        MappingProxyType(decisions))
+    board = make_board(key[0], key[1], units, centers, retreats=tuple(retreats),
+                       adjustment_due=bool(data.get("adjustment_due", False)))
+    return replace(board, record=record)
+
+
+def load_game(path: str | Path) -> Game:
+    path = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the game file: {exc.strerror}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark else ""
+        raise _damaged(path, f"not valid YAML{where}") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise InputError(f"{path}: not a fivedp game file")
+    version = data.get("version")
+    if not isinstance(version, int):
+        raise _damaged(path, "no version")
+    if version > VERSION:
+        raise InputError(f"{path}: written by a newer version of fivedp (game format {version}); "
+                         f"this one reads format {VERSION}: upgrade fivedp")
+    try:
+        m = load_map(str(data.get("map", "standard")))
+        options = dict(data.get("options") or {})
+        forks = {}
+        for t_name, board_name in (data.get("forks") or {}).items():
+            forks[parse_timeline(str(t_name))] = _board_key(str(board_name), path)
+        mv = Multiverse(m, MappingProxyType({}), MappingProxyType(forks), MappingProxyType(options),
+                        players=tuple(data.get("players") or ()), eliminated=frozenset(data.get("eliminated") or ()),
+                        winner=data.get("winner"))
+        boards_data = data.get("boards") or {}
+        if not boards_data:
+            raise _damaged(path, "no boards")
+        # boards first (records are resolved against the boards that exist)
+        plain = [_read_board(n, {k: v for k, v in d.items() if k != "record"}, mv, path) for n, d in boards_data.items()]
+        mv = mv.with_boards(plain)
+        mv = mv.with_boards([_read_board(n, d, mv, path) for n, d in boards_data.items()])
+        pending = {str(p): [str(x) for x in lines or ()] for p, lines in (data.get("pending") or {}).items()}
+        return Game(mv, pending, tuple(data.get("history") or ()), dict(data.get("start") or {}))
+    except InputError:
+        raise
+    except (KeyError, TypeError, AttributeError, ValueError) as exc:
+        raise _damaged(path, f"unexpected content ({exc.__class__.__name__}: {exc})") from None
+
+
+# -- playing ----------------------------------------------------------------------------------
+
+
+def new_game(mv: Multiverse) -> Game:
+    root = mv.boards[min(mv.boards)]
+    start = {"turn": root.turn, "phase": root.phase, **{k: v for k, v in _board_data(mv.game_map, root).items()
+                                                         if k in ("units", "centers")}}
+    return Game(mv, start=start)
+
+
+def power_of_line(mv: Multiverse, line: str) -> str:
+    """The power an order belongs to, found from the unit (or, for a build, the centre's owner)."""
+    order = parse_order(line, mv.game_map)
+    if isinstance(order, o.Waive):
+        raise InputError(f"order {line!r}: say which power waives (--power)")
+    spec = order.unit
+    t = spec.where.timeline if spec.where.timeline is not None else 0
+    n = spec.where.turn if spec.where.turn is not None else mv.latest_turn(t)
+    board = mv.board(t, n) if n is not None else None
+    if board is None:
+        raise InputError(f"order {line!r}: no board {timeline_name(t)}{n}")
+    unit = board.units.get(spec.where.province) or next(
+        (r.unit for r in board.retreats if r.unit.province == spec.where.province), None)
+    if unit is not None:
+        return unit.power
+    if isinstance(order, o.Build) and spec.where.province in board.centers:
+        return board.centers[spec.where.province]
+    raise InputError(f"order {line!r}: no unit there to tell whose order it is (use --power)")
+
+
+def submit(game: Game, power: str | None, lines: list[str], *, add: bool = False) -> Game:
+    """Orders for the next phase; a power's new set replaces its earlier one unless ``add`` (DATC 4.D.1 c)."""
+    mv = game.mv
+    if mv.winner:
+        raise InputError(f"the game is over: {mv.winner} has won")
+    by_power: dict[str, list[str]] = {}
+    for line in lines:
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        who = power
+        head, sep, rest = line.partition(":")
+        if sep and mv.game_map.power(head.strip()):
+            who, line = head.strip(), rest.strip()
+        try:
+            parse_order(line, mv.game_map)
+            who = mv.game_map.power(who) if who else power_of_line(mv, line)
+        except NotationError as exc:
+            raise InputError(f"order {line!r}: {exc.problem} (column {exc.position + 1})") from None
+        if who is None:
+            raise InputError(f"order {line!r}: unknown power")
+        by_power.setdefault(who, []).append(line)
+    pending = {p: list(v) for p, v in game.pending.items()}
+    for who, new in by_power.items():
+        pending[who] = (pending.get(who, []) + new) if add else new
+    return replace(game, pending=pending)
+
+
+def adjudicate(game: Game) -> tuple[Game, StepReport]:
+    if game.mv.winner:
+        raise InputError(f"the game is over: {game.mv.winner} has won")
+    report = step(game.mv, game.pending)
+    acting = [b.name for b in game.mv.heads if b.phase == report.phase]
+    entry = {
+        "phase": report.phase,
+        "boards": acting,
+        "orders": {p: list(v) for p, v in game.pending.items()},
+        "results": [{"power": x.power, "order": x.text, "result": x.result, **({"reason": x.reason} if x.reason else {})}
+                    for x in report.outcomes],
+    }
+    return Game(report.after, {}, game.history + (entry,), game.start), report
+
+
+def export_case(game: Game, case_id: str) -> dict:
+    """The game as a scenario: its start and every step's orders, with the results it got as expectations."""
+    steps = []
+    for h in game.history:
+        results = {r["order"]: r["result"] for r in h.get("results", ())}
+        steps.append({"orders": h.get("orders", {}), "expect": {"results": results}})
+    start = {k: v for k, v in game.start.items() if k != "phase" or v != "movement"}
+    return {"id": case_id, "title": "Exported game",
+            "description": "Exported from a game file; the expectations are the results the game recorded.",
+            "options": dict(game.mv.options), "start": start, "steps": steps}

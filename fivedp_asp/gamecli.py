@@ -1,0 +1,158 @@
+"""``fivedp game ...``: play a multiversal game turn by turn from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import yaml
+
+from .cases import OPTIONS, load_case
+from .errors import InputError
+from .game import adjudicate, export_case, load_game, new_game, save_game, submit
+from .map import load_map
+from .multiverse import Multiverse
+from .step import next_phase
+
+
+def _opening(options: dict) -> Multiverse:
+    """The standard opening as a multiverse, through the same loader as scenarios."""
+    from .cases import _start
+
+    game_map = load_map("standard")
+    return _start({}, game_map, options, "<opening>")
+
+
+def _options(pairs: list[str]) -> dict:
+    options: dict = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or key not in OPTIONS:
+            raise InputError(f"option {pair!r}: write KEY=VALUE with KEY one of {', '.join(OPTIONS)}")
+        allowed = {str(v).lower(): v for v in OPTIONS[key]}
+        if value.lower() not in allowed:
+            raise InputError(f"option {key} cannot be {value!r} (one of {', '.join(map(str, OPTIONS[key]))})")
+        options[key] = allowed[value.lower()]
+    return options
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    path = Path(args.file)
+    if path.exists() and not args.force:
+        raise InputError(f"{path}: a game file is already there (use --force to replace it)")
+    if args.from_case:
+        case = load_case(args.from_case)
+        mv = case.start
+        if args.option:
+            raise InputError("--option cannot be combined with --from (the scenario sets its options)")
+    else:
+        mv = _opening(_options(args.option))
+    save_game(path, new_game(mv))
+    print(f"New game in {path}: {', '.join(b.name for b in mv.heads)} waiting for {next_phase(mv)} orders.")
+    return 0
+
+
+def _read_lines(args: argparse.Namespace) -> list[str]:
+    lines = list(args.orders)
+    if args.orders_file:
+        text = sys.stdin.read() if args.orders_file == "-" else Path(args.orders_file).read_text(encoding="utf-8")
+        lines += text.splitlines()
+    if not lines:
+        raise InputError("no orders given (as arguments, or with --file F, or --file - for standard input)")
+    return lines
+
+
+def cmd_orders(args: argparse.Namespace) -> int:
+    game = load_game(args.file)
+    game = submit(game, args.power, _read_lines(args), add=args.add)
+    save_game(args.file, game)
+    for power, lines in sorted(game.pending.items()):
+        print(f"{power}: {len(lines)} order{'s' if len(lines) != 1 else ''} waiting")
+    return 0
+
+
+def cmd_adjudicate(args: argparse.Namespace) -> int:
+    from .cli import step_lines
+
+    game = load_game(args.file)
+    game, report = adjudicate(game)
+    save_game(args.file, game)
+    print("\n".join(step_lines(report, len(game.history))))
+    if game.mv.eliminated:
+        print(f"Eliminated: {', '.join(sorted(game.mv.eliminated))}")
+    if game.mv.winner:
+        print(f"{game.mv.winner} has won.")
+    else:
+        print(f"Next: {next_phase(game.mv)} on " + ", ".join(b.name for b in game.mv.heads if b.phase == next_phase(game.mv)))
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from .cli import board_lines
+
+    game = load_game(args.file)
+    mv = game.mv
+    if args.board:
+        board = mv.find_board(args.board)
+        if board is None:
+            raise InputError(f"no board {args.board!r} (boards: {', '.join(sorted(b.name for b in mv.boards.values()))})")
+        print("\n".join(board_lines(mv, board)))
+        return 0
+    print(f"Timelines: {len(mv.timelines)}, boards: {len(mv.boards)}, steps played: {len(game.history)}")
+    if mv.winner:
+        print(f"{mv.winner} has won.")
+    print("Heads:")
+    for head in mv.heads:
+        print("\n".join(board_lines(mv, head)))
+    phase = next_phase(mv)
+    print(f"Next: {phase}")
+    for power, lines in sorted(game.pending.items()):
+        print(f"  {power}: " + "; ".join(lines))
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    game = load_game(args.file)
+    case = export_case(game, args.id or f"game {Path(args.file).stem}")
+    text = yaml.safe_dump(case, sort_keys=False, allow_unicode=True)
+    if args.output:
+        out = Path(args.output)
+        if out.exists() and not args.force:
+            raise InputError(f"{out}: already exists (use --force to replace it)")
+        out.write_text(text, encoding="utf-8")
+        print(f"Wrote {out}")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def add_game_parser(sub) -> None:
+    game = sub.add_parser("game", help="play a game turn by turn (the game file holds the whole multiverse)")
+    gsub = game.add_subparsers(dest="game_command", required=True)
+    p = gsub.add_parser("new", help="start a game from the standard opening or from a scenario's start")
+    p.add_argument("file")
+    p.add_argument("--from", dest="from_case", metavar="CASE", help="start from this scenario's start position")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a rule option (repeatable)")
+    p.add_argument("--force", action="store_true", help="replace an existing game file")
+    p.set_defaults(func=cmd_new)
+    p = gsub.add_parser("orders", help="submit orders for the next phase (a power's new orders replace its old ones)")
+    p.add_argument("file")
+    p.add_argument("orders", nargs="*", help='order lines, e.g. "A Mun - Tyr" or "Germany: A Mun - Tyr"')
+    p.add_argument("--power", help="the power giving the orders (otherwise read from each unit)")
+    p.add_argument("--file", dest="orders_file", metavar="F", help="read order lines from F (- for standard input)")
+    p.add_argument("--add", action="store_true", help="add to the power's waiting orders instead of replacing them")
+    p.set_defaults(func=cmd_orders)
+    p = gsub.add_parser("adjudicate", help="adjudicate the next phase with the waiting orders")
+    p.add_argument("file")
+    p.set_defaults(func=cmd_adjudicate)
+    p = gsub.add_parser("show", help="show the heads (or one board) and the waiting orders")
+    p.add_argument("file")
+    p.add_argument("board", nargs="?", help="a board name such as a3 or b1")
+    p.set_defaults(func=cmd_show)
+    p = gsub.add_parser("export", help="write the game as a scenario file")
+    p.add_argument("file")
+    p.add_argument("-o", "--output", help="the scenario file to write (default: standard output)")
+    p.add_argument("--id", help="the scenario's id")
+    p.add_argument("--force", action="store_true")
+    p.set_defaults(func=cmd_export)
