@@ -17,7 +17,7 @@ from .orders import Place, ResolvedOrder
 
 @lru_cache(maxsize=8)
 def map_facts(game_map: GameMap) -> str:
-    """The geography as facts; the same string for every step on this map."""
+    """The geography movement and retreats need; the same string for every step on this map."""
     lines: list[str] = []
     for prov in game_map.provinces.values():
         p = t.const(prov.id)
@@ -28,16 +28,32 @@ def map_facts(game_map: GameMap) -> str:
     for kind in ("army", "fleet"):
         for a, b in sorted(game_map.edges(kind)):
             lines.append(f"edge({kind},{t.location(a)},{t.location(b)}).")
-            # province adjacency whatever the unit type (civil disorder distances)
-            lines.append(f"padj({t.const(game_map.province_of(a))},{t.const(game_map.province_of(b))}).")
+    return "\n".join(sorted(set(lines))) + "\n"
+
+
+@lru_cache(maxsize=8)
+def center_facts(game_map: GameMap) -> str:
+    """Supply centres and home centres (victory and adjustments)."""
+    lines = []
     for prov in game_map.provinces.values():
         if prov.center:
             lines.append(f"center({t.const(prov.id)}).")
         if prov.home:
             lines.append(f"home({t.const(prov.home)},{t.const(prov.id)}).")
+    return "\n".join(lines) + "\n"
+
+
+@lru_cache(maxsize=8)
+def adjustment_map_facts(game_map: GameMap) -> str:
+    """What adjustments need besides the geography: centres, province adjacency, alphabetical ranks."""
+    lines = set()
+    for kind in ("army", "fleet"):
+        for a, b in game_map.edges(kind):
+            # province adjacency whatever the unit type (civil disorder distances)
+            lines.add(f"padj({t.const(game_map.province_of(a))},{t.const(game_map.province_of(b))}).")
     by_name = sorted(game_map.provinces.values(), key=lambda p: p.name.lower())
-    lines += [f"name_rank({t.const(p.id)},{rank})." for rank, p in enumerate(by_name)]
-    return "\n".join(sorted(set(lines))) + "\n"
+    lines |= {f"name_rank({t.const(p.id)},{rank})." for rank, p in enumerate(by_name)}
+    return map_facts(game_map) + center_facts(game_map) + "\n".join(sorted(lines)) + "\n"
 
 
 def place_term(place: Place) -> str:

@@ -91,6 +91,11 @@ class GameMap:
         index.update({normalize_name(a): c for a, c in self.coast_aliases.items()})
         return MappingProxyType(index)
 
+    @cached_property
+    def longest_name_words(self) -> int:
+        """How many words the longest province name has: how far a parser must look ahead."""
+        return max(len(key.split()) for key in self._province_index)
+
     def province(self, text: str) -> str | None:
         """The province id a written name or abbreviation denotes, or None."""
         return self._province_index.get(normalize_name(text))

@@ -158,11 +158,7 @@ class _Parser:
         self.text = text
         self.map = game_map
         self.pos = 0
-        self.max_words = max(
-            len(normalize_name(name).split())
-            for prov in game_map.provinces.values()
-            for name in (prov.id, prov.name, *prov.aliases)
-        )
+        self.max_words = game_map.longest_name_words
 
     def fail(self, problem: str) -> NoReturn:
         raise NotationError(self.text, self.pos, problem)

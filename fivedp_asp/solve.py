@@ -36,7 +36,7 @@ class Solution:
     """The shown atoms of the chosen model, the backup rules that chose it, and clingo's statistics."""
 
     atoms: tuple[clingo.Symbol, ...]
-    backups: tuple[str, ...] = ()
+    backups: tuple[tuple[str, tuple[clingo.Symbol, ...]], ...] = ()  # (rule, the places it applied to)
     models_seen: int = 1
     ground_seconds: float = 0.0
     solve_seconds: float = 0.0
@@ -87,10 +87,6 @@ def _core(ctl: clingo.Control, assumptions: list) -> list[int]:
     return core
 
 
-def _fmt(sym: clingo.Symbol) -> str:
-    return str(sym)
-
-
 def solve_decisions(programs: Sequence[str], facts: str, *, max_rounds: int = 20) -> Solution:
     """Solves a phase's program; for movement applies the backup rules until one model remains."""
     import time
@@ -132,7 +128,7 @@ def solve_decisions(programs: Sequence[str], facts: str, *, max_rounds: int = 20
             if not core:
                 raise AdjudicationError("no adjudication satisfies the rules, and no convoy paradox explains it")
             held.update(core)
-            backups.append("convoy paradox (no solution), Szykman rule: " + ", ".join(map(_fmt, sorted(core))) + " hold")
+            backups.append(("szykman", tuple(sorted(c.arguments[0] for c in core))))
             continue
         brave = _consequences(ctl, assumptions(), "brave")
         cautious = _consequences(ctl, assumptions(), "cautious")
@@ -149,16 +145,16 @@ def solve_decisions(programs: Sequence[str], facts: str, *, max_rounds: int = 20
         new = {clingo.Function("szykman", [f]) for f in fleets} - held
         if new:
             held.update(new)
-            backups.append("convoy paradox, Szykman rule: " + ", ".join(map(_fmt, sorted(new))) + " hold")
+            backups.append(("szykman", tuple(sorted(c.arguments[0] for c in new))))
             continue
         moves = sorted(s for s in undecided if s.name == "moves")
         if not moves:
             raise AdjudicationError("several adjudications satisfy the rules and no backup rule applies: "
-                                    + ", ".join(map(_fmt, sorted(undecided))))
+                                    + ", ".join(map(str, sorted(undecided))))
         # circular movement: every undecided move succeeds, kept one by one while a solution remains
         for m in moves:
             circular.append((m, True))
             if not _models(ctl, assumptions(), 1):
                 circular.pop()
-        backups.append("circular movement: " + ", ".join(map(_fmt, moves)) + " succeed")
+        backups.append(("circular", tuple(m.arguments[0] for m, _ in circular if m in moves)))
     raise AdjudicationError("backup rules did not settle the adjudication")

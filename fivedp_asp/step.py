@@ -12,7 +12,7 @@ from typing import Mapping, Sequence
 
 from . import terms as t
 from .errors import InputError, NotationError
-from .facts import board_facts, map_facts, movement_facts, order_facts
+from .facts import adjustment_map_facts, board_facts, center_facts, map_facts, movement_facts, order_facts
 from .multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Board, Multiverse, Record, Retreat, Unit, make_board
 from .notation import format_order, parse_order
 from .resolve import ResolvedOrder, resolve
@@ -147,6 +147,23 @@ def _record(board: Board, orders, answer: Answer, owners: dict, true: set, legal
     return replace(board, record=Record(mine, tuple(incoming), MappingProxyType(decisions)))
 
 
+def _backup_notes(mv: Multiverse, backups) -> tuple[str, ...]:
+    """The backup rules the driver applied, in words."""
+    notes = []
+    for rule, places in backups:
+        units = []
+        for sym in places:
+            tl, tn, prov = t.read_place(sym)
+            u = mv.boards[(tl, tn)].units.get(prov)
+            units.append(f"{u.letter if u else '?'} {mv.game_map.short_name(u.location if u else prov)} "
+                         f"({mv.boards[(tl, tn)].name})")
+        if rule == "szykman":
+            notes.append("convoy paradox, Szykman rule: the convoy of " + ", ".join(units) + " fails (the fleet holds)")
+        else:
+            notes.append("circular movement: the moves of " + ", ".join(units) + " succeed")
+    return tuple(notes)
+
+
 def _movement(mv: Multiverse, orders) -> StepReport:
     facts, recorded = movement_facts(mv, orders)
     solution = solve_decisions(_program(mv, "movement.lp"), map_facts(mv.game_map) + facts)
@@ -178,7 +195,7 @@ def _movement(mv: Multiverse, orders) -> StepReport:
     after, disbanded = _drop_hopeless_retreats(after, produced)
     after = after.with_boards([settle(after.boards[b.key], after) for b in produced])
     return StepReport(MOVEMENT, mv, after, _outcomes(mv, orders, answer), tuple(dislodged), disbanded,
-                      solution.backups)
+                      _backup_notes(mv, solution.backups))
 
 
 # -- retreats ----------------------------------------------------------------------------------
@@ -247,7 +264,7 @@ def _adjustment_facts(mv: Multiverse, boards: Sequence[Board], orders) -> str:
         elif r.kind == "waive":
             lines.append(f"ordered_waive({i},{t.board(0, mv.latest_turn(0))},{t.const(r.power)}).")
     lines += [line for line in order_facts(orders) if not line.startswith("ordered_other(") or "disband" in line]
-    return map_facts(mv.game_map) + "\n".join(lines) + "\n"
+    return adjustment_map_facts(mv.game_map) + "\n".join(lines) + "\n"
 
 
 def _adjustment(mv: Multiverse, orders) -> StepReport:
@@ -281,7 +298,7 @@ def victory(mv: Multiverse) -> Multiverse:
         lines += [f"owns({t.board(*h.key)},{t.const(o)},{t.const(p)})." for p, o in sorted(h.centers.items())]
     lines += [f"player({t.const(p)})." for p in mv.players]
     lines += [f"out({t.const(p)})." for p in sorted(mv.eliminated)]
-    facts = map_facts(mv.game_map) + "\n".join(lines) + "\n"
+    facts = center_facts(mv.game_map) + "\n".join(lines) + "\n"
     answer = Answer.of(solve_decisions(["victory.lp", f"options/victory_{option}.lp"], facts).atoms)
     by_const = {t.const(p): p for p in mv.players}
     eliminated = mv.eliminated | {by_const[t.name_of(a[0])] for a in answer.get("eliminated")}
