@@ -14,7 +14,7 @@ from typing import Any, Iterator, Mapping
 
 import yaml
 
-from .errors import InputError, NotationError
+from .errors import InputError, NotationError, OrderError
 from .map import GameMap, load_map
 from .multiverse import ADJUSTMENT, MOVEMENT, PHASES, RETREAT, Board, Multiverse, Retreat, Unit, make_board
 from .notation import parse_timeline, parse_unit, timeline_name
@@ -53,6 +53,23 @@ _Loader.add_constructor("tag:yaml.org,2002:str", _construct_str)
 
 def _line(value: Any) -> int:
     return getattr(value, "line", 0)
+
+
+def _key_line(data: Any, key: str) -> int:
+    """The line a key was written on (0 when it is not there)."""
+    if isinstance(data, Mapping):
+        for k in data:
+            if k == key:
+                return _line(k)
+    return 0
+
+
+def _list(value: Any, what: str, path: str, line: int) -> list:
+    if value is None:
+        return []
+    if not isinstance(value, (list, tuple)):
+        raise CaseError(path, _line(value) or line, f"'{what}' must be a list")
+    return list(value)
 
 
 @dataclass(frozen=True)
@@ -124,30 +141,30 @@ def _province(text: Any, game_map: GameMap, path: str) -> str:
 
 
 def _start(data: dict, game_map: GameMap, options: dict, path: str) -> Multiverse:
-    start = _mapping(data.get("start"), "start", path, 0)
+    start = _mapping(data.get("start"), "start", path, _key_line(data, "start"))
     for key in start:
         if key not in START_KEYS:
             raise CaseError(path, _line(key), f"unknown key {str(key)!r} in start (known: {', '.join(sorted(START_KEYS))})")
     turn = start.get("turn", 0)
-    if not isinstance(turn, int) or turn < 0:
-        raise CaseError(path, 0, "start.turn must be a whole number ≥ 0")
+    if not isinstance(turn, int) or isinstance(turn, bool) or turn < 0:
+        raise CaseError(path, _line(turn) or _key_line(start, "turn"), "start.turn must be a whole number ≥ 0")
     phase = str(start.get("phase", MOVEMENT))
     if phase not in PHASES:
         raise CaseError(path, _line(start.get("phase")), f"start.phase must be one of {', '.join(PHASES)}")
     units: list[Unit] = []
     raw_units = start["units"] if "units" in start else game_map.start
-    for power_text, lines in _mapping(raw_units, "units", path, 0).items():
+    for power_text, lines in _mapping(raw_units, "units", path, _key_line(start, "units")).items():
         power = _power(power_text, game_map, path)
-        for text in lines or ():
+        for text in _list(lines, f"units of {power}", path, _line(power_text)):
             unit, _ = _unit(text, power, game_map, path)
             if any(u.province == unit.province for u in units):
-                raise CaseError(path, _line(text), f"two units in {unit.province}")
+                raise CaseError(path, _line(text), f"two units in {game_map.provinces[unit.province].name}")
             units.append(unit)
     if "centers" in start:
         centers = {}
-        for power_text, provs in _mapping(start["centers"], "centers", path, 0).items():
+        for power_text, provs in _mapping(start["centers"], "centers", path, _key_line(start, "centers")).items():
             power = _power(power_text, game_map, path)
-            for text in provs or ():
+            for text in _list(provs, f"centers of {power}", path, _line(power_text)):
                 prov = _province(text, game_map, path)
                 if not game_map.provinces[prov].center:
                     raise CaseError(path, _line(text), f"{game_map.provinces[prov].name} is not a supply centre")
@@ -157,11 +174,13 @@ def _start(data: dict, game_map: GameMap, options: dict, path: str) -> Multivers
     retreats = []
     if "dislodged" in start:
         if phase != RETREAT:
-            raise CaseError(path, 0, "start.dislodged needs start.phase: retreat")
-        for power_text, items in _mapping(start["dislodged"], "dislodged", path, 0).items():
+            raise CaseError(path, _key_line(start, "dislodged"), "start.dislodged needs start.phase: retreat")
+        for power_text, items in _mapping(start["dislodged"], "dislodged", path, _key_line(start, "dislodged")).items():
             power = _power(power_text, game_map, path)
-            for item in items or ():
+            for item in _list(items, f"dislodged of {power}", path, _line(power_text)):
                 item = item if isinstance(item, dict) else {"unit": item}
+                if not item.get("unit"):
+                    raise CaseError(path, _line(power_text), f"a dislodged unit of {power} needs 'unit'")
                 unit, _ = _unit(item.get("unit"), power, game_map, path)
                 attacker = item.get("attacker_from")
                 retreats.append(Retreat(unit, _province(attacker, game_map, path) if attacker else None))
@@ -190,9 +209,14 @@ def load_case(path: str | Path) -> Case:
             raise CaseError(path, _line(key), f"unknown key {str(key)!r} (known: {', '.join(sorted(CASE_KEYS))})")
     for key in ("id", "steps"):
         if key not in data:
-            raise CaseError(path, 0, f"missing key '{key}'")
-    game_map = load_map(str(data.get("map", "standard")))
-    options = dict(_mapping(data.get("options"), "options", path, 0))
+            raise CaseError(path, 1, f"missing key '{key}'")
+    map_name = data.get("map", "standard")
+    try:
+        map_path = Path(path).parent / str(map_name)
+        game_map = load_map(str(map_path) if map_path.suffix in (".yaml", ".yml") and map_path.exists() else str(map_name))
+    except InputError as exc:
+        raise CaseError(path, _line(map_name), str(exc)) from None
+    options = dict(_mapping(data.get("options"), "options", path, _key_line(data, "options")))
     for key, value in options.items():
         if key not in OPTIONS:
             raise CaseError(path, _line(key), f"unknown option {str(key)!r} (known: {', '.join(OPTIONS)})")
@@ -200,23 +224,21 @@ def load_case(path: str | Path) -> Case:
             raise CaseError(path, _line(key), f"option {key} cannot be {value!r} (one of {OPTIONS[key]})")
     start = _start(data, game_map, options, path)
     steps = []
-    if not isinstance(data["steps"], list):
-        raise CaseError(path, 0, "'steps' must be a list")
-    for raw in data["steps"]:
-        raw = _mapping(raw, "steps[]", path, 0)
+    steps_line = _key_line(data, "steps")
+    for raw in _list(data["steps"], "steps", path, steps_line):
+        raw = _mapping(raw, "a step", path, steps_line)
         for key in raw:
             if key not in STEP_KEYS:
-                raise CaseError(path, _line(key), f"unknown key {str(key)!r} in a step (known: orders, expect)")
+                raise CaseError(path, _line(key), f"unknown key {str(key)!r} in a step (known: {', '.join(sorted(STEP_KEYS))})")
         orders = {}
-        for power_text, lines in _mapping(raw.get("orders"), "orders", path, 0).items():
+        for power_text, lines in _mapping(raw.get("orders"), "orders", path, _key_line(raw, "orders")).items():
             _power(power_text, game_map, path)
-            if lines is not None and not isinstance(lines, list):
-                raise CaseError(path, _line(power_text), f"orders of {power_text} must be a list of lines")
-            orders[power_text] = list(lines or [])
-        expect = _mapping(raw.get("expect"), "expect", path, 0)
+            orders[power_text] = list(_list(lines, f"orders of {power_text}", path, _line(power_text)))
+        expect = _mapping(raw.get("expect"), "expect", path, _key_line(raw, "expect"))
         for key in expect:
             if key not in EXPECT_KEYS:
                 raise CaseError(path, _line(key), f"unknown key {str(key)!r} in expect (known: {', '.join(sorted(EXPECT_KEYS))})")
+        _check_expect_shape(expect, path)
         for line, result in (expect.get("results") or {}).items():
             if result not in RESULTS:
                 raise CaseError(path, _line(line), f"result of {line!r} must be one of {', '.join(RESULTS)}")
@@ -224,6 +246,18 @@ def load_case(path: str | Path) -> Case:
         steps.append(CaseStep(orders, expect, _line(first)))
     return Case(str(data["id"]), str(data.get("title", "")), path, start, tuple(steps),
                 str(data.get("description", "") or ""), options)
+
+
+def _check_expect_shape(expect: dict, path: str) -> None:
+    """Each expectation key has the shape the contract gives it, so checking never trips over a list."""
+    for key in ("results", "boards", "retreats", "centers"):
+        _mapping(expect.get(key), key, path, _key_line(expect, key))
+    _list(expect.get("dislodged"), "dislodged", path, _key_line(expect, "dislodged"))
+    _list(expect.get("timelines"), "timelines", path, _key_line(expect, "timelines"))
+    for key in ("boards", "retreats", "centers"):
+        for name, powers in (expect.get(key) or {}).items():
+            for power, items in _mapping(powers, f"{key} of {name}", path, _line(name)).items():
+                _list(items, f"{key} of {name} for {power}", path, _line(power))
 
 
 def find_cases(paths: list[str]) -> Iterator[Path]:
@@ -248,9 +282,13 @@ def _expected_unit(text: Any, board: tuple[int, int] | None, mv: Multiverse, pat
         spec = parse_unit(str(text), mv.game_map)
     except NotationError as exc:
         raise CaseError(path, _line(text), f"unit {str(text)!r}: {exc.problem}") from None
+    if spec.kind is None:
+        raise CaseError(path, _line(text), f"unit {str(text)!r}: say whether it is an army (A) or a fleet (F)")
     if board is None:
-        place = _subject(mv, spec.where, str(text))
-        board = place.board
+        try:
+            board = _subject(mv, spec.where, str(text)).board
+        except InputError as exc:
+            raise CaseError(path, _line(text), str(exc)) from None
     coast = spec.where.coast if spec.kind == "fleet" else None
     return board, spec.kind or "?", spec.where.province, coast
 
@@ -277,16 +315,32 @@ def _show(keys: set[UnitKey]) -> str:
 
 
 def _board_named(name: Any, mv: Multiverse, path: str) -> Board | None:
+    """A board by name. ``b10`` may be timeline b turn 10 or timeline b1 turn 0: the one that exists is
+    meant; ``b1@0`` (timeline, @, turn) says it without doubt."""
     text = str(name).strip()
-    i = len(text)
-    while i > 0 and text[i - 1].isdigit():
-        i -= 1
-    if i == len(text) or i == 0:
-        raise CaseError(path, _line(name), f"board name {text!r} must be a timeline and a turn, like a1 or b3")
-    try:
-        return mv.board(parse_timeline(text[:i]), int(text[i:]))
-    except (ValueError, NotationError):
-        raise CaseError(path, _line(name), f"board name {text!r} must be a timeline and a turn, like a1 or b3") from None
+    readings = []
+    if "@" in text:
+        tl, _, turn = text.partition("@")
+        readings.append((tl, turn))
+    else:
+        digits = len(text) - len(text.rstrip("0123456789"))
+        for cut in range(len(text) - digits, len(text)):
+            if cut > 0:
+                readings.append((text[:cut], text[cut:]))
+    found, valid = [], False
+    for tl, turn in readings:
+        try:
+            key = (parse_timeline(tl), int(turn))
+        except (ValueError, NotationError):
+            continue
+        valid = True
+        if key in mv.boards and mv.boards[key] not in found:
+            found.append(mv.boards[key])
+    if not valid:
+        raise CaseError(path, _line(name), f"board name {text!r} must be a timeline and a turn, like a1, b3 or b1@0")
+    if len(found) > 1:
+        raise CaseError(path, _line(name), f"board name {text!r} is ambiguous: write it as timeline@turn")
+    return found[0] if found else None
 
 
 def check_step(case: Case, index: int, report: StepReport, expect: dict) -> list[str]:
@@ -333,7 +387,13 @@ def check_step(case: Case, index: int, report: StepReport, expect: dict) -> list
         if not _matches_owned(want, got):
             problems.append(f"{where}: retreats: {name} expected {_show_owned(want)}, got {_show_owned(got)}")
     if "timelines" in expect:
-        want_t = sorted(parse_timeline(str(x)) for x in expect["timelines"] or ())
+        want_t = []
+        for x in expect["timelines"] or ():
+            try:
+                want_t.append(parse_timeline(str(x)))
+            except NotationError as exc:
+                raise CaseError(path, _line(x), f"timeline {str(x)!r}: {exc.problem}") from None
+        want_t.sort()
         if want_t != list(after.timelines):
             problems.append(f"{where}: timelines: expected {[timeline_name(x) for x in want_t]}, "
                             f"got {[timeline_name(x) for x in after.timelines]}")
@@ -376,6 +436,9 @@ def run_case(case: Case) -> CaseRun:
     for i, s in enumerate(case.steps):
         try:
             report = step(mv, s.orders)
+        except OrderError as exc:
+            line = next((_line(x) for lines in s.orders.values() for x in lines if str(x) == exc.text), s.line)
+            raise CaseError(case.path, line, str(exc)) from None
         except InputError as exc:
             raise CaseError(case.path, s.line, str(exc)) from None
         reports.append(report)

@@ -19,3 +19,11 @@ class NotationError(InputError):
 
 class AdjudicationError(Exception):
     """The solver found no way to adjudicate a step: an engine defect, reported with the facts involved."""
+
+
+class OrderError(InputError):
+    """An order line that cannot be read; ``text`` is the line, so a caller can say where it was written."""
+
+    def __init__(self, text: str, message: str):
+        self.text = text
+        super().__init__(message)

@@ -9,6 +9,7 @@ produced from a Fall battle first settles its supply centres and adjustments.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from types import MappingProxyType
 from typing import Iterable, Mapping
 
@@ -116,17 +117,25 @@ class Multiverse:
     eliminated: frozenset[str] = frozenset()
     winner: str | None = None
 
+    @cached_property
+    def _latest(self) -> Mapping[int, int]:
+        """Each timeline's latest turn, computed once: the multiverse never changes after it is made."""
+        latest: dict[int, int] = {}
+        for t, n in self.boards:
+            if n > latest.get(t, -1):
+                latest[t] = n
+        return latest
+
     @property
     def timelines(self) -> tuple[int, ...]:
-        return tuple(sorted({t for t, _ in self.boards}))
+        return tuple(sorted(self._latest))
 
     def latest_turn(self, timeline: int) -> int | None:
-        turns = [n for t, n in self.boards if t == timeline]
-        return max(turns) if turns else None
+        return self._latest.get(timeline)
 
-    @property
+    @cached_property
     def heads(self) -> tuple[Board, ...]:
-        return tuple(self.boards[(t, self.latest_turn(t))] for t in self.timelines)
+        return tuple(self.boards[(t, n)] for t, n in sorted(self._latest.items()))
 
     def board(self, timeline: int, turn: int) -> Board | None:
         return self.boards.get((timeline, turn))

@@ -326,7 +326,11 @@ class _Parser:
         if self.accept(_HOLD):
             return Hold(unit)
         if self.accept(_MOVE):
-            return Move(unit, self.where(), via_convoy=bool(self.accept(_VIA_CONVOY)))
+            dest = self.where()
+            # a convoy path (A Yor - Nth - Bel) is read and ignored, the last place is the destination (DATC 4.A.6 a)
+            while self.accept(_MOVE):
+                dest = self.where()
+            return Move(unit, dest, via_convoy=bool(self.accept(_VIA_CONVOY)))
         if self.accept(_RETREAT):
             self.accept(_MOVE)
             return Move(unit, self.where())

@@ -116,5 +116,12 @@ class ResolvedOrder:
 
     @property
     def signature(self) -> tuple:
-        """What makes two lines the same order (written twice, they count once)."""
-        return (self.power, self.kind, self.unit, self.target, self.dest, self.via_convoy, self.unit_kind)
+        """What makes two lines the same order (written twice, they count once). The written unit type
+        and the ordered unit's coast are not part of it: a wrong or missing one is ignored (DATC 4.C.1,
+        4.C.2, 4.B.5); for a build they are the order itself."""
+        def bare(p: Place | None) -> Place | None:
+            return None if p is None else Place(p.timeline, p.turn, p.province)
+
+        if self.kind == "build":
+            return (self.power, self.kind, self.unit, self.unit_kind)
+        return (self.power, self.kind, bare(self.unit), bare(self.target), self.dest, self.via_convoy)

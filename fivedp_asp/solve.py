@@ -6,7 +6,8 @@ driver classifies it as RULES.md §1 says — an undecided move into a fleet wit
 means a convoy paradox, otherwise circular movement — and applies the backup rule by fixing
 atoms through assumptions on the same ground program:
 - convoy paradox: the Szykman rule, the paradox's convoying fleets hold (``szykman/1`` externals);
-- circular movement: the undecided moves succeed (assumptions on ``moves/1``).
+- circular movement: the undecided moves succeed (assumptions on ``moves/1``);
+- any other cycle (DATC §5.B.9, for variants): its undecided decisions fail.
 """
 
 from __future__ import annotations
@@ -149,8 +150,10 @@ def solve_decisions(programs: Sequence[str], facts: str, *, max_rounds: int = 20
             continue
         moves = sorted(s for s in undecided if s.name == "moves")
         if not moves:
-            raise AdjudicationError("several adjudications satisfy the rules and no backup rule applies: "
-                                    + ", ".join(map(str, sorted(undecided))))
+            # not circular movement and no convoying fleet: DATC §5.B.9 lets the orders of the cycle fail
+            circular.extend((s, False) for s in sorted(undecided) if (s, False) not in circular)
+            backups.append(("fail", tuple(sorted(s.arguments[0] for s in undecided))))
+            continue
         # circular movement: every undecided move succeeds, kept one by one while a solution remains
         for m in moves:
             circular.append((m, True))

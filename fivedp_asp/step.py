@@ -11,7 +11,7 @@ from types import MappingProxyType
 from typing import Mapping, Sequence
 
 from . import terms as t
-from .errors import InputError, NotationError
+from .errors import InputError, NotationError, OrderError
 from .facts import adjustment_map_facts, board_facts, center_facts, map_facts, movement_facts, order_facts
 from .multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Board, Multiverse, Record, Retreat, Unit, make_board
 from .notation import format_order, parse_order
@@ -57,13 +57,15 @@ def read_orders(mv: Multiverse, orders: OrderLines) -> list[tuple[int, ResolvedO
             try:
                 parsed = parse_order(text, mv.game_map)
             except NotationError as exc:
-                raise InputError(f"{power} order {text!r}: {exc.problem} (column {exc.position + 1})") from None
+                raise OrderError(text, f"{power} order {text!r}: {exc.problem} (column {exc.position + 1})") from None
             try:
                 r = resolve(parsed, power, text, mv)
             except InputError as exc:
                 # it parses but names no place of this multiverse: an illegal order, not bad input
                 r = ResolvedOrder(power, text, parsed, "unplaced", None, problem=str(exc).split(": ", 1)[-1])
-            out.append((ids.setdefault(r.signature, len(ids)), r))
+            # every waive is one more build not used; other lines written twice are one order
+            key = (r.signature, len(out)) if r.kind == "waive" else r.signature
+            out.append((ids.setdefault(key, len(ids)), r))
     return out
 
 
@@ -159,6 +161,8 @@ def _backup_notes(mv: Multiverse, backups) -> tuple[str, ...]:
                          f"({mv.boards[(tl, tn)].name})")
         if rule == "szykman":
             notes.append("convoy paradox, Szykman rule: the convoy of " + ", ".join(units) + " fails (the fleet holds)")
+        elif rule == "fail":
+            notes.append("paradox, DATC 5.B.9: the orders of " + ", ".join(units) + " in the cycle fail")
         else:
             notes.append("circular movement: the moves of " + ", ".join(units) + " succeed")
     return tuple(notes)
@@ -262,7 +266,7 @@ def _adjustment_facts(mv: Multiverse, boards: Sequence[Board], orders) -> str:
             coast = t.const(r.unit.coast) if r.unit.coast else "none"
             lines.append(f"ordered_build({i},{kind},{coast}).")
         elif r.kind == "waive":
-            lines.append(f"ordered_waive({i},{t.board(0, mv.latest_turn(0))},{t.const(r.power)}).")
+            lines.append(f"ordered_waive({i},{t.const(r.power)}).")
     lines += [line for line in order_facts(orders) if not line.startswith("ordered_other(") or "disband" in line]
     return adjustment_map_facts(mv.game_map) + "\n".join(lines) + "\n"
 
