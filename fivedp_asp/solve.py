@@ -12,11 +12,14 @@ atoms through assumptions on the same ground program:
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Sequence
 
 import clingo
+from clingo import ast
 
 from .errors import AdjudicationError
 
@@ -45,11 +48,27 @@ class Solution:
     rules_count: int = 0
 
 
-def _control(programs: Sequence[str], facts: str) -> clingo.Control:
+@lru_cache(maxsize=16)
+def _parsed_programs(programs: tuple[str, ...]) -> tuple[ast.AST, ...]:
+    """The encodings, parsed once per process: they never change, and parsing costs more than grounding."""
+    statements: list[ast.AST] = []
+    ast.parse_files([str(asp_dir() / name) for name in programs], statements.append)
+    return tuple(statements)
+
+
+@lru_cache(maxsize=16)
+def _parsed_facts(text: str) -> tuple[ast.AST, ...]:
+    """Facts that are the same for every step on a map (its geography), parsed once."""
+    statements: list[ast.AST] = []
+    ast.parse_string(text, statements.append)
+    return tuple(statements)
+
+
+def _control(programs: Sequence[str], facts: str, static: str) -> clingo.Control:
     ctl = clingo.Control(["--warn=none"])
-    base = asp_dir()
-    for name in programs:
-        ctl.load(str(base / name))
+    with ast.ProgramBuilder(ctl) as builder:
+        for statement in _parsed_programs(tuple(programs)) + _parsed_facts(static):
+            builder.add(statement)
     ctl.add("base", [], facts)
     ctl.ground([("base", [])])
     return ctl
@@ -88,12 +107,12 @@ def _core(ctl: clingo.Control, assumptions: list) -> list[int]:
     return core
 
 
-def solve_decisions(programs: Sequence[str], facts: str, *, max_rounds: int = 20) -> Solution:
-    """Solves a phase's program; for movement applies the backup rules until one model remains."""
-    import time
-
+def solve_decisions(programs: Sequence[str], facts: str, static: str = "", *, max_rounds: int = 20,
+                    statistics: bool = False) -> Solution:
+    """Solves a phase's program on ``facts`` plus the unchanging ``static`` facts (the map); for movement,
+    applies the backup rules until one model remains."""
     t0 = time.perf_counter()
-    ctl = _control(programs, facts)
+    ctl = _control(programs, facts, static)
     t1 = time.perf_counter()
     atoms = ctl.symbolic_atoms
     szykman = sorted(a.symbol for a in atoms.by_signature("szykman", 1))
@@ -112,7 +131,8 @@ def solve_decisions(programs: Sequence[str], facts: str, *, max_rounds: int = 20
         seen = max(seen, len(models))
         if len(models) == 1:
             t2 = time.perf_counter()
-            stats = ctl.statistics.get("problem", {}).get("lp", {})
+            # reading clingo's statistics converts its whole tree: only when a benchmark asks
+            stats = ctl.statistics.get("problem", {}).get("lp", {}) if statistics else {}
             return Solution(
                 atoms=models[0],
                 backups=tuple(backups),

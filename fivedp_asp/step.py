@@ -170,7 +170,7 @@ def _backup_notes(mv: Multiverse, backups) -> tuple[str, ...]:
 
 def _movement(mv: Multiverse, orders) -> StepReport:
     facts, recorded = movement_facts(mv, orders)
-    solution = solve_decisions(_program(mv, "movement.lp"), map_facts(mv.game_map) + facts)
+    solution = solve_decisions(_program(mv, "movement.lp"), facts, map_facts(mv.game_map))
     answer = Answer.of(solution.atoms)
     produced_from = {
         "arrivals": answer.arrivals(),
@@ -215,7 +215,7 @@ def _retreat_facts(mv: Multiverse, boards: Sequence[Board], orders) -> str:
             for prov in sorted(r.barred | ({r.attacker_from} if r.attacker_from else set())):
                 lines.append(f"barred({place},{t.const(prov)}).")
     lines += order_facts(orders)
-    return map_facts(mv.game_map) + "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n"
 
 
 def _drop_hopeless_retreats(mv: Multiverse, boards: Sequence[Board]):
@@ -223,7 +223,7 @@ def _drop_hopeless_retreats(mv: Multiverse, boards: Sequence[Board]):
     waiting = [b for b in boards if b.retreats]
     if not waiting:
         return mv, ()
-    answer = Answer.of(solve_decisions(["retreat.lp"], _retreat_facts(mv, waiting, [])).atoms)
+    answer = Answer.of(solve_decisions(["retreat.lp"], _retreat_facts(mv, waiting, []), map_facts(mv.game_map)).atoms)
     can_move = {t.read_place(a[0]) for a in answer.get("option")}
     updated, gone = [], []
     for b in waiting:
@@ -235,7 +235,7 @@ def _drop_hopeless_retreats(mv: Multiverse, boards: Sequence[Board]):
 
 def _retreat(mv: Multiverse, orders) -> StepReport:
     boards = [b for b in mv.heads if b.phase == RETREAT]
-    answer = Answer.of(solve_decisions(["retreat.lp"], _retreat_facts(mv, boards, orders)).atoms)
+    answer = Answer.of(solve_decisions(["retreat.lp"], _retreat_facts(mv, boards, orders), map_facts(mv.game_map)).atoms)
     arrivals = answer.arrivals("retreats_to")
     new_boards, disbanded = [], []
     for b in boards:
@@ -268,12 +268,13 @@ def _adjustment_facts(mv: Multiverse, boards: Sequence[Board], orders) -> str:
         elif r.kind == "waive":
             lines.append(f"ordered_waive({i},{t.const(r.power)}).")
     lines += [line for line in order_facts(orders) if not line.startswith("ordered_other(") or "disband" in line]
-    return adjustment_map_facts(mv.game_map) + "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n"
 
 
 def _adjustment(mv: Multiverse, orders) -> StepReport:
     boards = [b for b in mv.heads if b.phase == ADJUSTMENT]
-    answer = Answer.of(solve_decisions(["adjustment.lp"], _adjustment_facts(mv, boards, orders)).atoms)
+    answer = Answer.of(solve_decisions(["adjustment.lp"], _adjustment_facts(mv, boards, orders),
+                                       adjustment_map_facts(mv.game_map)).atoms)
     removed = answer.places("removed")
     built = {t.read_place(a): (k.name, t.read_location(loc)) for a, k, loc in answer.get("built")}
     new_boards, disbanded = [], []
@@ -302,8 +303,8 @@ def victory(mv: Multiverse) -> Multiverse:
         lines += [f"owns({t.board(*h.key)},{t.const(o)},{t.const(p)})." for p, o in sorted(h.centers.items())]
     lines += [f"player({t.const(p)})." for p in mv.players]
     lines += [f"out({t.const(p)})." for p in sorted(mv.eliminated)]
-    facts = center_facts(mv.game_map) + "\n".join(lines) + "\n"
-    answer = Answer.of(solve_decisions(["victory.lp", f"options/victory_{option}.lp"], facts).atoms)
+    facts = "\n".join(lines) + "\n"
+    answer = Answer.of(solve_decisions(["victory.lp", f"options/victory_{option}.lp"], facts, center_facts(mv.game_map)).atoms)
     by_const = {t.const(p): p for p in mv.players}
     eliminated = mv.eliminated | {by_const[t.name_of(a[0])] for a in answer.get("eliminated")}
     winners = sorted(by_const[t.name_of(a[0])] for a in answer.get("winner"))
