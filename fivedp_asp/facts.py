@@ -163,7 +163,8 @@ def movement_facts(mv: Multiverse, orders: Sequence[tuple[int, ResolvedOrder]]) 
         if r.target is not None:
             take((r.target.timeline, r.target.turn, r.target.province))
     next_id = max((i for i, _ in orders), default=-1) + 1
-    recorded_orders = [(next_id + n, r) for n, r in enumerate(recorded.values())]
+    # a recorded hold adds nothing: a unit without an order holds
+    recorded_orders = [(next_id + n, r) for n, r in enumerate(r for r in recorded.values() if r.kind != "hold")]
     involved = set(candidates)
     for _, r in list(orders) + recorded_orders:
         involved |= {p.board for p in (r.unit, r.target, r.dest) if p is not None and p.board in mv.boards}
@@ -174,6 +175,8 @@ def movement_facts(mv: Multiverse, orders: Sequence[tuple[int, ResolvedOrder]]) 
         if b.key not in heads:
             lines += record_facts(b, own=b.key in candidates)
     lines += order_facts(orders)
-    lines += [f"new({i})." for i, _ in orders]
+    if orders:
+        # new orders have the ids 0..k-1 (recorded ones come after): one interval fact
+        lines.append(f"new(0..{max(i for i, _ in orders)}).")
     lines += order_facts(recorded_orders)
     return "\n".join(lines) + "\n", recorded_orders

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
@@ -24,8 +24,10 @@ PROVINCE_TYPES = ("land", "coast", "sea", "impassable")
 UNIT_KINDS = ("army", "fleet")
 
 
+@lru_cache(maxsize=65536)
 def normalize_name(text: str) -> str:
-    """Folds a written name to its lookup key: case, dots, hyphens and spacing do not matter."""
+    """Folds a written name to its lookup key: case, dots, hyphens and spacing do not matter.
+    Cached: the same few hundred names are looked up again and again."""
     text = text.lower().replace(".", " ").replace("-", " ").replace("_", " ")
     return re.sub(r"\s+", " ", text).strip()
 

@@ -17,7 +17,7 @@ from .multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Board, Multiverse, Record
 from .notation import format_order, parse_order
 from .resolve import ResolvedOrder, resolve
 from .results import Answer, OrderOutcome
-from .solve import DECISIONS, solve_decisions
+from .solve import DECISIONS, Solution, solve_decisions
 
 OrderLines = Mapping[str, Sequence[str]]
 
@@ -31,6 +31,7 @@ class StepReport:
     dislodged: tuple[tuple[tuple[int, int], Unit], ...] = ()  # (board the unit was on, unit)
     disbanded: tuple[tuple[tuple[int, int], Unit], ...] = ()  # dislodged units that had to disband
     backups: tuple[str, ...] = ()
+    solution: Solution | None = None  # the movement program's answer, with timings (and sizes on request)
 
 
 def next_phase(mv: Multiverse) -> str:
@@ -135,18 +136,30 @@ def _produce(mv: Multiverse, source: Board, timeline: int, answer: Answer, produ
     return make_board(timeline, source.turn + 1, units, source.centers, retreats=tuple(retreats))
 
 
-def _record(board: Board, orders, answer: Answer, owners: dict, true: set, legal: set[int]) -> Board:
-    """Writes a head's record: its units' legal orders, who acted on it, and every decision about it."""
-    key = board.key
-    mine = tuple(r for i, r in orders if i in legal and r.unit and r.unit.board == key)
-    incoming = sorted({origin for (name, origin), owner in owners.items()
-                       if owner == key and origin[:2] != key and name == "moves"}
-                      | {(r.unit.timeline, r.unit.turn, r.unit.province) for i, r in orders
-                         if i in legal and r.unit and r.unit.board != key
-                         and r.kind in ("support_hold", "support_move")
-                         and (r.dest or r.target).board == key})
-    decisions = {d: d in true for d in owners if d[1][:2] == key or (d[0] == "moves" and owners[d] == key)}
-    return replace(board, record=Record(mine, tuple(incoming), MappingProxyType(decisions)))
+def _records(heads, orders, owners: dict, true: set, legal: set[int]) -> dict[tuple[int, int], Board]:
+    """Writes each head's record: its units' legal orders, who acted on it, and every decision about it."""
+    keys = {h.key for h in heads}
+    mine: dict = {k: [] for k in keys}
+    incoming: dict = {k: set() for k in keys}
+    decisions: dict = {k: {} for k in keys}
+    for i, r in orders:
+        if i not in legal or r.unit is None:
+            continue
+        if r.unit.board in keys:
+            mine[r.unit.board].append(r)
+        if r.kind in ("support_hold", "support_move"):
+            target = (r.dest or r.target).board
+            if target in keys and target != r.unit.board:
+                incoming[target].add((r.unit.timeline, r.unit.turn, r.unit.province))
+    for d, owner in owners.items():
+        name, place = d
+        if place[:2] in keys:
+            decisions[place[:2]][d] = d in true
+        if name == "moves" and owner in keys and owner != place[:2]:
+            decisions[owner][d] = d in true
+            incoming[owner].add(place)
+    return {h.key: replace(h, record=Record(tuple(mine[h.key]), tuple(sorted(incoming[h.key])),
+                                            MappingProxyType(decisions[h.key]))) for h in heads}
 
 
 def _backup_notes(mv: Multiverse, backups) -> tuple[str, ...]:
@@ -168,9 +181,9 @@ def _backup_notes(mv: Multiverse, backups) -> tuple[str, ...]:
     return tuple(notes)
 
 
-def _movement(mv: Multiverse, orders) -> StepReport:
+def _movement(mv: Multiverse, orders, statistics: bool = False) -> StepReport:
     facts, recorded = movement_facts(mv, orders)
-    solution = solve_decisions(_program(mv, "movement.lp"), facts, map_facts(mv.game_map))
+    solution = solve_decisions(_program(mv, "movement.lp"), facts, map_facts(mv.game_map), statistics=statistics)
     answer = Answer.of(solution.atoms)
     produced_from = {
         "arrivals": answer.arrivals(),
@@ -184,7 +197,7 @@ def _movement(mv: Multiverse, orders) -> StepReport:
     legal = {i for i, (res, _) in answer.order_results().items() if res != "invalid"}
     forked = sorted((t.read_board(a[0]) for a in answer.get("fork")), key=lambda k: (k[1], k[0]))
     # the heads are recorded as fought now; then each advances
-    recorded_heads = {h.key: _record(h, orders, answer, owners, true, legal) for h in mv.heads}
+    recorded_heads = _records(mv.heads, orders, owners, true, legal)
     produced = [_produce(mv, h, h.timeline, answer, produced_from) for h in mv.heads]
     forks: dict[int, tuple[int, int]] = {}
     next_timeline = max(mv.timelines) + 1
@@ -199,7 +212,7 @@ def _movement(mv: Multiverse, orders) -> StepReport:
     after, disbanded = _drop_hopeless_retreats(after, produced)
     after = after.with_boards([settle(after.boards[b.key], after) for b in produced])
     return StepReport(MOVEMENT, mv, after, _outcomes(mv, orders, answer), tuple(dislodged), disbanded,
-                      _backup_notes(mv, solution.backups))
+                      _backup_notes(mv, solution.backups), solution)
 
 
 # -- retreats ----------------------------------------------------------------------------------
@@ -298,9 +311,17 @@ def victory(mv: Multiverse) -> Multiverse:
     if option not in ("elimination", "majority", "unique"):
         raise InputError(f"unknown value {option!r} for option victory (elimination, majority or unique)")
     heads = mv.heads
-    lines = board_facts(mv, heads) + [f"head({t.board(*h.key)})." for h in heads]
+    lines = [f"head({t.board(*h.key)})." for h in heads]
     for h in heads:
-        lines += [f"owns({t.board(*h.key)},{t.const(o)},{t.const(p)})." for p, o in sorted(h.centers.items())]
+        b = t.board(*h.key)
+        for power in sorted({u.power for u in h.units.values()}):
+            lines.append(f"has_units({b},{t.const(power)}).")
+        if option == "unique":
+            lines += [f"owns({b},{t.const(o)},{t.const(p)})." for p, o in sorted(h.centers.items())]
+        else:
+            for power in sorted(set(h.centers.values())):
+                count = sum(1 for o in h.centers.values() if o == power)
+                lines.append(f"center_count({b},{t.const(power)},{count}).")
     lines += [f"player({t.const(p)})." for p in mv.players]
     lines += [f"out({t.const(p)})." for p in sorted(mv.eliminated)]
     facts = "\n".join(lines) + "\n"
@@ -313,8 +334,9 @@ def victory(mv: Multiverse) -> Multiverse:
     return mv.standing(frozenset(eliminated), winners[0] if len(winners) == 1 else None)
 
 
-def step(mv: Multiverse, orders: OrderLines) -> StepReport:
-    """Adjudicates the next phase with these orders (per power, lines in any notation)."""
+def step(mv: Multiverse, orders: OrderLines, *, statistics: bool = False) -> StepReport:
+    """Adjudicates the next phase with these orders (per power, lines in any notation).
+    ``statistics`` asks clingo for the ground program's size (benchmarks)."""
     phase = next_phase(mv)
     resolved = read_orders(mv, orders)
     if phase == RETREAT:
@@ -322,5 +344,5 @@ def step(mv: Multiverse, orders: OrderLines) -> StepReport:
     elif phase == ADJUSTMENT:
         report = _adjustment(mv, resolved)
     else:
-        report = _movement(mv, resolved)
+        report = _movement(mv, resolved, statistics)
     return replace(report, after=victory(report.after))

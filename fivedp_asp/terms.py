@@ -40,16 +40,24 @@ def name_of(sym: clingo.Symbol) -> str:
     return sym.string if sym.type == clingo.SymbolType.String else sym.name
 
 
+# Reading a symbol's text once is much cheaper than walking its arguments through the C API.
+_BOARD = re.compile(r"b\((-?\d+),(-?\d+)\)\Z")
+_PLACE = re.compile(r'p\(b\((-?\d+),(-?\d+)\),"?([^",]+)"?\)\Z')
+
+
 def read_board(sym: clingo.Symbol) -> tuple[int, int]:
-    timeline, turn = sym.arguments
-    return timeline.number, turn.number
+    m = _BOARD.match(str(sym))
+    if m is None:
+        raise ValueError(f"not a board: {sym}")
+    return int(m[1]), int(m[2])
 
 
 def read_place(sym: clingo.Symbol) -> tuple[int, int, str]:
     """``p(b(T,N),P)`` → (timeline, turn, province)."""
-    board_sym, prov = sym.arguments
-    timeline, turn = read_board(board_sym)
-    return timeline, turn, name_of(prov)
+    m = _PLACE.match(str(sym))
+    if m is None:
+        raise ValueError(f"not a place: {sym}")
+    return int(m[1]), int(m[2]), m[3]
 
 
 def read_location(sym: clingo.Symbol) -> str:

@@ -1,0 +1,144 @@
+"""Benchmarks (``fivedp bench``): how long adjudication takes, and what it grows with.
+
+- ``multiverse``: generated multiverses with a chosen number of heads (boards in play) and of
+  boards of history; one movement step with ordinary orders on every head plus time-travel orders.
+  Prints time per step, clingo's grounding and solving time, and the ground program's size.
+- ``classic``: recorded random-game phases through our whole pipeline and through the reference
+  adjudicator (``fivedp_asp.compare``), median per phase and the ratio.
+
+Timings are wall-clock medians over repeated runs on this machine; no test asserts a time.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import time
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from .map import GameMap, load_map
+from .multiverse import Board, Multiverse, Record, Unit, make_board
+from .notation import parse_unit, timeline_name
+from .orders import Hold, Place, ResolvedOrder, UnitSpec, Where
+from .step import step
+
+
+def _opening_units(game_map: GameMap) -> list[Unit]:
+    units = []
+    for power, texts in game_map.start.items():
+        for text in texts:
+            spec = parse_unit(text, game_map)
+            loc = spec.where.province + (f"/{spec.where.coast}" if spec.where.coast else "")
+            units.append(Unit(spec.kind, power, loc))
+    return units
+
+
+def _holding_record(timeline: int, turn: int, units: list[Unit]) -> Record:
+    """A record in which every unit held: a past that can be fought again."""
+    orders = tuple(
+        ResolvedOrder(u.power, f"{u.letter} {u.province} H", Hold(UnitSpec(Where(u.province, None, timeline, turn))),
+                      "hold", Place(timeline, turn, u.province))
+        for u in units)
+    return Record(orders, (), MappingProxyType({}))
+
+
+def synthetic_multiverse(heads: int, history: int, game_map: GameMap | None = None) -> Multiverse:
+    """``heads`` timelines whose heads all stand at the same turn, with about ``history`` boards in all.
+
+    Timeline a runs from turn 0; every other timeline forks from a board of a, spread over its turns,
+    so that parents, children and siblings (the family adjacency) all occur. Every past board holds
+    the opening position and a record in which all units held.
+    """
+    game_map = game_map or load_map("standard")
+    units = _opening_units(game_map)
+    centers = {p.id: p.home for p in game_map.provinces.values() if p.center and p.home}
+    # depth d: timeline a has d+1 boards, each other timeline about d/2 on average
+    depth = max(2, round(2 * history / (heads + 1)))
+    boards: dict[tuple[int, int], Board] = {}
+    forks: dict[int, tuple[int, int]] = {}
+    for t in range(heads):
+        first = 0 if t == 0 else 1 + (t * 7) % (depth - 1)
+        if t:
+            forks[t] = (0, first - 1)
+        for n in range(first, depth + 1):
+            board = make_board(t, n, units, centers)
+            if n < depth:
+                board = Board(t, n, board.units, board.centers, record=_holding_record(t, n, units))
+            boards[(t, n)] = board
+    return Multiverse(game_map, MappingProxyType(boards), MappingProxyType(forks), MappingProxyType({}),
+                      players=tuple(game_map.powers))
+
+
+def step_orders(mv: Multiverse, time_travel: int, seed: int) -> tuple[dict[str, list[str]], int]:
+    """Orders for every unit on every head: most move to a neighbour or hold; ``time_travel`` of them
+    move into the previous turn of their own timeline or of a neighbouring timeline."""
+    rng = random.Random(seed)
+    m = mv.game_map
+    orders: dict[str, list[str]] = {}
+    candidates = []
+    for head in mv.heads:
+        tl = timeline_name(head.timeline)
+        for unit in head.units.values():
+            here = f"{unit.letter} {tl}-{m.short_name(unit.location)}@{head.turn}"
+            steps = sorted(b for a, b in m.edges(unit.kind) if a == unit.location)
+            if steps and rng.random() < 0.7:
+                line = f"{here} - {tl}-{m.short_name(rng.choice(steps))}@{head.turn}"
+            else:
+                line = f"{here} H"
+            orders.setdefault(unit.power, []).append(line)
+            candidates.append((head, unit, here, steps))
+    made = 0
+    for head, unit, here, steps in rng.sample(candidates, min(time_travel, len(candidates))):
+        parent = mv.forks.get(head.timeline, (head.timeline, 0))[0]
+        target_tl = rng.choice([head.timeline, parent])
+        if mv.board(target_tl, head.turn - 1) is None:
+            target_tl = head.timeline
+        dest = rng.choice(steps) if steps and rng.random() < 0.5 else unit.location
+        line = f"{here} - {timeline_name(target_tl)}-{m.short_name(dest)}@{head.turn - 1}"
+        lines = orders[unit.power]
+        lines[:] = [x for x in lines if not x.startswith(here + " ")] + [line]
+        made += 1
+    return orders, made
+
+
+@dataclass(frozen=True)
+class MultiverseRow:
+    heads: int
+    history: int
+    orders: int
+    time_travel: int
+    step_ms: float
+    ground_ms: float
+    solve_ms: float
+    atoms: int
+    rules: int
+    forks: int
+
+
+def bench_multiverse(heads: int, history: int, time_travel: int, repeat: int = 5, seed: int = 1) -> MultiverseRow:
+    mv = synthetic_multiverse(heads, history)
+    orders, made = step_orders(mv, time_travel, seed)
+    times, grounds, solves = [], [], []
+    report = None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        report = step(mv, orders, statistics=True)
+        times.append(time.perf_counter() - t0)
+        grounds.append(report.solution.ground_seconds)
+        solves.append(report.solution.solve_seconds)
+    assert report is not None and report.solution is not None
+    return MultiverseRow(
+        heads=heads, history=len(mv.boards), orders=sum(map(len, orders.values())), time_travel=made,
+        step_ms=statistics.median(times) * 1000, ground_ms=statistics.median(grounds) * 1000,
+        solve_ms=statistics.median(solves) * 1000, atoms=report.solution.atoms_count,
+        rules=report.solution.rules_count, forks=len(report.after.timelines) - len(mv.timelines))
+
+
+MULTIVERSE_HEADER = (f"{'heads':>5} {'history':>7} {'orders':>6} {'travel':>6} {'step ms':>8} {'ground ms':>9} "
+                     f"{'solve ms':>8} {'atoms':>7} {'rules':>7} {'forks':>5}")
+
+
+def format_row(r: MultiverseRow) -> str:
+    return (f"{r.heads:>5} {r.history:>7} {r.orders:>6} {r.time_travel:>6} {r.step_ms:>8.1f} {r.ground_ms:>9.1f} "
+            f"{r.solve_ms:>8.1f} {r.atoms:>7} {r.rules:>7} {r.forks:>5}")
