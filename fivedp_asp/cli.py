@@ -16,6 +16,7 @@ from .cases import CaseRun, find_cases, load_case, run_case
 from .errors import AdjudicationError, InputError
 from .gamecli import add_game_parser
 from .multiverse import Board, Multiverse, season_name
+from .notation import timeline_name
 from .step import StepReport
 
 PHASE_TITLES = {"movement": "movement", "retreat": "retreats", "adjustment": "adjustments"}
@@ -72,6 +73,9 @@ def step_lines(report: StepReport, index: int) -> list[str]:
         lines.append("  Disbanded: " + ", ".join(f"{_unit_text(before, u.kind, u.location)}" for _, u in report.disbanded))
     for note in report.backups:
         lines.append(f"  Backup rule: {note}")
+    for tl, (parent, turn) in sorted(report.after.forks.items()):
+        if tl not in report.before.forks:
+            lines.append(f"  New timeline {timeline_name(tl)}: forked from {timeline_name(parent)}{turn}")
     lines.append("  Positions:")
     for board in _step_boards(report):
         lines += ["  " + line for line in board_lines(report.after, board)]
@@ -106,6 +110,8 @@ def run_json(run: CaseRun) -> dict:
                            "unit": _unit_text(r.before, u.kind, u.location)} for k, u in r.dislodged],
             "disbanded": [{"power": u.power, "unit": _unit_text(r.before, u.kind, u.location)} for _, u in r.disbanded],
             "backup_rules": list(r.backups),
+            "new_timelines": {timeline_name(tl): f"{timeline_name(p)}{k}" for tl, (p, k) in sorted(r.after.forks.items())
+                              if tl not in r.before.forks},
             "boards": {b.name: board_json(r.after, b) for b in _step_boards(r)},
         })
     return {"id": run.case.id, "title": run.case.title, "steps": steps, "expectation_problems": list(run.problems)}
