@@ -7,7 +7,7 @@ the boards in play, not the length of history.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Iterable, Sequence
+from typing import Iterable, NamedTuple, Sequence
 
 from . import terms as t
 from .map import GameMap
@@ -130,12 +130,32 @@ def reached_boards(r: ResolvedOrder) -> set[tuple[int, int]]:
     return set()
 
 
-def movement_facts(mv: Multiverse, orders: Sequence[tuple[int, ResolvedOrder]]) -> tuple[str, list[tuple[int, ResolvedOrder]]]:
-    """Facts for a movement step, and the recorded orders they include (ids after the new ones).
+class MovementFacts(NamedTuple):
+    text: str
+    recorded: list[tuple[int, ResolvedOrder]]  # the recorded orders included (ids after the new ones)
+    departed: frozenset[tuple[int, int, str]]  # units whose recorded journey took them off their board
+
+
+def _acts_on(r: ResolvedOrder) -> tuple[int, int] | None:
+    """The board an order acts on, when it is not the unit's own board."""
+    target = {"move": r.dest, "support_move": r.dest, "support_hold": r.target}.get(r.kind)
+    if target is None or target.board == r.unit.board:
+        return None
+    return target.board
+
+
+def movement_facts(mv: Multiverse, orders: Sequence[tuple[int, ResolvedOrder]]) -> MovementFacts:
+    """Facts for a movement step.
 
     The boards written are the heads, the past boards new orders reach (their battles may be fought
     again, with their recorded orders), and, one step further, the boards of units those recorded
     orders name, whose decisions are held at their recorded values.
+
+    A board's battle is its record plus the new orders (RULES.md §5). A recorded order that acted on
+    another board without being part of that board's battle — a journey into a board that was already
+    past, recorded only with its own board (§6) — does not join that battle when both are fought
+    again: a move counts only by its recorded outcome at its origin (``left``/``stuck``), a support
+    not at all.
     """
     heads = {b.key for b in mv.heads}
     candidates = set(heads)
@@ -162,6 +182,20 @@ def movement_facts(mv: Multiverse, orders: Sequence[tuple[int, ResolvedOrder]]) 
     for r in list(recorded.values()):
         if r.target is not None:
             take((r.target.timeline, r.target.turn, r.target.province))
+    journeys: list[str] = []
+    departed = set()
+    for place, r in list(recorded.items()):
+        other = _acts_on(r)
+        board = mv.boards.get(other) if other else None
+        if other is None or (board is not None and board.record is not None and place in board.record.incoming):
+            continue
+        del recorded[place]
+        if r.kind == "move":
+            src = mv.boards[place[:2]].record
+            went = bool(src and src.decisions.get(("moves", place)))
+            journeys.append(f"{'left' if went else 'stuck'}({t.place(*place)}).")
+            if went:
+                departed.add(place)
     next_id = max((i for i, _ in orders), default=-1) + 1
     # a recorded hold adds nothing: a unit without an order holds
     recorded_orders = [(next_id + n, r) for n, r in enumerate(r for r in recorded.values() if r.kind != "hold")]
@@ -179,4 +213,5 @@ def movement_facts(mv: Multiverse, orders: Sequence[tuple[int, ResolvedOrder]]) 
         # new orders have the ids 0..k-1 (recorded ones come after): one interval fact
         lines.append(f"new(0..{max(i for i, _ in orders)}).")
     lines += order_facts(recorded_orders)
-    return "\n".join(lines) + "\n", recorded_orders
+    lines += journeys
+    return MovementFacts("\n".join(lines) + "\n", recorded_orders, frozenset(departed))

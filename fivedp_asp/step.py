@@ -121,8 +121,10 @@ def _produce(mv: Multiverse, source: Board, timeline: int, answer: Answer, produ
     """The board produced from battle ``source`` (RULES.md §6): who stayed, who arrived, who must retreat."""
     key = source.key
     arrivals, dislodged_by = produced_from["arrivals"], produced_from["dislodged_by"]
+    gone = produced_from["departed"]
     units = [u for u in source.units.values()
-             if (*key, u.province) not in arrivals and (*key, u.province) not in dislodged_by]
+             if (*key, u.province) not in arrivals and (*key, u.province) not in dislodged_by
+             and (*key, u.province) not in gone]
     for origin, loc in arrivals.items():
         if produced_from["dest_of"][origin][:2] == key:
             u = mv.boards[origin[:2]].units[origin[2]]
@@ -182,8 +184,8 @@ def _backup_notes(mv: Multiverse, backups) -> tuple[str, ...]:
 
 
 def _movement(mv: Multiverse, orders, statistics: bool = False) -> StepReport:
-    facts, recorded = movement_facts(mv, orders)
-    solution = solve_decisions(_program(mv, "movement.lp"), facts, map_facts(mv.game_map), statistics=statistics)
+    facts = movement_facts(mv, orders)
+    solution = solve_decisions(_program(mv, "movement.lp"), facts.text, map_facts(mv.game_map), statistics=statistics)
     answer = Answer.of(solution.atoms)
     produced_from = {
         "arrivals": answer.arrivals(),
@@ -191,6 +193,7 @@ def _movement(mv: Multiverse, orders, statistics: bool = False) -> StepReport:
         "convoyed": answer.places("convoyed"),
         "bounced": answer.places("bounced"),
         "dest_of": answer.place_pairs("move"),
+        "departed": facts.departed,
     }
     owners = {(d.name, t.read_place(d.arguments[0])): t.read_board(b) for d, b in answer.get("owner")}
     true = {(name, t.read_place(args[0])) for name in DECISIONS for args in answer.get(name)}
