@@ -216,12 +216,15 @@ def load_case(path: str | Path) -> Case:
         game_map = load_map(str(map_path) if map_path.suffix in (".yaml", ".yml") and map_path.exists() else str(map_name))
     except InputError as exc:
         raise CaseError(path, _line(map_name), str(exc)) from None
-    options = dict(_mapping(data.get("options"), "options", path, _key_line(data, "options")))
-    for key, value in options.items():
+    raw_options = _mapping(data.get("options"), "options", path, _key_line(data, "options"))
+    for key, value in raw_options.items():
         if key not in OPTIONS:
             raise CaseError(path, _line(key), f"unknown option {str(key)!r} (known: {', '.join(OPTIONS)})")
         if value not in OPTIONS[key]:
-            raise CaseError(path, _line(key), f"option {key} cannot be {value!r} (one of {OPTIONS[key]})")
+            allowed = ", ".join(str(v).lower() for v in OPTIONS[key])
+            raise CaseError(path, _line(key), f"option {key} cannot be {value!r} (one of {allowed})")
+    # plain values, not the loader's line-numbered strings: options are saved in game files
+    options = {str(k): (v if isinstance(v, bool) else str(v)) for k, v in raw_options.items()}
     start = _start(data, game_map, options, path)
     steps = []
     steps_line = _key_line(data, "steps")

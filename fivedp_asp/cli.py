@@ -166,6 +166,40 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def cmd_compare(args: argparse.Namespace) -> int:
+    import time
+    from pathlib import Path
+
+    from .compare.lockstep import run_games
+    from .compare.reference import get_reference
+    from .compare.report import games_summary, scenarios_summary
+    from .compare.scenarios import run_scenarios
+    from .map import load_map
+
+    if args.paths and args.games is not None:
+        raise InputError("give scenario paths or --games, not both")
+    if not args.paths and args.games is None:
+        raise InputError("give scenario paths to compare, or --games N for random games")
+    if args.games is not None and args.games < 1:
+        raise InputError("--games must be at least 1")
+    if args.years < 1:
+        raise InputError("--years must be at least 1")
+    game_map = load_map("standard")
+    reference = get_reference(args.reference, game_map)
+    if args.paths:
+        tally = run_scenarios(args.paths, reference, game_map, verbose=args.verbose)
+        print("\n".join(scenarios_summary(tally, reference=reference.title)))
+        if tally.errors:
+            return 2
+        return 1 if tally.real else 0
+    started = time.perf_counter()
+    tally = run_games(reference, game_map, games=args.games, seed=args.seed, years=args.years, out=Path(args.out),
+                      origin=f"`fivedp compare --reference {args.reference} --games {args.games} --seed {args.seed}`")
+    print("\n".join(games_summary(tally, reference=reference.title, games=args.games, seed=args.seed,
+                                  years=args.years, elapsed=time.perf_counter() - started)))
+    return 1 if tally.findings else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="fivedp", description="Adjudicator for 5D Diplomacy with Multiversal Time Travel.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -178,6 +212,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-v", "--verbose", action="store_true", help="also list the cases that pass")
     p.set_defaults(func=cmd_check)
     add_game_parser(sub)
+    p = sub.add_parser("compare", help="compare this engine with a reference adjudicator, on scenarios or random games")
+    p.add_argument("paths", nargs="*", help="scenario files or folders (classic scenarios only)")
+    p.add_argument("--reference", default="diplomacy", help="the reference adjudicator (default: diplomacy)")
+    p.add_argument("--games", type=int, help="play this many random games in lockstep instead")
+    p.add_argument("--seed", type=int, default=1, help="seed of the random games (default 1)")
+    p.add_argument("--years", type=int, default=10, help="years each random game lasts (default 10)")
+    p.add_argument("--out", default="compare-out", help="folder for the scenarios of real disagreements")
+    p.add_argument("-v", "--verbose", action="store_true", help="also list the scenarios that agree")
+    p.set_defaults(func=cmd_compare)
     return parser
 
 
@@ -197,6 +240,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AdjudicationError as exc:
         print(f"engine error: {exc}", file=sys.stderr)
         return 3
+    except OSError as exc:
+        # a file that cannot be read or written: say which and why
+        where = exc.filename or "a file"
+        print(f"error: {where}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -9,19 +9,21 @@ old game or the new one, never a half-written file.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Iterator
 
 import yaml
 
 from . import orders as o
 from .errors import InputError, NotationError
 from .map import GameMap, load_map
-from .multiverse import Board, Multiverse, Record, Retreat, Unit, make_board
+from .multiverse import RETREAT, Board, Multiverse, Record, Retreat, Unit, board_name, make_board
 from .notation import format_order, parse_order, parse_timeline, parse_unit, parse_where, timeline_name
 from .orders import Place, ResolvedOrder
 from .resolve import resolve
@@ -99,17 +101,29 @@ def game_data(game: Game) -> dict:
     return {
         "format": FORMAT,
         "version": VERSION,
-        "map": mv.game_map.name,
-        "options": dict(mv.options),
+        "map": mv.game_map.source,
+        "options": {str(k): v for k, v in mv.options.items()},
         "players": list(mv.players),
         "eliminated": sorted(mv.eliminated),
         "winner": mv.winner,
-        "forks": {timeline_name(t): f"{timeline_name(p)}{k}" for t, (p, k) in sorted(mv.forks.items())},
+        "forks": {timeline_name(t): board_name(p, k) for t, (p, k) in sorted(mv.forks.items())},
         "boards": {b.name: _board_data(mv.game_map, b) for b in sorted(mv.boards.values(), key=lambda b: b.key)},
         "start": game.start,
         "pending": {p: list(lines) for p, lines in game.pending.items()},
         "history": list(game.history),
+        # the last key: a file cut short anywhere lacks it, so truncation never passes for a game
+        "end": FORMAT,
     }
+
+
+def _file_mode(path: Path) -> int:
+    """The mode the game file should have: its present one, or what the umask gives a new file."""
+    try:
+        return path.stat().st_mode & 0o777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def save_game(path: str | Path, game: Game) -> None:
@@ -117,8 +131,10 @@ def save_game(path: str | Path, game: Game) -> None:
     path = Path(path)
     text = "# fivedp game file (docs/game-format.md)\n" + yaml.safe_dump(game_data(game), sort_keys=False, allow_unicode=True)
     folder = path.parent if str(path.parent) else Path(".")
+    mode = _file_mode(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
     try:
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
             f.flush()
@@ -133,6 +149,23 @@ def save_game(path: str | Path, game: Game) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+@contextmanager
+def locked(path: str | Path) -> Iterator[None]:
+    """Holds the game's lock while a command reads, changes and writes it, so that two commands run at
+    once (orders from two powers, say) do not lose each other's work. The lock is a small file beside
+    the game, ``.NAME.lock``; temporary files a killed writer left behind are removed under it."""
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    with open(folder / f".{path.name}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            for stale in folder.glob(f".{path.name}.*.tmp"):
+                stale.unlink(missing_ok=True)
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 # -- reading ----------------------------------------------------------------------------------
@@ -152,23 +185,39 @@ def _read_place(text: str, m: GameMap, path: str) -> tuple[int, int, str]:
     return w.timeline, w.turn, w.province
 
 
+def _read_power(text: object, m: GameMap, path: str) -> str:
+    power = m.power(str(text))
+    if power is None:
+        raise _damaged(path, f"unknown power {text!r}")
+    return power
+
+
 def _read_unit(text: str, power: str, m: GameMap, path: str) -> Unit:
+    """A unit as the file writes it, checked as a scenario's units are."""
     try:
         spec = parse_unit(str(text), m)
     except NotationError as exc:
         raise _damaged(path, f"bad unit {text!r}: {exc.problem}") from None
     if spec.kind is None:
         raise _damaged(path, f"unit {text!r} has no type")
-    loc = spec.where.province + (f"/{spec.where.coast}" if spec.where.coast and spec.kind == "fleet" else "")
-    return Unit(spec.kind, power, loc)
+    try:
+        return Unit(spec.kind, power, m.unit_location(spec.kind, spec.where.province, spec.where.coast))
+    except ValueError as exc:
+        raise _damaged(path, f"unit {text!r}: {exc}") from None
 
 
 def _board_key(name: str, path: str) -> tuple[int, int]:
-    i = len(name)
-    while i > 0 and name[i - 1].isdigit():
-        i -= 1
+    """``a3``, or ``b1@3`` for timelines past z (the file always writes those with the @)."""
+    name = str(name)
+    if "@" in name:
+        tl, _, turn = name.partition("@")
+    else:
+        i = len(name)
+        while i > 0 and name[i - 1].isdigit():
+            i -= 1
+        tl, turn = name[:i], name[i:]
     try:
-        return parse_timeline(name[:i]), int(name[i:])
+        return parse_timeline(tl), int(turn)
     except (ValueError, NotationError):
         raise _damaged(path, f"bad board name {name!r}") from None
 
@@ -176,11 +225,19 @@ def _board_key(name: str, path: str) -> tuple[int, int]:
 def _read_board(name: str, data: dict, mv: Multiverse, path: str) -> Board:
     m = mv.game_map
     key = _board_key(name, path)
-    units = [_read_unit(u, m.power(p) or p, m, path) for p, us in (data.get("units") or {}).items() for u in us]
-    centers = {m.province(c) or c: m.power(p) or p for p, cs in (data.get("centers") or {}).items() for c in cs}
+    units = [_read_unit(u, _read_power(p, m, path), m, path) for p, us in (data.get("units") or {}).items() for u in us]
+    if len({u.province for u in units}) != len(units):
+        raise _damaged(path, f"board {name}: two units in one province")
+    centers = {}
+    for p, cs in (data.get("centers") or {}).items():
+        for c in cs:
+            prov = m.province(str(c))
+            if prov is None or not m.provinces[prov].center:
+                raise _damaged(path, f"board {name}: {c!r} is not a supply centre")
+            centers[prov] = _read_power(p, m, path)
     retreats = []
     for r in data.get("retreats") or ():
-        power = m.power(r["power"]) or r["power"]
+        power = _read_power(r["power"], m, path)
         retreats.append(Retreat(_read_unit(r["unit"], power, m, path),
                                 m.province(r["attacker_from"]) if r.get("attacker_from") else None,
                                 frozenset(m.province(b) for b in r.get("barred") or ())))
@@ -225,8 +282,12 @@ def load_game(path: str | Path) -> Game:
     if version > VERSION:
         raise InputError(f"{path}: written by a newer version of fivedp (game format {version}); "
                          f"this one reads format {VERSION}: upgrade fivedp")
+    if data.get("end") != FORMAT:
+        raise _damaged(path, "it ends early (the closing 'end' line is missing): the file was cut short")
+    if not data.get("map"):
+        raise _damaged(path, "no map")
     try:
-        m = load_map(str(data.get("map", "standard")))
+        m = load_map(str(data["map"]))
         options = dict(data.get("options") or {})
         forks = {}
         for t_name, board_name in (data.get("forks") or {}).items():
@@ -246,7 +307,8 @@ def load_game(path: str | Path) -> Game:
     except InputError:
         raise
     except (KeyError, TypeError, AttributeError, ValueError) as exc:
-        raise _damaged(path, f"unexpected content ({exc.__class__.__name__}: {exc})") from None
+        raise _damaged(path, "a key has content of the wrong shape"
+                       + (f" (missing {exc})" if isinstance(exc, KeyError) else "")) from None
 
 
 # -- playing ----------------------------------------------------------------------------------
@@ -254,8 +316,16 @@ def load_game(path: str | Path) -> Game:
 
 def new_game(mv: Multiverse) -> Game:
     root = mv.boards[min(mv.boards)]
-    start = {"turn": root.turn, "phase": root.phase, **{k: v for k, v in _board_data(mv.game_map, root).items()
-                                                         if k in ("units", "centers")}}
+    data = _board_data(mv.game_map, root)
+    start: dict[str, Any] = {"turn": root.turn, "phase": root.phase, "units": data["units"], "centers": data["centers"]}
+    if root.retreats:
+        dislodged: dict[str, list] = {}
+        for r in root.retreats:
+            item = {"unit": _unit_text(mv.game_map, r.unit)}
+            if r.attacker_from:
+                item["attacker_from"] = r.attacker_from.capitalize()
+            dislodged.setdefault(r.unit.power, []).append(item)
+        start["dislodged"] = dislodged
     return Game(mv, start=start)
 
 
@@ -267,16 +337,27 @@ def power_of_line(mv: Multiverse, line: str) -> str:
     spec = order.unit
     t = spec.where.timeline if spec.where.timeline is not None else 0
     n = spec.where.turn if spec.where.turn is not None else mv.latest_turn(t)
-    board = mv.board(t, n) if n is not None else None
+    if n is None:
+        raise InputError(f"order {line!r}: there is no timeline {timeline_name(t)}")
+    board = mv.board(t, n)
     if board is None:
-        raise InputError(f"order {line!r}: no board {timeline_name(t)}{n}")
-    unit = board.units.get(spec.where.province) or next(
-        (r.unit for r in board.retreats if r.unit.province == spec.where.province), None)
+        raise InputError(f"order {line!r}: there is no board {board_name(t, n)}")
+    # in a retreat phase the order is the retreating unit's, not the attacker's now standing there
+    retreating = next((r.unit for r in board.retreats if r.unit.province == spec.where.province), None)
+    unit = retreating if next_phase(mv) == RETREAT and retreating else board.units.get(spec.where.province) or retreating
     if unit is not None:
         return unit.power
     if isinstance(order, o.Build) and spec.where.province in board.centers:
         return board.centers[spec.where.province]
     raise InputError(f"order {line!r}: no unit there to tell whose order it is (use --power)")
+
+
+def _parses(line: str, m: GameMap) -> bool:
+    try:
+        parse_order(line, m)
+        return True
+    except NotationError:
+        return False
 
 
 def submit(game: Game, power: str | None, lines: list[str], *, add: bool = False) -> Game:
@@ -293,13 +374,15 @@ def submit(game: Game, power: str | None, lines: list[str], *, add: bool = False
         head, sep, rest = line.partition(":")
         if sep and mv.game_map.power(head.strip()):
             who, line = head.strip(), rest.strip()
+        elif sep and " " not in head.strip() and _parses(rest.strip(), mv.game_map) and not _parses(line, mv.game_map):
+            raise InputError(f"order {line!r}: unknown power {head.strip()!r}")
+        if who is not None and mv.game_map.power(who) is None:
+            raise InputError(f"unknown power {who!r} (powers: {', '.join(mv.game_map.powers)})")
         try:
             parse_order(line, mv.game_map)
             who = mv.game_map.power(who) if who else power_of_line(mv, line)
         except NotationError as exc:
             raise InputError(f"order {line!r}: {exc.problem} (column {exc.position + 1})") from None
-        if who is None:
-            raise InputError(f"order {line!r}: unknown power")
         by_power.setdefault(who, []).append(line)
     pending = {p: list(v) for p, v in game.pending.items()}
     for who, new in by_power.items():
@@ -323,12 +406,20 @@ def adjudicate(game: Game) -> tuple[Game, StepReport]:
 
 
 def export_case(game: Game, case_id: str) -> dict:
-    """The game as a scenario: its start and every step's orders, with the results it got as expectations."""
+    """The game as a scenario: its start and every step's orders, with the results it got as expectations.
+    A line written by two powers with different results is left out of the expectations (results are
+    keyed by the line's text)."""
     steps = []
     for h in game.history:
-        results = {r["order"]: r["result"] for r in h.get("results", ())}
+        seen: dict[str, set] = {}
+        for r in h.get("results", ()):
+            seen.setdefault(r["order"], set()).add(r["result"])
+        results = {text: next(iter(got)) for text, got in seen.items() if len(got) == 1}
         steps.append({"orders": h.get("orders", {}), "expect": {"results": results}})
     start = {k: v for k, v in game.start.items() if k != "phase" or v != "movement"}
-    return {"id": case_id, "title": "Exported game",
-            "description": "Exported from a game file; the expectations are the results the game recorded.",
-            "options": dict(game.mv.options), "start": start, "steps": steps}
+    case: dict[str, Any] = {"id": case_id, "title": "Exported game",
+                            "description": "Exported from a game file; the expectations are the results the game recorded."}
+    if game.mv.game_map.source != "standard":
+        case["map"] = game.mv.game_map.source
+    case.update({"options": {str(k): v for k, v in game.mv.options.items()}, "start": start, "steps": steps})
+    return case

@@ -10,7 +10,7 @@ import yaml
 
 from .cases import OPTIONS, load_case
 from .errors import InputError
-from .game import adjudicate, export_case, load_game, new_game, save_game, submit
+from .game import adjudicate, export_case, load_game, locked, new_game, save_game, submit
 from .map import load_map
 from .multiverse import Multiverse
 from .step import next_phase
@@ -48,7 +48,8 @@ def cmd_new(args: argparse.Namespace) -> int:
             raise InputError("--option cannot be combined with --from (the scenario sets its options)")
     else:
         mv = _opening(_options(args.option))
-    save_game(path, new_game(mv))
+    with locked(path):
+        save_game(path, new_game(mv))
     print(f"New game in {path}: {', '.join(b.name for b in mv.heads)} waiting for {next_phase(mv)} orders.")
     return 0
 
@@ -64,9 +65,10 @@ def _read_lines(args: argparse.Namespace) -> list[str]:
 
 
 def cmd_orders(args: argparse.Namespace) -> int:
-    game = load_game(args.file)
-    game = submit(game, args.power, _read_lines(args), add=args.add)
-    save_game(args.file, game)
+    lines = _read_lines(args)
+    with locked(args.file):
+        game = submit(load_game(args.file), args.power, lines, add=args.add)
+        save_game(args.file, game)
     for power, lines in sorted(game.pending.items()):
         print(f"{power}: {len(lines)} order{'s' if len(lines) != 1 else ''} waiting")
     return 0
@@ -75,9 +77,9 @@ def cmd_orders(args: argparse.Namespace) -> int:
 def cmd_adjudicate(args: argparse.Namespace) -> int:
     from .cli import step_lines
 
-    game = load_game(args.file)
-    game, report = adjudicate(game)
-    save_game(args.file, game)
+    with locked(args.file):
+        game, report = adjudicate(load_game(args.file))
+        save_game(args.file, game)
     print("\n".join(step_lines(report, len(game.history))))
     if game.mv.eliminated:
         print(f"Eliminated: {', '.join(sorted(game.mv.eliminated))}")

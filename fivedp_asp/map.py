@@ -9,7 +9,7 @@ to the province as a whole.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
@@ -69,6 +69,7 @@ class GameMap:
     start: Mapping[str, tuple[str, ...]]
     power_aliases: Mapping[str, str] = field(default_factory=dict)
     coast_aliases: Mapping[str, str] = field(default_factory=dict)
+    source: str = "standard"  # how to load it again: a shipped map's name or a file's absolute path
 
     # -- lookups -----------------------------------------------------------------
 
@@ -123,6 +124,22 @@ class GameMap:
         if prov.type == "coast":
             return tuple(f"{prov.id}/{c}" for c in prov.coasts) if prov.coasts else (prov.id,)
         return ()
+
+    def unit_location(self, kind: str, province: str, coast: str | None) -> str:
+        """Where a unit of this kind stands when written in this province with this coast; ValueError
+        says why it cannot (a fleet inland, an army at sea, a fleet on a split coast without its coast)."""
+        prov = self.provinces.get(province)
+        if prov is None:
+            raise ValueError(f"unknown province {province!r}")
+        locations = self.locations(province, kind)
+        if not locations:
+            raise ValueError(f"a{'n army' if kind == 'army' else ' fleet'} cannot stand in {prov.name}")
+        if kind == "fleet" and len(locations) > 1:
+            loc = f"{province}/{coast}"
+            if loc not in locations:
+                raise ValueError(f"name the coast of {prov.name} ({', '.join(locations)})")
+            return loc
+        return locations[0]
 
     @staticmethod
     def province_of(location: str) -> str:
@@ -260,5 +277,7 @@ def load_map(name_or_path: str = "standard") -> GameMap:
     except yaml.YAMLError as exc:
         raise InputError(f"{path}: not valid YAML: {exc}") from None
     game_map = parse_map(data, path)
+    source = str(candidate.resolve()) if candidate.suffix in (".yaml", ".yml") and candidate.exists() else name_or_path
+    game_map = replace(game_map, source=source)
     _CACHE[name_or_path] = game_map
     return game_map

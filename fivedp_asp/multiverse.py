@@ -80,7 +80,7 @@ class Board:
 
     @property
     def name(self) -> str:
-        return f"{timeline_name(self.timeline)}{self.turn}"
+        return board_name(self.timeline, self.turn)
 
     @property
     def phase(self) -> str:
@@ -89,6 +89,13 @@ class Board:
         if self.adjustment_due:
             return ADJUSTMENT
         return MOVEMENT
+
+
+def board_name(timeline: int, turn: int) -> str:
+    """``a0``, ``b3``; past ``z`` the timeline has digits of its own, so an ``@`` keeps the name
+    unambiguous: timeline b1 at turn 3 is ``b1@3`` (``b13`` would read as timeline b, turn 13)."""
+    tl = timeline_name(timeline)
+    return f"{tl}{turn}" if timeline < 26 else f"{tl}@{turn}"
 
 
 def season_name(turn: int) -> str:

@@ -317,7 +317,8 @@ def victory(mv: Multiverse) -> Multiverse:
     lines = [f"head({t.board(*h.key)})." for h in heads]
     for h in heads:
         b = t.board(*h.key)
-        for power in sorted({u.power for u in h.units.values()}):
+        # a unit waiting to retreat is still on the board until it is disbanded
+        for power in sorted({u.power for u in h.units.values()} | {r.unit.power for r in h.retreats}):
             lines.append(f"has_units({b},{t.const(power)}).")
         if option == "unique":
             lines += [f"owns({b},{t.const(o)},{t.const(p)})." for p, o in sorted(h.centers.items())]

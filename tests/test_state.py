@@ -167,7 +167,7 @@ def test_heads_of_timelines_at_different_turns(game_map):
 
 
 @pytest.mark.parametrize("timeline, turn, name", [
-    (0, 0, "a0"), (0, 1, "a1"), (1, 3, "b3"), (2, 12, "c12"), (25, 4, "z4"), (26, 2, "a12"),
+    (0, 0, "a0"), (0, 1, "a1"), (1, 3, "b3"), (2, 12, "c12"), (25, 4, "z4"), (26, 2, "a1@2"), (27, 3, "b1@3"),
 ])
 def test_board_name(timeline, turn, name):
     assert make_board(timeline, turn, [], {}).name == name
