@@ -105,16 +105,10 @@ def _unit(text: Any, power: str, game_map: GameMap, path: str) -> tuple[Unit, An
         raise CaseError(path, _line(text), f"unit {str(text)!r}: {exc.problem}") from None
     if spec.kind is None:
         raise CaseError(path, _line(text), f"unit {str(text)!r}: say whether it is an army (A) or a fleet (F)")
-    prov = game_map.provinces[spec.where.province]
-    locations = game_map.locations(prov.id, spec.kind)
-    if not locations:
-        raise CaseError(path, _line(text), f"unit {str(text)!r}: a{'n army' if spec.kind == 'army' else ' fleet'} cannot stand in {prov.name}")
-    if spec.kind == "fleet" and len(locations) > 1:
-        loc = f"{prov.id}/{spec.where.coast}"
-        if loc not in locations:
-            raise CaseError(path, _line(text), f"unit {str(text)!r}: name the coast of {prov.name} ({', '.join(locations)})")
-    else:
-        loc = locations[0]
+    try:
+        loc = game_map.unit_location(spec.kind, spec.where.province, spec.where.coast)
+    except ValueError as exc:
+        raise CaseError(path, _line(text), f"unit {str(text)!r}: {exc}") from None
     return Unit(spec.kind, power, loc), spec
 
 
