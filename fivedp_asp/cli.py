@@ -105,7 +105,7 @@ def run_json(run: CaseRun) -> dict:
     for r in run.reports:
         steps.append({
             "phase": r.phase,
-            "orders": [o.__dict__ for o in r.outcomes],
+            "orders": [o.as_dict() for o in r.outcomes],
             "dislodged": [{"board": r.before.boards[k].name, "power": u.power,
                            "unit": _unit_text(r.before, u.kind, u.location)} for k, u in r.dislodged],
             "disbanded": [{"power": u.power, "unit": _unit_text(r.before, u.kind, u.location)} for _, u in r.disbanded],

@@ -143,9 +143,12 @@ _SEPARATOR_RE = re.compile(r"\s+|-")
 """What may stand between the words of one name (``Mid-Atlantic Ocean``)."""
 
 
+_SPACE_RE = re.compile(r"\s*")
+
+
 def _after_space(text: str, pos: int) -> int:
     """The first position at or after ``pos`` that is not whitespace."""
-    return len(text) - len(text[pos:].lstrip()) if pos < len(text) else pos
+    return _SPACE_RE.match(text, pos).end() if pos < len(text) else pos
 
 
 # -- the parser --------------------------------------------------------------------------------

@@ -8,6 +8,9 @@ from dataclasses import dataclass, field
 import clingo
 
 from . import terms as t
+from .map import GameMap
+from .notation import format_order
+from .orders import Order
 
 Place3 = tuple[int, int, str]  # (timeline, turn, province)
 
@@ -20,7 +23,19 @@ class OrderOutcome:
     text: str
     result: str
     reason: str | None = None
-    canonical: str | None = None
+    order: Order | None = field(default=None, compare=False, repr=False)
+    game_map: GameMap | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def canonical(self) -> str | None:
+        """The order in the canonical notation (computed when asked: most callers never need it)."""
+        if self.order is None or self.game_map is None:
+            return None
+        return format_order(self.order, self.game_map)
+
+    def as_dict(self) -> dict:
+        return {"power": self.power, "text": self.text, "canonical": self.canonical,
+                "result": self.result, "reason": self.reason}
 
 
 @dataclass(frozen=True)

@@ -75,7 +75,7 @@ def _outcomes(mv: Multiverse, orders, answer: Answer) -> tuple[OrderOutcome, ...
     out = []
     for i, r in orders:
         result, reason = results.get(i, ("invalid", r.problem or "not an order of this phase"))
-        out.append(OrderOutcome(r.power, r.text, result, reason, format_order(r.order, mv.game_map)))
+        out.append(OrderOutcome(r.power, r.text, result, reason, r.order, mv.game_map))
     return tuple(out)
 
 

@@ -1,0 +1,1 @@
+"""``fivedp compare``: this engine against a reference adjudicator, on scenarios or random games."""
