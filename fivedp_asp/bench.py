@@ -142,3 +142,152 @@ MULTIVERSE_HEADER = (f"{'heads':>5} {'history':>7} {'orders':>6} {'travel':>6} {
 def format_row(r: MultiverseRow) -> str:
     return (f"{r.heads:>5} {r.history:>7} {r.orders:>6} {r.time_travel:>6} {r.step_ms:>8.1f} {r.ground_ms:>9.1f} "
             f"{r.solve_ms:>8.1f} {r.atoms:>7} {r.rules:>7} {r.forks:>5}")
+
+
+# -- classic: against the reference ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RecordedPhase:
+    mv: Multiverse  # the position before the phase, for our engine
+    orders: dict[str, list[str]]  # our notation
+    phase: str
+    position: object  # the same position for the reference (compare.reference.Position)
+    reference_orders: dict[str, list[str]]  # the same orders in the reference's notation
+
+
+def record_phases(movement_phases: int, seed: int, game_map: GameMap | None = None) -> list[RecordedPhase]:
+    """Plays seeded random games from the standard opening with our engine until ``movement_phases``
+    movement phases are recorded, with every retreat and adjustment phase between them."""
+    from .compare.diplomacy_ref import DiplomacyReference
+    from .compare.geo import Geography
+    from .compare.judge import parse_given
+    from .compare.lockstep import opening
+    from .compare.random_games import OrderGenerator
+    from .compare.reference import Position
+    from .step import next_phase
+
+    game_map = game_map or load_map("standard")
+    geo = Geography(game_map)
+    translator = DiplomacyReference(game_map)
+    phases: list[RecordedPhase] = []
+    movement = game = 0
+    while movement < movement_phases:
+        rng = random.Random(f"fivedp-bench/{seed}/{game}")
+        gen = OrderGenerator(game_map, rng)
+        mv = opening(game_map)
+        for _ in range(60):  # phases per game: about ten years
+            if movement >= movement_phases:
+                break
+            board, phase = mv.heads[0], next_phase(mv)
+            orders = gen.orders(board, phase)
+            given = parse_given(orders, game_map)
+            position = Position.of(board, game_map, geo)
+            translator.load(position)
+            theirs: dict[str, list[str]] = {}
+            for g in given:
+                line = translator.translate(g)
+                if line is not None:
+                    theirs.setdefault(g.power.upper(), []).append(line)
+            phases.append(RecordedPhase(mv, orders, phase, position, theirs))
+            movement += phase == "movement"
+            mv = step(mv, orders).after
+            if mv.winner:
+                break
+        game += 1
+    return phases
+
+
+def _time_ours(p: RecordedPhase) -> float:
+    t0 = time.perf_counter()
+    report = step(p.mv, p.orders)
+    _ = [(o.result, o.reason) for o in report.outcomes], report.after.heads  # results and positions out
+    return time.perf_counter() - t0
+
+
+def _time_reference(p: RecordedPhase, ref) -> float:
+    ref.load(p.position)  # positions are set up outside the timer, as ours are
+    game = ref.game
+    t0 = time.perf_counter()
+    for power, lines in p.reference_orders.items():
+        game.set_orders(power, lines)
+    game.process()
+    _ = game.result_history.last_value(), {n: (list(pw.units), list(pw.centers)) for n, pw in game.powers.items()}
+    return time.perf_counter() - t0
+
+
+def bench_classic(movement_phases: int = 500, seed: int = 1, repeat: int = 3, progress=None) -> dict:
+    """Median time per phase of both pipelines over the same recorded phases (best of ``repeat`` per phase)."""
+    from .compare.reference import get_reference
+
+    phases = record_phases(movement_phases, seed)
+    ref = get_reference("diplomacy", load_map("standard"))
+    ours: dict[str, list[float]] = {}
+    theirs: dict[str, list[float]] = {}
+    for i, p in enumerate(phases):
+        ours.setdefault(p.phase, []).append(min(_time_ours(p) for _ in range(repeat)))
+        theirs.setdefault(p.phase, []).append(min(_time_reference(p, ref) for _ in range(repeat)))
+        if progress and i % 100 == 0:
+            progress(i, len(phases))
+    every_ours = [x for v in ours.values() for x in v]
+    every_theirs = [x for v in theirs.values() for x in v]
+    return {
+        "phases": {k: len(v) for k, v in ours.items()},
+        "ours_ms": {k: statistics.median(v) * 1000 for k, v in ours.items()},
+        "reference_ms": {k: statistics.median(v) * 1000 for k, v in theirs.items()},
+        "ours_all_ms": statistics.median(every_ours) * 1000,
+        "reference_all_ms": statistics.median(every_theirs) * 1000,
+    }
+
+
+# -- command line ------------------------------------------------------------------------------------
+
+
+def _ints(text: str) -> list[int]:
+    return [int(x) for x in text.split(",") if x.strip()]
+
+
+def cmd_bench(args) -> int:
+    import sys
+
+    if args.suite == "multiverse":
+        print(f"multiverse: one movement step, every head's units ordered, {args.travel} of them travelling in "
+              f"time; median of {args.repeat} runs")
+        print(MULTIVERSE_HEADER)
+        for heads in _ints(args.heads):
+            for history in _ints(args.history):
+                print(format_row(bench_multiverse(heads, history, args.travel, args.repeat, args.seed)), flush=True)
+        return 0
+    try:
+        import diplomacy  # noqa: F401
+    except ImportError:
+        from .errors import InputError
+
+        raise InputError("the classic benchmark needs the reference package: pip install 'fivedp-asp[reference]'")
+
+    def progress(i: int, n: int) -> None:
+        print(f"  timing phase {i}/{n}", file=sys.stderr, flush=True)
+
+    print(f"classic: {args.phases} movement phases of seeded random games (seed {args.seed}) and their retreat "
+          f"and adjustment phases; whole pipeline, order text in, results and positions out; best of "
+          f"{args.repeat} per phase, median over phases", flush=True)
+    r = bench_classic(args.phases, args.seed, args.repeat, progress)
+    print(f"{'phase':<12} {'count':>6} {'fivedp ms':>10} {'reference ms':>13}")
+    for kind in ("movement", "retreat", "adjustment"):
+        if kind in r["phases"]:
+            print(f"{kind:<12} {r['phases'][kind]:>6} {r['ours_ms'][kind]:>10.2f} {r['reference_ms'][kind]:>13.2f}")
+    print(f"{'all':<12} {sum(r['phases'].values()):>6} {r['ours_all_ms']:>10.2f} {r['reference_all_ms']:>13.2f}")
+    print(f"ratio ours/reference {r['ours_all_ms'] / r['reference_all_ms']:.2f}")
+    return 0
+
+
+def add_bench_parser(sub) -> None:
+    p = sub.add_parser("bench", help="benchmarks: classic (against the reference) or multiverse (scaling)")
+    p.add_argument("suite", choices=("classic", "multiverse"))
+    p.add_argument("--phases", type=int, default=500, help="classic: movement phases to record (default 500)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--repeat", type=int, default=3, help="runs per measurement (default 3)")
+    p.add_argument("--heads", default="1,4,16,64", help="multiverse: boards in play, comma-separated")
+    p.add_argument("--history", default="200,1000", help="multiverse: boards of history, comma-separated")
+    p.add_argument("--travel", type=int, default=30, help="multiverse: time-travel orders in the step")
+    p.set_defaults(func=cmd_bench)

@@ -14,6 +14,7 @@ from typing import Sequence
 
 from .cases import CaseRun, find_cases, load_case, run_case
 from .errors import AdjudicationError, InputError
+from .bench import add_bench_parser
 from .gamecli import add_game_parser
 from .multiverse import Board, Multiverse, season_name
 from .notation import timeline_name
@@ -212,6 +213,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-v", "--verbose", action="store_true", help="also list the cases that pass")
     p.set_defaults(func=cmd_check)
     add_game_parser(sub)
+    add_bench_parser(sub)
     p = sub.add_parser("compare", help="compare this engine with a reference adjudicator, on scenarios or random games")
     p.add_argument("paths", nargs="*", help="scenario files or folders (classic scenarios only)")
     p.add_argument("--reference", default="diplomacy", help="the reference adjudicator (default: diplomacy)")
