@@ -15,9 +15,15 @@ from .multiverse import Board, Multiverse
 from .orders import Place, ResolvedOrder
 
 
+def _touches_sea(game_map: GameMap, a: str, b: str) -> bool:
+    return game_map.provinces[game_map.province_of(a)].is_sea or game_map.provinces[game_map.province_of(b)].is_sea
+
+
 @lru_cache(maxsize=8)
 def map_facts(game_map: GameMap) -> str:
-    """The geography movement and retreats need; the same string for every step on this map."""
+    """The geography every movement or retreat step needs, the same string for every step on this
+    map: province types, locations, and the sea graph (fleet edges with a sea at one end), which
+    convoy routes are traced through. Other edges come with the units standing on them (edge_facts)."""
     lines: list[str] = []
     for prov in game_map.provinces.values():
         p = t.const(prov.id)
@@ -25,10 +31,20 @@ def map_facts(game_map: GameMap) -> str:
         for kind in ("army", "fleet"):
             for loc in game_map.locations(prov.id, kind):
                 lines.append(f"loc({t.location(loc)},{p}).")
-    for kind in ("army", "fleet"):
-        for a, b in sorted(game_map.edges(kind)):
-            lines.append(f"edge({kind},{t.location(a)},{t.location(b)}).")
+    for a, b in sorted(game_map.edges("fleet")):
+        if _touches_sea(game_map, a, b):
+            lines.append(f"edge(fleet,{t.location(a)},{t.location(b)}).")
     return "\n".join(sorted(set(lines))) + "\n"
+
+
+def edge_facts(game_map: GameMap, units: Iterable[tuple[str, str]]) -> list[str]:
+    """The edges from where these (kind, location) units stand that ``map_facts`` leaves out."""
+    lines = []
+    for kind, loc in sorted(set(units)):
+        for to in game_map.neighbours.get((kind, loc), ()):
+            if kind == "army" or not _touches_sea(game_map, loc, to):
+                lines.append(f"edge({kind},{t.location(loc)},{t.location(to)}).")
+    return lines
 
 
 @lru_cache(maxsize=8)
@@ -204,6 +220,7 @@ def movement_facts(mv: Multiverse, orders: Sequence[tuple[int, ResolvedOrder]]) 
         involved |= {p.board for p in (r.unit, r.target, r.dest) if p is not None and p.board in mv.boards}
     boards = [mv.boards[k] for k in sorted(involved)]
     lines = board_facts(mv, boards)
+    lines += edge_facts(mv.game_map, ((u.kind, u.location) for b in boards for u in b.units.values()))
     lines += [f"head({t.board(*k)})." for k in sorted(heads)]
     for b in boards:
         if b.key not in heads:

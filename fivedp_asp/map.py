@@ -111,6 +111,15 @@ class GameMap:
 
     # -- geography ---------------------------------------------------------------
 
+    @cached_property
+    def neighbours(self) -> Mapping[tuple[str, str], tuple[str, ...]]:
+        """(kind, location) → the locations a unit of that kind there may step to."""
+        out: dict[tuple[str, str], list[str]] = {}
+        for kind in UNIT_KINDS:
+            for a, b in sorted(self.edges(kind)):
+                out.setdefault((kind, a), []).append(b)
+        return MappingProxyType({k: tuple(v) for k, v in out.items()})
+
     def edges(self, kind: str) -> frozenset[tuple[str, str]]:
         return self.army_edges if kind == "army" else self.fleet_edges
 

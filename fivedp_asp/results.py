@@ -40,35 +40,51 @@ class OrderOutcome:
 
 @dataclass(frozen=True)
 class Answer:
-    """The atoms of one phase's answer, sorted by predicate."""
+    """The atoms of one phase's answer, by predicate: each atom's argument text, and the symbols."""
 
-    atoms: dict[str, list[tuple[clingo.Symbol, ...]]] = field(default_factory=dict)
+    texts: dict[str, list[str]] = field(default_factory=dict)
+    symbols: dict[str, list[clingo.Symbol]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, symbols) -> "Answer":
-        grouped: dict[str, list[tuple[clingo.Symbol, ...]]] = defaultdict(list)
+        texts: dict[str, list[str]] = defaultdict(list)
+        syms: dict[str, list[clingo.Symbol]] = defaultdict(list)
         for sym in symbols:
-            grouped[sym.name].append(tuple(sym.arguments))
-        return cls(dict(grouped))
+            text = str(sym)
+            cut = text.find("(")
+            name = text[:cut] if cut > 0 else text
+            texts[name].append(text[cut + 1 : -1] if cut > 0 else "")
+            syms[name].append(sym)
+        return cls(dict(texts), dict(syms))
 
     def get(self, name: str) -> list[tuple[clingo.Symbol, ...]]:
-        return self.atoms.get(name, [])
+        """The arguments of every atom of ``name``, as symbols (for the few rarely read predicates)."""
+        return [tuple(sym.arguments) for sym in self.symbols.get(name, [])]
 
     def order_results(self) -> dict[int, tuple[str, str | None]]:
         """Order id → (result, reason); an illegal order is ``invalid`` with its first reason."""
         out: dict[int, tuple[str, str | None]] = {}
-        for i, r in self.get("order_result"):
-            out[i.number] = (r.name, None)
-        for i, r in sorted(self.get("illegal"), key=lambda a: (a[0].number, str(a[1]))):
-            if i.number not in out or out[i.number][0] != "invalid":
-                out[i.number] = ("invalid", r.name.replace("_", " "))
+        for text in self.texts.get("order_result", []):
+            i, _, r = text.partition(",")
+            out[int(i)] = (r, None)
+        illegal = sorted((int(i), r) for i, _, r in (x.partition(",") for x in self.texts.get("illegal", [])))
+        for i, r in illegal:
+            if i not in out or out[i][0] != "invalid":
+                out[i] = ("invalid", r.replace("_", " "))
         return out
 
     def places(self, name: str) -> set[Place3]:
-        return {t.read_place(args[0]) for args in self.get(name)}
+        return {t.place_of(x) for x in self.texts.get(name, [])}
 
     def place_pairs(self, name: str) -> dict[Place3, Place3]:
-        return {t.read_place(a): t.read_place(b) for a, b in self.get(name)}
+        return dict(t.place_pair_of(x) for x in self.texts.get(name, []))
 
     def arrivals(self, name: str = "arrives") -> dict[Place3, str]:
-        return {t.read_place(a): t.read_location(loc) for a, loc in self.get(name)}
+        return dict(t.place_location_of(x) for x in self.texts.get(name, []))
+
+    def boards(self, name: str) -> list[tuple[int, int]]:
+        return [t.board_of(x) for x in self.texts.get(name, [])]
+
+    def owners(self) -> dict[tuple[str, Place3], tuple[int, int]]:
+        """Every decision of the step, (name, place), and the board that owns it."""
+        return dict(t.decision_owner_of(x) for x in self.texts.get("owner", []))

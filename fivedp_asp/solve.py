@@ -53,7 +53,8 @@ def _parsed_programs(programs: tuple[str, ...]) -> tuple[ast.AST, ...]:
     """The encodings, parsed once per process: they never change, and parsing costs more than grounding."""
     statements: list[ast.AST] = []
     ast.parse_files([str(asp_dir() / name) for name in programs], statements.append)
-    return tuple(statements)
+    # comments are statements in the AST too; the grounder has no use for them
+    return tuple(s for s in statements if s.ast_type != ast.ASTType.Comment)
 
 
 @lru_cache(maxsize=16)

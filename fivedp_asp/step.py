@@ -12,7 +12,7 @@ from typing import Mapping, Sequence
 
 from . import terms as t
 from .errors import InputError, NotationError, OrderError
-from .facts import adjustment_map_facts, board_facts, center_facts, map_facts, movement_facts, order_facts
+from .facts import adjustment_map_facts, board_facts, center_facts, edge_facts, map_facts, movement_facts, order_facts
 from .multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Board, Multiverse, Record, Retreat, Unit, make_board
 from .notation import format_order, parse_order
 from .resolve import ResolvedOrder, resolve
@@ -117,23 +117,43 @@ def settle(board: Board, mv: Multiverse) -> Board:
 # -- movement ----------------------------------------------------------------------------------
 
 
-def _produce(mv: Multiverse, source: Board, timeline: int, answer: Answer, produced_from: dict) -> Board:
+@dataclass(frozen=True)
+class _Outcome:
+    """What a movement answer says about each board, grouped once by board."""
+
+    moved: frozenset  # places whose unit left (moved, or departed on a recorded journey)
+    dislodged_by: dict  # victim place -> attacker place
+    arrivals_into: dict  # board -> [(origin place, arrival location)]
+    bounced_on: dict  # board -> provinces left vacant by a standoff
+    convoyed: frozenset
+
+    @classmethod
+    def read(cls, answer: Answer, departed: frozenset) -> "_Outcome":
+        arrivals = answer.arrivals()
+        dest_of = answer.place_pairs("move")
+        into: dict = {}
+        for origin, loc in arrivals.items():
+            into.setdefault(dest_of[origin][:2], []).append((origin, loc))
+        bounced: dict = {}
+        for tl, tn, prov in answer.places("bounced"):
+            bounced.setdefault((tl, tn), set()).add(prov)
+        return cls(frozenset(arrivals) | departed, answer.place_pairs("dislodged_by"), into, bounced,
+                   frozenset(answer.places("convoyed")))
+
+
+def _produce(mv: Multiverse, source: Board, timeline: int, outcome: _Outcome) -> Board:
     """The board produced from battle ``source`` (RULES.md §6): who stayed, who arrived, who must retreat."""
     key = source.key
-    arrivals, dislodged_by = produced_from["arrivals"], produced_from["dislodged_by"]
-    gone = produced_from["departed"]
     units = [u for u in source.units.values()
-             if (*key, u.province) not in arrivals and (*key, u.province) not in dislodged_by
-             and (*key, u.province) not in gone]
-    for origin, loc in arrivals.items():
-        if produced_from["dest_of"][origin][:2] == key:
-            u = mv.boards[origin[:2]].units[origin[2]]
-            units.append(Unit(u.kind, u.power, loc))
-    barred = frozenset(p for (bt, bn, p) in produced_from["bounced"] if (bt, bn) == key)
+             if (*key, u.province) not in outcome.moved and (*key, u.province) not in outcome.dislodged_by]
+    for origin, loc in outcome.arrivals_into.get(key, ()):
+        u = mv.boards[origin[:2]].units[origin[2]]
+        units.append(Unit(u.kind, u.power, loc))
+    barred = frozenset(outcome.bounced_on.get(key, ()))
     retreats = []
-    for victim, attacker in sorted(dislodged_by.items()):
+    for victim, attacker in sorted(outcome.dislodged_by.items()):
         if victim[:2] == key:
-            from_here = attacker[:2] == key and attacker not in produced_from["convoyed"]
+            from_here = attacker[:2] == key and attacker not in outcome.convoyed
             retreats.append(Retreat(source.units[victim[2]], attacker[2] if from_here else None, barred))
     return make_board(timeline, source.turn + 1, units, source.centers, retreats=tuple(retreats))
 
@@ -187,30 +207,23 @@ def _movement(mv: Multiverse, orders, statistics: bool = False) -> StepReport:
     facts = movement_facts(mv, orders)
     solution = solve_decisions(_program(mv, "movement.lp"), facts.text, map_facts(mv.game_map), statistics=statistics)
     answer = Answer.of(solution.atoms)
-    produced_from = {
-        "arrivals": answer.arrivals(),
-        "dislodged_by": answer.place_pairs("dislodged_by"),
-        "convoyed": answer.places("convoyed"),
-        "bounced": answer.places("bounced"),
-        "dest_of": answer.place_pairs("move"),
-        "departed": facts.departed,
-    }
-    owners = {(d.name, t.read_place(d.arguments[0])): t.read_board(b) for d, b in answer.get("owner")}
-    true = {(name, t.read_place(args[0])) for name in DECISIONS for args in answer.get(name)}
+    outcome = _Outcome.read(answer, facts.departed)
+    owners = answer.owners()
+    true = {(name, place) for name in DECISIONS for place in answer.places(name)}
     legal = {i for i, (res, _) in answer.order_results().items() if res != "invalid"}
-    forked = sorted((t.read_board(a[0]) for a in answer.get("fork")), key=lambda k: (k[1], k[0]))
+    forked = sorted(answer.boards("fork"), key=lambda k: (k[1], k[0]))
     # the heads are recorded as fought now; then each advances
     recorded_heads = _records(mv.heads, orders, owners, true, legal)
-    produced = [_produce(mv, h, h.timeline, answer, produced_from) for h in mv.heads]
+    produced = [_produce(mv, h, h.timeline, outcome) for h in mv.heads]
     forks: dict[int, tuple[int, int]] = {}
     next_timeline = max(mv.timelines) + 1
     for key in forked:
-        produced.append(_produce(mv, mv.boards[key], next_timeline, answer, produced_from))
+        produced.append(_produce(mv, mv.boards[key], next_timeline, outcome))
         forks[next_timeline] = key
         next_timeline += 1
-    fought = {t.read_board(a[0]) for a in answer.get("scope")}
+    fought = set(answer.boards("scope"))
     shown = {k for k in fought if k in recorded_heads or k in forked}
-    dislodged = [(v[:2], mv.boards[v[:2]].units[v[2]]) for v in sorted(produced_from["dislodged_by"]) if v[:2] in shown]
+    dislodged = [(v[:2], mv.boards[v[:2]].units[v[2]]) for v in sorted(outcome.dislodged_by) if v[:2] in shown]
     after = mv.with_boards(list(recorded_heads.values()) + produced, forks)
     after, disbanded = _drop_hopeless_retreats(after, produced)
     after = after.with_boards([settle(after.boards[b.key], after) for b in produced])
@@ -223,6 +236,7 @@ def _movement(mv: Multiverse, orders, statistics: bool = False) -> StepReport:
 
 def _retreat_facts(mv: Multiverse, boards: Sequence[Board], orders) -> str:
     lines = board_facts(mv, boards)
+    lines += edge_facts(mv.game_map, ((r.unit.kind, r.unit.location) for b in boards for r in b.retreats))
     for b in boards:
         for r in b.retreats:
             u = r.unit
@@ -240,7 +254,7 @@ def _drop_hopeless_retreats(mv: Multiverse, boards: Sequence[Board]):
     if not waiting:
         return mv, ()
     answer = Answer.of(solve_decisions(["retreat.lp"], _retreat_facts(mv, waiting, []), map_facts(mv.game_map)).atoms)
-    can_move = {t.read_place(a[0]) for a in answer.get("option")}
+    can_move = {t.place_of(x.rsplit(",", 1)[0]) for x in answer.texts.get("option", [])}
     updated, gone = [], []
     for b in waiting:
         keep = tuple(r for r in b.retreats if (b.timeline, b.turn, r.unit.province) in can_move)

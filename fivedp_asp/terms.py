@@ -70,3 +70,52 @@ def read_location(sym: clingo.Symbol) -> str:
 def place_symbol(timeline: int, turn: int, province: str) -> clingo.Symbol:
     """The symbol the solver uses for a place, for assumptions and look-ups."""
     return clingo.parse_term(place(timeline, turn, province))
+
+
+# -- reading answers from their text -----------------------------------------------------------------
+# An answer's atoms are read once as text (one call into clingo per atom) and taken apart here.
+
+_PLACE_TEXT = r'p\(b\((-?\d+),(-?\d+)\),"?([^",()]+)"?\)'
+_PLACE_ONLY = re.compile(_PLACE_TEXT + r"\Z")
+_PLACE_PAIR = re.compile(_PLACE_TEXT + "," + _PLACE_TEXT + r"\Z")
+_PLACE_LOC = re.compile(_PLACE_TEXT + r',(?:c\("?([^",()]+)"?,"?([^",()]+)"?\)|"?([^",()]+)"?)\Z')
+_DECISION_OWNER = re.compile(r"(\w+)\(" + _PLACE_TEXT + r"\),b\((-?\d+),(-?\d+)\)\Z")
+
+
+def place_of(text: str) -> tuple[int, int, str]:
+    """``p(b(T,N),P)`` as text → (timeline, turn, province)."""
+    m = _PLACE_ONLY.match(text)
+    if m is None:
+        raise ValueError(f"not a place: {text}")
+    return int(m[1]), int(m[2]), m[3]
+
+
+def place_pair_of(text: str) -> tuple[tuple[int, int, str], tuple[int, int, str]]:
+    m = _PLACE_PAIR.match(text)
+    if m is None:
+        raise ValueError(f"not two places: {text}")
+    return (int(m[1]), int(m[2]), m[3]), (int(m[4]), int(m[5]), m[6])
+
+
+def place_location_of(text: str) -> tuple[tuple[int, int, str], str]:
+    """``p(b(T,N),P),L`` → (place, location), the location ``spa/nc`` for ``c(spa,nc)``."""
+    m = _PLACE_LOC.match(text)
+    if m is None:
+        raise ValueError(f"not a place and a location: {text}")
+    loc = f"{m[4]}/{m[5]}" if m[4] else m[6]
+    return (int(m[1]), int(m[2]), m[3]), loc
+
+
+def decision_owner_of(text: str) -> tuple[tuple[str, tuple[int, int, str]], tuple[int, int]]:
+    """``moves(p(b(T,N),P)),b(T2,N2)`` → ((decision name, place), owning board)."""
+    m = _DECISION_OWNER.match(text)
+    if m is None:
+        raise ValueError(f"not a decision and its owner: {text}")
+    return (m[1], (int(m[2]), int(m[3]), m[4])), (int(m[5]), int(m[6]))
+
+
+def board_of(text: str) -> tuple[int, int]:
+    m = _BOARD.match(text)
+    if m is None:
+        raise ValueError(f"not a board: {text}")
+    return int(m[1]), int(m[2])
