@@ -258,9 +258,9 @@ def cmd_bench(args) -> int:
             for history in _ints(args.history):
                 print(format_row(bench_multiverse(heads, history, args.travel, args.repeat, args.seed)), flush=True)
         return 0
-    try:
-        import diplomacy  # noqa: F401
-    except ImportError:
+    import importlib.util
+
+    if importlib.util.find_spec("diplomacy") is None:
         from .errors import InputError
 
         raise InputError("the classic benchmark needs the reference package: pip install 'fivedp-asp[reference]'")

@@ -16,9 +16,9 @@ import yaml
 
 from .errors import InputError, NotationError, OrderError
 from .map import GameMap, load_map
-from .multiverse import ADJUSTMENT, MOVEMENT, PHASES, RETREAT, Board, Multiverse, Retreat, Unit, make_board
+from .multiverse import ADJUSTMENT, MOVEMENT, PHASES, RETREAT, Board, Multiverse, Retreat, Unit, board_name_readings, make_board
 from .notation import parse_timeline, parse_unit, timeline_name
-from .resolve import _relative, _subject
+from .resolve import subject_place
 from .step import StepReport, step
 
 RESULTS = ("succeeds", "fails", "invalid")
@@ -283,7 +283,7 @@ def _expected_unit(text: Any, board: tuple[int, int] | None, mv: Multiverse, pat
         raise CaseError(path, _line(text), f"unit {str(text)!r}: say whether it is an army (A) or a fleet (F)")
     if board is None:
         try:
-            board = _subject(mv, spec.where, str(text)).board
+            board = subject_place(mv, spec.where, str(text)).board
         except InputError as exc:
             raise CaseError(path, _line(text), str(exc)) from None
     coast = spec.where.coast if spec.kind == "fleet" else None
@@ -314,29 +314,12 @@ def _show(keys: set[UnitKey]) -> str:
 def _board_named(name: Any, mv: Multiverse, path: str) -> Board | None:
     """A board by name. ``b10`` may be timeline b turn 10 or timeline b1 turn 0: the one that exists is
     meant; ``b1@0`` (timeline, @, turn) says it without doubt."""
-    text = str(name).strip()
-    readings = []
-    if "@" in text:
-        tl, _, turn = text.partition("@")
-        readings.append((tl, turn))
-    else:
-        digits = len(text) - len(text.rstrip("0123456789"))
-        for cut in range(len(text) - digits, len(text)):
-            if cut > 0:
-                readings.append((text[:cut], text[cut:]))
-    found, valid = [], False
-    for tl, turn in readings:
-        try:
-            key = (parse_timeline(tl), int(turn))
-        except (ValueError, NotationError):
-            continue
-        valid = True
-        if key in mv.boards and mv.boards[key] not in found:
-            found.append(mv.boards[key])
-    if not valid:
-        raise CaseError(path, _line(name), f"board name {text!r} must be a timeline and a turn, like a1, b3 or b1@0")
+    readings = board_name_readings(str(name))
+    if not readings:
+        raise CaseError(path, _line(name), f"board name {str(name)!r} must be a timeline and a turn, like a1, b3 or b1@0")
+    found = [mv.boards[k] for k in readings if k in mv.boards]
     if len(found) > 1:
-        raise CaseError(path, _line(name), f"board name {text!r} is ambiguous: write it as timeline@turn")
+        raise CaseError(path, _line(name), f"board name {str(name)!r} is ambiguous: write it as timeline@turn")
     return found[0] if found else None
 
 

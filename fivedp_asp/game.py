@@ -23,7 +23,7 @@ import yaml
 from . import orders as o
 from .errors import InputError, NotationError
 from .map import GameMap, load_map
-from .multiverse import RETREAT, Board, Multiverse, Record, Retreat, Unit, board_name, make_board
+from .multiverse import RETREAT, Board, Multiverse, Record, Retreat, Unit, board_name, board_name_readings, make_board
 from .notation import format_order, parse_order, parse_timeline, parse_unit, parse_where, timeline_name
 from .orders import Place, ResolvedOrder
 from .resolve import resolve
@@ -208,18 +208,10 @@ def _read_unit(text: str, power: str, m: GameMap, path: str) -> Unit:
 
 def _board_key(name: str, path: str) -> tuple[int, int]:
     """``a3``, or ``b1@3`` for timelines past z (the file always writes those with the @)."""
-    name = str(name)
-    if "@" in name:
-        tl, _, turn = name.partition("@")
-    else:
-        i = len(name)
-        while i > 0 and name[i - 1].isdigit():
-            i -= 1
-        tl, turn = name[:i], name[i:]
-    try:
-        return parse_timeline(tl), int(turn)
-    except (ValueError, NotationError):
-        raise _damaged(path, f"bad board name {name!r}") from None
+    readings = board_name_readings(str(name))
+    if not readings:
+        raise _damaged(path, f"bad board name {name!r}")
+    return readings[0]
 
 
 def _read_board(name: str, data: dict, mv: Multiverse, path: str) -> Board:
@@ -290,8 +282,8 @@ def load_game(path: str | Path) -> Game:
         m = load_map(str(data["map"]))
         options = dict(data.get("options") or {})
         forks = {}
-        for t_name, board_name in (data.get("forks") or {}).items():
-            forks[parse_timeline(str(t_name))] = _board_key(str(board_name), path)
+        for t_name, forked_from in (data.get("forks") or {}).items():
+            forks[parse_timeline(str(t_name))] = _board_key(str(forked_from), path)
         mv = Multiverse(m, MappingProxyType({}), MappingProxyType(forks), MappingProxyType(options),
                         players=tuple(data.get("players") or ()), eliminated=frozenset(data.get("eliminated") or ()),
                         winner=data.get("winner"))

@@ -14,7 +14,8 @@ from types import MappingProxyType
 from typing import Iterable, Mapping
 
 from .map import GameMap
-from .notation import timeline_name
+from .errors import NotationError
+from .notation import parse_timeline, timeline_name
 from .orders import ResolvedOrder
 
 Place3 = tuple[int, int, str]  # (timeline, turn, province): a unit's place
@@ -98,6 +99,24 @@ def board_name(timeline: int, turn: int) -> str:
     return f"{tl}{turn}" if timeline < 26 else f"{tl}@{turn}"
 
 
+def board_name_readings(name: str) -> list[tuple[int, int]]:
+    """Every (timeline, turn) a board name can mean: ``b1@3`` one; ``b13`` two (timeline b turn 13,
+    or timeline b1 turn 3), the shorter timeline first. Empty when it is no board name at all."""
+    text = str(name).strip()
+    if "@" in text:
+        cuts = [text.split("@", 1)]
+    else:
+        digits = len(text) - len(text.rstrip("0123456789"))
+        cuts = [[text[:cut], text[cut:]] for cut in range(len(text) - digits, len(text)) if cut > 0]
+    readings = []
+    for tl, turn in cuts:
+        try:
+            readings.append((parse_timeline(tl), int(turn)))
+        except (ValueError, NotationError):
+            continue
+    return readings
+
+
 def season_name(turn: int) -> str:
     return f"{'Spring' if turn % 2 == 0 else 'Fall'} {1901 + turn // 2}"
 
@@ -168,7 +187,6 @@ class Multiverse:
         return replace(self.with_boards(boards), eliminated=eliminated, winner=winner)
 
     def find_board(self, name: str) -> Board | None:
-        for b in self.boards.values():
-            if b.name == name:
-                return b
-        return None
+        """The board a name means; of two readings (``b13``) the one that exists."""
+        found = [self.boards[k] for k in board_name_readings(name) if k in self.boards]
+        return found[0] if len(found) == 1 else None

@@ -18,7 +18,7 @@ from types import MappingProxyType
 from typing import Callable, Iterable, NoReturn, TypeVar
 
 from .errors import NotationError
-from .map import GameMap, normalize_name
+from .map import GameMap
 from .orders import (
     ARMY, FLEET, Build, Convoy, Disband, Hold, Move, Order, SupportHold, SupportMove, UnitSpec, Waive, Where,
 )

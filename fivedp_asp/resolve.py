@@ -20,8 +20,9 @@ def _latest(mv: Multiverse, timeline: int, text: str) -> int:
     return turn
 
 
-def _subject(mv: Multiverse, where: o.Where, text: str) -> Place:
-    """The ordered unit: timeline defaults to the root (option implicit_main_timeline), turn to the latest."""
+def subject_place(mv: Multiverse, where: o.Where, text: str) -> Place:
+    """Where a written unit stands (the ordered unit, or a unit named in a scenario's expectations):
+    its timeline defaults to the root (option implicit_main_timeline), its turn to the latest."""
     timeline = where.timeline
     if timeline is None:
         if not mv.options.get("implicit_main_timeline", True):
@@ -44,23 +45,23 @@ def _relative(mv: Multiverse, where: o.Where, base: Place, text: str) -> Place:
 
 def resolve(order: o.Order, power: str, text: str, mv: Multiverse) -> ResolvedOrder:
     def base(kind: str, unit: o.UnitSpec, **kw) -> ResolvedOrder:
-        return ResolvedOrder(power, text, order, kind, _subject(mv, unit.where, text), unit_kind=unit.kind, **kw)
+        return ResolvedOrder(power, text, order, kind, subject_place(mv, unit.where, text), unit_kind=unit.kind, **kw)
 
     match order:
         case o.Hold(unit):
             return base("hold", unit)
         case o.Move(unit, dest, via):
-            subject = _subject(mv, unit.where, text)
+            subject = subject_place(mv, unit.where, text)
             return base("move", unit, dest=_relative(mv, dest, subject, text), via_convoy=via)
         case o.SupportHold(unit, target):
-            subject = _subject(mv, unit.where, text)
+            subject = subject_place(mv, unit.where, text)
             return base("support_hold", unit, target=_relative(mv, target.where, subject, text))
         case o.SupportMove(unit, target, dest):
-            subject = _subject(mv, unit.where, text)
+            subject = subject_place(mv, unit.where, text)
             supported = _relative(mv, target.where, subject, text)
             return base("support_move", unit, target=supported, dest=_relative(mv, dest, supported, text))
         case o.Convoy(unit, target, dest):
-            subject = _subject(mv, unit.where, text)
+            subject = subject_place(mv, unit.where, text)
             army = _relative(mv, target.where, subject, text)
             return base("convoy", unit, target=army, dest=_relative(mv, dest, army, text))
         case o.Disband(unit):

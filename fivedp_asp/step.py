@@ -14,7 +14,7 @@ from . import terms as t
 from .errors import InputError, NotationError, OrderError
 from .facts import adjustment_map_facts, board_facts, center_facts, edge_facts, map_facts, movement_facts, order_facts
 from .multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Board, Multiverse, Record, Retreat, Unit, make_board
-from .notation import format_order, parse_order
+from .notation import parse_order
 from .resolve import ResolvedOrder, resolve
 from .results import Answer, OrderOutcome
 from .solve import DECISIONS, Solution, solve_decisions

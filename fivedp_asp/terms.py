@@ -45,13 +45,6 @@ _BOARD = re.compile(r"b\((-?\d+),(-?\d+)\)\Z")
 _PLACE = re.compile(r'p\(b\((-?\d+),(-?\d+)\),"?([^",]+)"?\)\Z')
 
 
-def read_board(sym: clingo.Symbol) -> tuple[int, int]:
-    m = _BOARD.match(str(sym))
-    if m is None:
-        raise ValueError(f"not a board: {sym}")
-    return int(m[1]), int(m[2])
-
-
 def read_place(sym: clingo.Symbol) -> tuple[int, int, str]:
     """``p(b(T,N),P)`` → (timeline, turn, province)."""
     m = _PLACE.match(str(sym))
@@ -66,10 +59,6 @@ def read_location(sym: clingo.Symbol) -> str:
         return f"{name_of(prov)}/{name_of(coast)}"
     return name_of(sym)
 
-
-def place_symbol(timeline: int, turn: int, province: str) -> clingo.Symbol:
-    """The symbol the solver uses for a place, for assumptions and look-ups."""
-    return clingo.parse_term(place(timeline, turn, province))
 
 
 # -- reading answers from their text -----------------------------------------------------------------

@@ -25,7 +25,7 @@ removals. Everything is drawn from one ``random.Random``, so a seed gives the sa
 from __future__ import annotations
 
 import random
-from typing import Iterable, Sequence
+from typing import Sequence
 
 from ..map import GameMap
 from ..multiverse import ADJUSTMENT, RETREAT, Board, Unit
@@ -389,9 +389,3 @@ class OrderGenerator:
         if foreign:
             choices.append(Disband(_spec(rng.choice(foreign))))
         return rng.choice(choices)
-
-
-def all_order_lines(orders: dict[str, list[str]]) -> Iterable[tuple[str, str]]:
-    for power, lines in orders.items():
-        for line in lines:
-            yield power, line
