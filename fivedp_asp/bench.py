@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 import statistics
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 
 from .map import GameMap, load_map
@@ -175,7 +175,8 @@ def record_phases(movement_phases: int, seed: int, game_map: GameMap | None = No
     while movement < movement_phases:
         rng = random.Random(f"fivedp-bench/{seed}/{game}")
         gen = OrderGenerator(game_map, rng)
-        mv = opening(game_map)
+        # a real game: every power a player, so elimination and victory are checked after each phase
+        mv = replace(opening(game_map), players=tuple(game_map.powers))
         for _ in range(60):  # phases per game: about ten years
             if movement >= movement_phases:
                 break
