@@ -245,7 +245,15 @@ def bench_classic(movement_phases: int = 500, seed: int = 1, repeat: int = 3, pr
 
 
 def _ints(text: str) -> list[int]:
-    return [int(x) for x in text.split(",") if x.strip()]
+    from .errors import InputError
+
+    try:
+        values = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise InputError(f"{text!r}: give whole numbers separated by commas, like 1,4,16,64") from None
+    if not values or min(values) < 1:
+        raise InputError(f"{text!r}: give whole numbers of at least 1, separated by commas")
+    return values
 
 
 def cmd_bench(args) -> int:
