@@ -260,11 +260,12 @@ def cmd_bench(args) -> int:
     import sys
 
     if args.suite == "multiverse":
+        heads_list, history_list = _ints(args.heads), _ints(args.history)
         print(f"multiverse: one movement step, every head's units ordered, {args.travel} of them travelling in "
               f"time; median of {args.repeat} runs")
         print(MULTIVERSE_HEADER)
-        for heads in _ints(args.heads):
-            for history in _ints(args.history):
+        for heads in heads_list:
+            for history in history_list:
                 print(format_row(bench_multiverse(heads, history, args.travel, args.repeat, args.seed)), flush=True)
         return 0
     import importlib.util
