@@ -201,8 +201,18 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 1 if tally.findings else 0
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("fivedp-asp")
+    except PackageNotFoundError:
+        return "(not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="fivedp", description="Adjudicator for 5D Diplomacy with Multiversal Time Travel.")
+    parser.add_argument("--version", action="version", version=f"fivedp {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("adjudicate", help="adjudicate a scenario file and print every step's results and positions")
     p.add_argument("file")
