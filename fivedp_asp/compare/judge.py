@@ -621,6 +621,20 @@ def _supports_of(ctx: Context, mover: Unit, dest: str) -> list[int]:
     return out
 
 
+def _via_convoy_attacks(ctx: Context):
+    """(mover, victim, destination province) for every attack written ``via convoy`` by the mover's
+    own power on a unit of another power."""
+    for g in ctx.given:
+        o = g.order
+        if not isinstance(o, Move) or not o.via_convoy:
+            continue
+        mover = ctx.board.units.get(o.unit.where.province)
+        victim = ctx.board.units.get(o.dest.province)
+        if mover is None or victim is None or mover.power != g.power or victim.power == mover.power:
+            continue
+        yield mover, victim, o.dest.province
+
+
 def _own_support_via_convoy(ctx: Context) -> list[Emulation]:
     """6.D.12 with ``via convoy``: the reference counts a support given by the attacked unit's own
     power to an attack written ``via convoy`` (it looks for the attacked unit under the word "VIA").
@@ -630,15 +644,8 @@ def _own_support_via_convoy(ctx: Context) -> list[Emulation]:
     if ctx.phase != MOVEMENT:
         return []
     victims: set[Unit] = set()
-    for i, g in enumerate(ctx.given):
-        o = g.order
-        if not isinstance(o, Move) or not o.via_convoy:
-            continue
-        mover = ctx.board.units.get(o.unit.where.province)
-        victim = ctx.board.units.get(o.dest.province)
-        if mover is None or victim is None or mover.power != g.power or victim.power == mover.power:
-            continue
-        if any(ctx.given[j].power == victim.power for j in _supports_of(ctx, mover, o.dest.province)):
+    for mover, victim, dest in _via_convoy_attacks(ctx):
+        if any(ctx.given[j].power == victim.power for j in _supports_of(ctx, mover, dest)):
             victims.add(victim)
     if not victims:
         return []
@@ -729,15 +736,8 @@ def _own_support_via_convoy_by_supporter(ctx: Context) -> list[Emulation]:
     """The same deviation when every power is on the board: the supporters are handed to the
     attacker's power instead (their own power's attacks then cut them, so this explains less)."""
     moved: dict[int, str] = {}
-    for i, g in enumerate(ctx.given):
-        o = g.order
-        if not isinstance(o, Move) or not o.via_convoy:
-            continue
-        mover = ctx.board.units.get(o.unit.where.province)
-        victim = ctx.board.units.get(o.dest.province)
-        if mover is None or victim is None or mover.power != g.power or victim.power == mover.power:
-            continue
-        for j in _supports_of(ctx, mover, o.dest.province):
+    for mover, victim, dest in _via_convoy_attacks(ctx):
+        for j in _supports_of(ctx, mover, dest):
             if ctx.given[j].power == victim.power:
                 moved[j] = mover.power
     if not moved:
