@@ -76,6 +76,10 @@ class Answer:
     def places(self, name: str) -> set[Place3]:
         return {t.place_of(x) for x in self.texts.get(name, [])}
 
+    def first_places(self, name: str) -> set[Place3]:
+        """The places that atoms ``name(Place, ...)`` begin with."""
+        return {t.leading_place_of(x) for x in self.texts.get(name, [])}
+
     def place_pairs(self, name: str) -> dict[Place3, Place3]:
         return dict(t.place_pair_of(x) for x in self.texts.get(name, []))
 

@@ -254,7 +254,7 @@ def _drop_hopeless_retreats(mv: Multiverse, boards: Sequence[Board]):
     if not waiting:
         return mv, ()
     answer = Answer.of(solve_decisions(["retreat.lp"], _retreat_facts(mv, waiting, []), map_facts(mv.game_map)).atoms)
-    can_move = {t.place_of(x.rsplit(",", 1)[0]) for x in answer.texts.get("option", [])}
+    can_move = answer.first_places("option")
     updated, gone = [], []
     for b in waiting:
         keep = tuple(r for r in b.retreats if (b.timeline, b.turn, r.unit.province) in can_move)

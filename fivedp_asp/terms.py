@@ -79,6 +79,17 @@ def place_of(text: str) -> tuple[int, int, str]:
     return int(m[1]), int(m[2]), m[3]
 
 
+_LEADING_PLACE = re.compile(_PLACE_TEXT + r"(?:,|\Z)")
+
+
+def leading_place_of(text: str) -> tuple[int, int, str]:
+    """The place an atom's arguments begin with: ``p(b(T,N),P),...``."""
+    m = _LEADING_PLACE.match(text)
+    if m is None:
+        raise ValueError(f"does not begin with a place: {text}")
+    return int(m[1]), int(m[2]), m[3]
+
+
 def place_pair_of(text: str) -> tuple[tuple[int, int, str], tuple[int, int, str]]:
     m = _PLACE_PAIR.match(text)
     if m is None:
