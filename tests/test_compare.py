@@ -65,6 +65,18 @@ def test_adapter_movement_results(diplomacy):
     assert not res.dislodged
 
 
+def test_adapter_support_naming_another_coast_is_void(diplomacy):
+    # the reference voids a support whose coast differs from the move's (DATC 6.B.9): it fails
+    b = board({"England": ["F mao"], "France": ["A gas", "A mar"]})
+    given, res = adjudicate(diplomacy, b, {
+        "France": ["A Gas S F Mao - Spa/sc", "A Mar - Spa"],
+        "England": ["F Mao - Spa/nc"],
+    })
+    assert dict(zip((g.text for g in given), res.results)) == {
+        "A Gas S F Mao - Spa/sc": "fails", "A Mar - Spa": "fails", "F Mao - Spa/nc": "fails",
+    }
+
+
 def test_adapter_cut_support_and_dislodgement(diplomacy):
     b = board({"Germany": ["A mun", "A ber"], "Austria": ["A boh", "A tyr"], "Russia": ["A sil"]})
     given, res = adjudicate(diplomacy, b, {

@@ -300,6 +300,9 @@ class DiplomacyReference(ReferenceAdjudicator):
                 if "cut" in got or "dislodged" in got or not self._support_matches(command, commands):
                     return "fails"
                 if "void" in got or "no convoy" in got:
+                    if self._coast_differs(command, commands):
+                        # voided because the support names another coast than the move takes (6.B.9)
+                        return "fails"
                     # a matching support the package set aside (its army lost the convoy, or it would
                     # dislodge its own side) is no longer checked for cuts: check the direct attacks
                     return "fails" if self._attacked(key, command, commands, codes, before) else "succeeds"
@@ -377,6 +380,20 @@ class DiplomacyReference(ReferenceAdjudicator):
                     and "no convoy" not in codes.get(unit, []):
                 return True
         return False
+
+    @staticmethod
+    def _coast_differs(command: str, commands: dict[str, str]) -> bool:
+        """A support of a move naming a coast other than the one the move names."""
+        word = command.split()
+        if "-" not in word or "/" not in word[-1]:
+            return False
+        target_prov = word[2][:3] if word[1] in ("A", "F") else word[1][:3]
+        supported = next((u for u in commands if u[2:5] == target_prov), None)
+        if supported is None:
+            return False
+        his = commands[supported].split()
+        dest = his[-2] if his[-1] == "VIA" else his[-1]
+        return his[0] == "-" and "/" in dest and dest != word[-1]
 
     @staticmethod
     def _support_matches(command: str, commands: dict[str, str]) -> bool:
