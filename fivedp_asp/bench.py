@@ -14,24 +14,14 @@ from __future__ import annotations
 import random
 import statistics
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from types import MappingProxyType
 
 from .map import GameMap, load_map
-from .multiverse import Board, Multiverse, Record, Unit, make_board
-from .notation import parse_unit, timeline_name
+from .multiverse import Board, Multiverse, Record, Unit, make_board, opening
+from .notation import timeline_name
 from .orders import Hold, Place, ResolvedOrder, UnitSpec, Where
 from .step import step
-
-
-def _opening_units(game_map: GameMap) -> list[Unit]:
-    units = []
-    for power, texts in game_map.start.items():
-        for text in texts:
-            spec = parse_unit(text, game_map)
-            loc = spec.where.province + (f"/{spec.where.coast}" if spec.where.coast else "")
-            units.append(Unit(spec.kind, power, loc))
-    return units
 
 
 def _holding_record(timeline: int, turn: int, units: list[Unit]) -> Record:
@@ -51,7 +41,7 @@ def synthetic_multiverse(heads: int, history: int, game_map: GameMap | None = No
     the opening position and a record in which all units held.
     """
     game_map = game_map or load_map("standard")
-    units = _opening_units(game_map)
+    units = list(opening(game_map).heads[0].units.values())
     centers = {p.id: p.home for p in game_map.provinces.values() if p.center and p.home}
     # depth d: timeline a has d+1 boards, each other timeline about d/2 on average
     depth = max(2, round(2 * history / (heads + 1)))
@@ -162,7 +152,6 @@ def record_phases(movement_phases: int, seed: int, game_map: GameMap | None = No
     from .compare.diplomacy_ref import DiplomacyReference
     from .compare.geo import Geography
     from .compare.judge import parse_given
-    from .compare.lockstep import opening
     from .compare.random_games import OrderGenerator
     from .compare.reference import Position
     from .step import next_phase
@@ -176,7 +165,7 @@ def record_phases(movement_phases: int, seed: int, game_map: GameMap | None = No
         rng = random.Random(f"fivedp-bench/{seed}/{game}")
         gen = OrderGenerator(game_map, rng)
         # a real game: every power a player, so elimination and victory are checked after each phase
-        mv = replace(opening(game_map), players=tuple(game_map.powers))
+        mv = opening(game_map)
         for _ in range(60):  # phases per game: about ten years
             if movement >= movement_phases:
                 break

@@ -16,7 +16,7 @@ from .cases import CaseRun, find_cases, load_case, run_case
 from .errors import AdjudicationError, InputError
 from .bench import add_bench_parser
 from .gamecli import add_game_parser
-from .multiverse import Board, Multiverse, season_name
+from .multiverse import Board, Multiverse, season_name, unit_text
 from .notation import timeline_name
 from .step import StepReport
 
@@ -26,18 +26,14 @@ PHASE_TITLES = {"movement": "movement", "retreat": "retreats", "adjustment": "ad
 # -- rendering -----------------------------------------------------------------------------------
 
 
-def _unit_text(mv: Multiverse, kind: str, location: str) -> str:
-    return f"{'A' if kind == 'army' else 'F'} {mv.game_map.short_name(location)}"
-
-
 def board_lines(mv: Multiverse, board: Board) -> list[str]:
     lines = [f"  {board.name} ({season_name(board.turn)}){'' if board.phase == 'movement' else ', waiting for ' + board.phase}"]
     powers = sorted({u.power for u in board.units.values()} | {r.unit.power for r in board.retreats}
                     | set(board.centers.values()))
     for power in powers:
-        units = sorted(_unit_text(mv, u.kind, u.location) for u in board.units.values() if u.power == power)
+        units = sorted(unit_text(u, mv.game_map) for u in board.units.values() if u.power == power)
         centers = sorted(p.capitalize() for p, owner in board.centers.items() if owner == power)
-        retreating = sorted(_unit_text(mv, r.unit.kind, r.unit.location) for r in board.retreats if r.unit.power == power)
+        retreating = sorted(unit_text(r.unit, mv.game_map) for r in board.retreats if r.unit.power == power)
         text = f"    {power}: {', '.join(units) or '-'}"
         if retreating:
             text += f"; must retreat: {', '.join(retreating)}"
@@ -68,10 +64,10 @@ def step_lines(report: StepReport, index: int) -> list[str]:
         reason = f" ({o.reason})" if o.reason else ""
         lines.append(f"    {o.text.ljust(width)}  {o.result}{reason}")
     if report.dislodged:
-        lines.append("  Dislodged: " + ", ".join(f"{_unit_text(before, u.kind, u.location)} on "
+        lines.append("  Dislodged: " + ", ".join(f"{unit_text(u, before.game_map)} on "
                                                  f"{before.boards[k].name}" for k, u in report.dislodged))
     if report.disbanded:
-        lines.append("  Disbanded: " + ", ".join(f"{_unit_text(before, u.kind, u.location)}" for _, u in report.disbanded))
+        lines.append("  Disbanded: " + ", ".join(f"{unit_text(u, before.game_map)}" for _, u in report.disbanded))
     for note in report.backups:
         lines.append(f"  Backup rule: {note}")
     for tl, (parent, turn) in sorted(report.after.forks.items()):
@@ -86,7 +82,7 @@ def step_lines(report: StepReport, index: int) -> list[str]:
 def board_json(mv: Multiverse, board: Board) -> dict:
     units: dict[str, list[str]] = {}
     for u in sorted(board.units.values(), key=lambda u: u.location):
-        units.setdefault(u.power, []).append(_unit_text(mv, u.kind, u.location))
+        units.setdefault(u.power, []).append(unit_text(u, mv.game_map))
     centers: dict[str, list[str]] = {}
     for prov, owner in sorted(board.centers.items()):
         centers.setdefault(owner, []).append(prov.capitalize())
@@ -97,7 +93,7 @@ def board_json(mv: Multiverse, board: Board) -> dict:
         "phase": board.phase,
         "units": units,
         "centers": centers,
-        "retreats": [{"power": r.unit.power, "unit": _unit_text(mv, r.unit.kind, r.unit.location)} for r in board.retreats],
+        "retreats": [{"power": r.unit.power, "unit": unit_text(r.unit, mv.game_map)} for r in board.retreats],
     }
 
 
@@ -108,8 +104,8 @@ def run_json(run: CaseRun) -> dict:
             "phase": r.phase,
             "orders": [o.as_dict() for o in r.outcomes],
             "dislodged": [{"board": r.before.boards[k].name, "power": u.power,
-                           "unit": _unit_text(r.before, u.kind, u.location)} for k, u in r.dislodged],
-            "disbanded": [{"power": u.power, "unit": _unit_text(r.before, u.kind, u.location)} for _, u in r.disbanded],
+                           "unit": unit_text(u, r.before.game_map)} for k, u in r.dislodged],
+            "disbanded": [{"power": u.power, "unit": unit_text(u, r.before.game_map)} for _, u in r.disbanded],
             "backup_rules": list(r.backups),
             "new_timelines": {timeline_name(tl): f"{timeline_name(p)}{k}" for tl, (p, k) in sorted(r.after.forks.items())
                               if tl not in r.before.forks},

@@ -23,7 +23,8 @@ import yaml
 from . import orders as o
 from .errors import InputError, NotationError
 from .map import GameMap, load_map
-from .multiverse import RETREAT, Board, Multiverse, Record, Retreat, Unit, board_name, board_name_readings, make_board
+from .multiverse import (RETREAT, Board, Multiverse, Record, Retreat, Unit, board_name, board_name_readings,
+                         make_board, unit_text)
 from .notation import format_order, parse_order, parse_timeline, parse_unit, parse_where, timeline_name
 from .orders import Place, ResolvedOrder
 from .resolve import resolve
@@ -42,10 +43,6 @@ class Game:
 
 
 # -- writing ----------------------------------------------------------------------------------
-
-
-def _unit_text(m: GameMap, u: Unit) -> str:
-    return f"{u.letter} {m.short_name(u.location)}"
 
 
 def _place_text(p: tuple[int, int, str]) -> str:
@@ -73,13 +70,13 @@ def resolved_text(r: ResolvedOrder, m: GameMap) -> str:
 def _board_data(m: GameMap, b: Board) -> dict:
     units: dict[str, list[str]] = {}
     for u in sorted(b.units.values(), key=lambda u: u.location):
-        units.setdefault(u.power, []).append(_unit_text(m, u))
+        units.setdefault(u.power, []).append(unit_text(u, m))
     centers: dict[str, list[str]] = {}
     for prov, owner in sorted(b.centers.items()):
         centers.setdefault(owner, []).append(prov.capitalize())
     data: dict[str, Any] = {"units": units, "centers": centers}
     if b.retreats:
-        data["retreats"] = [{"power": r.unit.power, "unit": _unit_text(m, r.unit),
+        data["retreats"] = [{"power": r.unit.power, "unit": unit_text(r.unit, m),
                              "attacker_from": r.attacker_from.capitalize() if r.attacker_from else None,
                              "barred": sorted(p.capitalize() for p in r.barred)} for r in b.retreats]
     if b.adjustment_due:
@@ -313,7 +310,7 @@ def new_game(mv: Multiverse) -> Game:
     if root.retreats:
         dislodged: dict[str, list] = {}
         for r in root.retreats:
-            item = {"unit": _unit_text(mv.game_map, r.unit)}
+            item = {"unit": unit_text(r.unit, mv.game_map)}
             if r.attacker_from:
                 item["attacker_from"] = r.attacker_from.capitalize()
             dislodged.setdefault(r.unit.power, []).append(item)

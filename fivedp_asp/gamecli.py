@@ -12,16 +12,8 @@ from .cases import OPTIONS, load_case
 from .errors import InputError
 from .game import adjudicate, export_case, load_game, locked, new_game, save_game, submit
 from .map import load_map
-from .multiverse import Multiverse
+from .multiverse import opening
 from .step import next_phase
-
-
-def _opening(options: dict) -> Multiverse:
-    """The standard opening as a multiverse, through the same loader as scenarios."""
-    from .cases import _start
-
-    game_map = load_map("standard")
-    return _start({}, game_map, options, "<opening>")
 
 
 def _options(pairs: list[str]) -> dict:
@@ -47,7 +39,7 @@ def cmd_new(args: argparse.Namespace) -> int:
         if args.option:
             raise InputError("--option cannot be combined with --from (the scenario sets its options)")
     else:
-        mv = _opening(_options(args.option))
+        mv = opening(load_map("standard"), _options(args.option))
     with locked(path):
         save_game(path, new_game(mv))
     print(f"New game in {path}: {', '.join(b.name for b in mv.heads)} waiting for {next_phase(mv)} orders.")

@@ -190,3 +190,23 @@ class Multiverse:
         """The board a name means; of two readings (``b13``) the one that exists."""
         found = [self.boards[k] for k in board_name_readings(name) if k in self.boards]
         return found[0] if len(found) == 1 else None
+
+
+def unit_text(unit: Unit, game_map: GameMap) -> str:
+    """``A Par``, ``F Spa/nc``: a unit as positions print it (and the parser reads it back)."""
+    return f"{unit.letter} {game_map.short_name(unit.location)}"
+
+
+def opening(game_map: GameMap, options: Mapping[str, object] | None = None) -> Multiverse:
+    """The map's starting position, Spring 1901: its start units, home centres owned, every power a player."""
+    from .notation import parse_unit
+
+    units = []
+    for power, texts in game_map.start.items():
+        for text in texts:
+            spec = parse_unit(text, game_map)
+            units.append(Unit(spec.kind, power, game_map.unit_location(spec.kind, spec.where.province, spec.where.coast)))
+    centers = {p.id: p.home for p in game_map.provinces.values() if p.center and p.home}
+    board = make_board(0, 0, units, centers)
+    return Multiverse(game_map, MappingProxyType({board.key: board}), MappingProxyType({}),
+                      MappingProxyType(dict(options or {})), players=tuple(game_map.powers))

@@ -13,7 +13,7 @@ from functools import cached_property
 from typing import Iterable, Mapping
 
 from ..map import GameMap
-from ..multiverse import Board, Retreat, Unit
+from ..multiverse import Board, Retreat
 
 
 class Geography:
@@ -160,7 +160,3 @@ class Geography:
                     queue.append(q)
         return dist
 
-
-def unit_text(unit: Unit, game_map: GameMap) -> str:
-    """``A Par``, ``F Spa/nc``: a unit in the notation our parser reads and positions print."""
-    return f"{unit.letter} {game_map.short_name(unit.location)}"

@@ -60,11 +60,11 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 from ..errors import InputError, NotationError
 from ..map import GameMap
-from ..multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Board, Multiverse, Retreat, Unit
+from ..multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Board, Multiverse, Retreat, Unit, unit_text
 from ..notation import format_order, parse_order
 from ..orders import ARMY, FLEET, Convoy, Disband, Hold, Move, SupportHold, SupportMove, UnitSpec, Where
 from ..step import StepReport, step
-from .geo import Geography, unit_text
+from .geo import Geography
 from .reference import GivenOrder, PhaseResult, Position, ReferenceAdjudicator
 
 DEVIATIONS = {
@@ -786,6 +786,17 @@ def _head_to_head_defence(ctx: Context) -> list[Emulation]:
     return [emu] if emu.replace else []
 
 
+def _convoying_fleets(ctx: Context):
+    """(index, given order, convoy order, fleet) for every convoy order of a fleet our engine left in place."""
+    for i, g in enumerate(ctx.given):
+        o = g.order
+        if not isinstance(o, Convoy):
+            continue
+        fleet = ctx.board.units.get(o.unit.where.province)
+        if fleet is not None and fleet not in ctx.ours.dislodged:
+            yield i, g, o, fleet
+
+
 def _own_support_disrupts(ctx: Context) -> list[Emulation]:
     """6.D.12 for convoys: the reference lets an attack disrupt a convoy with supports that cannot
     count against the fleet (they come from the fleet's own power), though the fleet stays. Emulated
@@ -793,12 +804,8 @@ def _own_support_disrupts(ctx: Context) -> list[Emulation]:
     if ctx.phase != MOVEMENT:
         return []
     emu = Emulation(("6.D.12",))
-    for i, g in enumerate(ctx.given):
-        o = g.order
-        if not isinstance(o, Convoy):
-            continue
-        fleet = ctx.board.units.get(o.unit.where.province)
-        if fleet is None or fleet.kind != FLEET or fleet.power != g.power or fleet in ctx.ours.dislodged:
+    for i, g, o, fleet in _convoying_fleets(ctx):
+        if fleet.kind != FLEET or fleet.power != g.power:
             continue
         hold = 1 + sum(1 for j, h in enumerate(ctx.given) if isinstance(h.order, SupportHold)
                        and h.order.target.where.province == fleet.province and ctx.ours.results[j] == "succeeds")
@@ -831,13 +838,9 @@ def _paradox_misread(ctx: Context) -> list[Emulation]:
     if ctx.phase != MOVEMENT:
         return []
     emu = Emulation(("4.A.2",))
-    for i, g in enumerate(ctx.given):
-        o = g.order
-        if not isinstance(o, Convoy):
-            continue
-        fleet = ctx.board.units.get(o.unit.where.province)
+    for i, g, o, fleet in _convoying_fleets(ctx):
         at_dest = ctx.board.units.get(o.dest.province)
-        if fleet is None or at_dest is None or fleet in ctx.ours.dislodged or not _foreign_attack(ctx, fleet):
+        if at_dest is None or not _foreign_attack(ctx, fleet):
             continue
         if any(isinstance(h.order, SupportHold) and h.order.unit.where.province == at_dest.province
                and h.order.target.where.province == fleet.province and h.power == at_dest.power for h in ctx.given):

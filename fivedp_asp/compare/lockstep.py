@@ -17,14 +17,14 @@ import sys
 import time
 import traceback
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from types import MappingProxyType
 from typing import TextIO
 
 from ..errors import AdjudicationError
 from ..map import GameMap
-from ..multiverse import MOVEMENT, RETREAT, Multiverse, Unit, make_board
+from ..multiverse import MOVEMENT, RETREAT, Multiverse
+from ..multiverse import opening as standard_opening
 from ..step import next_phase
 from .geo import Geography
 from .judge import PhaseRun, Verdict, parse_given, play_phase
@@ -34,19 +34,9 @@ from .reference import Position, ReferenceAdjudicator
 
 
 def opening(game_map: GameMap) -> Multiverse:
-    """The map's starting position, Spring 1901, home centres owned."""
-    from ..notation import parse_unit
-
-    units = []
-    for power, texts in game_map.start.items():
-        for text in texts:
-            spec = parse_unit(text, game_map)
-            locs = game_map.locations(spec.where.province, spec.kind)
-            loc = f"{spec.where.province}/{spec.where.coast}" if spec.where.coast else locs[0]
-            units.append(Unit(spec.kind, power, loc))
-    centers = {p.id: p.home for p in game_map.provinces.values() if p.center and p.home}
-    board = make_board(0, 0, units, centers)
-    return Multiverse(game_map, MappingProxyType({board.key: board}), MappingProxyType({}), MappingProxyType({}))
+    """The map's starting position for lockstep play: a classic position with no players, so that no
+    victory check ends a game the reference goes on playing."""
+    return replace(standard_opening(game_map), players=())
 
 
 @dataclass

@@ -22,8 +22,8 @@ from typing import Callable, Hashable, Sequence
 from ..cases import load_case, run_case
 from ..errors import AdjudicationError, InputError
 from ..map import GameMap
-from ..multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Board, make_board, season_name
-from .geo import Geography, unit_text
+from ..multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Board, make_board, season_name, unit_text
+from .geo import Geography
 from .judge import GivenOrder, PhaseRun, play_phase, single_board
 from .reference import Position, ReferenceAdjudicator
 
