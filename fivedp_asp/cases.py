@@ -18,6 +18,7 @@ from .errors import InputError, NotationError, OrderError
 from .map import GameMap, load_map
 from .multiverse import ADJUSTMENT, MOVEMENT, PHASES, RETREAT, Board, Multiverse, Retreat, Unit, board_name_readings, make_board
 from .notation import parse_timeline, parse_unit, timeline_name
+from .options import problem as option_problem, validated
 from .resolve import subject_place
 from .step import StepReport, step
 
@@ -26,8 +27,6 @@ CASE_KEYS = {"id", "title", "description", "options", "start", "steps", "map"}
 START_KEYS = {"turn", "phase", "units", "centers", "dislodged"}
 STEP_KEYS = {"orders", "expect", "note"}
 EXPECT_KEYS = {"results", "dislodged", "boards", "retreats", "timelines", "centers"}
-OPTIONS = {"adjacency": ("family", "any"), "implicit_main_timeline": (True, False),
-           "victory": ("elimination", "majority", "unique")}
 
 
 # -- YAML with line numbers ------------------------------------------------------------------------
@@ -212,13 +211,11 @@ def load_case(path: str | Path) -> Case:
         raise CaseError(path, _line(map_name), str(exc)) from None
     raw_options = _mapping(data.get("options"), "options", path, _key_line(data, "options"))
     for key, value in raw_options.items():
-        if key not in OPTIONS:
-            raise CaseError(path, _line(key), f"unknown option {str(key)!r} (known: {', '.join(OPTIONS)})")
-        if value not in OPTIONS[key]:
-            allowed = ", ".join(str(v).lower() for v in OPTIONS[key])
-            raise CaseError(path, _line(key), f"option {key} cannot be {value!r} (one of {allowed})")
+        reason = option_problem(str(key), value)
+        if reason:
+            raise CaseError(path, _line(key), reason)
     # plain values, not the loader's line-numbered strings: options are saved in game files
-    options = {str(k): (v if isinstance(v, bool) else str(v)) for k, v in raw_options.items()}
+    options = validated(raw_options)
     start = _start(data, game_map, options, path)
     steps = []
     steps_line = _key_line(data, "steps")

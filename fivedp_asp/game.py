@@ -23,6 +23,7 @@ import yaml
 from . import orders as o
 from .errors import InputError, NotationError
 from .map import GameMap, load_map
+from .options import validated
 from .multiverse import (RETREAT, Board, Multiverse, Record, Retreat, Unit, board_name, board_name_readings,
                          make_board, unit_text)
 from .notation import format_order, parse_order, parse_timeline, parse_unit, parse_where, timeline_name
@@ -277,7 +278,7 @@ def load_game(path: str | Path) -> Game:
         raise _damaged(path, "no map")
     try:
         m = load_map(str(data["map"]))
-        options = dict(data.get("options") or {})
+        options = validated(data.get("options") or {})
         forks = {}
         for t_name, forked_from in (data.get("forks") or {}).items():
             forks[parse_timeline(str(t_name))] = _board_key(str(forked_from), path)

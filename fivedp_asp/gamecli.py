@@ -8,25 +8,17 @@ from pathlib import Path
 
 import yaml
 
-from .cases import OPTIONS, load_case
+from .cases import load_case
 from .errors import InputError
 from .game import adjudicate, export_case, load_game, locked, new_game, save_game, submit
 from .map import load_map
 from .multiverse import opening
+from .options import parse_setting
 from .step import next_phase
 
 
 def _options(pairs: list[str]) -> dict:
-    options: dict = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or key not in OPTIONS:
-            raise InputError(f"option {pair!r}: write KEY=VALUE with KEY one of {', '.join(OPTIONS)}")
-        allowed = {str(v).lower(): v for v in OPTIONS[key]}
-        if value.lower() not in allowed:
-            raise InputError(f"option {key} cannot be {value!r} (one of {', '.join(map(str, OPTIONS[key]))})")
-        options[key] = allowed[value.lower()]
-    return options
+    return dict(parse_setting(pair) for pair in pairs)
 
 
 def cmd_new(args: argparse.Namespace) -> int:

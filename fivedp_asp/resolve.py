@@ -11,6 +11,7 @@ from .orders import Place, ResolvedOrder
 from .errors import InputError
 from .multiverse import Multiverse
 from .notation import timeline_name
+from .options import chosen
 
 
 def _latest(mv: Multiverse, timeline: int, text: str) -> int:
@@ -25,7 +26,7 @@ def subject_place(mv: Multiverse, where: o.Where, text: str) -> Place:
     its timeline defaults to the root (option implicit_main_timeline), its turn to the latest."""
     timeline = where.timeline
     if timeline is None:
-        if not mv.options.get("implicit_main_timeline", True):
+        if not chosen(mv.options, "implicit_main_timeline"):
             raise InputError(f"order {text!r}: the unit's timeline is not given (option implicit_main_timeline is off)")
         timeline = 0
     turn = where.turn if where.turn is not None else _latest(mv, timeline, text)

@@ -15,6 +15,7 @@ from .errors import InputError, NotationError, OrderError
 from .facts import adjustment_map_facts, board_facts, center_facts, edge_facts, map_facts, movement_facts, order_facts
 from .multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Board, Multiverse, Record, Retreat, Unit, make_board
 from .notation import parse_order
+from .options import chosen, logic_files
 from .resolve import ResolvedOrder, resolve
 from .results import Answer, OrderOutcome
 from .solve import DECISIONS, Solution, solve_decisions
@@ -79,11 +80,9 @@ def _outcomes(mv: Multiverse, orders, answer: Answer) -> tuple[OrderOutcome, ...
     return tuple(out)
 
 
-def _program(mv: Multiverse, entry: str) -> list[str]:
-    adjacency = str(mv.options.get("adjacency", "family"))
-    if adjacency not in ("family", "any"):
-        raise InputError(f"unknown value {adjacency!r} for option adjacency (family or any)")
-    return [entry, f"options/adjacency_{adjacency}.lp"]
+def _program(mv: Multiverse, program: str) -> list[str]:
+    """The entry encoding of ``program`` and the logic files of the options in effect (options.py)."""
+    return [f"{program}.lp", *logic_files(mv.options, program)]
 
 
 # -- supply centres and what a board waits for -------------------------------------------------
@@ -205,7 +204,7 @@ def _backup_notes(mv: Multiverse, backups) -> tuple[str, ...]:
 
 def _movement(mv: Multiverse, orders, statistics: bool = False) -> StepReport:
     facts = movement_facts(mv, orders)
-    solution = solve_decisions(_program(mv, "movement.lp"), facts.text, map_facts(mv.game_map), statistics=statistics)
+    solution = solve_decisions(_program(mv, "movement"), facts.text, map_facts(mv.game_map), statistics=statistics)
     answer = Answer.of(solution.atoms)
     outcome = _Outcome.read(answer, facts.departed)
     owners = answer.owners()
@@ -253,7 +252,7 @@ def _drop_hopeless_retreats(mv: Multiverse, boards: Sequence[Board]):
     waiting = [b for b in boards if b.retreats]
     if not waiting:
         return mv, ()
-    answer = Answer.of(solve_decisions(["retreat.lp"], _retreat_facts(mv, waiting, []), map_facts(mv.game_map)).atoms)
+    answer = Answer.of(solve_decisions(_program(mv, "retreat"), _retreat_facts(mv, waiting, []), map_facts(mv.game_map)).atoms)
     can_move = answer.first_places("option")
     updated, gone = [], []
     for b in waiting:
@@ -265,7 +264,7 @@ def _drop_hopeless_retreats(mv: Multiverse, boards: Sequence[Board]):
 
 def _retreat(mv: Multiverse, orders) -> StepReport:
     boards = [b for b in mv.heads if b.phase == RETREAT]
-    answer = Answer.of(solve_decisions(["retreat.lp"], _retreat_facts(mv, boards, orders), map_facts(mv.game_map)).atoms)
+    answer = Answer.of(solve_decisions(_program(mv, "retreat"), _retreat_facts(mv, boards, orders), map_facts(mv.game_map)).atoms)
     arrivals = answer.arrivals("retreats_to")
     new_boards, disbanded = [], []
     for b in boards:
@@ -303,7 +302,7 @@ def _adjustment_facts(mv: Multiverse, boards: Sequence[Board], orders) -> str:
 
 def _adjustment(mv: Multiverse, orders) -> StepReport:
     boards = [b for b in mv.heads if b.phase == ADJUSTMENT]
-    answer = Answer.of(solve_decisions(["adjustment.lp"], _adjustment_facts(mv, boards, orders),
+    answer = Answer.of(solve_decisions(_program(mv, "adjustment"), _adjustment_facts(mv, boards, orders),
                                        adjustment_map_facts(mv.game_map)).atoms)
     removed = answer.places("removed")
     built = {t.read_place(a): (k.name, t.read_location(loc)) for a, k, loc in answer.get("built")}
@@ -324,9 +323,7 @@ def victory(mv: Multiverse) -> Multiverse:
     """Applies elimination and looks for a winner (RULES.md §8, option ``victory``)."""
     if len(mv.players) < 2 or mv.winner:
         return mv  # a scenario with one power, or a game already won
-    option = str(mv.options.get("victory", "elimination"))
-    if option not in ("elimination", "majority", "unique"):
-        raise InputError(f"unknown value {option!r} for option victory (elimination, majority or unique)")
+    option = chosen(mv.options, "victory")
     heads = mv.heads
     lines = [f"head({t.board(*h.key)})." for h in heads]
     for h in heads:
@@ -343,7 +340,7 @@ def victory(mv: Multiverse) -> Multiverse:
     lines += [f"player({t.const(p)})." for p in mv.players]
     lines += [f"out({t.const(p)})." for p in sorted(mv.eliminated)]
     facts = "\n".join(lines) + "\n"
-    answer = Answer.of(solve_decisions(["victory.lp", f"options/victory_{option}.lp"], facts, center_facts(mv.game_map)).atoms)
+    answer = Answer.of(solve_decisions(_program(mv, "victory"), facts, center_facts(mv.game_map)).atoms)
     by_const = {t.const(p): p for p in mv.players}
     eliminated = mv.eliminated | {by_const[t.name_of(a[0])] for a in answer.get("eliminated")}
     winners = sorted(by_const[t.name_of(a[0])] for a in answer.get("winner"))
