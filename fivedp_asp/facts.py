@@ -114,6 +114,10 @@ def order_facts(orders: Sequence[tuple[int, ResolvedOrder]]) -> list[str]:
                 )
             case "convoy":
                 lines.append(f"ordered_convoy({i},{place_term(r.target)},{place_term(r.dest)}).")
+            case "open_convoy":
+                lines.append(f"ordered_open_convoy({i}).")
+            case "jump_assist":
+                lines.append(f"ordered_jump_assist({i},{place_term(r.target)},{place_term(r.dest)}).")
             case other:
                 lines.append(f"ordered_other({i},{other}).")
     return lines
@@ -154,7 +158,7 @@ class MovementFacts(NamedTuple):
 
 def _acts_on(r: ResolvedOrder) -> tuple[int, int] | None:
     """The board an order acts on, when it is not the unit's own board."""
-    target = {"move": r.dest, "support_move": r.dest, "support_hold": r.target}.get(r.kind)
+    target = {"move": r.dest, "support_move": r.dest, "support_hold": r.target, "jump_assist": r.dest}.get(r.kind)
     if target is None or target.board == r.unit.board:
         return None
     return target.board
@@ -198,6 +202,15 @@ def movement_facts(mv: Multiverse, orders: Sequence[tuple[int, ResolvedOrder]]) 
     for r in list(recorded.values()):
         if r.target is not None:
             take((r.target.timeline, r.target.turn, r.target.province))
+    # a recorded jump stays legal only with its recorded assists (RULES.md §9.2): take them along
+    for r in list(recorded.values()):
+        dest = mv.boards.get(r.dest.board) if r.kind == "move" else None
+        for place in dest.record.incoming if dest and dest.record else ():
+            board = mv.boards.get(place[:2])
+            a = board.record.order_of(place[2]) if board and board.record else None
+            if a is not None and a.kind == "jump_assist" and a.target.board == r.unit.board \
+                    and a.target.province == r.unit.province:
+                take(place)
     journeys: list[str] = []
     departed = set()
     for place, r in list(recorded.items()):

@@ -20,7 +20,8 @@ from typing import Callable, Iterable, NoReturn, TypeVar
 from .errors import NotationError
 from .map import GameMap
 from .orders import (
-    ARMY, FLEET, Build, Convoy, Disband, Hold, Move, Order, SupportHold, SupportMove, UnitSpec, Waive, Where,
+    ARMY, FLEET, Build, Convoy, Disband, Hold, JumpAssist, Move, OpenConvoy, Order, SupportHold, SupportMove,
+    UnitSpec, Waive, Where,
 )
 
 # -- timelines and turns -----------------------------------------------------------------------
@@ -131,6 +132,7 @@ _VIA_CONVOY = _keywords("via convoy", "by convoy")
 _RETREAT = _keywords("r", "retreat", "retreats", "retreat to", "retreats to")
 _SUPPORT = _keywords("s", "support", "supports", "supp")
 _CONVOY = _keywords("c", "convoy", "convoys")
+_JUMP_ASSIST = _keywords("j", "jump", "jumps", "assist", "assists", "jump assist", "jump assists")
 _DISBAND = _keywords("d", "disband", "disbands", "remove", "removes", "destroy", "destroys")
 _DISBAND_PREFIX = _keywords("disband", "remove", "destroy")
 _BUILD = _keywords("b", "build", "builds")
@@ -340,11 +342,19 @@ class _Parser:
         if self.accept(_SUPPORT):
             return self.support(unit)
         if self.accept(_CONVOY):
+            if self.skip_space() == len(self.text):
+                return OpenConvoy(unit)  # no subject: the fleet expects guests (RULES.md §9.1)
             target = self.unit()
             if not self.accept(_MOVE):
                 self.skip_space()
                 self.fail("expected '-' and the destination of the convoyed army")
             return Convoy(unit, target, self.where())
+        if self.accept(_JUMP_ASSIST):
+            target = self.unit()
+            if not self.accept(_MOVE):
+                self.skip_space()
+                self.fail("expected '-' and the destination of the assisted move")
+            return JumpAssist(unit, target, self.where())
         if self.accept(_DISBAND):
             return Disband(unit)
         if self.accept(_BUILD):
@@ -419,11 +429,13 @@ def format_order(order: Order, game_map: GameMap, *, brief: bool = True) -> str:
         return f"{unit} D"
     if isinstance(order, Build):
         return f"Build {unit}"
+    if isinstance(order, OpenConvoy):
+        return f"{unit} C"
     if isinstance(order, Move):
         via = " via convoy" if order.via_convoy else ""
         return f"{unit} - {format_where(order.dest, game_map, brief=brief)}{via}"
     target = format_unit(order.target, game_map, brief=brief)
     if isinstance(order, SupportHold):
         return f"{unit} S {target}"
-    operator = "C" if isinstance(order, Convoy) else "S"
+    operator = "C" if isinstance(order, Convoy) else "J" if isinstance(order, JumpAssist) else "S"
     return f"{unit} {operator} {target} - {format_where(order.dest, game_map, brief=brief)}"

@@ -79,6 +79,21 @@ _OPTIONS: tuple[Option, ...] = (
                "victory_unique.lp")),
         "elimination", programs=("victory",),
     ),
+    Option(
+        "open_convoys", "a fleet may convoy with no subject (F North Sea C) and carry any army's move",
+        "seed 003/004; RULES.md §9.1",
+        (Value(False, "open convoy orders are invalid"),
+         Value(True, "open convoys join any army's route, of any power, in any direction", "open_convoys.lp")),
+        False,
+    ),
+    Option(
+        "jump_assists", "units may assist a move that jumps more than one turn or timeline",
+        "seed 003/004; RULES.md §9.2",
+        (Value(False, "a move to a board that is not adjacent and jump assist orders are invalid"),
+         Value(True, "a move of jump length k needs k given assists (A Berlin J A Munich - b-Kiel@2)",
+               "jump_assists.lp")),
+        False,
+    ),
 )
 
 REGISTRY: Mapping[str, Option] = MappingProxyType({o.name: o for o in _OPTIONS})

@@ -68,6 +68,22 @@ class Convoy:
 
 
 @dataclass(frozen=True)
+class OpenConvoy:
+    """A fleet that expects guests: it may carry any army's move (option open_convoys, RULES.md §9.1)."""
+
+    unit: UnitSpec
+
+
+@dataclass(frozen=True)
+class JumpAssist:
+    """The unit lends one turn or timeline of reach to another unit's move (option jump_assists, RULES.md §9.2)."""
+
+    unit: UnitSpec
+    target: UnitSpec
+    dest: Where
+
+
+@dataclass(frozen=True)
 class Disband:
     """A disband in the retreat phase or a removal in the adjustment phase."""
 
@@ -84,7 +100,7 @@ class Waive:
     """An explicit decision not to use one build."""
 
 
-Order = Union[Hold, Move, SupportHold, SupportMove, Convoy, Disband, Build, Waive]
+Order = Union[Hold, Move, SupportHold, SupportMove, Convoy, OpenConvoy, JumpAssist, Disband, Build, Waive]
 
 
 @dataclass(frozen=True)
@@ -106,10 +122,10 @@ class ResolvedOrder:
     power: str
     text: str
     order: Order
-    kind: str  # hold move support_hold support_move convoy disband build waive
+    kind: str  # hold move support_hold support_move convoy open_convoy jump_assist disband build waive
     unit: Place | None
-    target: Place | None = None  # supported or convoyed unit
-    dest: Place | None = None  # move, support-move or convoy destination
+    target: Place | None = None  # supported, convoyed or assisted unit
+    dest: Place | None = None  # move, support-move, convoy or assisted move destination
     via_convoy: bool = False
     unit_kind: str | None = None  # as written (builds need it)
     problem: str | None = None  # why the order could not even be placed (then it is invalid)

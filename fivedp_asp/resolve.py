@@ -65,6 +65,13 @@ def resolve(order: o.Order, power: str, text: str, mv: Multiverse) -> ResolvedOr
             subject = subject_place(mv, unit.where, text)
             army = _relative(mv, target.where, subject, text)
             return base("convoy", unit, target=army, dest=_relative(mv, dest, army, text))
+        case o.OpenConvoy(unit):
+            return base("open_convoy", unit)
+        case o.JumpAssist(unit, target, dest):
+            # written as the assisted move is ordered, like a support-move (RULES.md §9.2)
+            subject = subject_place(mv, unit.where, text)
+            moving = _relative(mv, target.where, subject, text)
+            return base("jump_assist", unit, target=moving, dest=_relative(mv, dest, moving, text))
         case o.Disband(unit):
             return base("disband", unit)
         case o.Build(unit):

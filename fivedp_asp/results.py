@@ -38,6 +38,14 @@ class OrderOutcome:
                 "result": self.result, "reason": self.reason}
 
 
+def _reason_text(reason: str) -> str:
+    """A reason code (``not_adjacent``) in words; a reason the rules give as a string is kept verbatim,
+    so that it can name an option (``open convoy needs the option open_convoys``)."""
+    if len(reason) >= 2 and reason[0] == reason[-1] == '"':
+        return reason[1:-1]
+    return reason.replace("_", " ")
+
+
 @dataclass(frozen=True)
 class Answer:
     """The atoms of one phase's answer, by predicate: each atom's argument text, and the symbols."""
@@ -70,7 +78,7 @@ class Answer:
         illegal = sorted((int(i), r) for i, _, r in (x.partition(",") for x in self.texts.get("illegal", [])))
         for i, r in illegal:
             if i not in out or out[i][0] != "invalid":
-                out[i] = ("invalid", r.replace("_", " "))
+                out[i] = ("invalid", _reason_text(r))
         return out
 
     def places(self, name: str) -> set[Place3]:

@@ -23,7 +23,7 @@ from clingo import ast
 
 from .errors import AdjudicationError
 
-DECISIONS = ("moves", "dislodged", "given", "path")
+DECISIONS = ("moves", "dislodged", "given", "path", "assist_given")
 
 
 def asp_dir() -> Path:

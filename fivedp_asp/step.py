@@ -168,7 +168,8 @@ def _records(heads, orders, owners: dict, true: set, legal: set[int]) -> dict[tu
             continue
         if r.unit.board in keys:
             mine[r.unit.board].append(r)
-        if r.kind in ("support_hold", "support_move"):
+        # supports and jump assists act on the board they support into, or the assisted move goes to
+        if r.kind in ("support_hold", "support_move", "jump_assist"):
             target = (r.dest or r.target).board
             if target in keys and target != r.unit.board:
                 incoming[target].add((r.unit.timeline, r.unit.turn, r.unit.province))
