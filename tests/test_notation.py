@@ -31,6 +31,7 @@ from fivedp_asp.orders import (
     Waive,
     Where,
 )
+from fivedp_asp.orders import JumpAssist, OpenConvoy  # options open_convoys and jump_assists (RULES.md §9.1-9.2)
 
 
 @pytest.fixture(scope="module")
@@ -333,6 +334,65 @@ def test_timeline_prefix_versus_move_dash(game_map):
     assert parse_order("F Mid-Eng", game_map) == Move(fleet("mao"), Where("eng"))
     # a timeline word followed by a spaced dash is not a prefix
     assert error_of("A b - Tyr", game_map).problem == "unknown province 'b'"
+
+
+# -- open convoys and jump assists (options open_convoys, jump_assists) ------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, order",
+    [
+        ("F North Sea C", OpenConvoy(fleet("nth"))),
+        ("F b-NTH@3 Convoy", OpenConvoy(fleet("nth", None, 1, 3))),
+        ("F b:NTH:S03 C", OpenConvoy(fleet("nth", None, 1, 4))),
+        ("f north sea convoys", OpenConvoy(fleet("nth"))),
+        ("F NTH   c  ", OpenConvoy(fleet("nth"))),
+        ("North Sea Convoy", OpenConvoy(unit("nth"))),
+        ("A Berlin J A Munich - b-Kiel@2", JumpAssist(army("ber"), army("mun"), Where("kie", None, 1, 2))),
+        ("A Berlin jump A Munich - b-Kiel@2", JumpAssist(army("ber"), army("mun"), Where("kie", None, 1, 2))),
+        ("A Berlin assists A Munich - b-Kiel@2", JumpAssist(army("ber"), army("mun"), Where("kie", None, 1, 2))),
+        ("A Berlin jump assists A Munich - b-Kiel@2",
+         JumpAssist(army("ber"), army("mun"), Where("kie", None, 1, 2))),
+        ("a berlin JUMP   ASSISTS a munich -> b-kiel@2",
+         JumpAssist(army("ber"), army("mun"), Where("kie", None, 1, 2))),
+        ("A Ber j A Mun to Kie", JumpAssist(army("ber"), army("mun"), Where("kie"))),
+        ("A a-Berlin@4 J German A a-Munich@4 - a-Tyrolia@1",
+         JumpAssist(army("ber", None, 0, 4), army("mun", None, 0, 4, power="Germany"), Where("tyr", None, 0, 1))),
+        ("A a:Ber:S1903 assists A a:Mun:S1903 - b:Tyrolia:Fall 1901",
+         JumpAssist(army("ber", None, 0, 4), army("mun", None, 0, 4), Where("tyr", None, 1, 1))),
+        # a convoy with a subject is still a specific convoy
+        ("F Nth C A Lon - Bel", Convoy(fleet("nth"), army("lon"), Where("bel"))),
+    ],
+)
+def test_parse_open_convoy_and_jump_assist(game_map, text, order):
+    parsed = parse_order(text, game_map)
+    assert parsed == order
+    # the canonical form parses back to the same order, in brief and in full names
+    assert parse_order(format_order(parsed, game_map), game_map) == order
+    assert parse_order(format_order(parsed, game_map, brief=False), game_map) == order
+
+
+def test_format_open_convoy_and_jump_assist(game_map):
+    assert format_order(OpenConvoy(fleet("nth", None, 1, 3)), game_map) == "F b-Nth@3 C"
+    assert format_order(OpenConvoy(fleet("nth")), game_map, brief=False) == "F North Sea C"
+    assist = JumpAssist(army("ber"), army("mun"), Where("kie", None, 1, 2))
+    assert format_order(assist, game_map) == "A Ber J A Mun - b-Kie@2"
+    assert format_order(assist, game_map, brief=False) == "A Berlin J A Munich - b-Kiel@2"
+
+
+@pytest.mark.parametrize(
+    "text, position, problem",
+    [
+        ("A Ber J A Mun", 13, "expected '-' and the destination of the assisted move"),
+        ("A Ber J A Mun H", 14, "expected '-' and the destination of the assisted move"),
+        ("A Ber J", 7, "expected a province"),
+        ("F Nth C H", 8, "unknown province 'H'"),
+        ("F Nth C - Bel", 8, "expected a province, found '-'"),
+    ],
+)
+def test_open_convoy_and_jump_assist_errors(game_map, text, position, problem):
+    error = error_of(text, game_map)
+    assert (error.position, error.problem) == (position, problem)
 
 
 # -- errors -----------------------------------------------------------------------------------------
