@@ -64,6 +64,8 @@ def resolved_text(r: ResolvedOrder, m: GameMap) -> str:
         "support_hold": lambda: o.SupportHold(unit, target),
         "support_move": lambda: o.SupportMove(unit, target, _where(r.dest)),
         "convoy": lambda: o.Convoy(unit, target, _where(r.dest)),
+        "open_convoy": lambda: o.OpenConvoy(unit),
+        "jump_assist": lambda: o.JumpAssist(unit, target, _where(r.dest)),
     }[r.kind]()
     return format_order(order, m)
 
