@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from types import MappingProxyType
 
 import pytest
 
@@ -59,12 +60,61 @@ def _travel(mv, rng, count):
     return out
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_random_multiversal_play_stays_consistent(seed):
-    rng = random.Random(f"fivedp-random-multiverse/{seed}")
+def _unit_of(line):
+    """The (timeline, turn, province) of the unit a designated order line orders, or None."""
+    unit = getattr(parse_order(line, MAP), "unit", None)
+    return None if unit is None else (unit.where.timeline, unit.where.turn, unit.where.province)
+
+
+def _options_orders(mv, rng, orders):
+    """With open_convoys and jump_assists on: some fleets at sea give open convoys instead, and a few units
+    jump one to four turns back or to another timeline, with up to three assists from units next to
+    them (of any power, sometimes from units that cannot assist). A unit given a new order loses its old one."""
+    out = {p: list(v) for p, v in orders.items()}
+
+    def designate(board, loc):
+        return f"{timeline_name(board.timeline)}-{MAP.short_name(loc)}@{board.turn}"
+
+    def give(power, board, unit, line):
+        key = (board.timeline, board.turn, unit.province)
+        for p in out:
+            out[p] = [x for x in out[p] if _unit_of(x) != key]
+        out.setdefault(power, []).append(line)
+
+    for head in mv.heads:
+        for unit in list(head.units.values()):
+            if unit.kind == "fleet" and MAP.provinces[unit.province].is_sea and rng.random() < 0.4:
+                give(unit.power, head, unit, f"F {designate(head, unit.location)} C")
+    for _ in range(rng.randint(1, 3)):
+        head = rng.choice(mv.heads)
+        if not head.units:
+            continue
+        mover = rng.choice(list(head.units.values()))
+        boards = [b for b in mv.boards.values() if b.turn <= head.turn - 2] + \
+                 [h for h in mv.heads if h.key != head.key]
+        if not boards:
+            continue
+        target = rng.choice(boards)
+        dest = rng.choice(list(MAP.neighbours.get((mover.kind, mover.location), ())) + [mover.location])
+        move = f"{mover.letter} {designate(head, mover.location)} - {designate(target, dest)}"
+        give(mover.power, head, mover, move)
+        near = [u for u in head.units.values() if u is not mover and rng.random() < 0.8
+                and any(MAP.province_of(x) == mover.province for x in MAP.neighbours.get((u.kind, u.location), ()))]
+        others = [u for u in head.units.values() if u is not mover]
+        helpers = rng.sample(near, min(len(near), rng.randint(0, 3)))
+        if others and rng.random() < 0.3:
+            helpers.append(rng.choice(others))
+        for u in helpers:
+            give(u.power, head, u, f"{u.letter} {designate(head, u.location)} J {move}")
+    return out
+
+
+def _play(name, options=None, rewrite=None, steps=24):
+    """Random play from the opening; after every step, the invariants of the module docstring."""
+    rng = random.Random(name)
     gen = OrderGenerator(MAP, rng)
-    mv = dataclasses.replace(opening(MAP), players=tuple(MAP.powers))
-    for _ in range(24):
+    mv = dataclasses.replace(opening(MAP), players=tuple(MAP.powers), options=MappingProxyType(dict(options or {})))
+    for _ in range(steps):
         phase = next_phase(mv)
         orders: dict[str, list[str]] = {}
         for head in mv.heads:
@@ -76,6 +126,8 @@ def test_random_multiversal_play_stays_consistent(seed):
         if phase == MOVEMENT:
             for power, line in _travel(mv, rng, rng.randint(2, 6)):
                 orders.setdefault(power, []).append(line)
+            if rewrite is not None:
+                orders = rewrite(mv, rng, orders)
         report = step(mv, orders)
         written = sum(len(v) for v in orders.values())
         assert len(report.outcomes) == written
@@ -89,3 +141,15 @@ def test_random_multiversal_play_stays_consistent(seed):
         mv = after
         if mv.winner:
             break
+    return mv
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_random_multiversal_play_stays_consistent(seed):
+    _play(f"fivedp-random-multiverse/{seed}")
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_random_play_with_open_convoys_and_jump_assists(seed):
+    """The same play with the options open_convoys and jump_assists on, writing their orders too."""
+    _play(f"fivedp-random-multiverse-options/{seed}", {"open_convoys": True, "jump_assists": True}, _options_orders)
