@@ -54,7 +54,7 @@ class Record:
 
     ``orders`` are the legal orders of the board's units; ``incoming`` the units on other boards whose
     orders acted on it in the same step; ``decisions`` every decision about its units and the moves
-    into it, keyed by (decision name, unit place): moves, dislodged, given, path.
+    into it, keyed by (decision name, unit place): moves, dislodged, given, path, assist_given.
     """
 
     orders: tuple[ResolvedOrder, ...] = ()

@@ -222,9 +222,9 @@ BAD_INPUTS = {
     "unknown-option": ("""\
         id: "BAD"
         options:
-          open_convoys: true
+          flying_fleets: true
         steps: []
-        """, "open_convoys", "unknown option 'open_convoys'"),
+        """, "flying_fleets", "unknown option 'flying_fleets'"),
     "bad-option-value": ("""\
         id: "BAD"
         options:
