@@ -27,7 +27,7 @@ CASE_KEYS = {"id", "title", "description", "options", "start", "steps", "map"}
 START_KEYS = {"turn", "phase", "units", "centers", "dislodged"}
 STEP_KEYS = {"orders", "expect", "note"}
 EXPECT_KEYS = {"results", "dislodged", "boards", "retreats", "timelines", "centers",
-               "phase", "in_play", "sustained", "dissolved"}
+               "phase", "in_play", "sustained", "dissolved", "winner"}
 
 
 # -- YAML with line numbers ------------------------------------------------------------------------
@@ -416,6 +416,11 @@ def _check_sustain(report: StepReport, expect: dict, where: str, path: str) -> l
         want = _timeline_list(expect["in_play"], path)
         if want != list(report.after.in_play):
             problems.append(f"{where}: in_play: expected {names(want)}, got {names(report.after.in_play)}")
+    if "winner" in expect:
+        raw = expect["winner"]
+        want_w = None if raw is None or str(raw).lower() == "none" else _power(raw, report.after.game_map, path)
+        if want_w != report.after.winner:
+            problems.append(f"{where}: winner: expected {want_w or 'none'}, got {report.after.winner or 'none'}")
     result = report.sustain
     if "dissolved" in expect:
         want = _timeline_list(expect["dissolved"], path)

@@ -63,10 +63,20 @@ def sustain_lines(result: SustainResult, game_map) -> list[str]:
         name = game_map.provinces[c.center].name
         chosen = timeline_name(c.sustains) if c.sustains is not None else "nothing (no fraction cast)"
         cast = ", ".join(_fraction_text(f) for f in c.fractions) or "-"
-        lines.append(f"  {name}: {cast}; sustains {chosen}")
+        n = len(result.timelines)
+        shares = "".join(f", {timeline_name(tl)} {k}/{n}" for tl, k in _shares(c.fractions))
+        lines.append(f"  {name}: {cast}; sustains {chosen}{' (' + shares[2:] + ')' if shares else ''}")
     dissolved = ", ".join(timeline_name(tl) for tl in result.dissolved) or "none"
     lines.append(f"  Dissolved: {dissolved}")
     return lines
+
+
+def _shares(fractions) -> list[tuple[int, int]]:
+    """How many fractions (of n) each timeline received, by timeline."""
+    counts: dict[int, int] = {}
+    for _, _, voted in fractions:
+        counts[voted] = counts.get(voted, 0) + 1
+    return sorted(counts.items())
 
 
 def sustain_json(result: SustainResult, game_map) -> dict:
@@ -76,6 +86,7 @@ def sustain_json(result: SustainResult, game_map) -> dict:
         "centres": {game_map.provinces[c.center].name: {
             "fractions": [{"timeline": timeline_name(own), "power": power, "votes_for": timeline_name(voted)}
                           for own, power, voted in c.fractions],
+            "shares": {timeline_name(tl): f"{k}/{len(result.timelines)}" for tl, k in _shares(c.fractions)},
             "sustains": timeline_name(c.sustains) if c.sustains is not None else None,
         } for c in result.centres},
         "dissolved": [timeline_name(tl) for tl in result.dissolved],
