@@ -102,7 +102,8 @@ def cmd_show(args: argparse.Namespace) -> int:
     for tl in sorted(mv.dissolved):
         last = mv.boards[(tl, mv.latest_turn(tl))]
         print(f"  timeline {timeline_name(tl)}: dissolved (out of play; last board {last.name}, {season_name(last.turn)})")
-    print(f"Next: {_next_text(mv)}")
+    phase = next_phase(mv)
+    print(f"Next: {_next_text(mv) if phase == SUSTAIN else phase}")
     for power, lines in sorted(game.pending.items()):
         print(f"  {power}: " + "; ".join(lines))
     return 0
