@@ -330,7 +330,7 @@ def _adjustment(mv: Multiverse, orders) -> StepReport:
 
 
 def _sustain(mv: Multiverse, orders) -> StepReport:
-    answer = Answer.of(solve_decisions(["sustain.lp"], sustain_phase.facts(mv, orders), "").atoms)
+    answer = Answer.of(solve_decisions(_program(mv, "sustain"), sustain_phase.facts(mv, orders)).atoms)
     result = sustain_phase.read(mv, answer)
     return StepReport(SUSTAIN, mv, sustain_phase.apply(mv, result), _outcomes(mv, orders, answer), sustain=result)
 
