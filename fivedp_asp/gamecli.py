@@ -92,6 +92,8 @@ def cmd_show(args: argparse.Namespace) -> int:
         if board is None:
             raise InputError(f"no board {args.board!r} (boards: {', '.join(sorted(b.name for b in mv.boards.values()))})")
         print("\n".join(board_lines(mv, board)))
+        if board.timeline in mv.dissolved:
+            print(f"  (timeline {timeline_name(board.timeline)} has dissolved: this board is history, out of play)")
         return 0
     print(f"Timelines: {len(mv.timelines)}, boards: {len(mv.boards)}, steps played: {len(game.history)}")
     if mv.winner:
