@@ -105,3 +105,20 @@ def test_game_file_keeps_dissolved_timelines_and_sustain_state(tmp_path):
     assert loaded.mv.dissolved == frozenset({1}) and loaded.mv.sustain_held == 0 and loaded.mv.sustain_due is None
     assert [h.name for h in loaded.mv.heads] == ["a2"] and loaded.mv.board(1, 1) is not None
     assert loaded.history[-1]["phase"] == "sustain" and loaded.history[-1]["sustain"]["dissolved"] == ["b"]
+
+
+def test_results_list_fractions_choice_and_dissolved():
+    from fivedp_asp.cli import run_json, step_lines
+
+    run = run_case(load_case(CASES / "01-default-votes.yaml"))
+    sustain = run_json(run)["steps"][2]["sustain"]
+    assert sustain["dissolved"] == ["b"] and sustain["timelines_in_play"] == ["a", "b"]
+    assert sustain["centres"]["London"] == {
+        "fractions": [{"timeline": "a", "power": "France", "votes_for": "a"},
+                      {"timeline": "b", "power": "England", "votes_for": "b"}],
+        "shares": {"a": "1/2", "b": "1/2"}, "sustains": "a"}
+    assert sustain["centres"]["Rome"] == {"fractions": [], "shares": {}, "sustains": None}
+    text = "\n".join(step_lines(run.reports[2], 3))
+    assert "Step 3: sustain phase of 1901 (timelines in play: a, b)" in text
+    assert "  London: a (France) -> a, b (England) -> b; sustains a (a 1/2, b 1/2)" in text
+    assert "  Dissolved: b" in text
