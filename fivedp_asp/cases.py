@@ -16,7 +16,7 @@ import yaml
 
 from .errors import InputError, NotationError, OrderError
 from .map import GameMap, load_map
-from .multiverse import ADJUSTMENT, MOVEMENT, PHASES, RETREAT, Board, Multiverse, Retreat, Unit, board_name_readings, make_board
+from .multiverse import ADJUSTMENT, MOVEMENT, PHASES, RETREAT, SUSTAIN, Board, Multiverse, Retreat, Unit, board_name_readings, make_board
 from .notation import parse_timeline, parse_unit, timeline_name
 from .options import problem as option_problem, validated
 from .resolve import subject_place
@@ -26,7 +26,8 @@ RESULTS = ("succeeds", "fails", "invalid")
 CASE_KEYS = {"id", "title", "description", "options", "start", "steps", "map"}
 START_KEYS = {"turn", "phase", "units", "centers", "dislodged"}
 STEP_KEYS = {"orders", "expect", "note"}
-EXPECT_KEYS = {"results", "dislodged", "boards", "retreats", "timelines", "centers"}
+EXPECT_KEYS = {"results", "dislodged", "boards", "retreats", "timelines", "centers",
+               "phase", "in_play", "sustained", "dissolved", "winner"}
 
 
 # -- YAML with line numbers ------------------------------------------------------------------------
@@ -248,6 +249,13 @@ def _check_expect_shape(expect: dict, path: str) -> None:
         _mapping(expect.get(key), key, path, _key_line(expect, key))
     _list(expect.get("dislodged"), "dislodged", path, _key_line(expect, "dislodged"))
     _list(expect.get("timelines"), "timelines", path, _key_line(expect, "timelines"))
+    _list(expect.get("in_play"), "in_play", path, _key_line(expect, "in_play"))
+    _list(expect.get("dissolved"), "dissolved", path, _key_line(expect, "dissolved"))
+    _mapping(expect.get("sustained"), "sustained", path, _key_line(expect, "sustained"))
+    phase = expect.get("phase")
+    if phase is not None and str(phase) not in (*PHASES, SUSTAIN):
+        raise CaseError(path, _line(phase) or _key_line(expect, "phase"),
+                        f"expect.phase must be one of {', '.join((*PHASES, SUSTAIN))}")
     for key in ("boards", "retreats", "centers"):
         for name, powers in (expect.get(key) or {}).items():
             for power, items in _mapping(powers, f"{key} of {name}", path, _line(name)).items():
@@ -374,6 +382,7 @@ def check_step(case: Case, index: int, report: StepReport, expect: dict) -> list
         if want_t != list(after.timelines):
             problems.append(f"{where}: timelines: expected {[timeline_name(x) for x in want_t]}, "
                             f"got {[timeline_name(x) for x in after.timelines]}")
+    problems += _check_sustain(report, expect, where, path)
     for name, powers in (expect.get("centers") or {}).items():
         board = _board_named(name, after, path)
         if board is None:
@@ -383,6 +392,55 @@ def check_step(case: Case, index: int, report: StepReport, expect: dict) -> list
                   for pw, provs in (powers or {}).items() for p in provs or ()}
         if want_c != dict(board.centers):
             problems.append(f"{where}: centers: {name} expected {sorted(want_c.items())}, got {sorted(board.centers.items())}")
+    return problems
+
+
+def _timeline_list(items: Any, path: str) -> list[int]:
+    out = []
+    for x in items or ():
+        try:
+            out.append(parse_timeline(str(x)))
+        except NotationError as exc:
+            raise CaseError(path, _line(x), f"timeline {str(x)!r}: {exc.problem}") from None
+    return sorted(out)
+
+
+def _check_sustain(report: StepReport, expect: dict, where: str, path: str) -> list[str]:
+    """The phase the step was, the timelines in play after it, and a sustain phase's outcome
+    (RULES.md §9.3): what each listed time centre sustained, and exactly which timelines dissolved."""
+    problems = []
+    names = lambda tls: [timeline_name(x) for x in tls]  # noqa: E731
+    if "phase" in expect and str(expect["phase"]) != report.phase:
+        problems.append(f"{where}: phase: expected {expect['phase']}, got {report.phase}")
+    if "in_play" in expect:
+        want = _timeline_list(expect["in_play"], path)
+        if want != list(report.after.in_play):
+            problems.append(f"{where}: in_play: expected {names(want)}, got {names(report.after.in_play)}")
+    if "winner" in expect:
+        raw = expect["winner"]
+        want_w = None if raw is None or str(raw).lower() == "none" else _power(raw, report.after.game_map, path)
+        if want_w != report.after.winner:
+            problems.append(f"{where}: winner: expected {want_w or 'none'}, got {report.after.winner or 'none'}")
+    result = report.sustain
+    if "dissolved" in expect:
+        want = _timeline_list(expect["dissolved"], path)
+        got = list(result.dissolved) if result else []
+        if want != got:
+            problems.append(f"{where}: dissolved: expected {names(want)}, got {names(got)}")
+    for centre, timeline in (expect.get("sustained") or {}).items():
+        prov = _province(centre, report.before.game_map, path)
+        vote = next((c for c in result.centres if c.center == prov), None) if result else None
+        if result is None:
+            problems.append(f"{where}: sustained: this step is no sustain phase")
+            continue
+        if vote is None:
+            problems.append(f"{where}: sustained: {centre} is not a time centre")
+            continue
+        want_tl = None if timeline is None or str(timeline).lower() == "none" else _timeline_list([timeline], path)[0]
+        if want_tl != vote.sustains:
+            got = timeline_name(vote.sustains) if vote.sustains is not None else "none"
+            problems.append(f"{where}: sustained: {centre} expected {timeline if want_tl is not None else 'none'}, "
+                            f"got {got}")
     return problems
 
 

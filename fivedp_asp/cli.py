@@ -19,8 +19,9 @@ from .gamecli import add_game_parser
 from .multiverse import Board, Multiverse, season_name, unit_text
 from .notation import timeline_name
 from .step import StepReport
+from .sustain import SustainResult
 
-PHASE_TITLES = {"movement": "movement", "retreat": "retreats", "adjustment": "adjustments"}
+PHASE_TITLES = {"movement": "movement", "retreat": "retreats", "adjustment": "adjustments", "sustain": "sustain"}
 
 
 # -- rendering -----------------------------------------------------------------------------------
@@ -50,11 +51,57 @@ def _step_boards(report: StepReport) -> list[Board]:
     return sorted(changed, key=lambda b: b.key)
 
 
+def _fraction_text(fraction: tuple[int, str, int]) -> str:
+    own, power, voted = fraction
+    return f"{timeline_name(own)} ({power}) -> {timeline_name(voted)}"
+
+
+def sustain_lines(result: SustainResult, game_map) -> list[str]:
+    """Per time centre the fractions cast and the timeline chosen, then the timelines dissolved."""
+    lines = []
+    for c in result.centres:
+        name = game_map.provinces[c.center].name
+        chosen = timeline_name(c.sustains) if c.sustains is not None else "nothing (no fraction cast)"
+        cast = ", ".join(_fraction_text(f) for f in c.fractions) or "-"
+        n = len(result.timelines)
+        shares = "".join(f", {timeline_name(tl)} {k}/{n}" for tl, k in _shares(c.fractions))
+        lines.append(f"  {name}: {cast}; sustains {chosen}{' (' + shares[2:] + ')' if shares else ''}")
+    dissolved = ", ".join(timeline_name(tl) for tl in result.dissolved) or "none"
+    lines.append(f"  Dissolved: {dissolved}")
+    return lines
+
+
+def _shares(fractions) -> list[tuple[int, int]]:
+    """How many fractions (of n) each timeline received, by timeline."""
+    counts: dict[int, int] = {}
+    for _, _, voted in fractions:
+        counts[voted] = counts.get(voted, 0) + 1
+    return sorted(counts.items())
+
+
+def sustain_json(result: SustainResult, game_map) -> dict:
+    return {
+        "year": 1901 + result.year,
+        "timelines_in_play": [timeline_name(tl) for tl in result.timelines],
+        "centres": {game_map.provinces[c.center].name: {
+            "fractions": [{"timeline": timeline_name(own), "power": power, "votes_for": timeline_name(voted)}
+                          for own, power, voted in c.fractions],
+            "shares": {timeline_name(tl): f"{k}/{len(result.timelines)}" for tl, k in _shares(c.fractions)},
+            "sustains": timeline_name(c.sustains) if c.sustains is not None else None,
+        } for c in result.centres},
+        "dissolved": [timeline_name(tl) for tl in result.dissolved],
+    }
+
+
 def step_lines(report: StepReport, index: int) -> list[str]:
     before = report.before
-    acting = [b for b in before.heads if b.phase == report.phase]
-    where = ", ".join(f"{b.name} ({season_name(b.turn)})" for b in acting)
-    lines = [f"Step {index}: {PHASE_TITLES[report.phase]} on {where}"]
+    if report.sustain is not None:
+        timelines = ", ".join(timeline_name(tl) for tl in report.sustain.timelines)
+        lines = [f"Step {index}: sustain phase of {1901 + report.sustain.year} (timelines in play: {timelines})"]
+    else:
+        acting = [b for b in before.heads if b.phase == report.phase]
+        where = ", ".join(f"{b.name} ({season_name(b.turn)})" for b in acting)
+        lines = [f"Step {index}: {PHASE_TITLES[report.phase]} on {where}"]
     width = max((len(o.text) for o in report.outcomes), default=0)
     power = None
     for o in sorted(report.outcomes, key=lambda o: o.power):
@@ -63,6 +110,8 @@ def step_lines(report: StepReport, index: int) -> list[str]:
             lines.append(f"  {power}")
         reason = f" ({o.reason})" if o.reason else ""
         lines.append(f"    {o.text.ljust(width)}  {o.result}{reason}")
+    if report.sustain is not None:
+        lines += sustain_lines(report.sustain, before.game_map)
     if report.dislodged:
         lines.append("  Dislodged: " + ", ".join(f"{unit_text(u, before.game_map)} on "
                                                  f"{before.boards[k].name}" for k, u in report.dislodged))
@@ -73,8 +122,10 @@ def step_lines(report: StepReport, index: int) -> list[str]:
     for tl, (parent, turn) in sorted(report.after.forks.items()):
         if tl not in report.before.forks:
             lines.append(f"  New timeline {timeline_name(tl)}: forked from {timeline_name(parent)}{turn}")
-    lines.append("  Positions:")
-    for board in _step_boards(report):
+    changed = _step_boards(report)
+    if changed or report.sustain is None:
+        lines.append("  Positions:")
+    for board in changed:
         lines += ["  " + line for line in board_lines(report.after, board)]
     return lines
 
@@ -111,6 +162,8 @@ def run_json(run: CaseRun) -> dict:
                               if tl not in r.before.forks},
             "boards": {b.name: board_json(r.after, b) for b in _step_boards(r)},
         })
+        if r.sustain is not None:
+            steps[-1]["sustain"] = sustain_json(r.sustain, r.before.game_map)
     return {"id": run.case.id, "title": run.case.title, "steps": steps, "expectation_problems": list(run.problems)}
 
 

@@ -96,6 +96,25 @@ def _board_data(m: GameMap, b: Board) -> dict:
     return data
 
 
+def _sustain_data(mv: Multiverse) -> dict:
+    """The sustain phase's state (option sustain, RULES.md §9.3); absent from games without it."""
+    if not (mv.dissolved or mv.sustain_due is not None or mv.sustain_held is not None):
+        return {}
+    year = lambda y: None if y is None else 1901 + y  # noqa: E731
+    return {"sustain": {"dissolved": [timeline_name(tl) for tl in sorted(mv.dissolved)],
+                        "due": year(mv.sustain_due), "held": year(mv.sustain_held)}}
+
+
+def _read_sustain(data: Any, path: str) -> dict:
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise _damaged(path, "'sustain' must be a mapping")
+    year = lambda y: None if y is None else int(y) - 1901  # noqa: E731
+    return {"dissolved": frozenset(parse_timeline(str(x)) for x in data.get("dissolved") or ()),
+            "sustain_due": year(data.get("due")), "sustain_held": year(data.get("held"))}
+
+
 def game_data(game: Game) -> dict:
     mv = game.mv
     return {
@@ -107,6 +126,7 @@ def game_data(game: Game) -> dict:
         "eliminated": sorted(mv.eliminated),
         "winner": mv.winner,
         "forks": {timeline_name(t): board_name(p, k) for t, (p, k) in sorted(mv.forks.items())},
+        **_sustain_data(mv),
         "boards": {b.name: _board_data(mv.game_map, b) for b in sorted(mv.boards.values(), key=lambda b: b.key)},
         "start": game.start,
         "pending": {p: list(lines) for p, lines in game.pending.items()},
@@ -286,7 +306,7 @@ def load_game(path: str | Path) -> Game:
             forks[parse_timeline(str(t_name))] = _board_key(str(forked_from), path)
         mv = Multiverse(m, MappingProxyType({}), MappingProxyType(forks), MappingProxyType(options),
                         players=tuple(data.get("players") or ()), eliminated=frozenset(data.get("eliminated") or ()),
-                        winner=data.get("winner"))
+                        winner=data.get("winner"), **_read_sustain(data.get("sustain"), path))
         boards_data = data.get("boards") or {}
         if not boards_data:
             raise _damaged(path, "no boards")
@@ -326,6 +346,8 @@ def power_of_line(mv: Multiverse, line: str) -> str:
     order = parse_order(line, mv.game_map)
     if isinstance(order, o.Waive):
         raise InputError(f"order {line!r}: say which power waives (--power)")
+    if isinstance(order, o.Sustain):
+        raise InputError(f"order {line!r}: say which power sustains (--power, or 'England: {line}')")
     spec = order.unit
     t = spec.where.timeline if spec.where.timeline is not None else 0
     n = spec.where.turn if spec.where.turn is not None else mv.latest_turn(t)
@@ -394,6 +416,10 @@ def adjudicate(game: Game) -> tuple[Game, StepReport]:
         "results": [{"power": x.power, "order": x.text, "result": x.result, **({"reason": x.reason} if x.reason else {})}
                     for x in report.outcomes],
     }
+    if report.sustain is not None:
+        from .cli import sustain_json
+
+        entry["sustain"] = sustain_json(report.sustain, game.mv.game_map)
     return Game(report.after, {}, game.history + (entry,), game.start), report
 
 

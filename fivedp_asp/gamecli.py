@@ -12,7 +12,8 @@ from .cases import load_case
 from .errors import InputError
 from .game import adjudicate, export_case, load_game, locked, new_game, save_game, submit
 from .map import load_map
-from .multiverse import opening
+from .multiverse import SUSTAIN, opening, season_name
+from .notation import timeline_name
 from .options import parse_setting
 from .step import next_phase
 
@@ -70,8 +71,15 @@ def cmd_adjudicate(args: argparse.Namespace) -> int:
     if game.mv.winner:
         print(f"{game.mv.winner} has won.")
     else:
-        print(f"Next: {next_phase(game.mv)} on " + ", ".join(b.name for b in game.mv.heads if b.phase == next_phase(game.mv)))
+        print(f"Next: {_next_text(game.mv)}")
     return 0
+
+
+def _next_text(mv) -> str:
+    phase = next_phase(mv)
+    if phase == SUSTAIN:
+        return f"sustain phase of {1901 + mv.sustain_due}"
+    return f"{phase} on " + ", ".join(b.name for b in mv.heads if b.phase == phase)
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -84,6 +92,8 @@ def cmd_show(args: argparse.Namespace) -> int:
         if board is None:
             raise InputError(f"no board {args.board!r} (boards: {', '.join(sorted(b.name for b in mv.boards.values()))})")
         print("\n".join(board_lines(mv, board)))
+        if board.timeline in mv.dissolved:
+            print(f"  (timeline {timeline_name(board.timeline)} has dissolved: this board is history, out of play)")
         return 0
     print(f"Timelines: {len(mv.timelines)}, boards: {len(mv.boards)}, steps played: {len(game.history)}")
     if mv.winner:
@@ -91,8 +101,11 @@ def cmd_show(args: argparse.Namespace) -> int:
     print("Heads:")
     for head in mv.heads:
         print("\n".join(board_lines(mv, head)))
+    for tl in sorted(mv.dissolved):
+        last = mv.boards[(tl, mv.latest_turn(tl))]
+        print(f"  timeline {timeline_name(tl)}: dissolved (out of play; last board {last.name}, {season_name(last.turn)})")
     phase = next_phase(mv)
-    print(f"Next: {phase}")
+    print(f"Next: {_next_text(mv) if phase == SUSTAIN else phase}")
     for power, lines in sorted(game.pending.items()):
         print(f"  {power}: " + "; ".join(lines))
     return 0

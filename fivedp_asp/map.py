@@ -39,6 +39,7 @@ class Province:
     type: str
     center: bool = False
     home: str | None = None
+    capital: bool = False  # a time centre of the sustain phase (RULES.md §9.3)
     coasts: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
 
@@ -162,6 +163,11 @@ class GameMap:
     def supply_centers(self) -> tuple[str, ...]:
         return tuple(p.id for p in self.provinces.values() if p.center)
 
+    @cached_property
+    def capitals(self) -> tuple[str, ...]:
+        """The time centres of the sustain phase: the provinces the map file marks ``capital: true``."""
+        return tuple(p.id for p in self.provinces.values() if p.capital)
+
     def home_centers(self, power: str) -> tuple[str, ...]:
         return tuple(p.id for p in self.provinces.values() if p.center and p.home == power)
 
@@ -240,6 +246,7 @@ def parse_map(data: object, path: str = "<map>") -> GameMap:
             type=str(details["type"]),
             center=bool(details.get("center", False)),
             home=home,
+            capital=bool(details.get("capital", False)),
             coasts=coasts,
             aliases=tuple(str(a) for a in details.get("aliases", ())),
         )

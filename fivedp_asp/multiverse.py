@@ -22,6 +22,7 @@ Place3 = tuple[int, int, str]  # (timeline, turn, province): a unit's place
 
 MOVEMENT, RETREAT, ADJUSTMENT = "movement", "retreat", "adjustment"
 PHASES = (MOVEMENT, RETREAT, ADJUSTMENT)
+SUSTAIN = "sustain"  # a phase of the whole multiverse, not of a board (RULES.md §9.3, option sustain)
 
 
 @dataclass(frozen=True)
@@ -142,6 +143,11 @@ class Multiverse:
     players: tuple[str, ...] = ()  # the powers in the game (RULES.md §8)
     eliminated: frozenset[str] = frozenset()
     winner: str | None = None
+    # the sustain phase (RULES.md §9.3): timelines out of play for good, the game year whose phase
+    # comes next, and the last game year whose phase was held
+    dissolved: frozenset[int] = frozenset()
+    sustain_due: int | None = None
+    sustain_held: int | None = None
 
     @cached_property
     def _latest(self) -> Mapping[int, int]:
@@ -154,14 +160,20 @@ class Multiverse:
 
     @property
     def timelines(self) -> tuple[int, ...]:
+        """Every timeline there is, dissolved ones included (their indices are never reused)."""
         return tuple(sorted(self._latest))
+
+    @property
+    def in_play(self) -> tuple[int, ...]:
+        return tuple(tl for tl in sorted(self._latest) if tl not in self.dissolved)
 
     def latest_turn(self, timeline: int) -> int | None:
         return self._latest.get(timeline)
 
     @cached_property
     def heads(self) -> tuple[Board, ...]:
-        return tuple(self.boards[(t, n)] for t, n in sorted(self._latest.items()))
+        """The heads in play: a dissolved timeline's last board is history, never a head again."""
+        return tuple(self.boards[(t, n)] for t, n in sorted(self._latest.items()) if t not in self.dissolved)
 
     def board(self, timeline: int, turn: int) -> Board | None:
         return self.boards.get((timeline, turn))

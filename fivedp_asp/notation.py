@@ -21,7 +21,7 @@ from .errors import NotationError
 from .map import GameMap
 from .orders import (
     ARMY, FLEET, Build, Convoy, Disband, Hold, JumpAssist, Move, OpenConvoy, Order, SupportHold, SupportMove,
-    UnitSpec, Waive, Where,
+    Sustain, UnitSpec, Waive, Where,
 )
 
 # -- timelines and turns -----------------------------------------------------------------------
@@ -137,6 +137,7 @@ _DISBAND = _keywords("d", "disband", "disbands", "remove", "removes", "destroy",
 _DISBAND_PREFIX = _keywords("disband", "remove", "destroy")
 _BUILD = _keywords("b", "build", "builds")
 _WAIVE = _keywords("waive", "waives")
+_SUSTAIN = _keywords("sustain", "sustains")
 
 _OPEN_PAREN, _SLASH, _TURN_MARK = re.compile(r"\("), re.compile("/"), re.compile("[@:]")
 _WORD_RE = re.compile(r"[^\W_]+\.?")
@@ -324,7 +325,32 @@ class _Parser:
             return Waive() if self.accept(_WAIVE) else Build(self.unit())
         if self.accept(_DISBAND_PREFIX):
             return Disband(self.unit())
+        if self.accept(_SUSTAIN):
+            return Sustain(self.sustained_timeline())
+        center = self.sustaining_center()
+        if center is not None:
+            return Sustain(self.sustained_timeline(), center)
         return self.unit_order(self.unit())
+
+    def sustaining_center(self) -> str | None:
+        """``London sustains b``: a province followed by ``sustains``; otherwise nothing is consumed."""
+        start = self.pos
+        found = self.longest_name(start, self.map.province, self.max_words)
+        if found is not None:
+            self.pos = found[1]
+            if self.accept(_SUSTAIN):
+                return found[0]
+        self.pos = start
+        return None
+
+    def sustained_timeline(self) -> int:
+        """The timeline a sustain order votes for: ``b``, ``b1``, ``bravo``, ``bravoprime``."""
+        self.skip_space()
+        match = _TIMELINE_RE.match(self.text, self.pos)
+        if match is None or (match.end() < len(self.text) and not self.text[match.end()].isspace()):
+            self.fail(f"expected a timeline, found '{self.found()}'" if self.found() else "expected a timeline")
+        self.pos = match.end()
+        return _timeline_value(match)
 
     def unit_order(self, unit: UnitSpec) -> Order:
         """What follows the ordered unit."""
@@ -422,6 +448,9 @@ def format_order(order: Order, game_map: GameMap, *, brief: bool = True) -> str:
     """The canonical printed form of an order; it parses back to the same order."""
     if isinstance(order, Waive):
         return "Waive"
+    if isinstance(order, Sustain):
+        where = f"{game_map.short_name(order.center)} sustains" if order.center else "Sustain"
+        return f"{where} {timeline_name(order.timeline)}"
     unit = format_unit(order.unit, game_map, brief=brief)
     if isinstance(order, Hold):
         return f"{unit} H"

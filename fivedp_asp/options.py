@@ -94,6 +94,15 @@ _OPTIONS: tuple[Option, ...] = (
                "jump_assists.lp")),
         False,
     ),
+    Option(
+        "sustain", "a sustain phase once per game year: time centres vote, unsustained timelines dissolve",
+        "seed 004 (sustain phase); RULES.md §9.3",
+        (Value(False, "no sustain phase; sustain orders are invalid"),
+         # the phase itself is asp/sustain.lp; in movement, dissolved timelines are out of reach
+         Value(True, "the sustain phase after each Fall movement (and its retreats) with two or more timelines",
+               "sustain_true.lp")),
+        False,
+    ),
 )
 
 REGISTRY: Mapping[str, Option] = MappingProxyType({o.name: o for o in _OPTIONS})

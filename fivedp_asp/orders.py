@@ -100,7 +100,15 @@ class Waive:
     """An explicit decision not to use one build."""
 
 
-Order = Union[Hold, Move, SupportHold, SupportMove, Convoy, OpenConvoy, JumpAssist, Disband, Build, Waive]
+@dataclass(frozen=True)
+class Sustain:
+    """A sustain-phase vote (RULES.md §9.3): the power's fractions, or one time centre's, go to ``timeline``."""
+
+    timeline: int
+    center: str | None = None  # None: every fraction of the power (``Sustain b``)
+
+
+Order = Union[Hold, Move, SupportHold, SupportMove, Convoy, OpenConvoy, JumpAssist, Disband, Build, Waive, Sustain]
 
 
 @dataclass(frozen=True)
@@ -122,7 +130,7 @@ class ResolvedOrder:
     power: str
     text: str
     order: Order
-    kind: str  # hold move support_hold support_move convoy open_convoy jump_assist disband build waive
+    kind: str  # hold move support_hold support_move convoy open_convoy jump_assist disband build waive sustain
     unit: Place | None
     target: Place | None = None  # supported, convoyed or assisted unit
     dest: Place | None = None  # move, support-move, convoy or assisted move destination
@@ -140,4 +148,6 @@ class ResolvedOrder:
 
         if self.kind == "build":
             return (self.power, self.kind, self.unit, self.unit_kind)
+        if self.kind == "sustain":
+            return (self.power, self.kind, self.order)
         return (self.power, self.kind, bare(self.unit), bare(self.target), self.dest, self.via_convoy)

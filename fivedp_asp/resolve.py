@@ -78,4 +78,9 @@ def resolve(order: o.Order, power: str, text: str, mv: Multiverse) -> ResolvedOr
             return base("build", unit)
         case o.Waive():
             return ResolvedOrder(power, text, order, "waive", None)
+        case o.Sustain():
+            # given outside the sustain phase, nothing adjudicates it: this is the reason reported
+            why = ("sustain orders belong to the sustain phase" if chosen(mv.options, "sustain")
+                   else "sustain order needs the option sustain")
+            return ResolvedOrder(power, text, order, "sustain", None, problem=why)
     raise InputError(f"order {text!r}: unsupported order")

@@ -1,7 +1,8 @@
 """One step of a game: the orders of one phase across all heads, adjudicated, giving the next multiverse.
 
 A step resolves one phase kind across every head that needs it (RULES.md §7): retreats first,
-then adjustments, then movement. Phases with nothing to decide are skipped.
+then the sustain phase when it is due (option ``sustain``, §9.3), then adjustments, then movement.
+Phases with nothing to decide are skipped.
 """
 
 from __future__ import annotations
@@ -10,10 +11,11 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Mapping, Sequence
 
+from . import sustain as sustain_phase
 from . import terms as t
 from .errors import InputError, NotationError, OrderError
 from .facts import adjustment_map_facts, board_facts, center_facts, edge_facts, map_facts, movement_facts, order_facts
-from .multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Board, Multiverse, Record, Retreat, Unit, make_board
+from .multiverse import ADJUSTMENT, MOVEMENT, RETREAT, SUSTAIN, Board, Multiverse, Record, Retreat, Unit, make_board
 from .notation import parse_order
 from .options import chosen, logic_files
 from .resolve import ResolvedOrder, resolve
@@ -33,13 +35,17 @@ class StepReport:
     disbanded: tuple[tuple[tuple[int, int], Unit], ...] = ()  # dislodged units that had to disband
     backups: tuple[str, ...] = ()
     solution: Solution | None = None  # the movement program's answer, with timings (and sizes on request)
+    sustain: sustain_phase.SustainResult | None = None  # the votes and dissolutions of a sustain phase
 
 
 def next_phase(mv: Multiverse) -> str:
     phases = {b.phase for b in mv.heads}
-    for phase in (RETREAT, ADJUSTMENT):
-        if phase in phases:
-            return phase
+    if RETREAT in phases:
+        return RETREAT
+    if mv.sustain_due is not None:
+        return SUSTAIN
+    if ADJUSTMENT in phases:
+        return ADJUSTMENT
     return MOVEMENT
 
 
@@ -205,7 +211,8 @@ def _backup_notes(mv: Multiverse, backups) -> tuple[str, ...]:
 
 def _movement(mv: Multiverse, orders, statistics: bool = False) -> StepReport:
     facts = movement_facts(mv, orders)
-    solution = solve_decisions(_program(mv, "movement"), facts.text, map_facts(mv.game_map), statistics=statistics)
+    text = facts.text + "".join(f"dissolved({tl}).\n" for tl in sorted(mv.dissolved))
+    solution = solve_decisions(_program(mv, "movement"), text, map_facts(mv.game_map), statistics=statistics)
     answer = Answer.of(solution.atoms)
     outcome = _Outcome.read(answer, facts.departed)
     owners = answer.owners()
@@ -320,6 +327,15 @@ def _adjustment(mv: Multiverse, orders) -> StepReport:
     return StepReport(ADJUSTMENT, mv, after, _outcomes(mv, orders, answer), disbanded=tuple(disbanded))
 
 
+# -- the sustain phase -------------------------------------------------------------------------
+
+
+def _sustain(mv: Multiverse, orders) -> StepReport:
+    answer = Answer.of(solve_decisions(_program(mv, "sustain"), sustain_phase.facts(mv, orders)).atoms)
+    result = sustain_phase.read(mv, answer)
+    return StepReport(SUSTAIN, mv, sustain_phase.apply(mv, result), _outcomes(mv, orders, answer), sustain=result)
+
+
 def victory(mv: Multiverse) -> Multiverse:
     """Applies elimination and looks for a winner (RULES.md §8, option ``victory``)."""
     if len(mv.players) < 2 or mv.winner:
@@ -357,8 +373,11 @@ def step(mv: Multiverse, orders: OrderLines, *, statistics: bool = False) -> Ste
     resolved = read_orders(mv, orders)
     if phase == RETREAT:
         report = _retreat(mv, resolved)
+    elif phase == SUSTAIN:
+        report = _sustain(mv, resolved)
     elif phase == ADJUSTMENT:
         report = _adjustment(mv, resolved)
     else:
         report = _movement(mv, resolved, statistics)
+        report = replace(report, after=sustain_phase.due_after_movement(mv, report.after))
     return replace(report, after=victory(report.after))

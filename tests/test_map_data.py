@@ -156,7 +156,10 @@ def test_province_entries(m):
         assert re.fullmatch(r"[a-z]{3}", pid), pid
         assert isinstance(p["name"], str) and p["name"], pid
         assert p["type"] in TYPES, (pid, p["type"])
-        assert set(p) <= {"name", "type", "center", "home", "coasts", "aliases"}, (pid, set(p))
+        assert set(p) <= {"name", "type", "center", "home", "capital", "coasts", "aliases"}, (pid, set(p))
+        if "capital" in p:
+            # a time centre of the sustain phase (RULES.md §9.3): a power's capital is one of its home centres
+            assert p["capital"] is True and p.get("center") is True and "home" in p, pid
         if "center" in p:
             assert p["center"] is True, pid
         if "home" in p:

@@ -153,3 +153,63 @@ def test_random_multiversal_play_stays_consistent(seed):
 def test_random_play_with_open_convoys_and_jump_assists(seed):
     """The same play with the options open_convoys and jump_assists on, writing their orders too."""
     _play(f"fivedp-random-multiverse-options/{seed}", {"open_convoys": True, "jump_assists": True}, _options_orders)
+
+
+def _sustain_orders(mv, rng):
+    """Random sustain orders: power-wide and per centre, for timelines in play, dissolved or unknown."""
+    choices = list(mv.timelines) + [max(mv.timelines) + 1]
+    orders: dict[str, list[str]] = {}
+    for power in mv.players:
+        for _ in range(rng.randint(0, 3)):
+            target = timeline_name(rng.choice(choices))
+            if rng.random() < 0.5:
+                line = f"Sustain {target}"
+            else:
+                line = f"{MAP.short_name(rng.choice(MAP.capitals))} sustains {target}"
+            orders.setdefault(power, []).append(line)
+    return orders
+
+
+@pytest.mark.parametrize("seed, all_options", [(1, False), (2, False), (1, True), (2, True)])
+def test_random_play_with_sustain_phases(seed, all_options):
+    """Option sustain on (alone, and with open_convoys and jump_assists, writing their orders too):
+    sustain phases come and go, every order gets one result, dissolved timelines stay dissolved and
+    untouched, and at least one timeline stays in play."""
+    rng = random.Random(f"fivedp-random-sustain/{seed}" + ("/all-options" if all_options else ""))
+    gen = OrderGenerator(MAP, rng)
+    options = {"sustain": True} | ({"open_convoys": True, "jump_assists": True} if all_options else {})
+    mv = dataclasses.replace(opening(MAP), players=tuple(MAP.powers), options=options)
+    held = 0
+    for _ in range(30):
+        phase = next_phase(mv)
+        orders: dict[str, list[str]] = {}
+        if phase == "sustain":
+            orders = _sustain_orders(mv, rng)
+        for head in mv.heads:
+            if head.phase != phase:
+                continue
+            for power, lines in gen.orders(head, phase).items():
+                orders.setdefault(power, []).extend(
+                    format_order(_designate(parse_order(line, MAP), head), MAP) for line in lines)
+        if phase == MOVEMENT:
+            for power, line in _travel(mv, rng, rng.randint(3, 7)):
+                orders.setdefault(power, []).append(line)
+            if all_options:
+                orders = _options_orders(mv, rng, orders)
+        report = step(mv, orders)
+        assert len(report.outcomes) == sum(len(v) for v in orders.values())
+        assert all(x.result in ("succeeds", "fails", "invalid") for x in report.outcomes)
+        after = report.after
+        assert mv.dissolved <= after.dissolved and after.in_play
+        for tl in mv.dissolved:
+            assert {k: b for k, b in after.boards.items() if k[0] == tl} == {k: b for k, b in mv.boards.items() if k[0] == tl}
+        for x in report.outcomes:
+            if x.result != "invalid" and hasattr(x.order, "unit"):
+                assert x.order.unit.where.timeline not in mv.dissolved
+        if phase == "sustain":
+            held += 1
+            assert report.sustain is not None and len(mv.in_play) >= 2
+        mv = after
+        if mv.winner:
+            break
+    assert held > 0
