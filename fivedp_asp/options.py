@@ -103,6 +103,112 @@ _OPTIONS: tuple[Option, ...] = (
                "sustain_true.lp")),
         False,
     ),
+    # DATC v3.1 chapter 4: one option per issue whose readings change an adjudication (RULES.md §9.4)
+    Option(
+        "datc_4a1", "when a convoy with several routes is disrupted", "DATC 4.A.1",
+        (Value("all_routes", "only when every route is disrupted (DATC 4.A.1 (b), 1982 and later rulebooks)"),
+         Value("any_route", "when a fleet of any route is dislodged (DATC 4.A.1 (a), 1971 rulebook)",
+               "datc_4a1_any_route.lp")),
+        "all_routes",
+    ),
+    Option(
+        "datc_4a2", "how convoy disruption paradoxes are resolved", "DATC 4.A.2",
+        (Value("szykman", "the convoying fleets of a paradox hold (DATC 4.A.2, Szykman rule)"),
+         Value("all_hold", "the moves of a paradox fail (DATC 4.A.2, 'All Hold' backup rule)",
+               "datc_4a2_all_hold.lp"),
+         Value("rule_1971", "a convoyed army does not cut a fleet's support of a fleet attacking its convoy; "
+                            "open paradoxes: Szykman (DATC 4.A.2, 1971 rule)", "datc_4a2_rule_1971.lp"),
+         Value("rule_1982", "a convoyed army does not cut a support into a sea holding a convoying fleet; "
+                            "open paradoxes: Szykman (DATC 4.A.2, 1982 rule)", "datc_4a2_rule_1982.lp"),
+         Value("rule_2000", "a convoyed army does not cut a support of an attack on a fleet its convoy needs; "
+                            "open paradoxes: Szykman (DATC 4.A.2, 2000/2023 rule)", "datc_4a2_rule_2000.lp")),
+        "szykman",
+    ),
+    Option(
+        "datc_4a3", "when an army that could go overland to a province goes by convoy", "DATC 4.A.3",
+        (Value("rule_2000", "when ordered 'via convoy' or an own fleet is ordered to convoy it; no fallback "
+                            "to land (DATC 4.A.3, 2000/2023 rulebook)"),
+         Value("dptg", "only when ordered 'via convoy' (DATC 4.A.3, DPTG)", "datc_4a3_dptg.lp"),
+         Value("rule_1982", "only when an own fleet is ordered to convoy it; 'via convoy' is ignored "
+                            "(DATC 4.A.3, 1982 rulebook)", "datc_4a3_rule_1982.lp")),
+        "rule_2000",
+    ),
+    Option(
+        "datc_4a4", "whether a convoyed attack cuts a support of an attack on the army's own province",
+        "DATC 4.A.4",
+        (Value("not_cut", "not cut: the army attacks from its own province (DATC 4.A.4 (a))"),
+         Value("cut", "cut: the army attacks from the sea (DATC 4.A.4 (b))", "datc_4a4_cut.lp")),
+        "not_cut",
+    ),
+    Option(
+        "datc_4a5", "whether a unit dislodged by a convoyed army may retreat to the army's province",
+        "DATC 4.A.5",
+        (Value("may_retreat", "it may (DATC 4.A.5 (b), 2023 rulebook)"),
+         Value("barred", "it may not (DATC 4.A.5 (a))", "datc_4a5_barred.lp")),
+        "may_retreat",
+    ),
+    Option(
+        "datc_4a7", "whether a dislodged unit can bounce a third unit in its attacker's province",
+        "DATC 4.A.7",
+        (Value("h2h_only", "it can, unless it lost a head-to-head battle (DATC 4.A.7 (b))"),
+         Value("never", "it never can (DATC 4.A.7 (a), literal rulebook)", "datc_4a7_never.lp")),
+        "h2h_only",
+    ),
+    Option(
+        "datc_4b2", "a fleet's move without a coast when only one coast can be reached", "DATC 4.B.2",
+        (Value("only_coast", "goes to the only reachable coast (DATC 4.B.2 (a))"),
+         Value("fails", "is illegal, the fleet holds (DATC 4.B.2 (b))", "datc_4b2_fails.lp")),
+        "only_coast",
+    ),
+    Option(
+        "datc_4b3", "a fleet's move to a coast it cannot reach", "DATC 4.B.3",
+        (Value("illegal", "is illegal, the fleet holds (DATC 4.B.3 (b))"),
+         Value("ignore_coast", "goes to the coast it can reach (DATC 4.B.3 (a))", "datc_4b3_ignore_coast.lp")),
+        "illegal",
+    ),
+    Option(
+        "datc_4b4", "a support of a fleet's move that omits the coast when more than one can be reached",
+        "DATC 4.B.4; RULES.md §1",
+        (Value("strict", "is illegal, whoever owns the fleet (RULES.md §1, the seeds)"),
+         Value("datc", "is valid (DATC 4.B.4, the DATC's preference for 6.B.7 and 6.B.15)", "datc_4b4_datc.lp"),
+         Value("calhamer", "is valid only for a fleet of the supporting power (DATC 4.B.4, Calhamer)",
+               "datc_4b4_calhamer.lp")),
+        "strict",
+    ),
+    Option(
+        "datc_4b6", "a coast the province does not have, or a coast on an army's move", "DATC 4.B.6",
+        (Value("ignored", "is ignored (DATC 4.B.6 (b))"),
+         Value("fails", "makes the order illegal (DATC 4.B.6 (a))", "datc_4b6_fails.lp")),
+        "ignored",
+    ),
+    Option(
+        "datc_4c3", "a build that does not say army or fleet", "DATC 4.C.3",
+        (Value("best_effort", "an army inland, a fleet where a coast is written, else fails (DATC 4.C.3 (c))"),
+         Value("fails", "always fails (DATC 4.C.3 (a))", "datc_4c3_fails.lp"),
+         Value("army_inland", "an army inland, fails in a coastal province (DATC 4.C.3 (b))",
+               "datc_4c3_army_inland.lp")),
+        "best_effort", programs=("adjustment",),
+    ),
+    Option(
+        "datc_4c4", "a fleet built in a land province", "DATC 4.C.4",
+        (Value("fails", "the build fails (DATC 4.C.4 (a))"),
+         Value("army", "an army is built there (DATC 4.C.4 (b))", "datc_4c4_army.lp")),
+        "fails", programs=("adjustment",),
+    ),
+    Option(
+        "datc_4d3", "a unit with two or more different legal orders", "DATC 4.D.3",
+        (Value("hold", "all of them are illegal, the unit holds (DATC 4.D.3 (c))"),
+         Value("first", "the first written is used (DATC 4.D.3 (a))", "datc_4d3_first.lp"),
+         Value("last", "the last written is used (DATC 4.D.3 (b))", "datc_4d3_last.lp")),
+        "hold", programs=("movement", "retreat"),
+    ),
+    Option(
+        "datc_4d9", "a support to hold a unit of a power in civil disorder (no orders this step)",
+        "DATC 4.D.9",
+        (Value("succeeds", "succeeds like any hold support (DATC 4.D.9 (b))"),
+         Value("fails", "fails (DATC 4.D.9 (a))", "datc_4d9_fails.lp")),
+        "succeeds",
+    ),
 )
 
 REGISTRY: Mapping[str, Option] = MappingProxyType({o.name: o for o in _OPTIONS})

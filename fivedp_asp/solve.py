@@ -6,6 +6,8 @@ driver classifies it as RULES.md §1 says — an undecided move into a fleet wit
 means a convoy paradox, otherwise circular movement — and applies the backup rule by fixing
 atoms through assumptions on the same ground program:
 - convoy paradox: the Szykman rule, the paradox's convoying fleets hold (``szykman/1`` externals);
+  or, when the program states ``backup_rule(all_hold)`` (an option's logic file, DATC 4.A.2), the
+  'All Hold' rule: the paradox's moves fail (assumptions on ``moves/1``);
 - circular movement: the undecided moves succeed (assumptions on ``moves/1``);
 - any other cycle (DATC §5.B.9, for variants): its undecided decisions fail.
 """
@@ -108,6 +110,23 @@ def _core(ctl: clingo.Control, assumptions: list) -> list[int]:
     return core
 
 
+def _fail_paradox_moves(ctl: clingo.Control, fleets: set, undecided: set, circular: list, backups: list) -> bool:
+    """The 'All Hold' rule (DATC 4.A.2): the moves of the paradox fail. They are the undecided moves, the
+    moves into the paradox's convoying fleets and the moves of the armies those fleets convoy. Returns
+    False when they were all failed already (the driver then falls back to the Szykman rule)."""
+    atoms = ctl.symbolic_atoms
+    armies = {a.symbol.arguments[1] for a in atoms.by_signature("convoys", 2) if a.symbol.arguments[0] in fleets}
+    movers = {a.symbol.arguments[0] for a in atoms.by_signature("move", 2)
+              if a.symbol.arguments[1] in fleets or a.symbol.arguments[0] in armies}
+    moves = undecided | {clingo.Function("moves", [u]) for u in movers}
+    new = sorted(m for m in moves if m in atoms and (m, False) not in circular)
+    if not new:
+        return False
+    circular.extend((m, False) for m in new)
+    backups.append(("all_hold", tuple(m.arguments[0] for m in new)))
+    return True
+
+
 def solve_decisions(programs: Sequence[str], facts: str, static: str = "", *, max_rounds: int = 20,
                     statistics: bool = False) -> Solution:
     """Solves a phase's program on ``facts`` plus the unchanging ``static`` facts (the map); for movement,
@@ -119,6 +138,8 @@ def solve_decisions(programs: Sequence[str], facts: str, static: str = "", *, ma
     szykman = sorted(a.symbol for a in atoms.by_signature("szykman", 1))
     for sym in szykman:
         ctl.assign_external(sym, None)  # free: every solve call fixes it by assumption
+    # the program says which paradox backup rule applies (datc_4a2); the Szykman rule unless it says otherwise
+    all_hold = any(str(a.symbol.arguments[0]) == "all_hold" for a in atoms.by_signature("backup_rule", 1))
     held: set[clingo.Symbol] = set()
     circular: list[tuple[clingo.Symbol, bool]] = []
     backups: list[str] = []
@@ -149,6 +170,8 @@ def solve_decisions(programs: Sequence[str], facts: str, static: str = "", *, ma
             core = [lits[-lit] for lit in _core(ctl, assumptions()) if -lit in lits]
             if not core:
                 raise AdjudicationError("no adjudication satisfies the rules, and no convoy paradox explains it")
+            if all_hold and _fail_paradox_moves(ctl, {c.arguments[0] for c in core}, set(), circular, backups):
+                continue
             held.update(core)
             backups.append(("szykman", tuple(sorted(c.arguments[0] for c in core))))
             continue
@@ -164,6 +187,9 @@ def solve_decisions(programs: Sequence[str], facts: str, static: str = "", *, ma
                     fleets.add(dest)
             elif s.name == "dislodged" and s.arguments[0] in convoying:
                 fleets.add(s.arguments[0])
+        if all_hold and fleets and _fail_paradox_moves(ctl, fleets, {s for s in undecided if s.name == "moves"},
+                                                       circular, backups):
+            continue
         new = {clingo.Function("szykman", [f]) for f in fleets} - held
         if new:
             held.update(new)

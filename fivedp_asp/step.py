@@ -130,7 +130,7 @@ class _Outcome:
     dislodged_by: dict  # victim place -> attacker place
     arrivals_into: dict  # board -> [(origin place, arrival location)]
     bounced_on: dict  # board -> provinces left vacant by a standoff
-    convoyed: frozenset
+    convoyed: frozenset  # attackers whose province stays open to the units they dislodge (DATC 4.A.5)
 
     @classmethod
     def read(cls, answer: Answer, departed: frozenset) -> "_Outcome":
@@ -143,7 +143,8 @@ class _Outcome:
         for tl, tn, prov in answer.places("bounced"):
             bounced.setdefault((tl, tn), set()).add(prov)
         return cls(frozenset(arrivals) | departed, answer.place_pairs("dislodged_by"), into, bounced,
-                   frozenset(answer.places("convoyed")))
+                   # datc_4a5 barred: a convoyed attacker's province is closed like any other
+                   frozenset() if "convoy_origin_barred" in answer.texts else frozenset(answer.places("convoyed")))
 
 
 def _produce(mv: Multiverse, source: Board, timeline: int, outcome: _Outcome) -> Board:
@@ -202,6 +203,8 @@ def _backup_notes(mv: Multiverse, backups) -> tuple[str, ...]:
                          f"({mv.boards[(tl, tn)].name})")
         if rule == "szykman":
             notes.append("convoy paradox, Szykman rule: the convoy of " + ", ".join(units) + " fails (the fleet holds)")
+        elif rule == "all_hold":
+            notes.append("convoy paradox, 'All Hold' rule: the moves of " + ", ".join(units) + " fail")
         elif rule == "fail":
             notes.append("paradox, DATC 5.B.9: the orders of " + ", ".join(units) + " in the cycle fail")
         else:
