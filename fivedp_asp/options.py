@@ -176,10 +176,32 @@ _OPTIONS: tuple[Option, ...] = (
         "strict",
     ),
     Option(
+        "datc_4b5", "an ordered unit written with a coast it does not stand on", "DATC 4.B.5",
+        (Value("ignored", "the coast is ignored, the unit found by its province (DATC 4.B.5 (b))"),
+         Value("fails", "the order is illegal, the unit holds (DATC 4.B.5 (a))")),
+        "ignored", programs=(),
+    ),
+    Option(
         "datc_4b6", "a coast the province does not have, or a coast on an army's move", "DATC 4.B.6",
         (Value("ignored", "is ignored (DATC 4.B.6 (b))"),
          Value("fails", "makes the order illegal (DATC 4.B.6 (a))", "datc_4b6_fails.lp")),
         "ignored",
+    ),
+    Option(
+        "datc_4c1", "an order that does not say whether its unit is an army or a fleet", "DATC 4.C.1",
+        (Value("valid", "is valid (DATC 4.C.1 (b))"),
+         Value("invalid", "is illegal, the unit holds and can receive hold support (DATC 4.C.1 (a))"),
+         Value("valid_unless_other", "is valid unless another order for the unit gives its type "
+                                     "(DATC 4.C.1 (c))")),
+        "valid", programs=(),
+    ),
+    Option(
+        "datc_4c2", "an order that calls an army a fleet or a fleet an army", "DATC 4.C.2",
+        (Value("valid", "is valid: the written type is ignored (DATC 4.C.2 (b))"),
+         Value("invalid", "is illegal, the unit holds and can receive hold support (DATC 4.C.2 (a))"),
+         Value("valid_unless_other", "is valid unless another order for the unit gives the right type "
+                                     "(DATC 4.C.2 (c))")),
+        "valid", programs=(),
     ),
     Option(
         "datc_4c3", "a build that does not say army or fleet", "DATC 4.C.3",
