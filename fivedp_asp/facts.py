@@ -61,12 +61,16 @@ def center_facts(game_map: GameMap) -> str:
 
 @lru_cache(maxsize=8)
 def adjustment_map_facts(game_map: GameMap) -> str:
-    """What adjustments need besides the geography: centres, province adjacency, alphabetical ranks."""
+    """What adjustments need besides the geography: centres, province adjacency (any unit, and fleets
+    alone), alphabetical ranks."""
     lines = set()
     for kind in ("army", "fleet"):
         for a, b in game_map.edges(kind):
             # province adjacency whatever the unit type (civil disorder distances)
             lines.add(f"padj({t.const(game_map.province_of(a))},{t.const(game_map.province_of(b))}).")
+            if kind == "fleet":
+                # fleet adjacency of provinces (the older civil disorder rule, option datc_4d8)
+                lines.add(f"fadj({t.const(game_map.province_of(a))},{t.const(game_map.province_of(b))}).")
     by_name = sorted(game_map.provinces.values(), key=lambda p: p.name.lower())
     lines |= {f"name_rank({t.const(p.id)},{rank})." for rank, p in enumerate(by_name)}
     return map_facts(game_map) + center_facts(game_map) + "\n".join(sorted(lines)) + "\n"

@@ -225,6 +225,15 @@ _OPTIONS: tuple[Option, ...] = (
         "hold", programs=("movement", "retreat"),
     ),
     Option(
+        "datc_4d8", "which units civil disorder removes first", "DATC 4.D.8",
+        (Value("rule_2023", "off supply centres first, then farthest from an owned centre counting any "
+                            "adjacency, fleets before armies, alphabetical (DATC 4.D.8, 2023 rulebook)"),
+         Value("rule_1982", "farthest from a home centre by the unit's own routes (armies may cross seas), "
+                            "fleets before armies, alphabetical (DATC 4.D.8, 1971/1982 rulebooks)",
+               "datc_4d8_rule_1982.lp")),
+        "rule_2023", programs=("adjustment",),
+    ),
+    Option(
         "datc_4d9", "a support to hold a unit of a power in civil disorder (no orders this step)",
         "DATC 4.D.9",
         (Value("succeeds", "succeeds like any hold support (DATC 4.D.9 (b))"),
