@@ -240,6 +240,13 @@ _OPTIONS: tuple[Option, ...] = (
          Value("fails", "fails (DATC 4.D.9 (a))", "datc_4d9_fails.lp")),
         "succeeds",
     ),
+    Option(
+        "datc_4e3", "whether a support or convoy order implies the move of an unordered unit", "DATC 4.E.3",
+        (Value("not_allowed", "it does not: a unit without an order holds (DATC 4.E.3 (b))"),
+         Value("allowed", "a unit without an order makes the move its own power supports or convoys "
+                          "(DATC 4.E.3 (a))")),
+        "not_allowed", programs=(),
+    ),
 )
 
 REGISTRY: Mapping[str, Option] = MappingProxyType({o.name: o for o in _OPTIONS})

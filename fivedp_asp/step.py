@@ -18,7 +18,7 @@ from .facts import adjustment_map_facts, board_facts, center_facts, edge_facts, 
 from .multiverse import ADJUSTMENT, MOVEMENT, RETREAT, SUSTAIN, Board, Multiverse, Record, Retreat, Unit, make_board
 from .notation import parse_order
 from .options import chosen, logic_files
-from .written import refuse_written
+from .written import implied_orders, refuse_written
 from .resolve import ResolvedOrder, resolve
 from .results import Answer, OrderOutcome
 from .solve import DECISIONS, Solution, solve_decisions
@@ -75,7 +75,7 @@ def read_orders(mv: Multiverse, orders: OrderLines) -> list[tuple[int, ResolvedO
             # every waive is one more build not used; other lines written twice are one order
             key = (r.signature, len(out)) if r.kind == "waive" else r.signature
             out.append((ids.setdefault(key, len(ids)), r))
-    return refuse_written(mv, out)
+    return implied_orders(mv, refuse_written(mv, out))
 
 
 def _outcomes(mv: Multiverse, orders, answer: Answer) -> tuple[OrderOutcome, ...]:

@@ -1,10 +1,12 @@
-"""What an order line says about its own unit — the written unit type and coast — read by the DATC
-readings the options choose (DATC 4.B.5, 4.C.1, 4.C.2; options ``datc_4b5``, ``datc_4c1``, ``datc_4c2``).
+"""What the written lines say beyond their orders, read by the DATC readings the options choose:
+the written unit type and coast of the ordered unit (DATC 4.B.5, 4.C.1, 4.C.2; options ``datc_4b5``,
+``datc_4c1``, ``datc_4c2``) and the moves that supports and convoys imply (DATC 4.E.3, ``datc_4e3``).
 
-By default these designations are ignored: the unit is found by its place (the DATC preferences).
-Another reading refuses a line before adjudication: it becomes an illegal order, reported ``invalid``
-with its reason, exactly like a line that names no place of the multiverse. These are notation
-questions, so they are settled here, from the written lines, and never reach the logic programs.
+By default the designations are ignored (the unit is found by its place) and nothing is implied (the
+DATC preferences). Another reading refuses a line before adjudication: it becomes an illegal order,
+reported ``invalid`` with its reason, exactly like a line that names no place of the multiverse; or
+adds an implied move as an order of its own, which is then judged (and recorded) like a written one.
+These are questions about the text, so they are settled here and never reach the logic programs.
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence
 
+from . import orders as o
 from .multiverse import Multiverse, Unit
+from .notation import format_order
 from .options import chosen
 from .orders import ResolvedOrder
 
@@ -72,4 +76,35 @@ def refuse_written(mv: Multiverse, orders: list[tuple[int, ResolvedOrder]]) -> l
             fresh += 1
         else:
             out.append((i, r))
+    return out
+
+
+def implied_orders(mv: Multiverse, orders: list[tuple[int, ResolvedOrder]]) -> list[tuple[int, ResolvedOrder]]:
+    """With ``datc_4e3: allowed``, the lines plus one move for each unit that has no written order and
+    that its own power supports in a move or convoys (DATC 4.E.3 (a): "an explicit order takes
+    precedence over an implicit order. And a implicit order can never be deduced from orders from
+    another player"). Several lines implying one move imply it once; different moves conflict (4.D.3)."""
+    if chosen(mv.options, "datc_4e3") != "allowed":
+        return orders
+    ordered = {(r.unit.board, r.unit.province) for _, r in orders if r.unit is not None}
+    out = list(orders)
+    ids: dict[tuple, int] = {}
+    fresh = max((i for i, _ in orders), default=-1) + 1
+    for _, r in orders:
+        if r.kind not in ("support_move", "convoy") or r.target is None or r.dest is None:
+            continue
+        board = mv.boards.get(r.target.board)
+        unit = board.units.get(r.target.province) if board else None
+        if unit is None or unit.power != r.power or (r.target.board, r.target.province) in ordered:
+            continue
+        key = (r.target, r.dest)
+        if key in ids:
+            continue
+        ids[key] = fresh
+        parsed = r.order
+        move = o.Move(parsed.target, parsed.dest)
+        text = f"{format_order(move, mv.game_map, brief=False)} (implied by {r.text})"
+        out.append((fresh, ResolvedOrder(r.power, text, move, "move", r.target, dest=r.dest,
+                                         unit_kind=unit.kind)))
+        fresh += 1
     return out
