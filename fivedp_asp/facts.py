@@ -110,6 +110,9 @@ def order_facts(orders: Sequence[tuple[int, ResolvedOrder]]) -> list[str]:
                 lines.append(f"ordered_hold({i}).")
             case "move":
                 lines.append(f"ordered_move({i},{place_term(r.dest)},{_coast(r.dest)},{int(r.via_convoy)}).")
+                # a written convoy path (DATC 4.A.6): read only by the datc_4a6 option files
+                for k, sea in enumerate(getattr(r.order, "path", ())):
+                    lines.append(f"ordered_path({i},{k},{t.const(sea.province)}).")
             case "support_hold":
                 lines.append(f"ordered_support_hold({i},{place_term(r.target)}).")
             case "support_move":

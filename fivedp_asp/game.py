@@ -60,7 +60,7 @@ def resolved_text(r: ResolvedOrder, m: GameMap) -> str:
     target = o.UnitSpec(_where(r.target)) if r.target else None
     order = {
         "hold": lambda: o.Hold(unit),
-        "move": lambda: o.Move(unit, _where(r.dest), r.via_convoy),
+        "move": lambda: o.Move(unit, _where(r.dest), r.via_convoy, getattr(r.order, "path", ())),
         "support_hold": lambda: o.SupportHold(unit, target),
         "support_move": lambda: o.SupportMove(unit, target, _where(r.dest)),
         "convoy": lambda: o.Convoy(unit, target, _where(r.dest)),

@@ -358,10 +358,13 @@ class _Parser:
             return Hold(unit)
         if self.accept(_MOVE):
             dest = self.where()
-            # a convoy path (A Yor - Nth - Bel) is read and ignored, the last place is the destination (DATC 4.A.6 a)
+            # a convoy path (A Yor - Nth - Bel): the last place is the destination; the path is kept for
+            # the option datc_4a6 and otherwise ignored (DATC 4.A.6 a)
+            path: list[Where] = []
             while self.accept(_MOVE):
+                path.append(dest)
                 dest = self.where()
-            return Move(unit, dest, via_convoy=bool(self.accept(_VIA_CONVOY)))
+            return Move(unit, dest, via_convoy=bool(self.accept(_VIA_CONVOY)), path=tuple(path))
         if self.accept(_RETREAT):
             self.accept(_MOVE)
             return Move(unit, self.where())
@@ -462,7 +465,8 @@ def format_order(order: Order, game_map: GameMap, *, brief: bool = True) -> str:
         return f"{unit} C"
     if isinstance(order, Move):
         via = " via convoy" if order.via_convoy else ""
-        return f"{unit} - {format_where(order.dest, game_map, brief=brief)}{via}"
+        path = "".join(f" - {format_where(sea, game_map, brief=brief)}" for sea in order.path)
+        return f"{unit}{path} - {format_where(order.dest, game_map, brief=brief)}{via}"
     target = format_unit(order.target, game_map, brief=brief)
     if isinstance(order, SupportHold):
         return f"{unit} S {target}"

@@ -148,6 +148,15 @@ _OPTIONS: tuple[Option, ...] = (
         "may_retreat",
     ),
     Option(
+        "datc_4a6", "a convoy path written in an army's move (A Yorkshire - North Sea - Belgium)", "DATC 4.A.6",
+        (Value("ignored", "is read and ignored (DATC 4.A.6 (a))"),
+         Value("allowed", "may be written; when written, the army goes by convoy through exactly those seas "
+                          "(DATC 4.A.6 (b))", "datc_4a6_allowed.lp"),
+         Value("required", "must be written: a convoyed move without one fails (DATC 4.A.6 (c))",
+               "datc_4a6_required.lp")),
+        "ignored",
+    ),
+    Option(
         "datc_4a7", "whether a dislodged unit can bounce a third unit in its attacker's province",
         "DATC 4.A.7",
         (Value("h2h_only", "it can, unless it lost a head-to-head battle (DATC 4.A.7 (b))"),

@@ -45,6 +45,7 @@ class Move:
     unit: UnitSpec
     dest: Where
     via_convoy: bool = False
+    path: tuple[Where, ...] = ()  # seas written between the unit and the destination (DATC 4.A.6)
 
 
 @dataclass(frozen=True)
