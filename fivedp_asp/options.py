@@ -250,6 +250,16 @@ _OPTIONS: tuple[Option, ...] = (
         "succeeds",
     ),
     Option(
+        "datc_4e1", "an impossible order (A Holland - Picardy): ignored, or still an order of its unit",
+        "DATC 4.E.1",
+        (Value("ignored", "it is ignored as if not written: the unit holds and can be supported to hold "
+                          "(DATC 4.E.1, 2023 rulebook)"),
+         Value("counts", "the unit holds, but its impossible move refuses hold support and an impossible "
+                         "order conflicts with its unit's other orders (DATC 4.E.1, the older reading)",
+               "datc_4e1_counts.lp")),
+        "ignored",
+    ),
+    Option(
         "datc_4e3", "whether a support or convoy order implies the move of an unordered unit", "DATC 4.E.3",
         (Value("not_allowed", "it does not: a unit without an order holds (DATC 4.E.3 (b))"),
          Value("allowed", "a unit without an order makes the move its own power supports or convoys "
