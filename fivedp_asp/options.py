@@ -213,6 +213,23 @@ _OPTIONS: tuple[Option, ...] = (
         "valid", programs=(),
     ),
     Option(
+        "datc_4c5", "a support or convoy of a foreign unit that does not name the unit's nationality",
+        "DATC 4.C.5",
+        (Value("valid", "is valid (DATC 4.C.5 (b); RULES.md §1)"),
+         Value("invalid", "is illegal (DATC 4.C.5 (a))"),
+         Value("valid_unless_other", "is valid unless another order of the unit names the nationality "
+                                     "(DATC 4.C.5 (c))")),
+        "valid", programs=(),
+    ),
+    Option(
+        "datc_4c6", "a support or convoy that names the wrong nationality for the unit", "DATC 4.C.6",
+        (Value("valid", "is valid: the nationality is ignored (DATC 4.C.6 (b); RULES.md §1)"),
+         Value("invalid", "is illegal (DATC 4.C.6 (a))"),
+         Value("valid_unless_other", "is valid unless another order of the unit names the right nationality "
+                                     "(DATC 4.C.6 (c))")),
+        "valid", programs=(),
+    ),
+    Option(
         "datc_4c3", "a build that does not say army or fleet", "DATC 4.C.3",
         (Value("best_effort", "an army inland, a fleet where a coast is written, else fails (DATC 4.C.3 (c))"),
          Value("fails", "always fails (DATC 4.C.3 (a))", "datc_4c3_fails.lp"),

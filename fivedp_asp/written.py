@@ -1,6 +1,7 @@
 """What the written lines say beyond their orders, read by the DATC readings the options choose:
 the written unit type and coast of the ordered unit (DATC 4.B.5, 4.C.1, 4.C.2; options ``datc_4b5``,
-``datc_4c1``, ``datc_4c2``) and the moves that supports and convoys imply (DATC 4.E.3, ``datc_4e3``).
+``datc_4c1``, ``datc_4c2``), the nationality written for a supported or convoyed unit (4.C.5, 4.C.6;
+``datc_4c5``, ``datc_4c6``) and the moves that supports and convoys imply (DATC 4.E.3, ``datc_4e3``).
 
 By default the designations are ignored (the unit is found by its place) and nothing is implied (the
 DATC preferences). Another reading refuses a line before adjudication: it becomes an illegal order,
@@ -58,6 +59,30 @@ def _coast_problem(mv: Multiverse, r: ResolvedOrder, unit: Unit) -> str | None:
     return None
 
 
+def _nationality_problem(mv: Multiverse, r: ResolvedOrder, others: Sequence[ResolvedOrder]) -> str | None:
+    if r.kind not in ("support_hold", "support_move", "convoy") or r.target is None:
+        return None
+    board = mv.boards.get(r.target.board)
+    unit = board.units.get(r.target.province) if board else None
+    if unit is None:
+        return None
+    written = r.order.target.power
+    corrected = any(getattr(getattr(x.order, "target", None), "power", None) == unit.power for x in others)
+    if written is None and unit.power != r.power:
+        reading = chosen(mv.options, "datc_4c5")
+        if reading == "invalid":
+            return "nationality missing"
+        if reading == "valid_unless_other" and corrected:
+            return "nationality missing, another order gives it"
+    elif written is not None and written != unit.power:
+        reading = chosen(mv.options, "datc_4c6")
+        if reading == "invalid":
+            return "wrong nationality"
+        if reading == "valid_unless_other" and corrected:
+            return "wrong nationality, another order gives the right one"
+    return None
+
+
 def refuse_written(mv: Multiverse, orders: list[tuple[int, ResolvedOrder]]) -> list[tuple[int, ResolvedOrder]]:
     """The lines with each line that the chosen readings refuse made illegal, under an id of its own
     (a refused line must not share the id of an accepted line that reads the same)."""
@@ -70,7 +95,8 @@ def refuse_written(mv: Multiverse, orders: list[tuple[int, ResolvedOrder]]) -> l
             others = [o for _, o in orders if o is not r and o.power == r.power and o.unit is not None
                       and o.unit.board == r.unit.board and o.unit.province == r.unit.province
                       and o.kind not in ("build", "waive")]
-            problem = _kind_problem(mv, r, unit, others) or _coast_problem(mv, r, unit)
+            problem = (_kind_problem(mv, r, unit, others) or _coast_problem(mv, r, unit)
+                       or _nationality_problem(mv, r, others))
         if problem:
             out.append((fresh, replace(r, kind="unplaced", unit=None, problem=problem)))
             fresh += 1
