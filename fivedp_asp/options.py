@@ -251,6 +251,34 @@ _OPTIONS: tuple[Option, ...] = (
         "hold", programs=("movement", "retreat"),
     ),
     Option(
+        "datc_4d4", "more builds (and waives) than a power may make on a board", "DATC 4.D.4",
+        (Value("first", "the first legal ones written are used (DATC 4.D.4 (b))"),
+         Value("all_invalid", "all of them fail (DATC 4.D.4 (a))", "datc_4d4_all_invalid.lp"),
+         Value("last", "the last legal ones written are used (DATC 4.D.4 (c))", "datc_4d4_last.lp")),
+        "first", programs=("adjustment",),
+    ),
+    Option(
+        "datc_4d5", "several legal builds in one province", "DATC 4.D.5",
+        (Value("first", "the first written is used (DATC 4.D.5 (b))"),
+         Value("none", "all of them fail (DATC 4.D.5 (a))", "datc_4d5_none.lp"),
+         Value("last", "the last written is used (DATC 4.D.5 (c))", "datc_4d5_last.lp")),
+        "first", programs=("adjustment",),
+    ),
+    Option(
+        "datc_4d6", "more disbands than a power must make on a board", "DATC 4.D.6",
+        (Value("first", "the first legal ones written are used (DATC 4.D.6 (b))"),
+         Value("civil_disorder", "all of them fail; the civil disorder rule removes units (DATC 4.D.6 (a))",
+               "datc_4d6_civil_disorder.lp"),
+         Value("last", "the last legal ones written are used (DATC 4.D.6 (c))", "datc_4d6_last.lp")),
+        "first", programs=("adjustment",),
+    ),
+    Option(
+        "datc_4d7", "waiving a build", "DATC 4.D.7",
+        (Value("allowed", "a waive uses one build (DATC 4.D.7 (a), 2000/2023 rulebooks)"),
+         Value("not_allowed", "a waive is illegal and uses no build (DATC 4.D.7 (b))", "datc_4d7_not_allowed.lp")),
+        "allowed", programs=("adjustment",),
+    ),
+    Option(
         "datc_4d8", "which units civil disorder removes first", "DATC 4.D.8",
         (Value("rule_2023", "off supply centres first, then farthest from an owned centre counting any "
                             "adjacency, fleets before armies, alphabetical (DATC 4.D.8, 2023 rulebook)"),

@@ -27,7 +27,7 @@ def _settings() -> list[dict]:
 
 def test_every_chapter_4_issue_the_task_names_is_an_option():
     for issue in ("4a1", "4a2", "4a3", "4a4", "4a5", "4a6", "4a7", "4b2", "4b3", "4b4", "4b5", "4b6", "4c1",
-                  "4c2", "4c3", "4c4", "4c5", "4c6", "4d3", "4d8", "4d9", "4e1", "4e3"):
+                  "4c2", "4c3", "4c4", "4c5", "4c6", "4d3", "4d4", "4d5", "4d6", "4d7", "4d8", "4d9", "4e1", "4e3"):
         assert f"datc_{issue}" in REGISTRY
 
 
