@@ -130,7 +130,10 @@ _OPTIONS: tuple[Option, ...] = (
                             "to land (DATC 4.A.3, 2000/2023 rulebook)"),
          Value("dptg", "only when ordered 'via convoy' (DATC 4.A.3, DPTG)", "datc_4a3_dptg.lp"),
          Value("rule_1982", "only when an own fleet is ordered to convoy it; 'via convoy' is ignored "
-                            "(DATC 4.A.3, 1982 rulebook)", "datc_4a3_rule_1982.lp")),
+                            "(DATC 4.A.3, 1982 rulebook)", "datc_4a3_rule_1982.lp"),
+         Value("rule_1971", "by convoy, whoever orders the fleets, only when the unit at the destination "
+                            "moves the other way and the convoy is not disrupted; else by land "
+                            "(DATC 4.A.3, 1971 rulebook)", "datc_4a3_rule_1971.lp")),
         "rule_2000",
     ),
     Option(
