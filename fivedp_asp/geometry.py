@@ -1,0 +1,280 @@
+"""Maps given as geometry: territories as border polygons, coasts as paths, and the adjacency that
+follows from them (the rules are ``asp/geometry.lp``; docs/rules.md, "Maps from geometry").
+
+Points are integer pairs, so that a point shared by two borders is the same point exactly. A
+border closes by itself (its last point may repeat the first). A coast is a list of paths along its
+territory's border; a canal is a path that may cross the territory's interior and joins its coast.
+The geometry also serves the pictures (``render``), which is why it is kept on the map once read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from types import MappingProxyType
+from typing import Mapping
+
+import clingo
+
+from . import terms
+from .errors import InputError
+from .solve import asp_dir
+
+Point = tuple[int, int]
+Path_ = tuple[Point, ...]
+REGIONS = ("ocean", "land", "impassable")
+
+
+@dataclass(frozen=True)
+class Territory:
+    id: str
+    region: str
+    border: tuple[Point, ...]
+    coasts: Mapping[str, tuple[Path_, ...]]  # coast name ("" for the one unnamed coast) → its paths
+    canals: tuple[Path_, ...] = ()  # paths across the territory; they belong to the unnamed coast
+    at: Point | None = None  # where its label and unit are drawn
+
+    @property
+    def province_type(self) -> str:
+        if self.region == "ocean":
+            return "sea"
+        if self.region == "impassable":
+            return "impassable"
+        return "coast" if self.coasts or self.canals else "land"
+
+    def location(self, coast: str) -> str:
+        return f"{self.id}/{coast}" if coast else self.id
+
+
+@dataclass(frozen=True)
+class Geometry:
+    size: tuple[int, int]
+    territories: Mapping[str, Territory]
+
+    def label_point(self, territory: str) -> tuple[float, float]:
+        """Where a territory's label (and unit) goes: the given point, else the border's average."""
+        terr = self.territories[territory]
+        if terr.at is not None:
+            return terr.at
+        xs, ys = zip(*terr.border)
+        return sum(xs) / len(xs), sum(ys) / len(ys)
+
+    def coast_point(self, location: str) -> tuple[float, float]:
+        """Where a fleet on a named coast is drawn: the middle of the coast's longest path, pulled
+        a quarter of the way toward the territory's label point."""
+        prov, _, coast = location.partition("/")
+        terr = self.territories[prov]
+        paths = terr.coasts.get(coast) if coast else None
+        cx, cy = self.label_point(prov)
+        if not paths:
+            return cx, cy
+        path = max(paths, key=len)
+        mx, my = path[len(path) // 2]
+        return mx + (cx - mx) * 0.3, my + (cy - my) * 0.3
+
+
+@dataclass(frozen=True)
+class Adjacency:
+    army: frozenset[tuple[str, str]]  # both directions
+    fleet: frozenset[tuple[str, str]]
+
+
+# -- reading --------------------------------------------------------------------------------------
+
+
+def _point(raw: object, where: str) -> Point:
+    if (not isinstance(raw, (list, tuple)) or len(raw) != 2
+            or not all(isinstance(v, int) and not isinstance(v, bool) for v in raw)):
+        raise InputError(f"{where}: {raw!r} is not a point [x, y] of two integers")
+    return int(raw[0]), int(raw[1])
+
+
+def _path(raw: object, where: str) -> Path_:
+    if not isinstance(raw, list) or len(raw) < 2:
+        raise InputError(f"{where}: a path is a list of at least two points")
+    return tuple(_point(p, where) for p in raw)
+
+
+def _paths(raw: object, where: str) -> tuple[Path_, ...]:
+    if not isinstance(raw, list) or not raw:
+        raise InputError(f"{where}: give a list of paths (each a list of points)")
+    # a single path written without the outer list
+    if all(isinstance(p, list) and len(p) == 2 and all(isinstance(v, int) for v in p) for p in raw):
+        return (_path(raw, where),)
+    return tuple(_path(p, where) for p in raw)
+
+
+def parse_geometry(data: object, path: str) -> Geometry:
+    """Reads the ``geometry:`` section of a map file and checks every territory on its own: a closed
+    border, coasts on the border. Checks between territories come with the adjacency."""
+    if not isinstance(data, dict) or not isinstance(data.get("territories"), dict):
+        raise InputError(f"{path}: 'geometry' must be a mapping with 'territories'")
+    size = data.get("size", [0, 0])
+    size_pt = _point(size, f"{path}: geometry size")
+    territories: dict[str, Territory] = {}
+    for tid, raw in data["territories"].items():
+        tid = str(tid).lower()
+        where = f"{path}: territory {tid}"
+        if not isinstance(raw, dict):
+            raise InputError(f"{where}: give its region and border")
+        region = raw.get("region")
+        if region not in REGIONS:
+            raise InputError(f"{where}: region must be one of {', '.join(REGIONS)} (got {region!r})")
+        border = _border(raw.get("border"), where)
+        coasts: dict[str, tuple[Path_, ...]] = {}
+        if "coast" in raw:
+            coasts[""] = _paths(raw["coast"], f"{where}, coast")
+        for name, paths in (raw.get("coasts") or {}).items():
+            coasts[str(name)] = _paths(paths, f"{where}, coast {name}")
+        canals = _paths(raw["canals"], f"{where}, canals") if raw.get("canals") else ()
+        if region != "land" and (coasts or canals):
+            raise InputError(f"{where}: only a land territory has coasts or canals (its region is {region})")
+        at = _point(raw["at"], f"{where}, at") if raw.get("at") is not None else None
+        terr = Territory(tid, region, border, MappingProxyType(coasts), canals, at)
+        _check_coasts(terr, where)
+        territories[tid] = terr
+    return Geometry(size_pt, MappingProxyType(territories))
+
+
+def _border(raw: object, where: str) -> tuple[Point, ...]:
+    if not isinstance(raw, list):
+        raise InputError(f"{where}: no border (a list of points [x, y])")
+    points = [_point(p, f"{where}, border") for p in raw]
+    if len(points) > 1 and points[0] == points[-1]:
+        points.pop()
+    if len(set(points)) < 3:
+        raise InputError(f"{where}: the border is not a closed polygon (it has fewer than three distinct points)")
+    seen: set[Point] = set()
+    for p in points:
+        if p in seen:
+            raise InputError(f"{where}: the border passes through {list(p)} twice, so it does not close "
+                             "into one polygon")
+        seen.add(p)
+    area2 = sum(x1 * y2 - x2 * y1 for (x1, y1), (x2, y2) in zip(points, points[1:] + points[:1]))
+    if area2 == 0:
+        raise InputError(f"{where}: the border encloses no area")
+    return tuple(points)
+
+
+def _check_coasts(terr: Territory, where: str) -> None:
+    index = {p: i for i, p in enumerate(terr.border)}
+    n = len(terr.border)
+    for name, paths in terr.coasts.items():
+        label = f"coast {name}" if name else "its coast"
+        for path in paths:
+            for p in path:
+                if p not in index:
+                    raise InputError(f"{where}: {label} is not on the territory's border at {list(p)}")
+            for p, q in zip(path, path[1:]):
+                if (index[q] - index[p]) % n not in (1, n - 1):
+                    raise InputError(f"{where}: {label} leaves the territory's border between {list(p)} and {list(q)}")
+    for path in terr.canals:
+        for end in (path[0], path[-1]):
+            if end not in index:
+                raise InputError(f"{where}: a canal must begin and end on the territory's border ({list(end)} is not on it)")
+
+
+def _check_shared(geometry: Geometry, path: str) -> None:
+    """Points shared in a way the rules cannot read: a segment on three borders, or a point of one
+    border lying inside a segment of another without being one of its points."""
+    owners: dict[tuple[Point, Point], list[str]] = {}
+    for terr in geometry.territories.values():
+        pts = terr.border
+        for p, q in zip(pts, pts[1:] + pts[:1]):
+            owners.setdefault((min(p, q), max(p, q)), []).append(terr.id)
+    for (p, q), who in owners.items():
+        if len(who) > 2:
+            raise InputError(f"{path}: territory {who[0]}: the border segment {list(p)}-{list(q)} is also on the "
+                             f"borders of {' and '.join(who[1:])}; a segment can separate only two territories")
+    # bucket the segments by the cells their bounding boxes cover
+    cell = max(8, max(geometry.size) // 64 if max(geometry.size) else 8)
+    buckets: dict[tuple[int, int], list[tuple[Point, Point, str]]] = {}
+    for (p, q), who in owners.items():
+        for cx in range(min(p[0], q[0]) // cell, max(p[0], q[0]) // cell + 1):
+            for cy in range(min(p[1], q[1]) // cell, max(p[1], q[1]) // cell + 1):
+                buckets.setdefault((cx, cy), []).append((p, q, who[0]))
+    for terr in geometry.territories.values():
+        for r in terr.border:
+            for p, q, other in buckets.get((r[0] // cell, r[1] // cell), ()):
+                if r in (p, q):
+                    continue
+                cross = (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0])
+                inside = min(p[0], q[0]) <= r[0] <= max(p[0], q[0]) and min(p[1], q[1]) <= r[1] <= max(p[1], q[1])
+                if cross == 0 and inside:
+                    raise InputError(f"{path}: territory {terr.id}: its border point {list(r)} lies on the border of "
+                                     f"{other} between {list(p)} and {list(q)} without being one of its points; "
+                                     "the rules cannot tell what is shared")
+
+
+# -- adjacency ------------------------------------------------------------------------------------
+
+
+def _point_term(p: Point) -> str:
+    return f"({p[0]},{p[1]})"
+
+
+def facts(geometry: Geometry) -> str:
+    """The geometry as facts for ``asp/geometry.lp``."""
+    out: list[str] = []
+    for terr in geometry.territories.values():
+        t = terms.const(terr.id)
+        out.append(f"territory({t},{terr.region}).")
+        out.append(f"border_size({t},{len(terr.border)}).")
+        out.extend(f"border({t},{i},{_point_term(p)})." for i, p in enumerate(terr.border))
+        coasts = dict(terr.coasts)
+        if terr.canals:
+            coasts[""] = coasts.get("", ()) + terr.canals
+        for name, paths in coasts.items():
+            c = terms.location(terr.location(name))
+            out.append(f"coast({c},{t}).")
+            for k, path in enumerate(paths):
+                out.append(f"path_size({c},{k},{len(path)}).")
+                out.extend(f"coast_point({c},{k},{i},{_point_term(p)})." for i, p in enumerate(path))
+    return "\n".join(out)
+
+
+def _solve(fact_text: str) -> Adjacency:
+    ctl = clingo.Control(["--warn=none"])
+    base = asp_dir()
+    for name in ("geometry.lp", "show/geometry.lp"):
+        ctl.load(str(base / name))
+    ctl.add("base", [], fact_text)
+    ctl.ground([("base", [])])
+    army: set[tuple[str, str]] = set()
+    fleet: set[tuple[str, str]] = set()
+    with ctl.solve(yield_=True) as handle:
+        model = next(iter(handle))
+        for sym in model.symbols(shown=True):
+            a, b = (terms.read_location(x) for x in sym.arguments)
+            (army if sym.name == "army_edge" else fleet).add((a, b))
+    return Adjacency(frozenset(army), frozenset(fleet))
+
+
+@lru_cache(maxsize=32)
+def _derive_cached(key: str, fact_text: str) -> Adjacency:
+    return _solve(fact_text)
+
+
+def derive(geometry: Geometry, path: str = "<map>") -> Adjacency:
+    """The adjacency the geometry implies. Derived once per distinct geometry in a process (the
+    cache key is a digest of its facts)."""
+    _check_shared(geometry, path)
+    fact_text = facts(geometry)
+    return _derive_cached(hashlib.sha256(fact_text.encode()).hexdigest(), fact_text)
+
+
+def differences(kind: str, listed: frozenset[tuple[str, str]], derived: frozenset[tuple[str, str]]) -> list[str]:
+    """The pairs on which a listed adjacency and the derived one disagree, each named once."""
+    out = []
+    for a, b in sorted({tuple(sorted(e)) for e in listed - derived}):
+        out.append(f"{kind} {a}-{b} is listed but the geometry does not make them adjacent")
+    for a, b in sorted({tuple(sorted(e)) for e in derived - listed}):
+        out.append(f"{kind} {a}-{b} is adjacent in the geometry but not listed")
+    return out
+
+
+def geometry_json(geometry: Geometry) -> str:
+    """A stable text of the geometry (for digests and tests)."""
+    return json.dumps({t.id: [t.region, t.border] for t in geometry.territories.values()}, sort_keys=True)
