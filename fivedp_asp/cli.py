@@ -16,6 +16,7 @@ from .cases import CaseRun, find_cases, load_case, run_case
 from .errors import AdjudicationError, InputError
 from .bench import add_bench_parser
 from .gamecli import add_game_parser
+from .render import add_render_parser
 from .multiverse import Board, Multiverse, season_name, unit_text
 from .notation import timeline_name
 from .step import StepReport
@@ -272,6 +273,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-v", "--verbose", action="store_true", help="also list the cases that pass")
     p.set_defaults(func=cmd_check)
     add_game_parser(sub)
+    add_render_parser(sub)
     add_bench_parser(sub)
     p = sub.add_parser("compare", help="compare this engine with a reference adjudicator, on scenarios or random games")
     p.add_argument("paths", nargs="*", help="scenario files or folders (classic scenarios only)")

@@ -85,6 +85,11 @@ def _next_text(mv) -> str:
 def cmd_show(args: argparse.Namespace) -> int:
     from .cli import board_lines
 
+    if args.html:
+        from .render import write_picture
+
+        print(f"Wrote {write_picture(args.file, args.html, args.board)}")
+        return 0
     game = load_game(args.file)
     mv = game.mv
     if args.board:
@@ -148,6 +153,7 @@ def add_game_parser(sub) -> None:
     p = gsub.add_parser("show", help="show the heads (or one board) and the waiting orders")
     p.add_argument("file")
     p.add_argument("board", nargs="?", help="a board name such as a3 or b1")
+    p.add_argument("--html", metavar="FILE", help="draw the multiverse (or the board) into an HTML page instead")
     p.set_defaults(func=cmd_show)
     p = gsub.add_parser("export", help="write the game as a scenario file")
     p.add_argument("file")

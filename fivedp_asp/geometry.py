@@ -278,3 +278,83 @@ def differences(kind: str, listed: frozenset[tuple[str, str]], derived: frozense
 def geometry_json(geometry: Geometry) -> str:
     """A stable text of the geometry (for digests and tests)."""
     return json.dumps({t.id: [t.region, t.border] for t in geometry.territories.values()}, sort_keys=True)
+
+
+# -- maps -----------------------------------------------------------------------------------------
+
+
+def province_type(geometry: Geometry, pid: str, path: str) -> dict:
+    """A province's type and named coasts as its territory implies them (for maps that leave them out)."""
+    terr = geometry.territories.get(pid)
+    if terr is None:
+        raise InputError(f"{path}: province {pid!r} has no territory in the geometry")
+    named = sorted(c for c in terr.coasts if c)
+    return {"type": terr.province_type, **({"coasts": named} if named else {})}
+
+
+def _agreement(geometry: Geometry, provinces: Mapping, path: str) -> None:
+    """The provinces and the territories must be the same set, with the same types and named coasts."""
+    missing = sorted(set(provinces) - set(geometry.territories))
+    extra = sorted(set(geometry.territories) - set(provinces))
+    if missing or extra:
+        parts = ([f"no territory for {', '.join(missing)}"] if missing else []) + (
+            [f"territories {', '.join(extra)} are no province"] if extra else [])
+        raise InputError(f"{path}: the geometry and the provinces differ: {'; '.join(parts)}")
+    for pid, prov in provinces.items():
+        terr = geometry.territories[pid]
+        if prov.type != terr.province_type:
+            raise InputError(f"{path}: territory {pid}: the province is of type {prov.type} but its geometry "
+                             f"makes it {terr.province_type}")
+        named = tuple(sorted(c for c in terr.coasts if c))
+        if tuple(sorted(prov.coasts)) != named:
+            raise InputError(f"{path}: territory {pid}: the province has coasts {list(prov.coasts)} but its "
+                             f"geometry draws {list(named)}")
+
+
+def checked_edges(geometry: Geometry, provinces: Mapping, path: str,
+                  army: frozenset | None, fleet: frozenset | None) -> tuple[frozenset, frozenset]:
+    """The map's adjacency: derived from the geometry, and equal to the listed one where one is listed
+    (otherwise the map is bad input naming every pair that differs)."""
+    _agreement(geometry, provinces, path)
+    derived = derive(geometry, path)
+    problems = []
+    if army is not None:
+        problems += differences("army", army, derived.army)
+    if fleet is not None:
+        problems += differences("fleet", fleet, derived.fleet)
+    if problems:
+        raise InputError(f"{path}: the listed adjacency and the geometry disagree on {len(problems)} pair"
+                         f"{'s' if len(problems) != 1 else ''}:\n  " + "\n  ".join(problems))
+    return derived.army, derived.fleet
+
+
+def load_geometry_file(game_map, ref: str, base: str) -> Geometry:
+    """Reads a map's geometry kept in a file of its own (``geometry: FILE`` in the map, relative to the
+    map file; a shipped map's in the package), and checks that it agrees with the map's lists."""
+    from importlib import resources
+    from pathlib import Path
+
+    import yaml
+
+    if base.startswith("maps/") and not Path(base).exists():
+        resource = resources.files("fivedp_asp") / "maps" / ref
+        where = f"maps/{ref}"
+        if not resource.is_file():
+            raise InputError(f"{base}: its geometry file {ref!r} is missing")
+        text = resource.read_text(encoding="utf-8")
+    else:
+        file = Path(base).parent / ref
+        where = str(file)
+        try:
+            text = file.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise InputError(f"{base}: cannot read its geometry file {ref!r}: {exc.strerror}") from None
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        data = yaml.load(text, Loader=loader)
+    except yaml.YAMLError as exc:
+        raise InputError(f"{where}: not valid YAML: {exc}") from None
+    raw = data.get("geometry") if isinstance(data, dict) and "territories" not in data else data
+    geometry = parse_geometry(raw, where)
+    checked_edges(geometry, game_map.provinces, f"{base} against {where}", game_map.army_edges, game_map.fleet_edges)
+    return geometry

@@ -71,6 +71,18 @@ class GameMap:
     power_aliases: Mapping[str, str] = field(default_factory=dict)
     coast_aliases: Mapping[str, str] = field(default_factory=dict)
     source: str = "standard"  # how to load it again: a shipped map's name or a file's absolute path
+    geometry_ref: object = field(default=None, compare=False, repr=False)  # inline Geometry, or (file, base) to read
+
+    @cached_property
+    def geometry(self):
+        """The map's drawing (``geometry``), or None when it has none. A geometry kept in a file of its
+        own is read when first needed, and checked then to agree with the listed adjacency."""
+        from .geometry import Geometry, load_geometry_file
+
+        ref = self.geometry_ref
+        if ref is None or isinstance(ref, Geometry):
+            return ref
+        return load_geometry_file(self, *ref)
 
     # -- lookups -----------------------------------------------------------------
 
@@ -210,9 +222,17 @@ def parse_map(data: object, path: str = "<map>") -> GameMap:
     """Builds a map from loaded YAML data, checking it enough that errors name what is wrong."""
     if not isinstance(data, dict):
         raise _fail(path, "a map file must be a mapping")
-    for key in ("name", "powers", "provinces", "army", "fleet"):
+    for key in ("name", "powers", "provinces"):
         if key not in data:
             raise _fail(path, f"missing key '{key}'")
+    geometry = None
+    if isinstance(data.get("geometry"), dict):
+        from .geometry import parse_geometry
+
+        geometry = parse_geometry(data["geometry"], path)
+    for key in ("army", "fleet"):
+        if key not in data and geometry is None:
+            raise _fail(path, f"missing key '{key}' (or a 'geometry' to derive it from)")
     powers_raw = data["powers"]
     if not isinstance(powers_raw, dict):
         raise _fail(path, "'powers' must map power names to their details")
@@ -229,6 +249,10 @@ def parse_map(data: object, path: str = "<map>") -> GameMap:
     provinces: dict[str, Province] = {}
     for pid, details in (data["provinces"] or {}).items():
         pid = str(pid).lower()
+        if isinstance(details, dict) and "type" not in details and geometry is not None:
+            from .geometry import province_type
+
+            details = {**details, **province_type(geometry, pid, path)}
         if not isinstance(details, dict) or "name" not in details or "type" not in details:
             raise _fail(path, f"province {pid!r} needs a name and a type")
         if details["type"] not in PROVINCE_TYPES:
@@ -259,17 +283,33 @@ def parse_map(data: object, path: str = "<map>") -> GameMap:
         if power not in powers:
             raise _fail(path, f"'start' names unknown power {power!r}")
         start[power] = tuple(str(u) for u in units)
+    if geometry is not None:
+        from .geometry import checked_edges
+
+        army_edges, fleet_edges = checked_edges(
+            geometry, provinces, path,
+            _parse_edges(path, "army", data["army"], army_locs) if "army" in data else None,
+            _parse_edges(path, "fleet", data["fleet"], fleet_locs) if "fleet" in data else None)
+    else:
+        army_edges = _parse_edges(path, "army", data["army"], army_locs)
+        fleet_edges = _parse_edges(path, "fleet", data["fleet"], fleet_locs)
+    geometry_ref: object = geometry
+    if isinstance(data.get("geometry"), str):
+        geometry_ref = (str(data["geometry"]), path)
+    elif "geometry" in data and geometry is None:
+        raise _fail(path, "'geometry' must be a mapping or the name of a geometry file")
     return GameMap(
         name=str(data["name"]),
         title=str(data.get("title", data["name"])),
         powers=powers,
         provinces=MappingProxyType(provinces),
         coast_names=MappingProxyType(coast_names),
-        army_edges=_parse_edges(path, "army", data["army"], army_locs),
-        fleet_edges=_parse_edges(path, "fleet", data["fleet"], fleet_locs),
+        army_edges=army_edges,
+        fleet_edges=fleet_edges,
         start=MappingProxyType(start),
         power_aliases=MappingProxyType(power_aliases),
         coast_aliases=MappingProxyType(coast_aliases),
+        geometry_ref=geometry_ref,
     )
 
 

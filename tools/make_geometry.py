@@ -62,7 +62,7 @@ SKELETONS: dict[str, list[tuple[float, float]]] = {
     "lon": [(0, 51.4), (-1.5, 52)],
     # France, Iberia, Africa
     "bre": [(-4, 48.3), (-1, 48.8)],
-    "pic": [(1.5, 50.2)],
+    "pic": [(1.2, 50.1), (2.4, 50.2)],
     "par": [(2.3, 48.0)],
     "bur": [(4.8, 45.8), (3.5, 48.3), (6.9, 48.3)],
     "gas": [(-0.5, 44.6), (2, 45.8)],
@@ -129,8 +129,19 @@ def project(lon: float, lat: float) -> tuple[float, float]:
     return lon * XSTRETCH, lat
 
 
+LON_C, LAT_C, LINEAR = 14.0, 49.0, 0.68  # the picture is magnified around here: the board is crowded there
+
+
+def _warp(u: float, low: float, centre: float, high: float) -> float:
+    """-1..1 → low..high, passing ``centre`` at 0 with a gentle slope (a cubic): denser near the centre."""
+    s = LINEAR * u + (1 - LINEAR) * u ** 3
+    return centre + s * ((centre - low) if s < 0 else (high - centre))
+
+
 def cell_lonlat(i: int, j: int) -> tuple[float, float]:
-    return LON0 + (i + 0.5) * (LON1 - LON0) / W, LAT1 - (j + 0.5) * (LAT1 - LAT0) / H
+    u = 2 * (i + 0.5) / W - 1
+    v = 1 - 2 * (j + 0.5) / H
+    return _warp(u, LON0, LON_C, LON1), _warp(v, LAT0, LAT_C, LAT1)
 
 
 def seg_dist(p, a, b) -> float:
