@@ -68,12 +68,12 @@ def _f(v: float) -> str:
     return f"{v:.1f}".rstrip("0").rstrip(".")
 
 
-def unit_shape(kind: str, x: float, y: float, r: float, colour: str, extra: str = "") -> str:
+def unit_shape(kind: str, x: float, y: float, r: float, colour: str, extra: str = "", cls: str = "tok") -> str:
     """An army is a round token, a fleet a pointed one (a diamond): told apart without colour or text."""
     if kind == "army":
-        return f'<circle cx="{_f(x)}" cy="{_f(y)}" r="{_f(r)}" fill="{colour}" class="tok"{extra}/>'
+        return f'<circle cx="{_f(x)}" cy="{_f(y)}" r="{_f(r)}" fill="{colour}" class="{cls}"{extra}/>'
     pts = f"{_f(x - r * 1.25)},{_f(y)} {_f(x)},{_f(y - r)} {_f(x + r * 1.25)},{_f(y)} {_f(x)},{_f(y + r)}"
-    return f'<polygon points="{pts}" fill="{colour}" class="tok"{extra}/>'
+    return f'<polygon points="{pts}" fill="{colour}" class="{cls}"{extra}/>'
 
 
 # -- the map itself -----------------------------------------------------------------------------
@@ -339,7 +339,7 @@ def _draw_order(svg: _Svg, mv: Multiverse, layout: Layout, drawn: DrawnOrder, in
         loc = f"{r.unit.province}/{r.unit.coast}" if r.unit.coast else r.unit.province
         if r.unit.province in layout.geometry.territories:
             x, y = layout.point(r.unit.board, unit_point(layout.geometry, loc))
-            body = (unit_shape(r.unit_kind or "army", x, y, tok * 0.8, colours.get(r.power, "#888"), ' class="tok built"')
+            body = (unit_shape(r.unit_kind or "army", x, y, tok * 0.8, colours.get(r.power, "#888"), cls="tok built")
                     + f'<circle class="ring" cx="{_f(x)}" cy="{_f(y)}" r="{_f(tok * 1.1)}"/>')
     if not body:
         # waives, and orders that name no place on the picture: kept, invisible, so each order appears once
@@ -438,7 +438,8 @@ def board_svg(frame: Frame, board_key: tuple[int, int], standalone: bool = True)
 # -- the page --------------------------------------------------------------------------------------
 
 CSS = """
-body{font-family:system-ui,sans-serif;margin:16px;background:#fafafa;color:#222}
+svg,body{font-family:system-ui,sans-serif;}
+body{margin:16px;background:#fafafa;color:#222}
 h1{font-size:20px;margin:0 0 6px} h2{font-size:16px;margin:22px 0 6px}
 .step{margin-bottom:26px} .scroll{overflow-x:auto}
 pre{background:#fff;border:1px solid #ddd;padding:8px;font-size:12px;overflow-x:auto}
