@@ -1,0 +1,128 @@
+"""The picture as a user sees it: a real headless browser (Debian's chromium) opens the page of MDATC
+3.A.2, reports no script error, and its screenshot shows the map: land and sea, and one frame for each
+board drawn (2 in step 1, 4 in step 2). Skipped, saying why, where no browser is installed."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import struct
+import subprocess
+import zlib
+from pathlib import Path
+
+import pytest
+
+from fivedp_asp.render import render_file
+
+ROOT = Path(__file__).resolve().parents[1]
+BROWSERS = ("chromium", "chromium-browser")
+BROWSER = next((shutil.which(b) for b in BROWSERS if shutil.which(b)), None)
+
+pytestmark = pytest.mark.skipif(
+    BROWSER is None, reason="no headless browser: install Debian's chromium (apt-get install chromium) to run it")
+
+FRAME = (0x4A, 0x4A, 0x4A)  # .frame stroke
+ACTING = (0xE6, 0x7E, 0x22)  # .board.acting .frame stroke
+SEA = (0xBC, 0xD9, 0xF0)
+LAND = (0xF1, 0xEA, 0xD8)
+
+
+def read_png(path: Path) -> tuple[int, int, list[bytes]]:
+    """Width, height and RGB(A) rows of an 8-bit, non-interlaced PNG, with the standard library only."""
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat, header = 8, [], None
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            header = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat.append(body)
+        pos += 12 + length
+    width, height, depth, colour, _, _, interlace = header
+    assert depth == 8 and colour in (2, 6) and interlace == 0, header
+    bpp = 3 if colour == 2 else 4
+    raw = zlib.decompress(b"".join(idat))
+    stride = width * bpp
+    rows, prev = [], bytearray(stride)
+    for y in range(height):
+        kind = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        if kind == 1:
+            for i in range(bpp, stride):
+                line[i] = (line[i] + line[i - bpp]) & 255
+        elif kind == 2:
+            line = bytearray((a + b) & 255 for a, b in zip(line, prev))
+        elif kind == 3:
+            for i in range(stride):
+                left = line[i - bpp] if i >= bpp else 0
+                line[i] = (line[i] + ((left + prev[i]) >> 1)) & 255
+        elif kind == 4:
+            for i in range(stride):
+                a = line[i - bpp] if i >= bpp else 0
+                b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(bytes(line))
+        prev = line
+    return width, height, [bytes(b for i, b in enumerate(r) if i % bpp < 3) if bpp == 4 else r for r in rows]
+
+
+def pixel(rows, x, y):
+    r = rows[y]
+    return tuple(r[3 * x:3 * x + 3])
+
+
+def count_frames(width, height, rows, colour) -> int:
+    """Boards in the picture: top-left outer corners of a frame's colour with long edges going right
+    and down (the legend's small sample is too short to count)."""
+    needle = bytes(colour)
+    found = 0
+    for y in range(1, height - 80):
+        row = rows[y]
+        start = row.find(needle)
+        while start != -1:
+            if start % 3 == 0:
+                x = start // 3
+                if (x > 0 and pixel(rows, x - 1, y) != colour and pixel(rows, x, y - 1) != colour
+                        and row[3 * x:3 * (x + 100)] == needle * 100
+                        and all(pixel(rows, x, y + d) == colour for d in range(80))):
+                    found += 1
+            start = row.find(needle, start + 1)
+    return found
+
+
+def test_the_page_opens_in_a_browser_and_shows_every_board(tmp_path):
+    page = tmp_path / "3.A.2.html"
+    page.write_text(render_file(str(ROOT / "cases/mdatc/3.A.2.yaml")), encoding="utf-8")
+    shot = tmp_path / "shot.png"
+    profile = tmp_path / "profile"
+    command = [BROWSER, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+               "--disable-background-networking", "--disable-component-update", "--disable-sync",
+               f"--user-data-dir={profile}", "--hide-scrollbars", "--force-device-scale-factor=1",
+               "--enable-logging=stderr", "--v=0", f"--screenshot={shot}", "--window-size=1300,1900",
+               page.as_uri()]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "HOME": str(tmp_path)})
+    assert done.returncode == 0, done.stderr[-2000:]
+    console = [line for line in done.stderr.splitlines() if "CONSOLE" in line or "Uncaught" in line]
+    assert not console, "script errors: " + "\n".join(console)
+    assert shot.is_file()
+    width, height, rows = read_png(shot)
+    assert (width, height) == (1300, 1900)
+    counts = {}
+    for y in range(0, height, 2):
+        row = rows[y]
+        for x in range(0, width, 2):
+            c = row[3 * x:3 * x + 3]
+            counts[c] = counts.get(c, 0) + 1
+    sampled = sum(counts.values())
+    assert counts.get(bytes(SEA), 0) > sampled * 0.05, "no sea to be seen: the map is not drawn"
+    assert counts.get(bytes(LAND), 0) > sampled * 0.05, "no land to be seen: the map is not drawn"
+    assert len(counts) > 50, "the screenshot is nearly blank"
+    # step 1 shows a0 (acting) and a1; step 2 shows a0, a1 (acting), a2 and b1
+    assert count_frames(width, height, rows, ACTING) == 2
+    assert count_frames(width, height, rows, FRAME) == 4
