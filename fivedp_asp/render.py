@@ -618,9 +618,14 @@ def is_game_file(path: str) -> bool:
     return f"format: {FORMAT}" in head
 
 
-def render_file(path: str, board: str | None = None, svg_only: bool = False) -> str:
-    """The picture of a scenario or a game file: the page, or one board (as SVG, or a page holding it)."""
+def render_file(path: str, board: str | None = None, svg_only: bool = False, step: int | None = None) -> str:
+    """The picture of a scenario or a game file: the page, or one board (as SVG, or a page holding it);
+    ``step`` keeps one step of a scenario (counted from 1)."""
     title, frames = game_frames(path) if is_game_file(path) else scenario_frames(path)
+    if step is not None:
+        if not 1 <= step <= len(frames):
+            raise InputError(f"{path}: no step {step} (it has {len(frames)})")
+        frames = frames[step - 1:step]
     if board is None:
         return page(title, frames)
     last = frames[-1]
@@ -643,7 +648,7 @@ def render_file(path: str, board: str | None = None, svg_only: bool = False) -> 
 # -- the commands -------------------------------------------------------------------------------------
 
 
-def write_picture(path: str, output: str | None, board: str | None) -> str:
+def write_picture(path: str, output: str | None, board: str | None, step: int | None = None) -> str:
     """Draws a scenario or game file into ``output`` (default: the input's name with .html, or .svg for
     one board written as SVG); returns the file written."""
     from pathlib import Path
@@ -653,13 +658,13 @@ def write_picture(path: str, output: str | None, board: str | None) -> str:
     svg_only = board is not None and output.lower().endswith(".svg")
     if board is None and output.lower().endswith(".svg"):
         raise InputError("a whole multiverse is drawn as an HTML page: give -o FILE.html (or --board B for one board as SVG)")
-    text = render_file(path, board, svg_only)
+    text = render_file(path, board, svg_only, step)
     Path(output).write_text(text, encoding="utf-8")
     return output
 
 
 def cmd_render(args) -> int:
-    written = write_picture(args.path, args.output, args.board)
+    written = write_picture(args.path, args.output, args.board, args.step)
     print(f"Wrote {written}")
     return 0
 
@@ -669,4 +674,5 @@ def add_render_parser(sub) -> None:
     p.add_argument("path", help="a scenario file or a game file")
     p.add_argument("-o", "--output", help="the file to write (.html; .svg with --board); default: PATH's name with .html")
     p.add_argument("--board", help="draw this board alone, large (e.g. a2)")
+    p.add_argument("--step", type=int, help="draw only this step of a scenario (from 1)")
     p.set_defaults(func=cmd_render)

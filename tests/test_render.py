@@ -130,3 +130,11 @@ def test_a_64_board_multiverse_draws_in_under_a_second():
     assert len(attrs(root, "data-board")) == len(mv.boards)
     assert sum(attrs(root, "data-order").values()) == len(orders)
     assert html.count('<use href="#map"') == len(mv.boards)  # the map itself is drawn once
+
+
+def test_one_step_of_a_scenario(tmp_path):
+    out = tmp_path / "s.html"
+    assert main(["render", str(CASES / "mdatc/3.A.2.yaml"), "--step", "2", "-o", str(out)]) == 0
+    (root,) = svgs_of(out.read_text(encoding="utf-8"))
+    assert attrs(root, "data-board") == Counter(["a0", "a1", "a2", "b1"])
+    assert main(["render", str(CASES / "mdatc/3.A.2.yaml"), "--step", "3", "-o", str(out)]) == 2
