@@ -252,29 +252,63 @@ def junction(grid, v) -> bool:
     return len({owner(grid, i - 1, j - 1), owner(grid, i, j - 1), owner(grid, i - 1, j), owner(grid, i, j)}) >= 3
 
 
+TOLERANCE = 1.1  # cells: how far a simplified border may stray from the raster's staircase
+
+
+def simplify(points: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Douglas-Peucker on one chain: its two ends always stay."""
+    if len(points) < 3:
+        return points
+    (ax, ay), (bx, by) = points[0], points[-1]
+    length = math.hypot(bx - ax, by - ay)
+    far, far_d = 0, -1.0
+    for k in range(1, len(points) - 1):
+        px, py = points[k]
+        d = (abs((bx - ax) * (ay - py) - (ax - px) * (by - ay)) / length) if length else math.hypot(px - ax, py - ay)
+        if d > far_d:
+            far, far_d = k, d
+    if far_d <= TOLERANCE:
+        return [points[0], points[-1]]
+    return simplify(points[:far + 1])[:-1] + simplify(points[far:])
+
+
+def chains(grid, loop):
+    """The loop cut at every point where three territories meet: (points, the owner beyond) for each
+    piece. Along one piece the territory beyond never changes."""
+    n = len(loop)
+    cuts = [k for k in range(n) if junction(grid, loop[k][0])]
+    out = []
+    for a, b in zip(cuts, cuts[1:] + [cuts[0] + n]):
+        pts = [loop[k % n][0] for k in range(a, b + 1)]
+        out.append((pts, loop[a % n][1]))
+    return out
+
+
 def build(grid):
     seas = {p for p, t in PROVINCE_TYPES.items() if t == "sea"}
+    simplified: dict[tuple, list] = {}  # one simplification per chain, shared by both its sides
+
+    def smooth(pts):
+        key = tuple(pts) if tuple(pts) <= tuple(reversed(pts)) else tuple(reversed(pts))
+        if key not in simplified:
+            simplified[key] = simplify(list(key))
+        out = simplified[key]
+        return out if key == tuple(pts) else list(reversed(out))
+
+    pt = lambda v: [v[0] * SCALE, v[1] * SCALE]  # noqa: E731
     territories = {}
     for prov in SKELETONS:
-        loop = trace(grid, prov)
-        n = len(loop)
-        keep = []
-        for k, (v, other) in enumerate(loop):
-            prev_v = loop[k - 1][0]
-            next_v = loop[(k + 1) % n][0]
-            turn = (v[0] - prev_v[0], v[1] - prev_v[1]) != (next_v[0] - v[0], next_v[1] - v[1])
-            keep.append(turn or junction(grid, v))
-        pt = lambda v: [v[0] * SCALE, v[1] * SCALE]  # noqa: E731
-        border = [pt(v) for (v, _), k in zip(loop, keep) if k]
+        pieces = [(smooth(pts), other) for pts, other in chains(grid, trace(grid, prov))]
+        border = [pt(v) for pts, _ in pieces for v in pts[:-1]]
         ptype = PROVINCE_TYPES[prov]
         region = {"sea": "ocean", "impassable": "impassable"}.get(ptype, "land")
         terr = {"region": region, "at": label_cell(grid, prov), "border": border}
         if ptype == "coast":
-            runs = coast_runs(loop, keep, seas)
+            runs = coast_runs(pieces, seas)
             named = NAMED_COASTS.get(prov)
             if named:
                 coasts = {}
-                for name, sea in named.items():
+                for name, sea in sorted(named.items()):
                     mine = [r for r, touched in runs if (sea in touched if sea else not any(
                         s in touched for s in named.values() if s))]
                     if len(mine) != 1:
@@ -287,26 +321,26 @@ def build(grid):
     return territories
 
 
-def coast_runs(loop, keep, seas):
-    """Each maximal run of the border along the sea: its kept points, and the seas it touches."""
-    n = len(loop)
-    first = next((k for k in range(n) if loop[k][1] not in seas), None)
+def coast_runs(pieces, seas):
+    """Each maximal run of the border along the sea: its points, and the seas it touches."""
+    n = len(pieces)
+    first = next((k for k in range(n) if pieces[k][1] not in seas), None)
     if first is None:
         raise SystemExit("an island province: its coast has no ends")
     runs, current, touched = [], None, set()
-    for step in range(n + 1):
-        k = (first + step) % n
-        v, other = loop[k]
+    for step in range(1, n + 1):
+        pts, other = pieces[(first + step) % n]
         if other in seas:
             if current is None:
-                current, touched = [v], set()
-            elif keep[k]:
-                current.append(v)
+                current, touched = list(pts), set()
+            else:
+                current += pts[1:]
             touched.add(other)
         elif current is not None:
-            current.append(v)
             runs.append((current, touched))
             current = None
+    if current is not None:
+        runs.append((current, touched))
     return runs
 
 
