@@ -10,7 +10,6 @@ The geometry also serves the pictures (``render``), which is why it is kept on t
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from functools import lru_cache
 from types import MappingProxyType
@@ -273,11 +272,6 @@ def differences(kind: str, listed: frozenset[tuple[str, str]], derived: frozense
     for a, b in sorted({tuple(sorted(e)) for e in derived - listed}):
         out.append(f"{kind} {a}-{b} is adjacent in the geometry but not listed")
     return out
-
-
-def geometry_json(geometry: Geometry) -> str:
-    """A stable text of the geometry (for digests and tests)."""
-    return json.dumps({t.id: [t.region, t.border] for t in geometry.territories.values()}, sort_keys=True)
 
 
 # -- maps -----------------------------------------------------------------------------------------

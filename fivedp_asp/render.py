@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import html
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
 from .errors import InputError
@@ -27,7 +27,6 @@ POWER_COLOURS = {
     "Italy": "#3d9a46", "Russia": "#9a6fc9", "Turkey": "#e8c23a",
 }
 PALETTE = ("#d9463e", "#2f57b3", "#6cb7e8", "#6b6257", "#3d9a46", "#9a6fc9", "#e8c23a", "#e07b28", "#2aa198")
-RESULT_WORDS = {"succeeds": "succeeds", "fails": "fails", "invalid": "invalid"}
 UNIT_R = 20  # a unit's size, in map units
 
 
@@ -96,12 +95,12 @@ def map_symbol(geometry: Geometry, symbol_id: str = "map", labels: bool = True) 
 # -- layout ----------------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(frozen=True)
 class Layout:
     """Where each board stands in the picture and at what scale."""
 
     geometry: Geometry
-    origin: dict[tuple[int, int], tuple[float, float]] = field(default_factory=dict)
+    origin: Mapping[tuple[int, int], tuple[float, float]]
     scale: float = 1.0
     width: float = 0.0
     height: float = 0.0
@@ -125,13 +124,9 @@ def grid_layout(mv: Multiverse, geometry: Geometry, board_width: float | None = 
         board_width = max(120.0, min(420.0, (1800.0 - LEFT) / columns - GAP))
     scale = board_width / geometry.size[0]
     board_height = geometry.size[1] * scale
-    layout = Layout(geometry, scale=scale)
-    for t, n in mv.boards:
-        row = lines.index(t)
-        layout.origin[(t, n)] = (LEFT + (n - first) * (board_width + GAP), TOP + row * (board_height + GAP))
-    layout.width = LEFT + columns * (board_width + GAP)
-    layout.height = TOP + len(lines) * (board_height + GAP)
-    return layout
+    origin = {(t, n): (LEFT + (n - first) * (board_width + GAP), TOP + lines.index(t) * (board_height + GAP))
+              for t, n in mv.boards}
+    return Layout(geometry, origin, scale, LEFT + columns * (board_width + GAP), TOP + len(lines) * (board_height + GAP))
 
 
 # -- positions ---------------------------------------------------------------------------------------
@@ -411,20 +406,20 @@ def board_svg(frame: Frame, board_key: tuple[int, int], standalone: bool = True)
     if geometry is None:
         raise InputError(f"map {mv.game_map.name!r} has no geometry to draw")
     board = mv.boards[board_key]
-    layout = Layout(geometry, scale=1.0)
-    layout.origin[board_key] = (10.0, 40.0)
-    layout.width, layout.height = geometry.size[0] + 20, geometry.size[1] + 50
+    width, height = geometry.size[0] + 20, geometry.size[1] + 50
+    origin = {board_key: (10.0, 40.0)}
+    mine = [d for d in frame.orders if d.order.unit is not None and d.order.unit.board == board_key]
+    # other boards are off the picture: give them a place beyond the right edge
+    for d in mine:
+        for p in (d.order.target, d.order.dest):
+            if p is not None and p.board not in origin and p.board in mv.boards:
+                origin[p.board] = (width + 40, 40.0)
+    layout = Layout(geometry, origin, 1.0, width, height)
     colours = power_colours(mv.game_map)
     svg = _Svg()
     fork = mv.forks.get(board.timeline)
     first = min(n for t, n in mv.boards if t == board.timeline)
     _draw_board(svg, mv, board, layout, colours, False, board_name(*fork) if fork and first == board.turn else None)
-    mine = [d for d in frame.orders if d.order.unit is not None and d.order.unit.board == board_key]
-    # other boards are off the picture: give them a place beyond the right edge
-    for d in mine:
-        for p in (d.order.target, d.order.dest):
-            if p is not None and p.board not in layout.origin:
-                layout.origin[p.board] = (layout.width + 40, 40.0)
     for i, drawn in enumerate(mine):
         _draw_order(svg, mv, layout, drawn, i, frame.phase, colours)
     w = max(x for x, _ in layout.origin.values()) + (geometry.size[0] if len(layout.origin) == 1 else 60)

@@ -159,3 +159,18 @@ def test_geometry_alone_is_a_whole_map():
     m = parse_map(small_map({"a": SQUARE, "b": {"region": "land", "border": [[1, 0], [2, 0], [2, 1], [1, 1]]}}))
     assert m.geometry is not None and pairs(m.army_edges) == {("a", "b")}
     assert parse_geometry({"territories": {"a": SQUARE}}, "x").territories["a"].province_type == "land"
+
+
+def test_a_canal_ends_on_its_territory_border():
+    # k lies between two seas that touch it along its west and east sides; the canal crosses it
+    terr = {
+        "k": {"region": "land", "border": [[1, 0], [2, 0], [2, 2], [1, 2]],
+              "coast": [[[1, 0], [1, 2]], [[2, 2], [2, 0]]], "canals": [[[1, 2], [2, 0]]]},
+        "w": {"region": "ocean", "border": [[0, 0], [1, 0], [1, 2], [0, 2]]},
+        "e": {"region": "ocean", "border": [[2, 0], [3, 0], [3, 2], [2, 2]]},
+    }
+    m = parse_map(small_map(terr))
+    assert {("w", "k"), ("e", "k")} <= m.fleet_edges and ("w", "e") not in m.fleet_edges
+    terr["k"]["canals"] = [[[1, 2], [5, 5]]]
+    message = error_of(terr)
+    assert "territory k" in message and "canal" in message
