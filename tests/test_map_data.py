@@ -1,8 +1,7 @@
 """Hold fivedp_asp/maps/standard.yaml against the reference facts of the standard map.
 
-The YAML is loaded with pyyaml only. The reference (shared/reference/standard-map-facts.json,
-outside the repository) is optional: the comparison tests are skipped when it is absent, the
-self-consistency checks always run.
+The YAML is loaded with pyyaml only. The reference facts are a copy kept with the tests
+(tests/data/standard-map-facts.json); the self-consistency checks run with or without them.
 """
 
 import json
@@ -14,7 +13,7 @@ import pytest
 import yaml
 
 MAP_PATH = Path(__file__).parent / "../fivedp_asp/maps/standard.yaml"
-REF_PATH = Path(__file__).parents[2] / "shared/reference/standard-map-facts.json"
+REF_PATH = Path(__file__).parent / "data/standard-map-facts.json"
 
 POWER_ORDER = ["Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey"]
 TYPES = {"land", "coast", "sea", "impassable"}
