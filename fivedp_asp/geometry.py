@@ -154,7 +154,36 @@ def _border(raw: object, where: str) -> tuple[Point, ...]:
     area2 = sum(x1 * y2 - x2 * y1 for (x1, y1), (x2, y2) in zip(points, points[1:] + points[:1]))
     if area2 == 0:
         raise InputError(f"{where}: the border encloses no area")
+    crossing = _self_crossing(points)
+    if crossing:
+        raise InputError(f"{where}: the border crosses itself between {list(crossing[0])} and {list(crossing[1])}, "
+                         "so it does not close into one polygon")
     return tuple(points)
+
+
+def _orient(a: Point, b: Point, c: Point) -> int:
+    v = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+    return (v > 0) - (v < 0)
+
+
+def _self_crossing(points: list[Point]) -> tuple[Point, Point] | None:
+    """A segment of the ring that crosses or touches another one it does not follow or precede."""
+    n = len(points)
+    segs = [(points[i], points[(i + 1) % n]) for i in range(n)]
+    boxes = [(min(a[0], b[0]), max(a[0], b[0]), min(a[1], b[1]), max(a[1], b[1])) for a, b in segs]
+    order = sorted(range(n), key=lambda i: boxes[i][0])
+    for k, i in enumerate(order):
+        x0, x1, y0, y1 = boxes[i]
+        for j in order[k + 1:]:
+            if boxes[j][0] > x1:
+                break
+            if abs(i - j) in (1, n - 1) or boxes[j][3] < y0 or boxes[j][2] > y1:
+                continue
+            (a, b), (c, d) = segs[i], segs[j]
+            o1, o2, o3, o4 = _orient(a, b, c), _orient(a, b, d), _orient(c, d, a), _orient(c, d, b)
+            if o1 != o2 and o3 != o4 or (o1 == o2 == 0 and o3 == o4 == 0):
+                return a, b
+    return None
 
 
 def _check_coasts(terr: Territory, where: str) -> None:

@@ -103,6 +103,8 @@ def test_a_border_that_does_not_close_is_bad_input_naming_the_territory():
     assert "territory spa" in message and "closed polygon" in message
     message = error_of({"spa": {"region": "land", "border": [[0, 0], [2, 0], [1, 1], [2, 0], [2, 2]]}})
     assert "territory spa" in message and "twice" in message
+    message = error_of({"spa": {"region": "land", "border": [[0, 0], [4, 4], [4, 0], [0, 2]]}})
+    assert "territory spa" in message and "crosses itself" in message
 
 
 def test_a_coast_off_its_border_is_bad_input_naming_the_territory():
@@ -174,3 +176,15 @@ def test_a_canal_ends_on_its_territory_border():
     terr["k"]["canals"] = [[[1, 2], [5, 5]]]
     message = error_of(terr)
     assert "territory k" in message and "canal" in message
+
+
+def test_a_scenario_on_a_bad_geometry_map_exits_2_naming_the_territory(tmp_path, capsys):
+    from fivedp_asp.cli import main
+
+    bad = small_map({"a": SQUARE, "b": {"region": "land", "border": [[1, 0], [2, 0]]}})
+    (tmp_path / "bad.yaml").write_text(yaml.safe_dump(bad), encoding="utf-8")
+    case = {"id": "X", "map": str(tmp_path / "bad.yaml"), "start": {"units": {"P": ["A A"]}}, "steps": []}
+    (tmp_path / "case.yaml").write_text(yaml.safe_dump(case), encoding="utf-8")
+    assert main(["adjudicate", str(tmp_path / "case.yaml")]) == 2
+    err = capsys.readouterr().err
+    assert "territory b" in err and "closed polygon" in err and "Traceback" not in err
