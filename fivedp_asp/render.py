@@ -462,6 +462,8 @@ pre{background:#fff;border:1px solid #ddd;padding:8px;font-size:12px;overflow-x:
 .order.invalid .arrow{stroke:#999 !important;opacity:.7}
 .order.fails.support_move .arrow,.order.fails.support_hold .arrow,.order.fails.convoy .arrow{opacity:.55}
 .failmark{stroke:#c62828;stroke-width:3}
+.single .order .arrow{stroke-width:4.5} .single .failmark{stroke-width:6} .single .ring{stroke-width:3.5}
+.single .bname{font-size:22px} .single .fork{font-size:20px}
 .ring{fill:none;stroke:#2e7d32;stroke-width:1.6}
 .order.hold .ring{stroke:#555}
 .forkline path{fill:none;stroke:#8e24aa;stroke-width:2;stroke-dasharray:5 4}
