@@ -567,8 +567,8 @@ def scenario_frames(path: str) -> tuple[str, list[Frame]]:
 
 
 def game_frames(path: str) -> tuple[str, list[Frame]]:
-    """A game: the whole multiverse as it stands, each fought board with the orders it was fought with
-    (moves marked by whether they succeeded), the last step's results and the waiting orders as text."""
+    """A game: each step played, replayed from the game's start with the orders it recorded (as
+    ``fivedp game export`` writes them), then the multiverse as it stands with the waiting orders."""
     from pathlib import Path
 
     from .game import load_game
@@ -576,6 +576,47 @@ def game_frames(path: str) -> tuple[str, list[Frame]]:
 
     game = load_game(path)
     mv = game.mv
+    title = f"Game {Path(path).stem}"
+    frames = _replayed(game, title) if game.history else []
+    if frames is None:
+        frames = [_recorded_frame(mv, len(game.history))]
+    text = [f"Timelines: {len(mv.timelines)}, boards: {len(mv.boards)}, steps played: {len(game.history)}"]
+    if mv.winner:
+        text.append(f"{mv.winner} has won.")
+    text.append(f"Next: {next_phase(mv)}" + (", waiting orders:" if game.pending else ", no orders waiting"))
+    for power, lines in sorted(game.pending.items()):
+        text.append(f"  {power}: " + "; ".join(lines))
+    acting = frozenset(b.key for b in mv.heads if b.phase == next_phase(mv))
+    frames.append(Frame("Now", mv, (), tuple(text), acting=acting))
+    return title, frames
+
+
+def _replayed(game, title: str) -> list[Frame] | None:
+    """The game's steps replayed as a scenario; None when the replay does not end where the game is
+    (then the boards' records are drawn instead)."""
+    import tempfile
+    from pathlib import Path
+
+    import yaml
+
+    from .game import export_case
+
+    case = export_case(game, title)
+    with tempfile.TemporaryDirectory() as tmp:
+        file = Path(tmp) / "game.yaml"
+        file.write_text(yaml.safe_dump(case, sort_keys=False, allow_unicode=True), encoding="utf-8")
+        try:
+            _, frames = scenario_frames(str(file))
+        except InputError:
+            return None
+    end = frames[-1].mv if frames else None
+    if end is None or set(end.boards) != set(game.mv.boards):
+        return None
+    return frames
+
+
+def _recorded_frame(mv: Multiverse, steps: int) -> Frame:
+    """Every board with the orders it was fought with, from its record (a move marked by its decision)."""
     orders = []
     for board in mv.boards.values():
         if board.record is None:
@@ -586,22 +627,7 @@ def game_frames(path: str) -> tuple[str, list[Frame]]:
                 moved = board.record.decisions.get(("moves", (r.unit.timeline, r.unit.turn, r.unit.province)))
                 result = None if moved is None else ("succeeds" if moved else "fails")
             orders.append(DrawnOrder(r, result))
-    text = [f"Timelines: {len(mv.timelines)}, boards: {len(mv.boards)}, steps played: {len(game.history)}"]
-    if game.history:
-        last = game.history[-1]
-        text.append(f"Last step: {last.get('phase')} on {', '.join(last.get('boards', []))}")
-        for r in last.get("results", []):
-            reason = f" ({r['reason']})" if r.get("reason") else ""
-            text.append(f"  {r.get('power')}: {r.get('order')}  {r.get('result')}{reason}")
-    if mv.winner:
-        text.append(f"{mv.winner} has won.")
-    text.append(f"Next: {next_phase(mv)}")
-    for power, lines in sorted(game.pending.items()):
-        text.append(f"  {power}: " + "; ".join(lines))
-    for t, (parent, turn) in sorted(mv.forks.items()):
-        text.append(f"Timeline {timeline_name(t)} forked from {board_name(parent, turn)}")
-    title = f"Game {Path(path).stem}"
-    return title, [Frame(f"{title}: every board, with the orders each was fought with", mv, tuple(orders), tuple(text))]
+    return Frame(f"Every board, with the orders it was fought with ({steps} steps)", mv, tuple(orders))
 
 
 def is_game_file(path: str) -> bool:

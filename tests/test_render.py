@@ -91,19 +91,29 @@ def test_bad_board_and_bad_output_are_bad_input(tmp_path, capsys):
 
 
 def test_game_show_html(tmp_path):
+    from fivedp_asp.game import load_game
+    from fivedp_asp.render import _recorded_frame
+
     game = tmp_path / "g.yaml"
     assert main(["game", "new", str(game)]) == 0
     assert main(["game", "orders", str(game), "A Mun - Tyr", "A Vie - Tyr", "F Lon - Nth"]) == 0
     assert main(["game", "adjudicate", str(game)]) == 0
+    assert main(["game", "orders", str(game), "A Mun - a-Boh@0"]) == 0  # waiting: shown as text
     out = tmp_path / "g.html"
     assert main(["game", "show", str(game), "--html", str(out)]) == 0
     html = out.read_text(encoding="utf-8")
-    (root,) = svgs_of(html)
-    assert attrs(root, "data-board") == Counter(["a0", "a1"])
-    # the three orders of a0, read from its record; the two moves on Tyrolia bounced
+    step, now = svgs_of(html)
+    assert attrs(step, "data-board") == Counter(["a0", "a1"]) == attrs(now, "data-board")
+    # step 1 replayed: the two moves on Tyrolia bounced, London went to the North Sea
+    classes = sorted(el.get("class") for el in step.iter() if el.get("data-order"))
+    assert classes.count("order move fails") == 2 and classes.count("order move succeeds") == 1
+    assert not attrs(now, "data-order")
+    assert "A Mun - Tyr" in html and "A Mun - a-Boh@0" in html
+    # a game that cannot be replayed is drawn from its boards' records
+    frame = _recorded_frame(load_game(game).mv, 1)
+    root = ET.fromstring(frame_svg(frame))
     classes = sorted(el.get("class") for el in root.iter() if el.get("data-order"))
     assert classes.count("order move fails") == 2 and classes.count("order move succeeds") == 1
-    assert "A Mun - Tyr" in html
 
 
 @pytest.mark.parametrize("path", sorted(find_cases([str(CASES)])), ids=lambda p: str(p.relative_to(CASES)))
