@@ -28,6 +28,7 @@ POWER_COLOURS = {
 }
 PALETTE = ("#d9463e", "#2f57b3", "#6cb7e8", "#6b6257", "#3d9a46", "#9a6fc9", "#e8c23a", "#e07b28", "#2aa198")
 UNIT_R = 20  # a unit's size, in map units
+MARKERS = {"convoy": "convoy", "support_move": "support", "jump_assist": "assist"}
 
 
 @dataclass(frozen=True)
@@ -310,20 +311,22 @@ def _draw_order(svg: _Svg, mv: Multiverse, layout: Layout, drawn: DrawnOrder, in
                 s = tok * 0.55
                 body += (f'<path class="failmark" d="M{_f(mx - s)},{_f(my - s)} L{_f(mx + s)},{_f(my + s)} '
                          f'M{_f(mx - s)},{_f(my + s)} L{_f(mx + s)},{_f(my - s)}"/>')
-    elif r.kind in ("support_move", "convoy") and start and r.target is not None and r.dest is not None:
+    elif r.kind in ("support_move", "convoy", "jump_assist") and start and r.target is not None and r.dest is not None:
         a = _place_point(mv, layout, r.target)
         b = _place_point(mv, layout, r.dest, prefer_unit=False)
         if a and b:
             target_cross = r.target.board != r.dest.board
             mid = _mid(a, b, target_cross)
             cross = r.unit.board != r.target.board
-            body = f'<path class="arrow" d="{_path(start, _shorten(start, mid, tok * 0.3), cross)}" marker-end="url(#m-{"convoy" if r.kind == "convoy" else "support"})"/>'
+            body = f'<path class="arrow" d="{_path(start, _shorten(start, mid, tok * 0.3), cross)}" marker-end="url(#m-{MARKERS.get(r.kind, "support")})"/>'
     elif r.kind == "support_hold" and start and r.target is not None:
         a = _place_point(mv, layout, r.target)
         if a:
             cross = r.unit.board != r.target.board
             body = (f'<path class="arrow" d="{_path(start, _shorten(start, a, tok), cross)}"/>'
                     f'<circle class="ring" cx="{_f(a[0])}" cy="{_f(a[1])}" r="{_f(tok * 1.1)}"/>')
+    elif r.kind == "open_convoy" and start:
+        body = f'<circle class="ring" cx="{_f(start[0])}" cy="{_f(start[1])}" r="{_f(tok * 1.2)}"/>'
     elif r.kind == "hold" and start:
         body = f'<circle class="ring" cx="{_f(start[0])}" cy="{_f(start[1])}" r="{_f(tok * 1.05)}"/>'
     elif r.kind == "disband" and start:
@@ -344,7 +347,7 @@ def _draw_order(svg: _Svg, mv: Multiverse, layout: Layout, drawn: DrawnOrder, in
 
 def _defs(game_map: GameMap) -> str:
     markers = {"move": "#1b1b1b", "fail": "#c62828", "support": "#2e7d32", "convoy": "#1565c0", "retreat": "#8e24aa",
-               "fork": "#8e24aa", "option": "#8e24aa"}
+               "fork": "#8e24aa", "option": "#8e24aa", "assist": "#ef6c00"}
     out = ["<defs>"]
     for name, colour in markers.items():
         out.append(f'<marker id="m-{name}" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="5" markerHeight="5" '
@@ -458,6 +461,8 @@ pre{background:#fff;border:1px solid #ddd;padding:8px;font-size:12px;overflow-x:
 .order.move.fails .arrow{stroke:#c62828;stroke-dasharray:6 3}
 .order.support_move .arrow,.order.support_hold .arrow{stroke:#2e7d32;stroke-dasharray:2 3}
 .order.convoy .arrow{stroke:#1565c0;stroke-dasharray:8 3 2 3}
+.order.jump_assist .arrow{stroke:#ef6c00;stroke-dasharray:4 2}
+.order.open_convoy .ring{stroke:#1565c0;stroke-dasharray:4 3}
 .order.disband .arrow{stroke:#c62828}
 .order.invalid .arrow{stroke:#999 !important;opacity:.7}
 .order.fails.support_move .arrow,.order.fails.support_hold .arrow,.order.fails.convoy .arrow{opacity:.55}
@@ -487,7 +492,7 @@ def _legend(game_map: GameMap) -> str:
             + "".join(f'<marker id="lg-{n}" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="5" markerHeight="5" orient="auto">'
                       f'<path d="M0,0 L10,5 L0,10 z" fill="{c}"/></marker>'
                       for n, c in (("move", "#1b1b1b"), ("fail", "#c62828"), ("support", "#2e7d32"),
-                                   ("convoy", "#1565c0"), ("retreat", "#8e24aa")))
+                                   ("convoy", "#1565c0"), ("retreat", "#8e24aa"), ("assist", "#ef6c00")))
             + "</defs></svg>")
     items += [
         '<span><svg width="18" height="18"><circle cx="9" cy="9" r="7" fill="#ccc" stroke="#111" stroke-width="1.5"/></svg> army</span>',
@@ -498,6 +503,7 @@ def _legend(game_map: GameMap) -> str:
              '<path class="failmark" d="M17,3 L25,11 M17,11 L25,3"/>'),
         line("support_move", "support", "support"),
         line("convoy", "convoy", "convoy"),
+        line("jump_assist", "assist", "jump assist (option)"),
         '<span><svg width="46" height="14"><path d="M2,7 L40,7" stroke="#8e24aa" stroke-width="2" stroke-dasharray="2 4"/></svg> '
         "dislodged unit (dashed outline) and its retreat options</span>",
         '<span><svg width="46" height="14"><path d="M2,7 L40,7" stroke="#8e24aa" stroke-width="2.5" stroke-dasharray="5 4" '
