@@ -204,8 +204,9 @@ _Loader.add_constructor("tag:yaml.org,2002:map", _construct_map)
 
 def parse_yaml(text: str, path: str) -> Any:
     """One YAML document from ``text``, guarded; ``path`` names it in messages."""
-    loader = _Loader(text, path)
+    loader = None
     try:
+        loader = _Loader(text, path)
         return loader.get_single_data()
     except LoadError:
         raise
@@ -221,7 +222,8 @@ def parse_yaml(text: str, path: str) -> Any:
     except (RecursionError, MemoryError, ValueError, OverflowError) as exc:
         raise LoadError(path, 1, f"not valid YAML: {type(exc).__name__}") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
 
 
 def load_yaml(path: str | Path, what: str = "file") -> Any:
