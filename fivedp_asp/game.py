@@ -23,7 +23,7 @@ import yaml
 
 from . import orders as o
 from .errors import InputError, NotationError
-from .inputs import (Anything, Fields, Flag, ListOf, LoadError, MapOf, Opt, Scalar, Text, Whole, line_of, load_yaml,
+from .inputs import (value_line, Anything, Fields, Flag, ListOf, LoadError, MapOf, Opt, Scalar, Text, Whole, line_of, load_yaml,
                      plain)
 from .limits import MAX_BOARDS, MAX_TURN
 from .map import GameMap, load_map
@@ -323,7 +323,8 @@ def load_game(path: str | Path) -> Game:
             raise _damaged(path, f"not valid YAML (line {exc.line}){exc.problem[len('not valid YAML'):]}", _At(exc.line)) from None
         raise (_damaged(path, exc.problem, _At(exc.line)) if exc.line else exc) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise InputError(f"{path}: not a fivedp game file")
+        line = value_line(data, "format") if isinstance(data, dict) and "format" in data else 1
+        raise InputError(f"{path}: not a fivedp game file (line {line}: no 'format: {FORMAT}')")
     version = data.get("version")
     if not isinstance(version, int) or isinstance(version, bool):
         raise _damaged(path, "no version", version)
@@ -331,7 +332,9 @@ def load_game(path: str | Path) -> Game:
         raise InputError(f"{path}: written by a newer version of fivedp (game format {version}); "
                          f"this one reads format {VERSION}: upgrade fivedp")
     if data.get("end") != FORMAT:
-        raise _damaged(path, "it ends early (the closing 'end' line is missing): the file was cut short")
+        last = max(getattr(data, "value_lines", {}).values(), default=1)
+        raise _damaged(path, "it ends early (the closing 'end' line is missing): the file was cut short"
+                       f" after line {last}")
     try:
         GAME_SCHEMA.check(data, "", path, 1)
     except LoadError as exc:
@@ -451,7 +454,7 @@ def submit(game: Game, power: str | None, lines: list[str], *, add: bool = False
         if sep and mv.game_map.power(head.strip()):
             who, line = head.strip(), rest.strip()
         elif sep and " " not in head.strip() and _parses(rest.strip(), mv.game_map) and not _parses(line, mv.game_map):
-            raise InputError(f"order {line!r}: unknown power {head.strip()!r}")
+            raise InputError(f"order {line!r}: unknown power {head.strip()!r} (column 1)")
         if who is not None and mv.game_map.power(who) is None:
             raise InputError(f"unknown power {who!r} (powers: {', '.join(mv.game_map.powers)})")
         try:

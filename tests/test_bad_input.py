@@ -104,7 +104,7 @@ def test_wrong_types_name_key_and_line(tmp_path):
             "start.phase must be one of movement, retreat, adjustment", line=3)
     refused(case_file(tmp_path, "id: [a, b]\nsteps: []\n"), "id must be text", line=1)
     refused(case_file(tmp_path, "id: {a: 1}\nsteps: []\n"), "id must be text", line=1)
-    refused(case_file(tmp_path, "id: x\nsteps:\n  - orders: {Germany: 3}\n"), "Germany must be a list", line=3)
+    refused(case_file(tmp_path, "id: x\nsteps:\n  - orders: {Germany: 3}\n"), "'orders of Germany' must be a list", line=3)
 
 
 @pytest.mark.parametrize("text, line", [("id: x\nsteps: [\n", 3), ("id: x\nsteps: []\n]\n", 3), ("id: x\nste", 2),
