@@ -334,7 +334,7 @@ def load_game(path: str | Path) -> Game:
     if data.get("end") != FORMAT:
         last = max(getattr(data, "value_lines", {}).values(), default=1)
         raise _damaged(path, "it ends early (the closing 'end' line is missing): the file was cut short"
-                       f" after line {last}")
+                       f" (its last top-level key read is on line {last})")
     try:
         GAME_SCHEMA.check(data, "", path, 1)
     except LoadError as exc:
