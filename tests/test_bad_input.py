@@ -293,3 +293,30 @@ def test_corrupted_game_files_are_refused_and_left_alone(tmp_path_factory, game_
         assert path.read_bytes() == before
     code, err = run("game", "show", str(path))
     assert code in (0, 2), err
+
+
+# -- limits of a step ----------------------------------------------------------------------------------
+
+
+def test_a_step_beyond_the_order_limit_stops_before_solving():
+    started = time.monotonic()
+    with pytest.raises(InputError, match="orders \\(the limit is 16,384\\)"):
+        step(MV, {"Germany": ["A Mun H"] * 16_385})
+    assert time.monotonic() - started < 5
+
+
+@pytest.mark.parametrize("name, message", [("MAX_HEADS", "boards in play"), ("MAX_UNITS", "units on the boards in play"),
+                                           ("MAX_TIMELINES", "timelines"), ("MAX_BOARDS", "boards")])
+def test_each_step_limit_is_checked(monkeypatch, name, message):
+    import fivedp_asp.step as step_module
+
+    monkeypatch.setattr(step_module, name, 0)
+    with pytest.raises(InputError, match=f"beyond the limits of fivedp: .*{message} \\(the limit is 0\\)"):
+        step(MV, {"Germany": ["A Mun H"]})
+
+
+def test_a_timeline_at_the_last_turn_stops_at_the_limit(tmp_path):
+    path = case_file(tmp_path, f"id: x\nstart:\n  turn: {MAX_TURN}\n  units: {{Germany: [A Munich]}}\n"
+                               "steps:\n  - orders: {Germany: [A Munich hold]}\n")
+    code, err = run("check", str(path))
+    assert code == 2 and "beyond the limits" in err, err
