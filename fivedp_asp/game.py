@@ -216,13 +216,18 @@ _BOARD = Fields({
                                    "barred": Opt(ListOf(Text()))}, required=("power", "unit")))),
     "record": Opt(Fields({"orders": _NAMED, "incoming": Opt(ListOf(Text())), "decisions": Opt(MapOf(Text(), Flag()))})),
 })
+_HISTORY = Fields({
+    "phase": Text(), "boards": Opt(ListOf(Text())), "orders": _NAMED, "sustain": Anything(),
+    "results": Opt(ListOf(Fields({"power": Text(), "order": Text(), "result": Text(), "reason": Opt(Text())},
+                                 required=("order", "result")))),
+})
 GAME_SCHEMA = Fields({
     "format": Text(), "version": Whole(0, 1_000_000), "map": Text(), "options": Opt(MapOf(Text(), Scalar())),
     "players": Opt(ListOf(Text())), "eliminated": Opt(ListOf(Text())), "winner": Opt(Text()),
     "forks": Opt(MapOf(Text(), Text())), "boards": MapOf(Text(), Opt(_BOARD)),
     "sustain": Opt(Fields({"dissolved": Opt(ListOf(Text())), "due": Opt(Whole(1901, 1901 + MAX_TURN)),
                            "held": Opt(Whole(1901, 1901 + MAX_TURN))})), "start": Opt(MapOf(Text(), Anything())),
-    "pending": Opt(MapOf(Text(), Opt(ListOf(Text())))), "history": Opt(ListOf(Anything())), "end": Text(),
+    "pending": Opt(MapOf(Text(), Opt(ListOf(Text())))), "history": Opt(ListOf(_HISTORY)), "end": Text(),
 }, required=("format", "version", "map", "end"))
 """The shape of a game file (docs/game-format.md), checked with key path and line before its meaning."""
 
