@@ -7,13 +7,14 @@ stood on the board the orders were given on.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Iterator, Mapping
 
 from .errors import InputError, NotationError, OrderError
-from .inputs import (Anything, Choice, Fields, ListOf, LoadError, MapOf, Opt, Scalar, Text, Whole, key_line, line_of,
+from .inputs import (Anything, Choice, Fields, ListOf, LoadError, MapOf, Opt, Scalar, Text, Whole, key_line, line_of, value_line,
                      load_yaml, plain)
 from .limits import MAX_TURN
 from .map import GameMap, load_map
@@ -79,7 +80,30 @@ checked one by one as they are read (``load_case``), with the messages of the ca
 
 class CaseError(InputError):
     def __init__(self, path: str, line: int, problem: str):
+        self.path, self.line, self.problem = path, line, problem
         super().__init__(f"{path}:{line}: {problem}" if line else f"{path}: {problem}")
+
+
+@contextmanager
+def _within(path: str, line: int) -> Iterator[None]:
+    """Errors about a value that carries no line of its own (a null, a boolean) are placed on the
+    line of the part being read (the start, a step), so that every message names a line."""
+    try:
+        yield
+    except (CaseError, LoadError) as exc:
+        if exc.line or not line:
+            raise
+        raise CaseError(path, line, exc.problem) from None
+
+
+_PLACED = Opt(MapOf(Text(numbers=True), Opt(MapOf(Text(), Opt(ListOf(Text()))))))
+STEP_SCHEMA = Fields({
+    "orders": Opt(MapOf(Text(), Opt(ListOf(Text())))), "note": Anything(),
+    "expect": Opt(Fields({"results": Opt(MapOf(Text(), Anything())), "dislodged": Opt(ListOf(Text())),
+                          "boards": _PLACED, "retreats": _PLACED, "centers": _PLACED,
+                          "timelines": Opt(ListOf(Text(numbers=True)))})),
+})
+"""The types within a step, checked after the step's own checks (which give the case format's messages)."""
 
 
 # -- loading -----------------------------------------------------------------------------------
@@ -199,30 +223,38 @@ def load_case(path: str | Path) -> Case:
             raise CaseError(path, _line(key), reason)
     # plain values, not the loader's line-numbered strings: options are saved in game files
     options = validated(plain(raw_options))
-    start = _start(data, game_map, options, path)
+    with _within(path, _key_line(data, "start") or 1):
+        start = _start(data, game_map, options, path)
     steps = []
     steps_line = _key_line(data, "steps")
-    for raw in _list(data["steps"], "steps", path, steps_line):
-        raw = _mapping(raw, "a step", path, steps_line)
-        for key in raw:
-            if key not in STEP_KEYS:
-                raise CaseError(path, _line(key), f"unknown key {str(key)!r} in a step (known: {', '.join(sorted(STEP_KEYS))})")
-        orders = {}
-        for power_text, lines in _mapping(raw.get("orders"), "orders", path, _key_line(raw, "orders")).items():
-            _power(power_text, game_map, path)
-            orders[power_text] = list(_list(lines, f"orders of {power_text}", path, _line(power_text)))
-        expect = _mapping(raw.get("expect"), "expect", path, _key_line(raw, "expect"))
-        for key in expect:
-            if key not in EXPECT_KEYS:
-                raise CaseError(path, _line(key), f"unknown key {str(key)!r} in expect (known: {', '.join(sorted(EXPECT_KEYS))})")
-        _check_expect_shape(expect, path)
-        for line, result in (expect.get("results") or {}).items():
-            if result not in RESULTS:
-                raise CaseError(path, _line(line), f"result of {line!r} must be one of {', '.join(RESULTS)}")
-        first = next(iter(raw), None)
-        steps.append(CaseStep(orders, expect, _line(first)))
+    for n, raw in enumerate(_list(data["steps"], "steps", path, steps_line)):
+        with _within(path, value_line(data["steps"], n) or steps_line):
+            steps.append(_step(raw, n, game_map, path, steps_line))
     return Case(str(data["id"]), str(data.get("title", "")), path, start, tuple(steps),
                 str(data.get("description", "") or ""), options)
+
+
+def _step(raw: Any, n: int, game_map: GameMap, path: str, steps_line: int) -> CaseStep:
+    """One step of a scenario, checked key by key (``n`` counts from 0)."""
+    raw = _mapping(raw, "a step", path, steps_line)
+    for key in raw:
+        if key not in STEP_KEYS:
+            raise CaseError(path, _line(key), f"unknown key {str(key)!r} in a step (known: {', '.join(sorted(STEP_KEYS))})")
+    orders = {}
+    for power_text, lines in _mapping(raw.get("orders"), "orders", path, _key_line(raw, "orders")).items():
+        _power(power_text, game_map, path)
+        orders[power_text] = list(_list(lines, f"orders of {power_text}", path, _line(power_text)))
+    expect = _mapping(raw.get("expect"), "expect", path, _key_line(raw, "expect"))
+    for key in expect:
+        if key not in EXPECT_KEYS:
+            raise CaseError(path, _line(key), f"unknown key {str(key)!r} in expect (known: {', '.join(sorted(EXPECT_KEYS))})")
+    _check_expect_shape(expect, path)
+    for line, result in (expect.get("results") or {}).items():
+        if result not in RESULTS:
+            raise CaseError(path, _line(line), f"result of {line!r} must be one of {', '.join(RESULTS)}")
+    STEP_SCHEMA.check(raw, f"step {n + 1}", path, line_of(raw) or steps_line)
+    first = next(iter(raw), None)
+    return CaseStep(orders, expect, _line(first))
 
 
 def _check_expect_shape(expect: dict, path: str) -> None:
@@ -459,6 +491,7 @@ def run_case(case: Case) -> CaseRun:
         except InputError as exc:
             raise CaseError(case.path, s.line, str(exc)) from None
         reports.append(report)
-        problems += check_step(case, i, report, s.expect)
+        with _within(case.path, s.line):
+            problems += check_step(case, i, report, s.expect)
         mv = report.after
     return CaseRun(case, tuple(reports), tuple(problems))
