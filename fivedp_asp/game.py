@@ -232,13 +232,15 @@ GAME_SCHEMA = Fields({
 """The shape of a game file (docs/game-format.md), checked with key path and line before its meaning."""
 
 
-def _read_place(text: str, m: GameMap, path: str) -> tuple[int, int, str]:
+def _read_place(text: str, m: GameMap, path: str, at: Any = None) -> tuple[int, int, str]:
+    """A fully designated place; ``at`` is the loaded value it was cut from, when it is not ``text``."""
+    at = text if at is None else at
     try:
         w = parse_where(str(text), m)
     except NotationError as exc:
-        raise _damaged(path, f"bad place {text!r}: {exc.problem}", text) from None
+        raise _damaged(path, f"bad place {text!r}: {exc.problem}", at) from None
     if w.timeline is None or w.turn is None:
-        raise _damaged(path, f"place {text!r} is not fully designated", text)
+        raise _damaged(path, f"place {text!r} is not fully designated", at)
     return w.timeline, w.turn, w.province
 
 
@@ -310,7 +312,7 @@ def _read_board(name: str, data: dict, mv: Multiverse, path: str) -> Board:
         decisions = {}
         for k, v in (rec.get("decisions") or {}).items():
             dname, _, place = str(k).partition(" ")
-            decisions[(dname, _read_place(place, m, path))] = bool(v)
+            decisions[(dname, _read_place(place, m, path, k))] = bool(v)
         record = Record(tuple(orders), tuple(_read_place(p, m, path) for p in rec.get("incoming") or ()),
                         MappingProxyType(decisions))
     board = make_board(key[0], key[1], units, centers, retreats=tuple(retreats),
