@@ -101,7 +101,9 @@ STEP_SCHEMA = Fields({
     "orders": Opt(MapOf(Text(), Opt(ListOf(Text())))), "note": Anything(),
     "expect": Opt(Fields({"results": Opt(MapOf(Text(), Anything())), "dislodged": Opt(ListOf(Text())),
                           "boards": _PLACED, "retreats": _PLACED, "centers": _PLACED,
-                          "timelines": Opt(ListOf(Text(numbers=True)))})),
+                          "timelines": Opt(ListOf(Text(numbers=True))), "phase": Anything(),
+                          "in_play": Opt(ListOf(Text(numbers=True))), "dissolved": Opt(ListOf(Text(numbers=True))),
+                          "sustained": Opt(MapOf(Text(), Anything())), "winner": Anything()})),
 })
 """The types within a step, checked after the step's own checks (which give the case format's messages)."""
 

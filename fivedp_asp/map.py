@@ -211,7 +211,7 @@ MAP_SCHEMA = Fields({
     "name": Text(numbers=True), "title": Opt(Text(numbers=True)),
     "powers": MapOf(Text(), Opt(Fields({"adjective": Opt(Text()), "aliases": _NAMES}))),
     "coasts": Opt(MapOf(Text(), Opt(Fields({"name": Opt(Text()), "aliases": _NAMES})))),
-    "provinces": MapOf(Text(), Fields({"name": Text(numbers=True), "type": Choice(PROVINCE_TYPES), "center": Opt(Flag()),
+    "provinces": MapOf(Text(), Fields({"name": Text(numbers=True), "type": Choice(PROVINCE_TYPES), "center": Opt(Flag()), "capital": Opt(Flag()),
                                        "home": Opt(Text()), "coasts": Opt(ListOf(Text())), "aliases": _NAMES},
                                       required=("name", "type"))),
     "army": ListOf(Text()), "fleet": ListOf(Text()),
