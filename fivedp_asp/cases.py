@@ -7,14 +7,16 @@ stood on the board the orders were given on.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Iterator, Mapping
 
-import yaml
-
 from .errors import InputError, NotationError, OrderError
+from .inputs import (Anything, Choice, Fields, ListOf, LoadError, MapOf, Opt, Scalar, Text, Whole, key_line, line_of, value_line,
+                     load_yaml, plain)
+from .limits import MAX_TURN
 from .map import GameMap, load_map
 from .multiverse import ADJUSTMENT, MOVEMENT, PHASES, RETREAT, SUSTAIN, Board, Multiverse, Retreat, Unit, board_name_readings, make_board
 from .notation import parse_timeline, parse_unit, timeline_name
@@ -30,38 +32,14 @@ EXPECT_KEYS = {"results", "dislodged", "boards", "retreats", "timelines", "cente
                "phase", "in_play", "sustained", "dissolved", "winner"}
 
 
-# -- YAML with line numbers ------------------------------------------------------------------------
+# -- lines ---------------------------------------------------------------------------------------
 
-
-class _Str(str):
-    line: int = 0
-
-
-class _Loader(yaml.SafeLoader):
-    """Keeps each scalar's line so that a bad province or order can be pointed at."""
-
-
-def _construct_str(loader: _Loader, node: yaml.ScalarNode) -> Any:
-    value = loader.construct_scalar(node)
-    s = _Str(value)
-    s.line = node.start_mark.line + 1
-    return s
-
-
-_Loader.add_constructor("tag:yaml.org,2002:str", _construct_str)
-
-
-def _line(value: Any) -> int:
-    return getattr(value, "line", 0)
+_line = line_of
 
 
 def _key_line(data: Any, key: str) -> int:
     """The line a key was written on (0 when it is not there)."""
-    if isinstance(data, Mapping):
-        for k in data:
-            if k == key:
-                return _line(k)
-    return 0
+    return key_line(data, key)
 
 
 def _list(value: Any, what: str, path: str, line: int) -> list:
@@ -90,9 +68,44 @@ class Case:
     options: dict[str, Any] = field(default_factory=dict)
 
 
+_NAMED_UNITS = Opt(MapOf(Text(), Opt(ListOf(Text()))))
+START_SCHEMA = Fields({"turn": Whole(0, MAX_TURN), "phase": Choice(PHASES), "units": _NAMED_UNITS,
+                       "centers": _NAMED_UNITS, "dislodged": Opt(MapOf(Text(), Opt(ListOf(Anything()))))})
+CASE_SCHEMA = Fields({"id": Text(numbers=True), "title": Opt(Text(numbers=True)), "description": Opt(Text(numbers=True)),
+                      "options": Opt(MapOf(Text(), Scalar())), "start": Opt(START_SCHEMA),
+                      "steps": ListOf(Anything()), "map": Text()}, required=("id", "steps"))
+"""The shape of a scenario file (docs/case-format.md), checked before its meaning; the steps are
+checked one by one as they are read (``load_case``), with the messages of the case format."""
+
+
 class CaseError(InputError):
     def __init__(self, path: str, line: int, problem: str):
+        self.path, self.line, self.problem = path, line, problem
         super().__init__(f"{path}:{line}: {problem}" if line else f"{path}: {problem}")
+
+
+@contextmanager
+def _within(path: str, line: int) -> Iterator[None]:
+    """Errors about a value that carries no line of its own (a null, a boolean) are placed on the
+    line of the part being read (the start, a step), so that every message names a line."""
+    try:
+        yield
+    except (CaseError, LoadError) as exc:
+        if exc.line or not line:
+            raise
+        raise CaseError(path, line, exc.problem) from None
+
+
+_PLACED = Opt(MapOf(Text(numbers=True), Opt(MapOf(Text(), Opt(ListOf(Text()))))))
+STEP_SCHEMA = Fields({
+    "orders": Opt(MapOf(Text(), Opt(ListOf(Text())))), "note": Anything(),
+    "expect": Opt(Fields({"results": Opt(MapOf(Text(), Anything())), "dislodged": Opt(ListOf(Text())),
+                          "boards": _PLACED, "retreats": _PLACED, "centers": _PLACED,
+                          "timelines": Opt(ListOf(Text(numbers=True))), "phase": Anything(),
+                          "in_play": Opt(ListOf(Text(numbers=True))), "dissolved": Opt(ListOf(Text(numbers=True))),
+                          "sustained": Opt(MapOf(Text(), Anything())), "winner": Anything()})),
+})
+"""The types within a step, checked after the step's own checks (which give the case format's messages)."""
 
 
 # -- loading -----------------------------------------------------------------------------------
@@ -123,8 +136,8 @@ def _mapping(value: Any, what: str, path: str, line: int) -> dict:
     if value is None:
         return {}
     if not isinstance(value, Mapping):
-        raise CaseError(path, line, f"'{what}' must be a mapping")
-    return dict(value)
+        raise CaseError(path, _line(value) or line, f"'{what}' must be a mapping")
+    return value  # the loaded mapping itself: it knows the lines of its keys
 
 
 def _province(text: Any, game_map: GameMap, path: str) -> str:
@@ -140,11 +153,12 @@ def _start(data: dict, game_map: GameMap, options: dict, path: str) -> Multivers
         if key not in START_KEYS:
             raise CaseError(path, _line(key), f"unknown key {str(key)!r} in start (known: {', '.join(sorted(START_KEYS))})")
     turn = start.get("turn", 0)
-    if not isinstance(turn, int) or isinstance(turn, bool) or turn < 0:
-        raise CaseError(path, _line(turn) or _key_line(start, "turn"), "start.turn must be a whole number ≥ 0")
+    if not isinstance(turn, int) or isinstance(turn, bool) or not 0 <= turn <= MAX_TURN:
+        raise CaseError(path, _line(turn) or _key_line(start, "turn"), f"start.turn must be a whole number from 0 to {MAX_TURN}")
+    turn = int(turn)
     phase = str(start.get("phase", MOVEMENT))
     if phase not in PHASES:
-        raise CaseError(path, _line(start.get("phase")), f"start.phase must be one of {', '.join(PHASES)}")
+        raise CaseError(path, _line(start.get("phase")) or _key_line(start, "phase"), f"start.phase must be one of {', '.join(PHASES)}")
     units: list[Unit] = []
     raw_units = start["units"] if "units" in start else game_map.start
     for power_text, lines in _mapping(raw_units, "units", path, _key_line(start, "units")).items():
@@ -172,7 +186,12 @@ def _start(data: dict, game_map: GameMap, options: dict, path: str) -> Multivers
         for power_text, items in _mapping(start["dislodged"], "dislodged", path, _key_line(start, "dislodged")).items():
             power = _power(power_text, game_map, path)
             for item in _list(items, f"dislodged of {power}", path, _line(power_text)):
-                item = item if isinstance(item, dict) else {"unit": item}
+                if isinstance(item, Mapping):
+                    Fields({"unit": Text(), "attacker_from": Opt(Text())}, required=("unit",)).check(
+                        item, f"a dislodged unit of {power}", path, _line(power_text))
+                else:
+                    Text().check(item, f"a dislodged unit of {power}", path, _line(power_text))
+                    item = {"unit": item}
                 if not item.get("unit"):
                     raise CaseError(path, _line(power_text), f"a dislodged unit of {power} needs 'unit'")
                 unit, _ = _unit(item.get("unit"), power, game_map, path)
@@ -186,24 +205,13 @@ def _start(data: dict, game_map: GameMap, options: dict, path: str) -> Multivers
 
 def load_case(path: str | Path) -> Case:
     path = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
-    try:
-        data = yaml.load(text, Loader=_Loader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise CaseError(path, mark.line + 1 if mark else 0, f"not valid YAML: {problem}") from None
+    data = load_yaml(path, "scenario")
     if not isinstance(data, dict):
-        raise CaseError(path, 0, "a case must be a mapping with at least 'id' and 'steps'")
-    for key in data:
-        if key not in CASE_KEYS:
-            raise CaseError(path, _line(key), f"unknown key {str(key)!r} (known: {', '.join(sorted(CASE_KEYS))})")
-    for key in ("id", "steps"):
-        if key not in data:
-            raise CaseError(path, 1, f"missing key '{key}'")
+        raise CaseError(path, line_of(data) or 1, "a case must be a mapping with at least 'id' and 'steps'")
+    try:
+        CASE_SCHEMA.check(data, "", path, 1)
+    except LoadError as exc:
+        raise CaseError(path, exc.line, exc.problem) from None
     map_name = data.get("map", "standard")
     try:
         map_path = Path(path).parent / str(map_name)
@@ -216,31 +224,39 @@ def load_case(path: str | Path) -> Case:
         if reason:
             raise CaseError(path, _line(key), reason)
     # plain values, not the loader's line-numbered strings: options are saved in game files
-    options = validated(raw_options)
-    start = _start(data, game_map, options, path)
+    options = validated(plain(raw_options))
+    with _within(path, _key_line(data, "start") or 1):
+        start = _start(data, game_map, options, path)
     steps = []
     steps_line = _key_line(data, "steps")
-    for raw in _list(data["steps"], "steps", path, steps_line):
-        raw = _mapping(raw, "a step", path, steps_line)
-        for key in raw:
-            if key not in STEP_KEYS:
-                raise CaseError(path, _line(key), f"unknown key {str(key)!r} in a step (known: {', '.join(sorted(STEP_KEYS))})")
-        orders = {}
-        for power_text, lines in _mapping(raw.get("orders"), "orders", path, _key_line(raw, "orders")).items():
-            _power(power_text, game_map, path)
-            orders[power_text] = list(_list(lines, f"orders of {power_text}", path, _line(power_text)))
-        expect = _mapping(raw.get("expect"), "expect", path, _key_line(raw, "expect"))
-        for key in expect:
-            if key not in EXPECT_KEYS:
-                raise CaseError(path, _line(key), f"unknown key {str(key)!r} in expect (known: {', '.join(sorted(EXPECT_KEYS))})")
-        _check_expect_shape(expect, path)
-        for line, result in (expect.get("results") or {}).items():
-            if result not in RESULTS:
-                raise CaseError(path, _line(line), f"result of {line!r} must be one of {', '.join(RESULTS)}")
-        first = next(iter(raw), None)
-        steps.append(CaseStep(orders, expect, _line(first)))
+    for n, raw in enumerate(_list(data["steps"], "steps", path, steps_line)):
+        with _within(path, value_line(data["steps"], n) or steps_line):
+            steps.append(_step(raw, n, game_map, path, steps_line))
     return Case(str(data["id"]), str(data.get("title", "")), path, start, tuple(steps),
                 str(data.get("description", "") or ""), options)
+
+
+def _step(raw: Any, n: int, game_map: GameMap, path: str, steps_line: int) -> CaseStep:
+    """One step of a scenario, checked key by key (``n`` counts from 0)."""
+    raw = _mapping(raw, "a step", path, steps_line)
+    for key in raw:
+        if key not in STEP_KEYS:
+            raise CaseError(path, _line(key), f"unknown key {str(key)!r} in a step (known: {', '.join(sorted(STEP_KEYS))})")
+    orders = {}
+    for power_text, lines in _mapping(raw.get("orders"), "orders", path, _key_line(raw, "orders")).items():
+        _power(power_text, game_map, path)
+        orders[power_text] = list(_list(lines, f"orders of {power_text}", path, _line(power_text)))
+    expect = _mapping(raw.get("expect"), "expect", path, _key_line(raw, "expect"))
+    for key in expect:
+        if key not in EXPECT_KEYS:
+            raise CaseError(path, _line(key), f"unknown key {str(key)!r} in expect (known: {', '.join(sorted(EXPECT_KEYS))})")
+    _check_expect_shape(expect, path)
+    for line, result in (expect.get("results") or {}).items():
+        if result not in RESULTS:
+            raise CaseError(path, _line(line), f"result of {line!r} must be one of {', '.join(RESULTS)}")
+    STEP_SCHEMA.check(raw, f"step {n + 1}", path, line_of(raw) or steps_line)
+    first = next(iter(raw), None)
+    return CaseStep(orders, expect, _line(first))
 
 
 def _check_expect_shape(expect: dict, path: str) -> None:
@@ -477,6 +493,7 @@ def run_case(case: Case) -> CaseRun:
         except InputError as exc:
             raise CaseError(case.path, s.line, str(exc)) from None
         reports.append(report)
-        problems += check_step(case, i, report, s.expect)
+        with _within(case.path, s.line):
+            problems += check_step(case, i, report, s.expect)
         mv = report.after
     return CaseRun(case, tuple(reports), tuple(problems))

@@ -288,6 +288,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")  # a name that is not UTF-8 is shown, not a crash
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     if extra:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -22,6 +23,9 @@ import yaml
 
 from . import orders as o
 from .errors import InputError, NotationError
+from .inputs import (value_line, Anything, Fields, Flag, ListOf, LoadError, MapOf, Opt, Scalar, Text, Whole, line_of, load_yaml,
+                     plain)
+from .limits import MAX_BOARDS, MAX_TURN
 from .map import GameMap, load_map
 from .options import validated
 from .multiverse import (RETREAT, Board, Multiverse, Record, Retreat, Unit, board_name, board_name_readings,
@@ -136,6 +140,13 @@ def game_data(game: Game) -> dict:
     }
 
 
+class _Dumper(yaml.SafeDumper):
+    """Writes a value shared by two keys out twice: game files are read with YAML aliases refused."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
 def _file_mode(path: Path) -> int:
     """The mode the game file should have: its present one, or what the umask gives a new file."""
     try:
@@ -149,7 +160,8 @@ def _file_mode(path: Path) -> int:
 def save_game(path: str | Path, game: Game) -> None:
     """Writes the game atomically: the old file stays whole until the new one is complete on disk."""
     path = Path(path)
-    text = "# fivedp game file (docs/game-format.md)\n" + yaml.safe_dump(game_data(game), sort_keys=False, allow_unicode=True)
+    text = "# fivedp game file (docs/game-format.md)\n" + yaml.dump(game_data(game), Dumper=_Dumper, sort_keys=False,
+                                                                  allow_unicode=True)
     folder = path.parent if str(path.parent) else Path(".")
     mode = _file_mode(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
@@ -191,25 +203,59 @@ def locked(path: str | Path) -> Iterator[None]:
 # -- reading ----------------------------------------------------------------------------------
 
 
-def _damaged(path: str, problem: str) -> InputError:
-    return InputError(f"{path}: damaged game file: {problem}")
+def _damaged(path: str, problem: str, at: Any = None) -> InputError:
+    """A damaged game file, at the line ``at`` (a loaded value) was written on when it is known."""
+    line = line_of(at)
+    return InputError(f"{path}: damaged game file: {problem}" + (f" (line {line})" if line and "(line " not in problem else ""))
 
 
-def _read_place(text: str, m: GameMap, path: str) -> tuple[int, int, str]:
+_NAMED = Opt(MapOf(Text(), Opt(ListOf(Text()))))
+_BOARD = Fields({
+    "units": _NAMED, "centers": _NAMED, "adjustment_due": Opt(Flag()),
+    "retreats": Opt(ListOf(Fields({"power": Text(), "unit": Text(), "attacker_from": Opt(Text()),
+                                   "barred": Opt(ListOf(Text()))}, required=("power", "unit")))),
+    "record": Opt(Fields({"orders": _NAMED, "incoming": Opt(ListOf(Text())), "decisions": Opt(MapOf(Text(), Flag()))})),
+})
+_HISTORY = Fields({
+    "phase": Text(), "boards": Opt(ListOf(Text())), "orders": _NAMED, "sustain": Anything(),
+    "results": Opt(ListOf(Fields({"power": Text(), "order": Text(), "result": Text(), "reason": Opt(Text())},
+                                 required=("order", "result")))),
+})
+GAME_SCHEMA = Fields({
+    "format": Text(), "version": Whole(0, 1_000_000), "map": Text(), "options": Opt(MapOf(Text(), Scalar())),
+    "players": Opt(ListOf(Text())), "eliminated": Opt(ListOf(Text())), "winner": Opt(Text()),
+    "forks": Opt(MapOf(Text(), Text())), "boards": MapOf(Text(), Opt(_BOARD)),
+    "sustain": Opt(Fields({"dissolved": Opt(ListOf(Text())), "due": Opt(Whole(1901, 1901 + MAX_TURN)),
+                           "held": Opt(Whole(1901, 1901 + MAX_TURN))})), "start": Opt(MapOf(Text(), Anything())),
+    "pending": Opt(MapOf(Text(), Opt(ListOf(Text())))), "history": Opt(ListOf(_HISTORY)), "end": Text(),
+}, required=("format", "version", "map", "end"))
+"""The shape of a game file (docs/game-format.md), checked with key path and line before its meaning."""
+
+
+def _read_place(text: str, m: GameMap, path: str, at: Any = None) -> tuple[int, int, str]:
+    """A fully designated place; ``at`` is the loaded value it was cut from, when it is not ``text``."""
+    at = text if at is None else at
     try:
         w = parse_where(str(text), m)
     except NotationError as exc:
-        raise _damaged(path, f"bad place {text!r}: {exc.problem}") from None
+        raise _damaged(path, f"bad place {text!r}: {exc.problem}", at) from None
     if w.timeline is None or w.turn is None:
-        raise _damaged(path, f"place {text!r} is not fully designated")
+        raise _damaged(path, f"place {text!r} is not fully designated", at)
     return w.timeline, w.turn, w.province
 
 
 def _read_power(text: object, m: GameMap, path: str) -> str:
     power = m.power(str(text))
     if power is None:
-        raise _damaged(path, f"unknown power {text!r}")
+        raise _damaged(path, f"unknown power {text!r}", text)
     return power
+
+
+def _read_province(text: object, m: GameMap, path: str) -> str:
+    prov = m.province(str(text))
+    if prov is None:
+        raise _damaged(path, f"unknown province {text!r}", text)
+    return prov
 
 
 def _read_unit(text: str, power: str, m: GameMap, path: str) -> Unit:
@@ -217,56 +263,56 @@ def _read_unit(text: str, power: str, m: GameMap, path: str) -> Unit:
     try:
         spec = parse_unit(str(text), m)
     except NotationError as exc:
-        raise _damaged(path, f"bad unit {text!r}: {exc.problem}") from None
+        raise _damaged(path, f"bad unit {text!r}: {exc.problem}", text) from None
     if spec.kind is None:
-        raise _damaged(path, f"unit {text!r} has no type")
+        raise _damaged(path, f"unit {text!r} has no type", text)
     try:
         return Unit(spec.kind, power, m.unit_location(spec.kind, spec.where.province, spec.where.coast))
     except ValueError as exc:
-        raise _damaged(path, f"unit {text!r}: {exc}") from None
+        raise _damaged(path, f"unit {text!r}: {exc}", text) from None
 
 
 def _board_key(name: str, path: str) -> tuple[int, int]:
     """``a3``, or ``b1@3`` for timelines past z (the file always writes those with the @)."""
     readings = board_name_readings(str(name))
     if not readings:
-        raise _damaged(path, f"bad board name {name!r}")
+        raise _damaged(path, f"bad board name {name!r}", name)
     return readings[0]
 
 
 def _read_board(name: str, data: dict, mv: Multiverse, path: str) -> Board:
     m = mv.game_map
     key = _board_key(name, path)
-    units = [_read_unit(u, _read_power(p, m, path), m, path) for p, us in (data.get("units") or {}).items() for u in us]
+    units = [_read_unit(u, _read_power(p, m, path), m, path) for p, us in (data.get("units") or {}).items() for u in us or ()]
     if len({u.province for u in units}) != len(units):
-        raise _damaged(path, f"board {name}: two units in one province")
+        raise _damaged(path, f"board {name}: two units in one province", name)
     centers = {}
     for p, cs in (data.get("centers") or {}).items():
-        for c in cs:
+        for c in cs or ():
             prov = m.province(str(c))
             if prov is None or not m.provinces[prov].center:
-                raise _damaged(path, f"board {name}: {c!r} is not a supply centre")
+                raise _damaged(path, f"board {name}: {c!r} is not a supply centre", c)
             centers[prov] = _read_power(p, m, path)
     retreats = []
     for r in data.get("retreats") or ():
         power = _read_power(r["power"], m, path)
         retreats.append(Retreat(_read_unit(r["unit"], power, m, path),
-                                m.province(r["attacker_from"]) if r.get("attacker_from") else None,
-                                frozenset(m.province(b) for b in r.get("barred") or ())))
+                                _read_province(r["attacker_from"], m, path) if r.get("attacker_from") else None,
+                                frozenset(_read_province(b, m, path) for b in r.get("barred") or ())))
     record = None
     if "record" in data:
         rec = data["record"] or {}
         orders = []
         for power, lines in (rec.get("orders") or {}).items():
-            for line in lines:
+            for line in lines or ():
                 try:
                     orders.append(resolve(parse_order(line, m), m.power(power) or power, line, mv))
                 except (NotationError, InputError) as exc:
-                    raise _damaged(path, f"board {name}: bad recorded order {line!r}: {exc}") from None
+                    raise _damaged(path, f"board {name}: bad recorded order {line!r}: {exc}", line) from None
         decisions = {}
         for k, v in (rec.get("decisions") or {}).items():
             dname, _, place = str(k).partition(" ")
-            decisions[(dname, _read_place(place, m, path))] = bool(v)
+            decisions[(dname, _read_place(place, m, path, k))] = bool(v)
         record = Record(tuple(orders), tuple(_read_place(p, m, path) for p in rec.get("incoming") or ()),
                         MappingProxyType(decisions))
     board = make_board(key[0], key[1], units, centers, retreats=tuple(retreats),
@@ -275,52 +321,78 @@ def _read_board(name: str, data: dict, mv: Multiverse, path: str) -> Board:
 
 
 def load_game(path: str | Path) -> Game:
+    """Reads a game file through the guarded loader; any damage is an InputError naming line and key."""
     path = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read the game file: {exc.strerror}") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 1})" if mark else ""
-        raise _damaged(path, f"not valid YAML{where}") from None
+        data = load_yaml(path, "game file")
+    except LoadError as exc:
+        if exc.problem.startswith("not valid YAML"):
+            raise _damaged(path, f"not valid YAML (line {exc.line}){exc.problem[len('not valid YAML'):]}", _At(exc.line)) from None
+        raise (_damaged(path, exc.problem, _At(exc.line)) if exc.line else exc) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise InputError(f"{path}: not a fivedp game file")
+        line = value_line(data, "format") if isinstance(data, dict) and "format" in data else 1
+        raise InputError(f"{path}: not a fivedp game file (line {line}: no 'format: {FORMAT}')")
     version = data.get("version")
-    if not isinstance(version, int):
-        raise _damaged(path, "no version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise _damaged(path, "no version", version)
     if version > VERSION:
         raise InputError(f"{path}: written by a newer version of fivedp (game format {version}); "
                          f"this one reads format {VERSION}: upgrade fivedp")
     if data.get("end") != FORMAT:
-        raise _damaged(path, "it ends early (the closing 'end' line is missing): the file was cut short")
+        last = max(getattr(data, "value_lines", {}).values(), default=1)
+        raise _damaged(path, "it ends early (the closing 'end' line is missing): the file was cut short"
+                       f" (its last top-level key read is on line {last})")
+    try:
+        GAME_SCHEMA.check(data, "", path, 1)
+    except LoadError as exc:
+        missing = re.match(r"missing key '(?:.*\.)?([^.']+)'", exc.problem)
+        shape = f" (missing '{missing[1]}')" if missing else ""
+        raise _damaged(path, f"a key has content of the wrong shape{shape}: {exc.problem}", _At(exc.line)) from None
     if not data.get("map"):
-        raise _damaged(path, "no map")
+        raise _damaged(path, "no map", data.get("map"))
+    boards_data = data.get("boards") or {}
+    if not boards_data:
+        raise _damaged(path, "no boards", boards_data)
+    if len(boards_data) > MAX_BOARDS:
+        raise _damaged(path, f"{len(boards_data):,} boards (the limit is {MAX_BOARDS:,})", boards_data)
     try:
         m = load_map(str(data["map"]))
-        options = validated(data.get("options") or {})
-        forks = {}
-        for t_name, forked_from in (data.get("forks") or {}).items():
+    except InputError as exc:
+        raise _damaged(path, f"map: {exc}", data["map"]) from None
+    try:
+        options = validated(plain(data.get("options") or {}))
+    except InputError as exc:
+        raise _damaged(path, f"options: {exc}", data.get("options")) from None
+    forks = {}
+    for t_name, forked_from in (data.get("forks") or {}).items():
+        try:
             forks[parse_timeline(str(t_name))] = _board_key(str(forked_from), path)
-        mv = Multiverse(m, MappingProxyType({}), MappingProxyType(forks), MappingProxyType(options),
-                        players=tuple(data.get("players") or ()), eliminated=frozenset(data.get("eliminated") or ()),
-                        winner=data.get("winner"), **_read_sustain(data.get("sustain"), path))
-        boards_data = data.get("boards") or {}
-        if not boards_data:
-            raise _damaged(path, "no boards")
-        # boards first (records are resolved against the boards that exist)
-        plain = [_read_board(n, {k: v for k, v in d.items() if k != "record"}, mv, path) for n, d in boards_data.items()]
-        mv = mv.with_boards(plain)
-        mv = mv.with_boards([_read_board(n, d, mv, path) for n, d in boards_data.items()])
-        pending = {str(p): [str(x) for x in lines or ()] for p, lines in (data.get("pending") or {}).items()}
-        return Game(mv, pending, tuple(data.get("history") or ()), dict(data.get("start") or {}))
-    except InputError:
-        raise
-    except (KeyError, TypeError, AttributeError, ValueError) as exc:
-        raise _damaged(path, "a key has content of the wrong shape"
-                       + (f" (missing {exc})" if isinstance(exc, KeyError) else "")) from None
+        except NotationError as exc:
+            raise _damaged(path, f"forks: {exc.problem}", t_name) from None
+    players = tuple(_read_power(p, m, path) for p in data.get("players") or ())
+    eliminated = frozenset(_read_power(p, m, path) for p in data.get("eliminated") or ())
+    winner = _read_power(data["winner"], m, path) if data.get("winner") is not None else None
+    try:
+        sustain = _read_sustain(data.get("sustain"), path)
+    except NotationError as exc:
+        raise _damaged(path, f"sustain: {exc.problem}", data.get("sustain")) from None
+    mv = Multiverse(m, MappingProxyType({}), MappingProxyType(forks), MappingProxyType(options),
+                    players=players, eliminated=eliminated, winner=winner, **sustain)
+    # boards first (records are resolved against the boards that exist)
+    plain_boards = [_read_board(n, {k: v for k, v in (d or {}).items() if k != "record"}, mv, path)
+                    for n, d in boards_data.items()]
+    if len({b.key for b in plain_boards}) != len(plain_boards):
+        raise _damaged(path, "two boards with the same name", boards_data)
+    mv = mv.with_boards(plain_boards)
+    mv = mv.with_boards([_read_board(n, d or {}, mv, path) for n, d in boards_data.items()])
+    pending = {str(p): [str(x) for x in lines or ()] for p, lines in (data.get("pending") or {}).items()}
+    return Game(mv, pending, tuple(plain(data.get("history") or ())), plain(data.get("start") or {}))
+
+
+@dataclass(frozen=True)
+class _At:
+    """A bare line number, for a message about a value that did not carry one."""
+    line: int
 
 
 # -- playing ----------------------------------------------------------------------------------
@@ -389,7 +461,7 @@ def submit(game: Game, power: str | None, lines: list[str], *, add: bool = False
         if sep and mv.game_map.power(head.strip()):
             who, line = head.strip(), rest.strip()
         elif sep and " " not in head.strip() and _parses(rest.strip(), mv.game_map) and not _parses(line, mv.game_map):
-            raise InputError(f"order {line!r}: unknown power {head.strip()!r}")
+            raise InputError(f"order {line!r}: unknown power {head.strip()!r} (column 1)")
         if who is not None and mv.game_map.power(who) is None:
             raise InputError(f"unknown power {who!r} (powers: {', '.join(mv.game_map.powers)})")
         try:

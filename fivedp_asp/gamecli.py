@@ -10,6 +10,8 @@ import yaml
 
 from .cases import load_case
 from .errors import InputError
+from .inputs import read_stream, read_text
+from .limits import MAX_ORDERS
 from .game import adjudicate, export_case, load_game, locked, new_game, save_game, submit
 from .map import load_map
 from .multiverse import SUSTAIN, opening, season_name
@@ -42,8 +44,21 @@ def cmd_new(args: argparse.Namespace) -> int:
 def _read_lines(args: argparse.Namespace) -> list[str]:
     lines = list(args.orders)
     if args.orders_file:
-        text = sys.stdin.read() if args.orders_file == "-" else Path(args.orders_file).read_text(encoding="utf-8")
+        if args.orders_file == "-":
+            text = read_stream(sys.stdin.buffer, "<standard input>")
+        else:
+            text = read_text(args.orders_file, "order file")
         lines += text.splitlines()
+    if len(lines) > MAX_ORDERS:
+        raise InputError(f"{len(lines):,} order lines (the limit is {MAX_ORDERS:,})")
+    for n, line in enumerate(lines, 1):
+        try:
+            line.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InputError(f"order line {n}: not UTF-8 text") from None
+        bad = next((i for i, ch in enumerate(line) if ch < " " and ch != "\t" or ch == "\x7f"), None)
+        if bad is not None:
+            raise InputError(f"order line {n} {line[:40]!r}: control character at column {bad + 1}")
     if not lines:
         raise InputError("no orders given (as arguments, or with --file F, or --file - for standard input)")
     return lines

@@ -357,26 +357,20 @@ def load_geometry_file(game_map, ref: str, base: str) -> Geometry:
     from importlib import resources
     from pathlib import Path
 
-    import yaml
+    from .inputs import decode, parse_yaml, read_text
 
+    # read through the guarded loader (size, UTF-8, no aliases, bounded nesting): a map's drawing is input too
     if base.startswith("maps/") and not Path(base).exists():
         resource = resources.files("fivedp_asp") / "maps" / ref
         where = f"maps/{ref}"
         if not resource.is_file():
             raise InputError(f"{base}: its geometry file {ref!r} is missing")
-        text = resource.read_text(encoding="utf-8")
+        text = decode(resource.read_bytes(), where)
     else:
         file = Path(base).parent / ref
         where = str(file)
-        try:
-            text = file.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise InputError(f"{base}: cannot read its geometry file {ref!r}: {exc.strerror}") from None
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    try:
-        data = yaml.load(text, Loader=loader)
-    except yaml.YAMLError as exc:
-        raise InputError(f"{where}: not valid YAML: {exc}") from None
+        text = read_text(file, "geometry file")
+    data = parse_yaml(text, where)
     raw = data.get("geometry") if isinstance(data, dict) and "territories" not in data else data
     geometry = parse_geometry(raw, where)
     checked_edges(geometry, game_map.provinces, f"{base} against {where}", game_map.army_edges, game_map.fleet_edges)

@@ -16,9 +16,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Mapping
 
-import yaml
-
 from .errors import InputError
+from .inputs import line_of, Anything, Choice, Fields, Flag, ListOf, LoadError, MapOf, Opt, Text, decode, load_yaml, parse_yaml
 
 PROVINCE_TYPES = ("land", "coast", "sea", "impassable")
 UNIT_KINDS = ("army", "fleet")
@@ -197,8 +196,9 @@ class GameMap:
 # -- loading -------------------------------------------------------------------------
 
 
-def _fail(path: str, message: str) -> InputError:
-    return InputError(f"{path}: {message}")
+def _fail(path: str, message: str, at: object = None) -> InputError:
+    """A map error at the line ``at`` (a loaded value) was written on."""
+    return LoadError(path, line_of(at), message)
 
 
 def _parse_edges(path: str, key: str, raw: object, locations: set[str]) -> frozenset[tuple[str, str]]:
@@ -208,20 +208,36 @@ def _parse_edges(path: str, key: str, raw: object, locations: set[str]) -> froze
     for item in raw:
         parts = str(item).split("-")
         if len(parts) != 2 or not all(parts):
-            raise _fail(path, f"'{key}' edge {item!r} is not of the form a-b")
+            raise _fail(path, f"'{key}' edge {str(item)!r} is not of the form a-b", item)
         a, b = (p.strip().lower() for p in parts)
         for loc in (a, b):
             if loc not in locations:
-                raise _fail(path, f"'{key}' edge {item!r} names unknown location {loc!r}")
+                raise _fail(path, f"'{key}' edge {str(item)!r} names unknown location {loc!r}", item)
         edges.add((a, b))
         edges.add((b, a))
     return frozenset(edges)
+
+
+_NAMES = Opt(ListOf(Text(numbers=True)))
+MAP_SCHEMA = Fields({
+    "name": Text(numbers=True), "title": Opt(Text(numbers=True)),
+    "powers": MapOf(Text(), Opt(Fields({"adjective": Opt(Text()), "aliases": _NAMES}))),
+    "coasts": Opt(MapOf(Text(), Opt(Fields({"name": Opt(Text()), "aliases": _NAMES})))),
+    "provinces": MapOf(Text(), Fields({"name": Text(numbers=True), "type": Opt(Choice(PROVINCE_TYPES)), "center": Opt(Flag()), "capital": Opt(Flag()),
+                                       "home": Opt(Text()), "coasts": Opt(ListOf(Text())), "aliases": _NAMES},
+                                      required=("name",))),
+    # adjacency lists, or geometry to derive them from (a mapping, or the name of a file beside the map)
+    "army": Opt(ListOf(Text())), "fleet": Opt(ListOf(Text())), "geometry": Opt(Anything()),
+    "start": Opt(MapOf(Text(), Opt(ListOf(Text())))),
+}, required=("name", "powers", "provinces"))
+"""The shape of a map file: every section's type, checked (with key path and line) before its meaning."""
 
 
 def parse_map(data: object, path: str = "<map>") -> GameMap:
     """Builds a map from loaded YAML data, checking it enough that errors name what is wrong."""
     if not isinstance(data, dict):
         raise _fail(path, "a map file must be a mapping")
+    MAP_SCHEMA.check(data, "", path, 1)
     for key in ("name", "powers", "provinces"):
         if key not in data:
             raise _fail(path, f"missing key '{key}'")
@@ -240,30 +256,30 @@ def parse_map(data: object, path: str = "<map>") -> GameMap:
     power_aliases: dict[str, str] = {}
     for power, details in powers_raw.items():
         details = details or {}
-        for alias in (details.get("adjective"), *details.get("aliases", ())):
+        for alias in (details.get("adjective"), *(details.get("aliases") or ())):
             if alias:
                 power_aliases[str(alias)] = str(power)
     coasts_raw = data.get("coasts") or {}
     coast_names = {str(c): str((d or {}).get("name", c)) for c, d in coasts_raw.items()}
-    coast_aliases = {str(a): str(c) for c, d in coasts_raw.items() for a in (d or {}).get("aliases", ())}
+    coast_aliases = {str(a): str(c) for c, d in coasts_raw.items() for a in (d or {}).get("aliases") or ()}
     provinces: dict[str, Province] = {}
-    for pid, details in (data["provinces"] or {}).items():
-        pid = str(pid).lower()
+    for key, details in (data["provinces"] or {}).items():
+        pid = str(key).lower()
         if isinstance(details, dict) and "type" not in details and geometry is not None:
             from .geometry import province_type
 
             details = {**details, **province_type(geometry, pid, path)}
         if not isinstance(details, dict) or "name" not in details or "type" not in details:
-            raise _fail(path, f"province {pid!r} needs a name and a type")
+            raise _fail(path, f"province {pid!r} needs a name and a type", key)
         if details["type"] not in PROVINCE_TYPES:
-            raise _fail(path, f"province {pid!r} has unknown type {details['type']!r}")
-        home = details.get("home")
+            raise _fail(path, f"province {pid!r} has unknown type {details['type']!r}", key)
+        home = None if details.get("home") is None else str(details["home"])
         if home is not None and home not in powers:
-            raise _fail(path, f"province {pid!r} is home to unknown power {home!r}")
-        coasts = tuple(str(c) for c in details.get("coasts", ()))
+            raise _fail(path, f"province {pid!r} is home to unknown power {home!r}", details["home"])
+        coasts = tuple(str(c) for c in details.get("coasts") or ())
         for c in coasts:
             if c not in coast_names:
-                raise _fail(path, f"province {pid!r} has undeclared coast {c!r}")
+                raise _fail(path, f"province {pid!r} has undeclared coast {c!r}", key)
         provinces[pid] = Province(
             id=pid,
             name=str(details["name"]),
@@ -272,7 +288,7 @@ def parse_map(data: object, path: str = "<map>") -> GameMap:
             home=home,
             capital=bool(details.get("capital", False)),
             coasts=coasts,
-            aliases=tuple(str(a) for a in details.get("aliases", ())),
+            aliases=tuple(str(a) for a in details.get("aliases") or ()),
         )
     army_locs = {p.id for p in provinces.values() if p.type in ("land", "coast")}
     fleet_locs = {p.id for p in provinces.values() if p.type in ("sea", "coast") and not p.coasts}
@@ -281,8 +297,8 @@ def parse_map(data: object, path: str = "<map>") -> GameMap:
     start = {}
     for power, units in start_raw.items():
         if power not in powers:
-            raise _fail(path, f"'start' names unknown power {power!r}")
-        start[power] = tuple(str(u) for u in units)
+            raise _fail(path, f"'start' names unknown power {str(power)!r}", power)
+        start[str(power)] = tuple(str(u) for u in units or ())
     if geometry is not None:
         from .geometry import checked_edges
 
@@ -322,16 +338,16 @@ def load_map(name_or_path: str = "standard") -> GameMap:
         return _CACHE[name_or_path]
     candidate = Path(name_or_path)
     if candidate.suffix in (".yaml", ".yml") and candidate.exists():
-        text, path = candidate.read_text(encoding="utf-8"), str(candidate)
+        path = str(candidate)
+        data = load_yaml(candidate, "map file")
     else:
+        if not re.fullmatch(r"[a-z0-9_-]{1,64}", name_or_path):
+            raise InputError(f"unknown map {name_or_path[:80]!r}: not a map name or a .yaml file")
         resource = resources.files("fivedp_asp") / "maps" / f"{name_or_path}.yaml"
         if not resource.is_file():
             raise InputError(f"unknown map {name_or_path!r}: no such map file")
-        text, path = resource.read_text(encoding="utf-8"), f"maps/{name_or_path}.yaml"
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise InputError(f"{path}: not valid YAML: {exc}") from None
+        path = f"maps/{name_or_path}.yaml"
+        data = parse_yaml(decode(resource.read_bytes(), path), path)
     game_map = parse_map(data, path)
     source = str(candidate.resolve()) if candidate.suffix in (".yaml", ".yml") and candidate.exists() else name_or_path
     game_map = replace(game_map, source=source)

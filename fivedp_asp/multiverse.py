@@ -15,6 +15,7 @@ from typing import Iterable, Mapping
 
 from .map import GameMap
 from .errors import NotationError
+from .limits import MAX_TURN
 from .notation import parse_timeline, timeline_name
 from .orders import ResolvedOrder
 
@@ -111,6 +112,8 @@ def board_name_readings(name: str) -> list[tuple[int, int]]:
         cuts = [[text[:cut], text[cut:]] for cut in range(len(text) - digits, len(text)) if cut > 0]
     readings = []
     for tl, turn in cuts:
+        if not turn.isascii() or not turn.isdigit() or len(turn) > len(str(MAX_TURN)) or int(turn) > MAX_TURN:
+            continue  # no board beyond the last turn (limits.MAX_TURN)
         try:
             readings.append((parse_timeline(tl), int(turn)))
         except (ValueError, NotationError):

@@ -18,6 +18,7 @@ from types import MappingProxyType
 from typing import Callable, Iterable, NoReturn, TypeVar
 
 from .errors import NotationError
+from .limits import MAX_ORDER_CHARS, MAX_TIMELINES, MAX_TURN
 from .map import GameMap
 from .orders import (
     ARMY, FLEET, Build, Convoy, Disband, Hold, JumpAssist, Move, OpenConvoy, Order, SupportHold, SupportMove,
@@ -67,12 +68,22 @@ def parse_timeline(text: str) -> int:
 
 
 def _timeline_value(match: re.Match[str]) -> int:
+    """The timeline index; a designation beyond ``limits.MAX_TIMELINES`` is refused here, before any
+    arithmetic, so that no huge number can reach the solver (where it would wrap to a real board)."""
     if match["letter"]:
         primary, secondary = ord(match["letter"].lower()) - ord("a"), match["lettersec"] or "0"
     else:
         primary, secondary = _PRIMARY_WORDS[match["word"].lower()], match["wordsec"] or "0"
-    number = int(secondary) if secondary.isdigit() else _SECONDARY_WORDS[secondary.lower()]
-    return primary + 26 * number
+    if secondary.isdigit() and len(secondary.lstrip("0")) > len(str(MAX_TIMELINES)):
+        number = MAX_TIMELINES
+    else:
+        number = int(secondary) if secondary.isdigit() else _SECONDARY_WORDS[secondary.lower()]
+    index = primary + 26 * number
+    if index >= MAX_TIMELINES:
+        raise NotationError(match.string, match.start(),
+                            f"timeline '{match.group().rstrip('-:')}' is beyond the last timeline "
+                            f"({timeline_name(MAX_TIMELINES - 1)}; at most {MAX_TIMELINES:,} timelines)")
+    return index
 
 
 def timeline_name(index: int, long: bool = False) -> str:
@@ -107,11 +118,19 @@ def parse_turn(text: str) -> int:
 def _turn_value(match: re.Match[str]) -> int | None:
     """The turn a ``_TURN_RE`` match denotes, or None when it lies before the first turn."""
     if match["number"] is not None:
-        return int(match["number"])
-    year = int(match["year"]) + (1900 if len(match["year"]) == 2 else 0)
-    season = match["season"].lower()[0]
-    turn = 2 * (year - FIRST_YEAR) + {"s": 0, "f": 1, "a": 1, "w": 2}[season]
-    return turn if turn >= 0 else None
+        digits = match["number"].lstrip("0")
+        turn = MAX_TURN + 1 if len(digits) > len(str(MAX_TURN)) else int(match["number"])
+    else:
+        year = int(match["year"]) + (1900 if len(match["year"]) == 2 else 0)
+        season = match["season"].lower()[0]
+        turn = 2 * (year - FIRST_YEAR) + {"s": 0, "f": 1, "a": 1, "w": 2}[season]
+        if turn < 0:
+            return None
+    if turn > MAX_TURN:
+        # refused before it reaches the solver, where a turn of 2**32 would wrap to turn 0
+        raise NotationError(match.string, match.start(),
+                            f"turn '{match.group()}' is beyond the last turn ({MAX_TURN:,})")
+    return turn
 
 
 # -- keywords ----------------------------------------------------------------------------------
@@ -404,7 +423,10 @@ T = TypeVar("T")
 
 
 def _parse(text: str, game_map: GameMap, read: Callable[[_Parser], T]) -> T:
-    """Reads the whole of ``text`` with one grammar rule; anything left over is an error."""
+    """Reads the whole of ``text`` with one grammar rule; anything left over is an error. Text longer
+    than ``limits.MAX_ORDER_CHARS`` is refused unread (the message quotes its start only)."""
+    if len(text) > MAX_ORDER_CHARS:
+        raise NotationError(text[:40] + "…", 40, f"longer than {MAX_ORDER_CHARS:,} characters")
     parser = _Parser(text, game_map)
     result = read(parser)
     parser.expect_end()

@@ -14,6 +14,7 @@ from typing import Mapping, Sequence
 from . import sustain as sustain_phase
 from . import terms as t
 from .errors import InputError, NotationError, OrderError
+from .limits import MAX_BOARDS, MAX_HEADS, MAX_ORDERS, MAX_TIMELINES, MAX_UNITS
 from .facts import adjustment_map_facts, board_facts, center_facts, edge_facts, map_facts, movement_facts, order_facts
 from .multiverse import ADJUSTMENT, MOVEMENT, RETREAT, SUSTAIN, Board, Multiverse, Record, Retreat, Unit, make_board
 from .notation import parse_order
@@ -370,10 +371,32 @@ def victory(mv: Multiverse) -> Multiverse:
     return mv.standing(frozenset(eliminated), winners[0] if len(winners) == 1 else None)
 
 
+def check_limits(mv: Multiverse, orders: OrderLines, phase: str) -> None:
+    """Refuses a step beyond the documented limits (docs/limits.md) before any solving, so that a
+    hostile but legal input either finishes or stops here with a clear message."""
+    heads = [b for b in mv.heads if b.phase == phase]
+    problems = []
+    if len(heads) > MAX_HEADS:
+        problems.append(f"{len(heads):,} boards in play (the limit is {MAX_HEADS:,})")
+    units = sum(len(b.units) + len(b.retreats) for b in heads)
+    if units > MAX_UNITS:
+        problems.append(f"{units:,} units on the boards in play (the limit is {MAX_UNITS:,})")
+    lines = sum(len(v) for v in orders.values())
+    if lines > MAX_ORDERS:
+        problems.append(f"{lines:,} orders (the limit is {MAX_ORDERS:,})")
+    if len(mv.timelines) > MAX_TIMELINES:
+        problems.append(f"{len(mv.timelines):,} timelines (the limit is {MAX_TIMELINES:,})")
+    if len(mv.boards) > MAX_BOARDS:
+        problems.append(f"{len(mv.boards):,} boards (the limit is {MAX_BOARDS:,})")
+    if problems:
+        raise InputError("this step is beyond the limits of fivedp: " + "; ".join(problems))
+
+
 def step(mv: Multiverse, orders: OrderLines, *, statistics: bool = False) -> StepReport:
     """Adjudicates the next phase with these orders (per power, lines in any notation).
     ``statistics`` asks clingo for the ground program's size (benchmarks)."""
     phase = next_phase(mv)
+    check_limits(mv, orders, phase)
     resolved = read_orders(mv, orders)
     if phase == RETREAT:
         report = _retreat(mv, resolved)

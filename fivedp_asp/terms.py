@@ -10,6 +10,9 @@ import re
 
 import clingo
 
+from .errors import InputError
+from .limits import MAX_TIMELINES, MAX_TURN
+
 _IDENT = re.compile(r"[a-z][a-zA-Z0-9_]*\Z")
 
 
@@ -20,6 +23,11 @@ def const(name: str) -> str:
 
 
 def board(timeline: int, turn: int) -> str:
+    """A board term. Numbers beyond the limits never reach the solver: clingo's integers are 32-bit,
+    so a turn of 2**32 would silently name turn 0, a real board (docs/limits.md)."""
+    if not (0 <= timeline < MAX_TIMELINES and 0 <= turn <= MAX_TURN):
+        raise InputError(f"board of timeline {timeline} turn {turn} is beyond the limits "
+                         f"({MAX_TIMELINES:,} timelines, turns 0 to {MAX_TURN:,})")
     return f"b({timeline},{turn})"
 
 

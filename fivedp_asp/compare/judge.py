@@ -685,7 +685,8 @@ def _own_support_via_convoy(ctx: Context) -> list[Emulation]:
 
 def _swappable(ctx: Context, unit: Unit) -> bool:
     """Handing ``unit`` to another power changes nothing but the supports against it when none of its
-    orders concerns another unit of its power and no unit of its power moves against it."""
+    orders concerns another unit of its power (a harmless move against one excepted, see
+    ``_harmless_move``) and no unit of its power moves against it."""
     for g in ctx.given:
         o = g.order
         spec = getattr(o, "unit", None)
@@ -696,10 +697,27 @@ def _swappable(ctx: Context, unit: Unit) -> bool:
                 where = getattr(part, "where", part)
                 other = ctx.board.units.get(where.province) if where is not None else None
                 if other is not None and other != unit and other.power == unit.power:
-                    return False
+                    if not (isinstance(o, Move) and part is o.dest and _harmless_move(ctx, unit, other)):
+                        return False
         elif isinstance(o, Move) and o.dest.province == unit.province:
             mover = ctx.board.units.get(spec.where.province)
             if mover is not None and mover.power == unit.power:
+                return False
+    return True
+
+
+def _harmless_move(ctx: Context, unit: Unit, other: Unit) -> bool:
+    """Whether ``unit``'s move against ``other`` (a unit of the same power) does the same whoever owns
+    ``unit``: unsupported, it can never dislodge ``other`` (an attack of 1 never beats a hold of 1),
+    and it cuts no support of ``other`` (``other`` supports nothing, or supports a move into
+    ``unit``'s own province, which an attack from there never cuts)."""
+    for g in ctx.given:
+        o = g.order
+        if isinstance(o, SupportMove) and o.target.where.province == unit.province and o.dest.province == other.province:
+            return False
+        spec = getattr(o, "unit", None)
+        if spec is not None and spec.where.province == other.province and g.power == other.power:
+            if isinstance(o, SupportHold) or (isinstance(o, SupportMove) and o.dest.province != unit.province):
                 return False
     return True
 

@@ -1,0 +1,401 @@
+"""The one guarded way in for files and text from outside: scenarios, maps, game files, order files.
+
+Every input path reads through here so that bad input ends as an ``InputError`` naming the file and
+line (exit 2), never as a traceback, a hang or a silent misreading:
+
+- files are capped in size (``limits.MAX_FILE_BYTES``) and must be UTF-8 (the message names the
+  line and column of the first bad byte);
+- YAML aliases are refused (an alias bomb expands a few hundred bytes into gigabytes), nesting is
+  capped (``limits.MAX_DEPTH``), duplicate keys are refused (YAML would silently keep the last),
+  integers longer than ``limits.MAX_NUMBER_DIGITS`` digits are refused at their line;
+- every loaded value remembers its line: strings and integers carry it (``_Str``/``_Int``),
+  lists and mappings carry their own line and those of their items (``_Seq``/``_Map``), so a type
+  check deep in a document can still say where the bad value was written;
+- ``check`` holds a document to a small schema (``Fields``, ``MapOf``, ``ListOf``, ``Whole`` ...)
+  and names the key path, the line and what was expected.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO, Mapping
+
+import yaml
+
+from .errors import InputError
+from .limits import MAX_DEPTH, MAX_FILE_BYTES, MAX_NUMBER_DIGITS
+
+
+class LoadError(InputError):
+    """Bad input at a known place: ``file:line: problem``."""
+
+    def __init__(self, path: str, line: int, problem: str):
+        self.path, self.line, self.problem = path, line, problem
+        super().__init__(f"{path}:{line}: {problem}" if line else f"{path}: {problem}")
+
+
+# -- text ------------------------------------------------------------------------------------------
+
+
+def decode(data: bytes, path: str) -> str:
+    """UTF-8 text, or a LoadError naming the line and column of the first byte that is not."""
+    if len(data) > MAX_FILE_BYTES:
+        raise LoadError(path, 0, f"too large ({len(data):,} bytes; the limit is {MAX_FILE_BYTES:,})")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise LoadError(path, line, f"not UTF-8 text (byte 0x{data[exc.start]:02x} at column {column})") from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text
+
+
+def read_text(path: str | Path, what: str = "file") -> str:
+    """A file's text, size-capped and UTF-8 checked."""
+    name = str(path)
+    try:
+        with open(name, "rb") as f:
+            data = f.read(MAX_FILE_BYTES + 1)
+    except IsADirectoryError:
+        raise InputError(f"{name}: cannot read the {what}: it is a directory") from None
+    except OSError as exc:
+        raise InputError(f"{name}: cannot read the {what}: {exc.strerror or exc}") from None
+    return decode(data, name)
+
+
+def read_stream(stream: BinaryIO, name: str = "<stdin>") -> str:
+    """Text from a byte stream (standard input), with the same checks as a file."""
+    return decode(stream.read(MAX_FILE_BYTES + 1), name)
+
+
+# -- YAML with lines -------------------------------------------------------------------------------
+
+
+class _Str(str):
+    line: int = 0
+
+
+class _Int(int):
+    line: int = 0
+
+
+class _Seq(list):
+    """A YAML list with its own line and the line of each item."""
+    line: int = 0
+    lines: list[int]
+
+
+class _Map(dict):
+    """A YAML mapping with its own line and, per key, the lines of the key and of the value."""
+    line: int = 0
+    key_lines: dict
+    value_lines: dict
+
+
+def line_of(value: Any) -> int:
+    """The line a loaded value was written on (0 for values that cannot carry one: null, booleans)."""
+    return getattr(value, "line", 0)
+
+
+def key_line(data: Any, key: Any) -> int:
+    """The line of ``key`` in a loaded mapping (0 when absent)."""
+    return getattr(data, "key_lines", {}).get(key, 0)
+
+
+def value_line(data: Any, key: Any) -> int:
+    """The line of the value under ``key`` (or index) in a loaded mapping or list; else the key's."""
+    if isinstance(data, _Seq):
+        return data.lines[key] if isinstance(key, int) and 0 <= key < len(data.lines) else data.line
+    lines = getattr(data, "value_lines", {})
+    return lines.get(key) or key_line(data, key) or line_of(data)
+
+
+def plain(value: Any) -> Any:
+    """The same data without line numbers (for values written back out, as in game files)."""
+    if isinstance(value, Mapping):
+        return {plain(k): plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, int):
+        return int(value)
+    return value
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader refusing aliases, deep nesting, duplicate keys and overlong numbers; values keep lines."""
+
+    def __init__(self, stream: str, path: str):
+        super().__init__(stream)
+        self.path = path
+        self.depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise LoadError(self.path, event.start_mark.line + 1,
+                            f"YAML aliases (*{event.anchor}) are not accepted: write the value out")
+        if self.check_event(yaml.SequenceStartEvent, yaml.MappingStartEvent):
+            self.depth += 1
+            if self.depth > MAX_DEPTH:
+                raise LoadError(self.path, self.peek_event().start_mark.line + 1,
+                                f"nested more than {MAX_DEPTH} levels deep")
+            try:
+                return super().compose_node(parent, index)
+            finally:
+                self.depth -= 1
+        return super().compose_node(parent, index)
+
+
+def _construct_str(loader: _Loader, node: yaml.ScalarNode) -> Any:
+    s = _Str(loader.construct_scalar(node))
+    s.line = node.start_mark.line + 1
+    return s
+
+
+def _construct_int(loader: _Loader, node: yaml.ScalarNode) -> Any:
+    digits = sum(ch.isdigit() for ch in str(node.value))
+    if digits > MAX_NUMBER_DIGITS:
+        raise LoadError(loader.path, node.start_mark.line + 1,
+                        f"number of {digits} digits is too large (at most {MAX_NUMBER_DIGITS} digits)")
+    value = _Int(yaml.SafeLoader.construct_yaml_int(loader, node))
+    value.line = node.start_mark.line + 1
+    return value
+
+
+def _construct_seq(loader: _Loader, node: yaml.SequenceNode) -> Any:
+    seq = _Seq()
+    seq.line = node.start_mark.line + 1
+    seq.lines = [item.start_mark.line + 1 for item in node.value]
+    yield seq
+    seq.extend(loader.construct_object(item, deep=True) for item in node.value)
+
+
+def _construct_map(loader: _Loader, node: yaml.MappingNode) -> Any:
+    data = _Map()
+    data.line = node.start_mark.line + 1
+    data.key_lines, data.value_lines = {}, {}
+    yield data
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        line = key_node.start_mark.line + 1
+        try:
+            hash(key)
+        except TypeError:
+            raise LoadError(loader.path, line, "a mapping key must be a plain value, not a list or mapping") from None
+        if key in data:
+            raise LoadError(loader.path, line, f"duplicate key {str(key)!r} (first on line {data.key_lines.get(key, '?')})")
+        data[key] = loader.construct_object(value_node, deep=True)
+        data.key_lines[key] = line
+        data.value_lines[key] = value_node.start_mark.line + 1
+
+
+_Loader.add_constructor("tag:yaml.org,2002:str", _construct_str)
+_Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+_Loader.add_constructor("tag:yaml.org,2002:seq", _construct_seq)
+_Loader.add_constructor("tag:yaml.org,2002:map", _construct_map)
+
+
+def parse_yaml(text: str, path: str) -> Any:
+    """One YAML document from ``text``, guarded; ``path`` names it in messages."""
+    loader = None
+    try:
+        loader = _Loader(text, path)
+        return loader.get_single_data()
+    except LoadError:
+        raise
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        problem = exc.problem or exc.context or "unreadable"
+        raise LoadError(path, mark.line + 1 if mark else 1, f"not valid YAML: {problem}") from None
+    except yaml.YAMLError as exc:
+        position = getattr(exc, "position", None)
+        line = text.count("\n", 0, position) + 1 if isinstance(position, int) else 1
+        reason = getattr(exc, "reason", None) or "unreadable"
+        raise LoadError(path, line, f"not valid YAML: {reason}") from None
+    except (RecursionError, MemoryError, ValueError, OverflowError) as exc:
+        raise LoadError(path, 1, f"not valid YAML: {type(exc).__name__}") from None
+    finally:
+        if loader is not None:
+            loader.dispose()
+
+
+def load_yaml(path: str | Path, what: str = "file") -> Any:
+    """A YAML file, read and parsed through every guard."""
+    return parse_yaml(read_text(path, what), str(path))
+
+
+# -- schemas ---------------------------------------------------------------------------------------
+
+
+class Schema:
+    """What a value must be; ``check`` raises a LoadError naming path and line."""
+
+    def describe(self) -> str:
+        raise NotImplementedError
+
+    def check(self, value: Any, where: str, path: str, line: int) -> None:
+        raise NotImplementedError
+
+    def fail(self, value: Any, where: str, path: str, line: int) -> LoadError:
+        return LoadError(path, line_of(value) or line, f"{where} must be {self.describe()}, not {_kind(value)}")
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "empty"
+    if isinstance(value, bool):
+        return f"{'true' if value else 'false'} (a boolean)"
+    if isinstance(value, int):
+        return f"{value} (a number)" if len(str(value)) < 20 else "a number"
+    if isinstance(value, str):
+        return f"{value[:40]!r}"
+    if isinstance(value, Mapping):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return f"a {type(value).__name__}"
+
+
+@dataclass(frozen=True)
+class Text(Schema):
+    """A string; numbers are accepted as their text when ``numbers`` (ids such as ``6.A.1`` or ``12``)."""
+    numbers: bool = False
+
+    def describe(self) -> str:
+        return "text"
+
+    def check(self, value: Any, where: str, path: str, line: int) -> None:
+        ok = isinstance(value, str) or (self.numbers and isinstance(value, (int, float)) and not isinstance(value, bool))
+        if not ok:
+            raise self.fail(value, where, path, line)
+
+
+@dataclass(frozen=True)
+class Whole(Schema):
+    lo: int
+    hi: int
+
+    def describe(self) -> str:
+        return f"a whole number from {self.lo} to {self.hi:,}"
+
+    def check(self, value: Any, where: str, path: str, line: int) -> None:
+        if not isinstance(value, int) or isinstance(value, bool) or not self.lo <= value <= self.hi:
+            raise self.fail(value, where, path, line)
+
+
+@dataclass(frozen=True)
+class Flag(Schema):
+    def describe(self) -> str:
+        return "true or false"
+
+    def check(self, value: Any, where: str, path: str, line: int) -> None:
+        if not isinstance(value, bool):
+            raise self.fail(value, where, path, line)
+
+
+@dataclass(frozen=True)
+class Choice(Schema):
+    values: tuple[str, ...]
+
+    def describe(self) -> str:
+        return "one of " + ", ".join(self.values)
+
+    def check(self, value: Any, where: str, path: str, line: int) -> None:
+        if not isinstance(value, str) or value not in self.values:
+            raise self.fail(value, where, path, line)
+
+
+@dataclass(frozen=True)
+class Anything(Schema):
+    def describe(self) -> str:
+        return "anything"
+
+    def check(self, value: Any, where: str, path: str, line: int) -> None:
+        return None
+
+
+@dataclass(frozen=True)
+class Scalar(Schema):
+    """Text, a number or a boolean (option values)."""
+
+    def describe(self) -> str:
+        return "text, a number or a boolean"
+
+    def check(self, value: Any, where: str, path: str, line: int) -> None:
+        if not isinstance(value, (str, int, float, bool)):
+            raise self.fail(value, where, path, line)
+
+
+@dataclass(frozen=True)
+class Opt(Schema):
+    """The inner schema, or empty (null)."""
+    inner: Schema
+
+    def describe(self) -> str:
+        return self.inner.describe()
+
+    def check(self, value: Any, where: str, path: str, line: int) -> None:
+        if value is not None:
+            self.inner.check(value, where, path, line)
+
+
+@dataclass(frozen=True)
+class ListOf(Schema):
+    item: Schema
+
+    def describe(self) -> str:
+        return "a list"
+
+    def check(self, value: Any, where: str, path: str, line: int) -> None:
+        if not isinstance(value, list):
+            raise self.fail(value, where, path, line)
+        for i, item in enumerate(value):
+            self.item.check(item, f"{where}[{i + 1}]", path, value_line(value, i) or line)
+
+
+@dataclass(frozen=True)
+class MapOf(Schema):
+    key: Schema
+    value: Schema
+
+    def describe(self) -> str:
+        return "a mapping"
+
+    def check(self, value: Any, where: str, path: str, line: int) -> None:
+        if not isinstance(value, Mapping):
+            raise self.fail(value, where, path, line)
+        for k, v in value.items():
+            self.key.check(k, f"a key of {where}", path, key_line(value, k) or line)
+            self.value.check(v, f"{where}.{k}", path, value_line(value, k) or line)
+
+
+@dataclass(frozen=True)
+class Fields(Schema):
+    """A mapping with known keys; unknown keys are refused, ``required`` ones must be there."""
+    fields: Mapping[str, Schema]
+    required: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        return "a mapping"
+
+    def check(self, value: Any, where: str, path: str, line: int) -> None:
+        if not isinstance(value, Mapping):
+            raise self.fail(value, where, path, line)
+        prefix = f"{where}." if where else ""
+        for k in value:
+            if not isinstance(k, str) or k not in self.fields:
+                raise LoadError(path, key_line(value, k) or line,
+                                f"unknown key {str(k)!r}{' in ' + where if where else ''} "
+                                f"(known: {', '.join(sorted(self.fields))})")
+        for k in self.required:
+            if k not in value:
+                raise LoadError(path, line_of(value) or line, f"missing key '{prefix}{k}'")
+        for k, v in value.items():
+            self.fields[k].check(v, f"{prefix}{k}", path, value_line(value, k) or line)
