@@ -15,6 +15,8 @@ from typing import Sequence
 from .cases import CaseRun, find_cases, load_case, run_case
 from .errors import AdjudicationError, InputError
 from .bench import add_bench_parser
+from .explore import add_explore_parser
+from .optiondocs import add_options_parser
 from .gamecli import add_game_parser
 from .render import add_render_parser
 from .multiverse import Board, Multiverse, season_name, unit_text
@@ -275,6 +277,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_game_parser(sub)
     add_render_parser(sub)
     add_bench_parser(sub)
+    add_explore_parser(sub)
+    add_options_parser(sub)
     p = sub.add_parser("compare", help="compare this engine with a reference adjudicator, on scenarios or random games")
     p.add_argument("paths", nargs="*", help="scenario files or folders (classic scenarios only)")
     p.add_argument("--reference", default="diplomacy", help="the reference adjudicator (default: diplomacy)")

@@ -1,0 +1,492 @@
+"""``fivedp explore``: one scenario under several rule options, and only what the options change.
+
+Each combination of the values asked for (a cartesian product, over the scenario's own options)
+replays the scenario's orders step by step from its start, following its own history; then, step
+by step, every order result, dislodgement, disbandment, new timeline, board content, pending
+retreat, supply centre, backup rule, elimination and winner is compared across the combinations,
+and only what is not the same in all of them is reported. The scenario's own value of each asked
+option is always one of the columns, so asking for one other value answers "what would change".
+
+Everything is generic over the option registry (options.py): a new option can be explored as soon as
+it is registered. The comparison is plain data (no clingo symbols, no multiverses), so scenarios can
+be explored in worker processes and sent back.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import re
+import shutil
+import sys
+import textwrap
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Iterable, Iterator, Mapping, Sequence
+
+import yaml
+
+from .cases import Case, case_from_text, find_cases, run_case
+from .errors import AdjudicationError, InputError
+from .multiverse import Board, board_name, unit_text
+from .notation import timeline_name
+from .options import REGISTRY, chosen, option, parse_setting, show
+from .step import StepReport
+
+Value = str | bool
+Asked = Mapping[str, tuple[Value, ...]]  # option -> the values to try, in the order given
+NO_BOARD = "(no board)"
+
+# -- what to explore ------------------------------------------------------------------------------
+
+
+def asked_values(settings: Sequence[str], all_values: Sequence[str]) -> dict[str, tuple[Value, ...]]:
+    """The values asked for per option, from ``--option NAME=V1,V2`` and ``--all-values NAME``.
+    Raises InputError naming the option and the values allowed."""
+    asked: dict[str, list[Value]] = {}
+    for text in settings:
+        name, sep, raw = text.partition("=")
+        if not sep or not name.strip() or not raw.strip():
+            raise InputError(f"--option {text!r}: write NAME=VALUE or NAME=V1,V2 (options: {', '.join(REGISTRY)})")
+        option(name.strip())  # an unknown option is named before its values are read
+        for part in raw.split(","):
+            name_, value = parse_setting(f"{name.strip()}={part.strip()}")
+            if value not in asked.setdefault(name_, []):
+                asked[name_].append(value)
+    for name in all_values:
+        for v in option(name.strip()).values:
+            if v.value not in asked.setdefault(name.strip(), []):
+                asked[name.strip()].append(v.value)
+    if not asked:
+        raise InputError("say what to explore: --option NAME=V1,V2 or --all-values NAME "
+                         f"(options: {', '.join(REGISTRY)}; `fivedp options` lists their values)")
+    return {name: tuple(values) for name, values in asked.items()}
+
+
+def columns_for(case_options: Mapping[str, Any], asked: Asked) -> tuple[tuple[tuple[Value, ...], ...], int]:
+    """Every combination of the asked values, and the index of the scenario's own one. The scenario's
+    own value of an option comes first when it was not asked for, so it is always compared with."""
+    own = tuple(chosen(case_options, name) for name in asked)
+    lists = []
+    for name, mine in zip(asked, own):
+        values = list(asked[name])
+        if not any(_same(v, mine) for v in values):
+            values.insert(0, mine)
+        lists.append(values)
+    columns = tuple(itertools.product(*lists))
+    return columns, next(i for i, c in enumerate(columns) if all(_same(a, b) for a, b in zip(c, own)))
+
+
+def _same(a: Value, b: Value) -> bool:
+    return isinstance(a, bool) == isinstance(b, bool) and a == b
+
+
+def column_label(names: Iterable[str], column: Sequence[Value]) -> str:
+    return " ".join(f"{n}={show(v)}" for n, v in zip(names, column))
+
+
+# -- loading a scenario or a game --------------------------------------------------------------
+
+_GAME = re.compile(r"^format:\s*['\"]?fivedp-game['\"]?\s*$", re.M)
+
+
+def load_scenario(path: str | Path) -> Case:
+    """A scenario file, or a game file turned into the scenario of its start and its orders so far."""
+    path = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not a text file (UTF-8)") from None
+    if _GAME.search(text):
+        from .game import export_case, load_game
+
+        data = export_case(load_game(path), f"game {Path(path).name}")
+        data["title"] = f"the orders of the game in {path}"
+        return case_from_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), path)
+    return case_from_text(text, path)
+
+
+# -- one scenario ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Row:
+    """One thing that is not the same under every combination: ``cells`` holds it per column."""
+
+    what: str  # phase, order, dislodged, disbanded, new timelines, units, retreats, centres, backup rules, eliminated, winner
+    cells: tuple[Any, ...]
+    board: str | None = None
+    power: str | None = None
+    order: str | None = None
+
+    @property
+    def label(self) -> str:
+        if self.what == "order":
+            return f"{self.power}: {self.order}"
+        if self.board is not None:
+            suffix = {"units": "", "retreats": " retreating", "centres": " centres"}[self.what]
+            return f"{self.board} {self.power}{suffix}"
+        return self.what
+
+
+@dataclass(frozen=True)
+class StepDiff:
+    number: int  # 1-based, as the scenario's steps are counted
+    phases: tuple[str, ...]  # per column
+    rows: tuple[Row, ...]
+
+
+@dataclass(frozen=True)
+class Exploration:
+    id: str
+    title: str
+    path: str
+    names: tuple[str, ...]  # the options asked for
+    columns: tuple[tuple[Value, ...], ...]  # each combination's values of ``names``
+    own: int  # the column with the scenario's own options
+    steps: tuple[StepDiff, ...]  # only the steps where something differs
+
+    def changed_by(self) -> tuple[int, ...]:
+        """The columns that differ from the scenario's own in some step."""
+        return tuple(i for i in range(len(self.columns)) if i != self.own
+                     and any(r.cells[i] != r.cells[self.own] for s in self.steps for r in s.rows))
+
+
+@dataclass(frozen=True)
+class Failure:
+    path: str
+    message: str
+    status: int  # 2 bad input, 3 engine defect
+
+
+def _content(b: Board | None):
+    return None if b is None else (dict(b.units), dict(b.centers), b.retreats, b.adjustment_due)
+
+
+def _touched(report: StepReport) -> set[tuple[int, int]]:
+    """The boards a step produced or changed."""
+    return {k for k, b in report.after.boards.items() if _content(report.before.boards.get(k)) != _content(b)}
+
+
+def _by_power(items: Iterable[tuple[str, str]]) -> dict[str, tuple[str, ...]]:
+    out: dict[str, list[str]] = {}
+    for power, text in items:
+        out.setdefault(power, []).append(text)
+    return {p: tuple(sorted(v)) for p, v in out.items()}
+
+
+def _cells(report: StepReport, boards: Sequence[tuple[int, int]], standing: bool) -> dict[tuple, Any]:
+    """Everything a step says, keyed so that the same thing under another combination has the same key."""
+    before, after, m = report.before, report.after, report.before.game_map
+    cells: dict[tuple, Any] = {("phase",): report.phase}
+    seen: dict[tuple[str, str], int] = {}
+    for o in report.outcomes:
+        n = seen[(o.power, o.text)] = seen.get((o.power, o.text), 0) + 1
+        cells[("order", o.power, o.text, n)] = (o.result, o.reason)
+    cells[("dislodged",)] = tuple(sorted(f"{unit_text(u, m)} ({board_name(*k)})" for k, u in report.dislodged))
+    cells[("disbanded",)] = tuple(sorted(f"{unit_text(u, m)} ({board_name(*k)})" for k, u in report.disbanded))
+    cells[("new timelines",)] = tuple(f"{timeline_name(tl)} from {board_name(*at)}"
+                                      for tl, at in sorted(after.forks.items()) if tl not in before.forks)
+    for key in boards:
+        b = after.boards.get(key)
+        name = board_name(*key)
+        if b is None:
+            cells[("board", name)] = NO_BOARD
+            continue
+        cells[("board", name)] = None
+        for power, units in _by_power((u.power, unit_text(u, m)) for u in b.units.values()).items():
+            cells[("units", name, power)] = units
+        for power, units in _by_power((r.unit.power, unit_text(r.unit, m)) for r in b.retreats).items():
+            cells[("retreats", name, power)] = units
+        for power, centres in _by_power((o, p.capitalize()) for p, o in b.centers.items()).items():
+            cells[("centres", name, power)] = centres
+    cells[("backup rules",)] = tuple(report.backups)
+    if standing:
+        cells[("eliminated",)] = tuple(sorted(after.eliminated))
+        cells[("winner",)] = after.winner
+    return cells
+
+
+_ORDER = {"phase": 0, "order": 1, "dislodged": 2, "disbanded": 3, "new timelines": 4, "board": 5,
+          "backup rules": 6, "eliminated": 7, "winner": 8}
+_BOARD_PARTS = {"units": 0, "retreats": 1, "centres": 2}
+
+
+def _diff_step(number: int, reports: Sequence[StepReport]) -> StepDiff | None:
+    touched = sorted(set().union(*(_touched(r) for r in reports)), key=lambda k: (k[1], k[0]))
+    standing = any(r.after.eliminated != r.before.eliminated or r.after.winner != r.before.winner for r in reports)
+    per_column = [_cells(r, touched, standing) for r in reports]
+    keys: list[tuple] = []
+    for cells in per_column:
+        keys += [k for k in cells if k not in keys]
+    board_rank = {board_name(*k): i for i, k in enumerate(touched)}
+    rows = []
+    for key in keys:
+        kind = key[0]
+        if kind == "board":
+            continue  # a board's existence shows in its rows below
+        if kind in _BOARD_PARTS:
+            board = key[1]
+            values = tuple(NO_BOARD if c.get(("board", board)) == NO_BOARD else c.get(key, ()) for c in per_column)
+        else:
+            values = tuple(c.get(key) for c in per_column)
+        if all(v == values[0] for v in values):
+            continue
+        if kind == "order":
+            rows.append(((1, 0, 0, keys.index(key)), Row("order", values, power=key[1], order=key[2])))
+        elif kind in _BOARD_PARTS:
+            rank = (_ORDER["board"], board_rank[key[1]], _BOARD_PARTS[kind], key[2])
+            rows.append((rank, Row(kind, values, board=key[1], power=key[2])))
+        else:
+            rows.append(((_ORDER[kind], 0, 0, 0), Row(kind, values)))
+    if not rows:
+        return None
+    rows.sort(key=lambda x: x[0])
+    return StepDiff(number, tuple(r.phase for r in reports), tuple(r for _, r in rows))
+
+
+def explore_case(case: Case, asked: Asked) -> Exploration:
+    """Runs ``case`` under every combination of the asked values and keeps what differs."""
+    columns, own = columns_for(case.options, asked)
+    names = tuple(asked)
+    plain = tuple(replace(s, expect={}) for s in case.steps)  # expectations hold for one reading only
+    runs = []
+    for column in columns:
+        options = dict(case.options)
+        options.update(zip(names, column))
+        start = replace(case.start, options=MappingProxyType(options))
+        runs.append(run_case(replace(case, start=start, steps=plain)))
+    steps = []
+    for i in range(len(case.steps)):
+        diff = _diff_step(i + 1, [run.reports[i] for run in runs])
+        if diff:
+            steps.append(diff)
+    return Exploration(case.id, case.title, case.path, names, columns, own, tuple(steps))
+
+
+def explore_path(path: str, asked: Asked) -> Exploration | Failure:
+    """One file, with its problems as values (so that a worker process can send them back)."""
+    try:
+        return explore_case(load_scenario(path), asked)
+    except InputError as exc:
+        return Failure(path, str(exc), 2)
+    except AdjudicationError as exc:
+        return Failure(path, f"engine error: {exc}", 3)
+
+
+def _explore_star(job: tuple[str, Asked]) -> Exploration | Failure:
+    return explore_path(*job)
+
+
+def explore_paths(paths: Sequence[str], asked: Asked, jobs: int = 1) -> Iterator[Exploration | Failure]:
+    """Each file's exploration, in the order of the files, as soon as it is ready."""
+    work = [(p, dict(asked)) for p in paths]
+    if jobs <= 1 or len(work) < 2:
+        yield from (_explore_star(w) for w in work)
+        return
+    pool = ProcessPoolExecutor(max_workers=jobs)
+    try:
+        yield from pool.map(_explore_star, work, chunksize=max(1, min(8, len(work) // (4 * jobs))))
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+# -- the summary of a sweep ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Tally:
+    column: tuple[Value, ...]
+    alternative_in: int  # scenarios where this combination is not the scenario's own
+    changed: tuple[str, ...]  # ids of the scenarios it changes
+
+
+def summarise(names: Sequence[str], explorations: Sequence[Exploration]) -> list[Tally]:
+    order: list[tuple[Value, ...]] = []
+    alternative: dict[tuple, int] = {}
+    changed: dict[tuple, list[str]] = {}
+    for ex in explorations:
+        differing = set(ex.changed_by())
+        for i, column in enumerate(ex.columns):
+            key = tuple((type(v).__name__, v) for v in column)
+            if key not in alternative:
+                order.append(column)
+                alternative[key], changed[key] = 0, []
+            if i != ex.own:
+                alternative[key] += 1
+                if i in differing:
+                    changed[key].append(ex.id)
+    keys = [tuple((type(v).__name__, v) for v in c) for c in order]
+    return [Tally(c, alternative[k], tuple(changed[k])) for c, k in zip(order, keys)]
+
+
+# -- text ------------------------------------------------------------------------------------
+
+
+def _text(value: Any, what: str) -> str:
+    if value is None:
+        return "-"
+    if what == "order":
+        result, reason = value
+        return f"{result} ({reason})" if reason else result
+    if isinstance(value, str):
+        return value
+    if what == "backup rules":
+        return "; ".join(value) or "none"
+    return ", ".join(value) or "-"
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    return textwrap.wrap(text, width, break_on_hyphens=False) or [""]
+
+
+def _width() -> int:
+    return max(60, shutil.get_terminal_size((100, 24)).columns)
+
+
+def exploration_lines(ex: Exploration, width: int | None = None) -> list[str]:
+    width = width or _width()
+    choices = ", ".join(f"{n} = " + ", ".join(dict.fromkeys(show(c[i]) for c in ex.columns))
+                        for i, n in enumerate(ex.names))
+    if not ex.steps:
+        return [f"{ex.id}: no difference under {choices}"]
+    own_marks = [" (own)" if j == ex.own else "" for j in range(len(ex.columns))]
+    heads = [[show(c[i]) + own_marks[j] for j, c in enumerate(ex.columns)] for i in range(len(ex.names))]
+    rows = [(row.label, [_text(v, row.what) for v in row.cells]) for s in ex.steps for row in s.rows]
+    n = len(ex.columns)
+    label_w = min(36, max([len(name) for name in ex.names] + [len(label) + 2 for label, _ in rows]))
+    cap = max(12, (width - 2 - label_w - 2 * n) // n)
+    col_w = [min(cap, max([len(h[j]) for h in heads] + [len(cells[j]) for _, cells in rows])) for j in range(n)]
+
+    def line(label: str, cells: Sequence[str], indent: str) -> list[str]:
+        parts = [_wrap(label, label_w - len(indent))] + [_wrap(c, w) for c, w in zip(cells, col_w)]
+        out = []
+        for k in range(max(len(p) for p in parts)):
+            left = (indent + (parts[0][k] if k < len(parts[0]) else "")).ljust(label_w)
+            cols = [(p[k] if k < len(p) else "").ljust(w) for p, w in zip(parts[1:], col_w)]
+            out.append(("  " + left + "  " + "  ".join(cols)).rstrip())
+        return out
+
+    title = f"{ex.id}: {ex.title}" if ex.title else ex.id
+    lines = [title]
+    for name, cells in zip(ex.names, heads):
+        lines += line(name, cells, "")
+    for s in ex.steps:
+        same_phase = len(set(s.phases)) == 1
+        lines.append(f"  Step {s.number}" + (f" ({s.phases[0]})" if same_phase else ""))
+        for row in s.rows:
+            lines += line(row.label, [_text(v, row.what) for v in row.cells], "  ")
+    return lines
+
+
+def summary_lines(names: Sequence[str], tallies: Sequence[Tally], explored: int, failed: int,
+                  width: int | None = None) -> list[str]:
+    width = width or _width()
+    lines = [f"Summary: {explored} scenario{'s' if explored != 1 else ''} explored"
+             + (f", {failed} not (errors above)" if failed else "")]
+    alternatives = [t for t in tallies if t.alternative_in]
+    if not alternatives:
+        lines.append("  every combination asked for is each scenario's own: nothing to compare")
+    labels = [column_label(names, t.column) for t in alternatives]
+    pad = max((len(x) for x in labels), default=0)
+    for label, t in zip(labels, alternatives):
+        head = f"  {label.ljust(pad)}  changes {len(t.changed)} of {t.alternative_in}"
+        if not t.changed:
+            lines.append(head)
+            continue
+        ids = ", ".join(t.changed)
+        wrapped = textwrap.wrap(ids, max(30, width - 6), break_on_hyphens=False)
+        lines.append(head + ":")
+        lines += ["      " + w for w in wrapped]
+    return lines
+
+
+# -- JSON ------------------------------------------------------------------------------------
+
+
+def _json_value(value: Any, what: str) -> Any:
+    if what == "order":
+        return {"result": value[0], "reason": value[1]}
+    if value == NO_BOARD or value is None or isinstance(value, str):
+        return None if value == NO_BOARD else value
+    return list(value)
+
+
+def exploration_json(ex: Exploration) -> dict:
+    steps = []
+    for s in ex.steps:
+        rows = []
+        for r in s.rows:
+            row: dict[str, Any] = {"what": r.what}
+            for field in ("board", "power", "order"):
+                if getattr(r, field) is not None:
+                    row[field] = getattr(r, field)
+            row["values"] = [_json_value(v, r.what) for v in r.cells]
+            rows.append(row)
+        steps.append({"step": s.number, "phases": list(s.phases), "rows": rows})
+    return {
+        "id": ex.id, "title": ex.title, "path": ex.path,
+        "columns": [dict(zip(ex.names, c)) for c in ex.columns],
+        "own": ex.own,
+        "differs": bool(ex.steps),
+        "changed_by": [dict(zip(ex.names, ex.columns[i])) for i in ex.changed_by()],
+        "steps": steps,
+    }
+
+
+# -- the command --------------------------------------------------------------------------------
+
+
+def cmd_explore(args: argparse.Namespace) -> int:
+    asked = asked_values(args.option or [], args.all_values or [])
+    if args.jobs < 1:
+        raise InputError("--jobs must be at least 1")
+    paths = [str(p) for p in find_cases(args.paths)]
+    if not paths:
+        raise InputError(f"no scenario files (.yaml) under {', '.join(args.paths)}")
+    names = tuple(asked)
+    explored: list[Exploration] = []
+    failures: list[Failure] = []
+    for result in explore_paths(paths, asked, args.jobs):
+        if isinstance(result, Failure):
+            failures.append(result)
+            print(f"error: {result.message}" if result.status == 2 else f"{result.path}: {result.message}",
+                  file=sys.stderr)
+            continue
+        explored.append(result)
+        if not args.json:
+            print("\n".join(exploration_lines(result)), flush=True)
+    tallies = summarise(names, explored)
+    if args.json:
+        json.dump({
+            "options": {n: list(v) for n, v in asked.items()},
+            "scenarios": [exploration_json(ex) for ex in explored],
+            "errors": [{"path": f.path, "message": f.message} for f in failures],
+            "summary": [{"options": dict(zip(names, t.column)), "alternative_in": t.alternative_in,
+                         "changes": len(t.changed), "changed": list(t.changed)} for t in tallies],
+        }, sys.stdout, indent=2)
+        print()
+    elif len(paths) > 1:
+        print("\n".join(summary_lines(names, tallies, len(explored), len(failures))))
+    return max((f.status for f in failures), default=0)
+
+
+def add_explore_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "explore", help="run scenarios (or game files) under several rule options and show only what differs",
+        description="Runs each scenario under every combination of the option values asked for (the "
+                    "scenario's own value of each is always included, marked (own)) and prints, step by "
+                    "step, only what differs between them. Several scenarios end with a summary: how many "
+                    "each combination changes, and which.")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="scenario files, folders of them, or game files")
+    p.add_argument("--option", action="append", metavar="NAME=V1,V2",
+                   help="values of an option to compare (repeat for more options: every combination is run)")
+    p.add_argument("--all-values", action="append", metavar="NAME", help="compare every value of this option")
+    p.add_argument("--json", action="store_true", help="print the same as JSON")
+    p.add_argument("-j", "--jobs", type=int, default=1, help="scenarios explored at once, in worker processes (default 1)")
+    p.set_defaults(func=cmd_explore)
