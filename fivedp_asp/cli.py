@@ -310,6 +310,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AdjudicationError as exc:
         print(f"engine error: {exc}", file=sys.stderr)
         return 3
+    except BrokenPipeError:
+        # the reader went away (``| head``): nothing more to say (before OSError, of which it is one)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except OSError as exc:
         # a file that cannot be read or written: say which and why
         where = exc.filename or "a file"
@@ -317,10 +321,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:
-        # the reader went away (``| head``): nothing more to say
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
 
 
 if __name__ == "__main__":

@@ -244,6 +244,11 @@ def _diff_step(number: int, reports: Sequence[StepReport]) -> StepDiff | None:
             rows.append((rank, Row(kind, values, board=key[1], power=key[2])))
         else:
             rows.append(((_ORDER[kind], 0, 0, 0), Row(kind, values)))
+    # a board that exists under some combinations only: its centres say nothing its units do not
+    with_units = {r.board for _, r in rows if r.what == "units"}
+    rows = [(rank, r) for rank, r in rows if not (
+        r.what == "centres" and r.board in with_units
+        and len({v for v in r.cells if v != NO_BOARD}) == 1)]
     if not rows:
         return None
     rows.sort(key=lambda x: x[0])
@@ -349,17 +354,42 @@ def _width() -> int:
     return max(60, shutil.get_terminal_size((100, 24)).columns)
 
 
+def idle_options(ex: Exploration) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The options (by index) that change nothing in this scenario, and the columns left once they are
+    set to the scenario's own value. An option changes nothing when any two combinations that differ
+    in it alone give the same results throughout; dropping it loses nothing, so the table is narrower."""
+    vectors = [tuple(r.cells[j] for s in ex.steps for r in s.rows) for j in range(len(ex.columns))]
+    keep = list(range(len(ex.columns)))
+    idle = []
+    for i in range(len(ex.names)):
+        groups: dict[tuple, set] = {}
+        for j in keep:
+            rest = tuple((type(v).__name__, v) for k, v in enumerate(ex.columns[j]) if k != i)
+            groups.setdefault(rest, set()).add(vectors[j])
+        if all(len(g) == 1 for g in groups.values()):
+            idle.append(i)
+            keep = [j for j in keep if _same(ex.columns[j][i], ex.columns[ex.own][i])]
+    return tuple(idle), tuple(keep)
+
+
 def exploration_lines(ex: Exploration, width: int | None = None) -> list[str]:
+    """The scenario's differences as a table: the option values as column heads, one row per thing."""
     width = width or _width()
-    choices = ", ".join(f"{n} = " + ", ".join(dict.fromkeys(show(c[i]) for c in ex.columns))
-                        for i, n in enumerate(ex.names))
+
+    def values(i: int) -> str:
+        return f"{ex.names[i]} = " + ", ".join(dict.fromkeys(show(c[i]) for c in ex.columns))
+
     if not ex.steps:
-        return [f"{ex.id}: no difference under {choices}"]
-    own_marks = [" (own)" if j == ex.own else "" for j in range(len(ex.columns))]
-    heads = [[show(c[i]) + own_marks[j] for j, c in enumerate(ex.columns)] for i in range(len(ex.names))]
-    rows = [(row.label, [_text(v, row.what) for v in row.cells]) for s in ex.steps for row in s.rows]
-    n = len(ex.columns)
-    label_w = min(36, max([len(name) for name in ex.names] + [len(label) + 2 for label, _ in rows]))
+        return [f"{ex.id}: no difference under " + "; ".join(values(i) for i in range(len(ex.names)))]
+    idle, keep = idle_options(ex)
+    shown = [i for i in range(len(ex.names)) if i not in idle]
+    heads = [[show(ex.columns[j][i]) + (" (own)" if j == ex.own else "") for j in keep] for i in shown]
+    rows = [(row.label, [_text(row.cells[j], row.what) for j in keep]) for s in ex.steps for row in s.rows]
+    n = len(keep)
+    names_w = max(len(ex.names[i]) for i in shown)
+    natural = max([names_w] + [len(label) + 2 for label, _ in rows])
+    # columns of 18 first, then labels up to 36 (and never narrower than the option names, up to 30)
+    label_w = max(min(names_w, 30), min(natural, 36, max(16, width - 2 - n * (18 + 2))))
     cap = max(12, (width - 2 - label_w - 2 * n) // n)
     col_w = [min(cap, max([len(h[j]) for h in heads] + [len(cells[j]) for _, cells in rows])) for j in range(n)]
 
@@ -372,15 +402,16 @@ def exploration_lines(ex: Exploration, width: int | None = None) -> list[str]:
             out.append(("  " + left + "  " + "  ".join(cols)).rstrip())
         return out
 
-    title = f"{ex.id}: {ex.title}" if ex.title else ex.id
-    lines = [title]
-    for name, cells in zip(ex.names, heads):
-        lines += line(name, cells, "")
+    lines = [f"{ex.id}: {ex.title}" if ex.title else ex.id]
+    for i in idle:
+        lines.append(f"  {values(i)}: no difference (the columns show {show(ex.columns[ex.own][i])})")
+    for i, cells in zip(shown, heads):
+        lines += line(ex.names[i], cells, "")
     for s in ex.steps:
-        same_phase = len(set(s.phases)) == 1
-        lines.append(f"  Step {s.number}" + (f" ({s.phases[0]})" if same_phase else ""))
-        for row in s.rows:
-            lines += line(row.label, [_text(v, row.what) for v in row.cells], "  ")
+        phases = [s.phases[j] for j in keep]
+        lines.append(f"  Step {s.number}" + (f" ({phases[0]})" if len(set(phases)) == 1 else ""))
+        for label, cells in ((r.label, [_text(r.cells[j], r.what) for j in keep]) for r in s.rows):
+            lines += line(label, cells, "  ")
     return lines
 
 
@@ -388,21 +419,22 @@ def summary_lines(names: Sequence[str], tallies: Sequence[Tally], explored: int,
                   width: int | None = None) -> list[str]:
     width = width or _width()
     lines = [f"Summary: {explored} scenario{'s' if explored != 1 else ''} explored"
-             + (f", {failed} not (errors above)" if failed else "")]
+             + (f", {failed} not (errors above)" if failed else "")
+             + "; each combination against the scenarios whose own options it changes:"]
     alternatives = [t for t in tallies if t.alternative_in]
     if not alternatives:
         lines.append("  every combination asked for is each scenario's own: nothing to compare")
     labels = [column_label(names, t.column) for t in alternatives]
     pad = max((len(x) for x in labels), default=0)
-    for label, t in zip(labels, alternatives):
-        head = f"  {label.ljust(pad)}  changes {len(t.changed)} of {t.alternative_in}"
+    heads = [f"  {label.ljust(pad)}  changes {len(t.changed)} of {t.alternative_in}" for label, t in zip(labels, alternatives)]
+    head_w = max((len(h) for h in heads), default=0) + 2
+    for head, t in zip(heads, alternatives):
         if not t.changed:
             lines.append(head)
             continue
-        ids = ", ".join(t.changed)
-        wrapped = textwrap.wrap(ids, max(30, width - 6), break_on_hyphens=False)
-        lines.append(head + ":")
-        lines += ["      " + w for w in wrapped]
+        wrapped = textwrap.wrap(", ".join(t.changed), max(30, width - head_w), break_on_hyphens=False)
+        lines.append((head + ":").ljust(head_w) + wrapped[0])
+        lines += [" " * head_w + w for w in wrapped[1:]]
     return lines
 
 
@@ -435,6 +467,7 @@ def exploration_json(ex: Exploration) -> dict:
         "own": ex.own,
         "differs": bool(ex.steps),
         "changed_by": [dict(zip(ex.names, ex.columns[i])) for i in ex.changed_by()],
+        "no_effect": [ex.names[i] for i in idle_options(ex)[0]] if ex.steps else list(ex.names),
         "steps": steps,
     }
 

@@ -34,6 +34,8 @@ def as_data() -> list[dict]:
 def text(width: int = 100) -> str:
     lines = []
     for opt in REGISTRY.values():
+        if lines:
+            lines.append("")
         lines.append(f"{opt.name}: {opt.meaning}")
         lines.append(f"  source: {opt.source}")
         labels = [show(v.value) + (" (default)" if _is_default(opt, v.value) else "") for v in opt.values]
@@ -68,7 +70,7 @@ def markdown() -> str:
         "(docs/case-format.md), with `fivedp game new --option NAME=VALUE`, or compare values with",
         "`fivedp explore` (README, \"Exploring rules\").",
         "",
-        "| option | values (default first in bold) | what it decides | source |",
+        "| option | values (default in bold) | what it decides | source |",
         "|---|---|---|---|",
     ]
     for opt in REGISTRY.values():
@@ -81,7 +83,7 @@ def markdown() -> str:
                 "| value | meaning | logic file |", "|---|---|---|"]
         for v in opt.values:
             label = f"`{show(v.value)}`" + (" (default)" if _is_default(opt, v.value) else "")
-            file = f"`asp/options/{v.file}`" if v.file else "-"
+            file = f"`asp/options/{v.file}`" if v.file else "none: the core rules" if opt.programs else "none: read by Python"
             out.append(f"| {label} | {_cell(v.meaning)} | {file} |")
     return "\n".join(out) + "\n"
 

@@ -1,0 +1,302 @@
+"""``fivedp options`` and ``fivedp explore``.
+
+What explore must report is derived from pairs of scenarios that give the same orders under two
+values of an option, each with its own expectations worked out from the rules (cases/multiverse
+4.33/4.34 and 4.35/4.36, adjacency family/any): where the two files expect different things, explore
+must show exactly those, each under the right column; where they expect the same, nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from fivedp_asp.cases import load_case
+from fivedp_asp.cli import main
+from fivedp_asp.explore import Exploration, asked_values, explore_case, exploration_lines
+from fivedp_asp.game import adjudicate, new_game, save_game, submit
+from fivedp_asp.multiverse import Unit, unit_text
+from fivedp_asp.notation import parse_unit
+from fivedp_asp.optiondocs import markdown
+from fivedp_asp.options import REGISTRY, show
+
+ROOT = Path(__file__).resolve().parent.parent
+MV = ROOT / "cases" / "multiverse"
+FAMILY_35 = MV / "4.35-cousins-not-adjacent-under-family.yaml"
+ANY_36 = MV / "4.36-cousins-adjacent-under-any.yaml"
+FAMILY_33 = MV / "4.33-grandparent-not-adjacent-under-family.yaml"
+ANY_34 = MV / "4.34-grandparent-adjacent-under-any.yaml"
+CLASSIC = ROOT / "cases" / "datc" / "6.A.01.yaml"
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def plain(value):
+    """YAML values without the loader's line numbers, for comparing expectations."""
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    return str(value) if isinstance(value, str) else value
+
+
+def short(text: str, case) -> str:
+    """A unit as an expectation writes it (``A Ukraine``), as explore prints it (``A Ukr``)."""
+    m = case.start.game_map
+    spec = parse_unit(text, m)
+    return unit_text(Unit(spec.kind, "-", m.unit_location(spec.kind, spec.where.province, spec.where.coast)), m)
+
+
+def explore_json(capsys, *argv) -> dict:
+    code, out, err = run(capsys, "explore", *argv, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def column(data: dict, **values) -> int:
+    return next(i for i, c in enumerate(data["columns"]) if all(c[k] == v for k, v in values.items()))
+
+
+# -- fivedp options ---------------------------------------------------------------------------------
+
+
+def test_docs_options_md_is_what_the_registry_generates():
+    committed = (ROOT / "docs" / "options.md").read_text(encoding="utf-8")
+    assert committed == markdown(), "docs/options.md is stale: run `fivedp options --markdown > docs/options.md`"
+
+
+def test_options_lists_every_option_value_meaning_and_source(capsys):
+    code, out, _ = run(capsys, "options")
+    assert code == 0
+    for opt in REGISTRY.values():
+        assert f"{opt.name}: {opt.meaning}" in out
+        assert opt.source in out
+        for v in opt.values:
+            assert show(v.value) in out
+            assert v.meaning.split()[0] in out
+    code, out, _ = run(capsys, "options", "--json")
+    data = json.loads(out)
+    assert [o["name"] for o in data] == list(REGISTRY)
+    for o in data:
+        opt = REGISTRY[o["name"]]
+        assert o["default"] == opt.default and o["source"] == opt.source
+        assert [v["value"] for v in o["values"]] == [v.value for v in opt.values]
+        assert [v["default"] for v in o["values"]].count(True) == 1
+
+
+def test_options_markdown_is_the_generated_page_and_json_with_markdown_is_refused(capsys):
+    code, out, _ = run(capsys, "options", "--markdown")
+    assert code == 0 and out == markdown()
+    code, _, err = run(capsys, "options", "--json", "--markdown")
+    assert code == 2 and "not both" in err
+
+
+# -- explore: what differs, under which column ---------------------------------------------------
+
+
+@pytest.mark.parametrize("family_path, any_path", [(FAMILY_35, ANY_36), (FAMILY_33, ANY_34)])
+def test_explore_reports_what_the_two_readings_expect_differently(capsys, family_path, any_path):
+    family, other = load_case(family_path), load_case(any_path)
+    data = explore_json(capsys, family_path, "--all-values", "adjacency")
+    (scenario,) = data["scenarios"]
+    fam, anyc = column(data["scenarios"][0], adjacency="family"), column(scenario, adjacency="any")
+    assert scenario["own"] == fam  # the file's own option
+    assert scenario["changed_by"] == [{"adjacency": "any"}]
+    # the steps whose expectations differ between the two files are the steps reported
+    differing = [i + 1 for i, (a, b) in enumerate(zip(family.steps, other.steps)) if plain(a.expect) != plain(b.expect)]
+    assert [s["step"] for s in scenario["steps"]] == differing
+    for step in scenario["steps"]:
+        want_f = plain(family.steps[step["step"] - 1].expect)
+        want_a = plain(other.steps[step["step"] - 1].expect)
+        orders = {r["order"]: r for r in step["rows"] if r["what"] == "order"}
+        for line, result in want_f.get("results", {}).items():
+            if want_a["results"][line] == result:
+                assert line not in orders, f"{line} is expected the same under both and must not be reported"
+            else:
+                assert orders[line]["values"][fam]["result"] == result
+                assert orders[line]["values"][anyc]["result"] == want_a["results"][line]
+        units = {(r["board"], r["power"]): r["values"] for r in step["rows"] if r["what"] == "units"}
+        for board, powers in want_f.get("boards", {}).items():
+            for power in set(powers) | set(want_a["boards"][board]):
+                f_units = sorted(short(u, family) for u in powers.get(power, []))
+                a_units = sorted(short(u, other) for u in want_a["boards"][board].get(power, []))
+                if f_units == a_units:
+                    assert (board, power) not in units
+                else:
+                    assert units[(board, power)][fam] == f_units
+                    assert units[(board, power)][anyc] == a_units
+
+
+def test_explore_text_puts_each_result_under_its_column(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "100")
+    code, out, _ = run(capsys, "explore", FAMILY_35, "--option", "adjacency=any")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].startswith("MV 35: ")
+    head = next(x for x in lines if x.strip().startswith("adjacency"))
+    assert head.index("family (own)") < head.index("any")
+    row = next(x for x in lines if "A c-Ukraine - b-Ukraine@2" in x)
+    # the result sits under its column's head
+    assert row[head.index("family (own)"):].startswith("invalid")
+    assert row[head.index("any", head.index("family (own)") + 12):].startswith("succeeds")
+    assert "A b-Galicia - a-Galicia@3" not in out  # succeeds under both readings
+
+
+def test_a_scenario_with_no_difference_says_so_in_one_line(capsys):
+    case = load_case(CLASSIC)
+    code, out, _ = run(capsys, "explore", CLASSIC, "--all-values", "adjacency")
+    assert code == 0
+    assert out.splitlines() == [f"{case.id}: no difference under adjacency = family, any"]
+
+
+def test_each_combination_follows_its_own_history(tmp_path, capsys):
+    """A step after the difference: under any, A Ukraine stands on b3 (MV 36) and moves on; under family
+    b3 has no Austrian unit (MV 35), so the order names no unit and is invalid (RULES §3)."""
+    text = FAMILY_35.read_text(encoding="utf-8") + (
+        "  - orders:\n"
+        "      Austria: [A b-Ukraine - b-Galicia]\n")
+    path = tmp_path / "history.yaml"
+    path.write_text(text, encoding="utf-8")
+    data = explore_json(capsys, path, "--all-values", "adjacency")
+    scenario = data["scenarios"][0]
+    fam, anyc = column(scenario, adjacency="family"), column(scenario, adjacency="any")
+    step5 = next(s for s in scenario["steps"] if s["step"] == 5)
+    order = next(r for r in step5["rows"] if r["what"] == "order")
+    assert order["order"] == "A b-Ukraine - b-Galicia"
+    assert order["values"][fam]["result"] == "invalid"
+    assert order["values"][anyc]["result"] == "succeeds"
+    b4 = next(r for r in step5["rows"] if r["what"] == "units" and r["board"] == "b4" and r["power"] == "Austria")
+    assert b4["values"][fam] == [] and b4["values"][anyc] == ["A Gal"]
+
+
+def test_json_shape(capsys):
+    data = explore_json(capsys, FAMILY_35, "--option", "adjacency=family,any", "--option", "victory=elimination,majority")
+    assert set(data) == {"options", "scenarios", "errors", "summary"}
+    assert data["options"] == {"adjacency": ["family", "any"], "victory": ["elimination", "majority"]}
+    (scenario,) = data["scenarios"]
+    assert set(scenario) == {"id", "title", "path", "columns", "own", "differs", "changed_by", "no_effect", "steps"}
+    assert scenario["no_effect"] == ["victory"]
+    assert len(scenario["columns"]) == 4  # the cartesian product
+    assert scenario["columns"][scenario["own"]] == {"adjacency": "family", "victory": "elimination"}
+    assert scenario["differs"] is True
+    # victory decides nothing here: only the combinations with adjacency any change the scenario
+    assert sorted(c["victory"] for c in scenario["changed_by"]) == ["elimination", "majority"]
+    assert all(c["adjacency"] == "any" for c in scenario["changed_by"])
+    for step in scenario["steps"]:
+        assert set(step) == {"step", "phases", "rows"} and len(step["phases"]) == 4
+        for row in step["rows"]:
+            assert len(row["values"]) == 4 and "what" in row
+    assert data["errors"] == []
+    assert {json.dumps(s["options"], sort_keys=True) for s in data["summary"]} == \
+        {json.dumps(c, sort_keys=True) for c in scenario["columns"]}
+
+
+def test_the_own_value_is_always_a_column(capsys):
+    """Asking only for the other value compares it with the scenario's own."""
+    data = explore_json(capsys, ANY_36, "--option", "adjacency=family")
+    scenario = data["scenarios"][0]
+    assert scenario["columns"] == [{"adjacency": "any"}, {"adjacency": "family"}] and scenario["own"] == 0
+
+
+# -- bad input ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--option", "adjacency=cousins"], ["adjacency", "cousins", "family, any"]),
+    (["--option", "adjacency=family,nope"], ["adjacency", "nope", "family, any"]),
+    (["--option", "adjacancy=any"], ["adjacancy", "adjacency, implicit_main_timeline, victory"]),
+    (["--all-values", "nope"], ["nope", "adjacency"]),
+    (["--option", "adjacency"], ["NAME=V1,V2"]),
+    ([], ["--all-values"]),
+    (["--all-values", "adjacency", "-j", "0"], ["--jobs"]),
+])
+def test_bad_options_exit_2_naming_option_and_values(capsys, args, words):
+    code, out, err = run(capsys, "explore", FAMILY_35, *args)
+    assert code == 2 and out == ""
+    assert err.startswith("error: ") and "Traceback" not in err
+    for w in words:
+        assert w in err
+
+
+def test_bad_files_exit_2_with_file_and_line(tmp_path, capsys):
+    good = tmp_path / "a-good.yaml"
+    shutil.copy(CLASSIC, good)
+    bad = tmp_path / "b-bad.yaml"
+    bad.write_text("id: bad\nsteps:\n  - orders:\n      France: [A Paris -- Burgundy]\n", encoding="utf-8")
+    (tmp_path / "c-binary.yaml").write_bytes(bytes(range(256)))
+    code, out, err = run(capsys, "explore", tmp_path, "--all-values", "adjacency")
+    assert code == 2
+    assert f"{bad}:4:" in err and "A Paris -- Burgundy" in err
+    assert "c-binary.yaml" in err and "Traceback" not in err
+    assert "no difference" in out  # the good scenario is still explored
+    assert "2 not (errors above)" in out
+    code, _, err = run(capsys, "explore", tmp_path / "missing.yaml", "--all-values", "adjacency")
+    assert code == 2 and "missing.yaml" in err
+
+
+# -- game files ----------------------------------------------------------------------------------
+
+
+def test_a_game_file_is_explored_like_the_scenario_of_its_orders(tmp_path, capsys):
+    """The game of MV 35's orders, played move by move, differs under any as MV 36 expects."""
+    family, other = load_case(FAMILY_35), load_case(ANY_36)
+    game = new_game(family.start)
+    for s in family.steps:
+        for power, lines in s.orders.items():
+            game = submit(game, power, [str(x) for x in lines])
+        game, _ = adjudicate(game)
+    path = tmp_path / "g.yaml"
+    save_game(path, game)
+    data = explore_json(capsys, path, "--option", "adjacency=any")
+    scenario = data["scenarios"][0]
+    fam, anyc = column(scenario, adjacency="family"), column(scenario, adjacency="any")
+    orders = [r for s in scenario["steps"] for r in s["rows"] if r["what"] == "order"]
+    assert [r["order"] for r in orders] == ["A c-Ukraine - b-Ukraine@2"]
+    line = "A c-Ukraine - b-Ukraine@2"
+    assert orders[0]["values"][fam]["result"] == plain(family.steps[3].expect)["results"][line]
+    assert orders[0]["values"][anyc]["result"] == plain(other.steps[3].expect)["results"][line]
+
+
+# -- the sweep summary ------------------------------------------------------------------------------
+
+
+def test_sweep_summary_counts_the_scenarios_each_value_changes(tmp_path, capsys):
+    for src in (FAMILY_33, FAMILY_35, ANY_36, CLASSIC):
+        shutil.copy(src, tmp_path / src.name)
+    ids = {p: load_case(p).id for p in (FAMILY_33, FAMILY_35, ANY_36, CLASSIC)}
+    # any changes the two family scenarios (their pairs expect otherwise) and not the classic one;
+    # family is an alternative only for MV 36, and changes it
+    want = {"any": (3, sorted([ids[FAMILY_33], ids[FAMILY_35]])), "family": (1, [ids[ANY_36]])}
+    for jobs in ("1", "2"):
+        data = explore_json(capsys, tmp_path, "--all-values", "adjacency", "-j", jobs)
+        got = {s["options"]["adjacency"]: (s["alternative_in"], sorted(s["changed"])) for s in data["summary"]}
+        assert got == want
+        assert all(s["changes"] == len(s["changed"]) for s in data["summary"])
+    code, out, _ = run(capsys, "explore", tmp_path, "--all-values", "adjacency")
+    assert code == 0
+    summary = out[out.index("Summary: 4 scenarios explored"):].splitlines()
+    assert any(x.split() [:4] == ["adjacency=any", "changes", "2", "of"] and x.split()[4] == "3:" for x in summary)
+    assert any(x.split()[:5] == ["adjacency=family", "changes", "1", "of", "1:"] and ids[ANY_36] in x for x in summary)
+    assert f"{ids[CLASSIC]}: no difference" in out
+
+
+# -- reading it ---------------------------------------------------------------------------------
+
+
+def test_lines_stay_within_the_width(capsys):
+    ex = explore_case(load_case(FAMILY_33), asked_values(["adjacency=family,any"], []))
+    assert isinstance(ex, Exploration) and ex.steps
+    for width in (60, 80, 100):
+        lines = exploration_lines(ex, width)
+        assert max(len(x) for x in lines[1:]) <= width  # the title line is the scenario's own text
+    # a long reason wraps inside its column instead of pushing the next one out
+    ex = explore_case(load_case(FAMILY_35), asked_values(["implicit_main_timeline=true,false"], []))
+    lines = exploration_lines(ex, 80)
+    assert max(len(x) for x in lines[1:]) <= 80
