@@ -20,6 +20,7 @@ import json
 import re
 import shutil
 import sys
+import tempfile
 import textwrap
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
@@ -29,7 +30,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import yaml
 
-from .cases import Case, case_from_text, find_cases, run_case
+from .cases import Case, find_cases, load_case, run_case
 from .errors import AdjudicationError, InputError
 from .multiverse import Board, board_name, unit_text
 from .notation import timeline_name
@@ -102,13 +103,21 @@ def load_scenario(path: str | Path) -> Case:
         raise InputError(f"{path}: cannot read: {exc.strerror}") from None
     except UnicodeDecodeError:
         raise InputError(f"{path}: not a text file (UTF-8)") from None
-    if _GAME.search(text):
-        from .game import export_case, load_game
+    if not _GAME.search(text):
+        return load_case(path)
+    from .game import export_case, load_game
 
-        data = export_case(load_game(path), f"game {Path(path).name}")
-        data["title"] = f"the orders of the game in {path}"
-        return case_from_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), path)
-    return case_from_text(text, path)
+    data = export_case(load_game(path), f"game {Path(path).name}")
+    data["title"] = f"the orders of the game in {path}"
+    # the scenario loader reads files: the game's scenario goes through one, named after the game in messages
+    with tempfile.TemporaryDirectory(prefix="fivedp-explore-") as folder:
+        scenario = Path(folder) / "game.yaml"
+        scenario.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+        try:
+            case = load_case(scenario)
+        except InputError as exc:
+            raise InputError(str(exc).replace(str(scenario), f"{path} (its orders as a scenario)")) from None
+    return replace(case, path=path)
 
 
 # -- one scenario ------------------------------------------------------------------------------
