@@ -274,7 +274,10 @@ def explore_case(case: Case, asked: Asked) -> Exploration:
         options = dict(case.options)
         options.update(zip(names, column))
         start = replace(case.start, options=MappingProxyType(options))
-        runs.append(run_case(replace(case, start=start, steps=plain)))
+        try:
+            runs.append(run_case(replace(case, start=start, steps=plain)))
+        except AdjudicationError as exc:
+            raise AdjudicationError(f"{case.path} under {column_label(names, column)}: {exc}") from None
     steps = []
     for i in range(len(case.steps)):
         diff = _diff_step(i + 1, [run.reports[i] for run in runs])
@@ -400,11 +403,36 @@ def exploration_lines(ex: Exploration, width: int | None = None) -> list[str]:
     # columns of 18 first, then labels up to 36 (and never narrower than the option names, up to 30)
     label_w = max(min(names_w, 30), min(natural, 36, max(16, width - 2 - n * (18 + 2))))
     cap = max(12, (width - 2 - label_w - 2 * n) // n)
-    col_w = [min(cap, max([len(h[j]) for h in heads] + [len(cells[j]) for _, cells in rows])) for j in range(n)]
+
+    def widths(rows) -> list[int]:
+        return [min(cap, max([len(h[j]) for h in heads] + [len(cells[j]) for _, cells in rows])) for j in range(n)]
+
+    def tall(cells: Sequence[str], col_w: Sequence[int]) -> bool:
+        return any(len(_wrap(c, w)) > 2 for c, w in zip(cells, col_w))
+
+    col_w = widths(rows)
+    col_w = widths([r for r in rows if not tall(r[1], col_w)] or rows[:0])
+    names = ["/".join(show(ex.columns[j][i]) for i in shown) + (" (own)" if j == ex.own else "") for j in keep]
 
     def line(label: str, cells: Sequence[str], indent: str) -> list[str]:
-        parts = [_wrap(label, label_w - len(indent))] + [_wrap(c, w) for c, w in zip(cells, col_w)]
+        """A row of the table; a label too long for its column gets a line of its own, and a row whose
+        cells would wrap over more than two lines is written as a list, one line per distinct value."""
         out = []
+        if len(indent + label) > label_w:
+            out += ["  " + indent + x for x in _wrap(label, width - 2 - len(indent))]
+            label = ""
+        if tall(cells, col_w):
+            by_value: dict[str, list[str]] = {}
+            for name, cell in zip(names, cells):
+                by_value.setdefault(cell, []).append(name)
+            if label:
+                out.append("  " + indent + label)
+            for cell, who in by_value.items():
+                first = f"{', '.join(who)}: "
+                out += textwrap.wrap(first + cell, width, initial_indent="  " + indent + "  ",
+                                     subsequent_indent="  " + indent + "    ", break_on_hyphens=False)
+            return out
+        parts = [_wrap(label, label_w - len(indent))] + [_wrap(c, w) for c, w in zip(cells, col_w)]
         for k in range(max(len(p) for p in parts)):
             left = (indent + (parts[0][k] if k < len(parts[0]) else "")).ljust(label_w)
             cols = [(p[k] if k < len(p) else "").ljust(w) for p, w in zip(parts[1:], col_w)]
@@ -497,8 +525,7 @@ def cmd_explore(args: argparse.Namespace) -> int:
     for result in explore_paths(paths, asked, args.jobs):
         if isinstance(result, Failure):
             failures.append(result)
-            print(f"error: {result.message}" if result.status == 2 else f"{result.path}: {result.message}",
-                  file=sys.stderr)
+            print(f"error: {result.message}" if result.status == 2 else result.message, file=sys.stderr)
             continue
         explored.append(result)
         if not args.json:
