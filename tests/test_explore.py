@@ -300,3 +300,16 @@ def test_lines_stay_within_the_width(capsys):
     ex = explore_case(load_case(FAMILY_35), asked_values(["implicit_main_timeline=true,false"], []))
     lines = exploration_lines(ex, 80)
     assert max(len(x) for x in lines[1:]) <= 80
+
+
+def test_the_readme_example_is_what_explore_prints(capsys, monkeypatch):
+    """The first example of "Exploring rules" in README.md is real output (at 100 columns)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Exploring rules"):]
+    block = section[section.index("```text\n$ fivedp explore ") + len("```text\n$ fivedp "):]
+    command, _, rest = block.partition("\n")
+    shown = rest[:rest.index("```")]
+    monkeypatch.setenv("COLUMNS", "100")
+    monkeypatch.chdir(ROOT)
+    code, out, _ = run(capsys, *command.split())
+    assert code == 0 and out == shown
