@@ -3,9 +3,10 @@
 Each combination of the values asked for (a cartesian product, over the scenario's own options)
 replays the scenario's orders step by step from its start, following its own history; then, step
 by step, every order result, dislodgement, disbandment, new timeline, board content, pending
-retreat, supply centre, backup rule, elimination and winner is compared across the combinations,
-and only what is not the same in all of them is reported. The scenario's own value of each asked
-option is always one of the columns, so asking for one other value answers "what would change".
+retreat, supply centre, backup rule and multiverse-wide state (eliminated powers, the winner, and
+any such field the multiverse gains) is compared across the combinations, and only what is not the
+same in all of them is reported. The scenario's own value of each asked option is always one of the
+columns, so asking for one other value answers "what would change".
 
 Everything is generic over the option registry (options.py): a new option can be explored as soon as
 it is registered. The comparison is plain data (no clingo symbols, no multiverses), so scenarios can
@@ -23,7 +24,7 @@ import sys
 import tempfile
 import textwrap
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Iterable, Iterator, Mapping, Sequence
@@ -127,7 +128,9 @@ def load_scenario(path: str | Path) -> Case:
 class Row:
     """One thing that is not the same under every combination: ``cells`` holds it per column."""
 
-    what: str  # phase, order, dislodged, disbanded, new timelines, units, retreats, centres, backup rules, eliminated, winner
+    # phase, order, dislodged, disbanded, new timelines, units, retreats, centres, backup rules, or a
+    # multiverse-wide field the step changed (eliminated, winner, ...) by its name
+    what: str
     cells: tuple[Any, ...]
     board: str | None = None
     power: str | None = None
@@ -189,7 +192,28 @@ def _by_power(items: Iterable[tuple[str, str]]) -> dict[str, tuple[str, ...]]:
     return {p: tuple(sorted(v)) for p, v in out.items()}
 
 
-def _cells(report: StepReport, boards: Sequence[tuple[int, int]], standing: bool) -> dict[tuple, Any]:
+# the multiverse's own state besides its boards (eliminated, winner, ...): compared field by field
+_NOT_STANDING = {"game_map", "boards", "forks", "options", "players"}
+
+
+def _standing_fields(report: StepReport) -> list[str]:
+    """The multiverse-wide fields (eliminated powers, the winner, and any such state) a step changed."""
+    return [f.name for f in fields(report.after) if f.name not in _NOT_STANDING
+            and getattr(report.after, f.name) != getattr(report.before, f.name)]
+
+
+def _plain(value: Any) -> Any:
+    """A field's value as plain, comparable data: a collection as its sorted items' text."""
+    if value is None or isinstance(value, (str, bool, int)):
+        return value if value is None or isinstance(value, str) else str(value).lower()
+    if isinstance(value, Mapping):
+        return tuple(sorted(f"{k}: {v}" for k, v in value.items()))
+    if isinstance(value, Iterable):
+        return tuple(sorted(str(v) for v in value))
+    return str(value)
+
+
+def _cells(report: StepReport, boards: Sequence[tuple[int, int]], standing: Sequence[str]) -> dict[tuple, Any]:
     """Everything a step says, keyed so that the same thing under another combination has the same key."""
     before, after, m = report.before, report.after, report.before.game_map
     cells: dict[tuple, Any] = {("phase",): report.phase}
@@ -215,20 +239,19 @@ def _cells(report: StepReport, boards: Sequence[tuple[int, int]], standing: bool
         for power, centres in _by_power((o, p.capitalize()) for p, o in b.centers.items()).items():
             cells[("centres", name, power)] = centres
     cells[("backup rules",)] = tuple(report.backups)
-    if standing:
-        cells[("eliminated",)] = tuple(sorted(after.eliminated))
-        cells[("winner",)] = after.winner
+    for name in standing:
+        cells[("standing", name)] = _plain(getattr(after, name))
     return cells
 
 
 _ORDER = {"phase": 0, "order": 1, "dislodged": 2, "disbanded": 3, "new timelines": 4, "board": 5,
-          "backup rules": 6, "eliminated": 7, "winner": 8}
+          "backup rules": 6, "standing": 7}
 _BOARD_PARTS = {"units": 0, "retreats": 1, "centres": 2}
 
 
 def _diff_step(number: int, reports: Sequence[StepReport]) -> StepDiff | None:
     touched = sorted(set().union(*(_touched(r) for r in reports)), key=lambda k: (k[1], k[0]))
-    standing = any(r.after.eliminated != r.before.eliminated or r.after.winner != r.before.winner for r in reports)
+    standing = list(dict.fromkeys(name for r in reports for name in _standing_fields(r)))
     per_column = [_cells(r, touched, standing) for r in reports]
     keys: list[tuple] = []
     for cells in per_column:
@@ -251,6 +274,8 @@ def _diff_step(number: int, reports: Sequence[StepReport]) -> StepDiff | None:
         elif kind in _BOARD_PARTS:
             rank = (_ORDER["board"], board_rank[key[1]], _BOARD_PARTS[kind], key[2])
             rows.append((rank, Row(kind, values, board=key[1], power=key[2])))
+        elif kind == "standing":
+            rows.append(((_ORDER[kind], 0, 0, standing.index(key[1])), Row(key[1].replace("_", " "), values)))
         else:
             rows.append(((_ORDER[kind], 0, 0, 0), Row(kind, values)))
     # a board that exists under some combinations only: its centres say nothing its units do not

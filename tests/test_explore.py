@@ -313,3 +313,23 @@ def test_the_readme_example_is_what_explore_prints(capsys, monkeypatch):
     monkeypatch.chdir(ROOT)
     code, out, _ = run(capsys, *command.split())
     assert code == 0 and out == shown
+
+
+def test_elimination_and_winner_differ_by_victory_rule(capsys):
+    """MV 39 (RULES §8): under elimination Germany, with neither units nor centres on a2 after step 3, is
+    out everywhere (its army on b1 leaves) and France, the last power, wins. Under majority and unique
+    nobody is eliminated, and France's 4 + 3 centres on the two heads are far from a majority of 2 × 34
+    or 18 distinct ones: no winner, and the German army stays on b1."""
+    path = MV / "4.39-elimination-across-timelines.yaml"
+    data = explore_json(capsys, path, "--all-values", "victory")
+    scenario = data["scenarios"][0]
+    cols = {c["victory"]: i for i, c in enumerate(scenario["columns"])}
+    rows = {(r["what"], r.get("board"), r.get("power")): r["values"] for s in scenario["steps"] for r in s["rows"]}
+    assert [s["step"] for s in scenario["steps"]] == [3]
+    assert rows[("eliminated", None, None)][cols["elimination"]] == ["Germany"]
+    assert rows[("winner", None, None)][cols["elimination"]] == "France"
+    assert rows[("units", "b1", "Germany")][cols["elimination"]] == []
+    for other in ("majority", "unique"):
+        assert rows[("eliminated", None, None)][cols[other]] == []
+        assert rows[("winner", None, None)][cols[other]] is None
+        assert rows[("units", "b1", "Germany")][cols[other]] == ["A Ruh"]
