@@ -416,6 +416,9 @@ def exploration_lines(ex: Exploration, width: int | None = None) -> list[str]:
     def values(i: int) -> str:
         return f"{ex.names[i]} = " + ", ".join(dict.fromkeys(show(c[i]) for c in ex.columns))
 
+    if len(ex.columns) == 1:
+        return [f"{ex.id}: nothing to compare: " + "; ".join(values(i) for i in range(len(ex.names)))
+                + " is the scenario's own setting"]
     if not ex.steps:
         return [f"{ex.id}: no difference under " + "; ".join(values(i) for i in range(len(ex.names)))]
     idle, keep = idle_options(ex)

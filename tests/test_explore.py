@@ -312,7 +312,8 @@ def test_the_readme_example_is_what_explore_prints(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "100")
     monkeypatch.chdir(ROOT)
     code, out, _ = run(capsys, *command.split())
-    assert code == 0 and out == shown
+    assert code == 0
+    assert out == shown, f"README.md's example is stale: run `COLUMNS=100 fivedp {command}` and paste its output"
 
 
 def test_elimination_and_winner_differ_by_victory_rule(capsys):
