@@ -480,6 +480,17 @@ def exploration_lines(ex: Exploration, width: int | None = None) -> list[str]:
     return lines
 
 
+def _pack(ids: Sequence[str], width: int) -> list[str]:
+    """Comma-separated ids in lines of at most ``width``, never breaking an id (``DATC 6.F.18``)."""
+    lines = [""]
+    for i, item in enumerate(ids):
+        piece = item + ("," if i < len(ids) - 1 else "")
+        if lines[-1] and len(lines[-1]) + 1 + len(piece) > width:
+            lines.append("")
+        lines[-1] += (" " if lines[-1] else "") + piece
+    return lines
+
+
 def summary_lines(names: Sequence[str], tallies: Sequence[Tally], explored: int, failed: int,
                   width: int | None = None) -> list[str]:
     width = width or _width()
@@ -497,7 +508,7 @@ def summary_lines(names: Sequence[str], tallies: Sequence[Tally], explored: int,
         if not t.changed:
             lines.append(head)
             continue
-        wrapped = textwrap.wrap(", ".join(t.changed), max(30, width - head_w), break_on_hyphens=False)
+        wrapped = _pack(t.changed, max(30, width - head_w))
         lines.append((head + ":").ljust(head_w) + wrapped[0])
         lines += [" " * head_w + w for w in wrapped[1:]]
     return lines
