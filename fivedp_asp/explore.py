@@ -591,7 +591,7 @@ def add_explore_parser(sub: argparse._SubParsersAction) -> None:
                     "scenario's own value of each is always included, marked (own)) and prints, step by "
                     "step, only what differs between them. Several scenarios end with a summary: how many "
                     "each combination changes, and which.")
-    p.add_argument("paths", nargs="+", metavar="PATH", help="scenario files, folders of them, or game files")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="scenario files, folders of them, or game files (their adjudicated steps)")
     p.add_argument("--option", action="append", metavar="NAME=V1,V2",
                    help="values of an option to compare (repeat for more options: every combination is run)")
     p.add_argument("--all-values", action="append", metavar="NAME", help="compare every value of this option")
