@@ -253,9 +253,10 @@ def _diff_step(number: int, reports: Sequence[StepReport]) -> StepDiff | None:
     touched = sorted(set().union(*(_touched(r) for r in reports)), key=lambda k: (k[1], k[0]))
     standing = list(dict.fromkeys(name for r in reports for name in _standing_fields(r)))
     per_column = [_cells(r, touched, standing) for r in reports]
-    keys: list[tuple] = []
+    keys: dict[tuple, int] = {}  # every key in the order first met, with its position
     for cells in per_column:
-        keys += [k for k in cells if k not in keys]
+        for k in cells:
+            keys.setdefault(k, len(keys))
     board_rank = {board_name(*k): i for i, k in enumerate(touched)}
     rows = []
     for key in keys:
@@ -270,7 +271,7 @@ def _diff_step(number: int, reports: Sequence[StepReport]) -> StepDiff | None:
         if all(v == values[0] for v in values):
             continue
         if kind == "order":
-            rows.append(((1, 0, 0, keys.index(key)), Row("order", values, power=key[1], order=key[2])))
+            rows.append(((_ORDER[kind], 0, 0, keys[key]), Row("order", values, power=key[1], order=key[2])))
         elif kind in _BOARD_PARTS:
             rank = (_ORDER["board"], board_rank[key[1]], _BOARD_PARTS[kind], key[2])
             rows.append((rank, Row(kind, values, board=key[1], power=key[2])))
