@@ -242,6 +242,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print("\n".join(scenarios_summary(tally, reference=reference.title)))
         if tally.errors:
             return 2
+        if tally.cases and tally.skipped == tally.cases:
+            print(f"error: nothing to compare: the reference adjudicates classic Diplomacy only, and all "
+                  f"{tally.cases} scenarios are multiverse (or not classic) scenarios", file=sys.stderr)
+            return 2
         return 1 if tally.real else 0
     started = time.perf_counter()
     tally = run_games(reference, game_map, games=args.games, seed=args.seed, years=args.years, out=Path(args.out),
