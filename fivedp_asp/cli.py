@@ -13,7 +13,7 @@ import sys
 from typing import Sequence
 
 from .cases import CaseRun, find_cases, load_case, run_case
-from .errors import AdjudicationError, InputError
+from .errors import AdjudicationError, EncodingError, InputError
 from .bench import add_bench_parser
 from .gamecli import add_game_parser
 from .render import add_render_parser
@@ -199,6 +199,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             failed += 1
             bad_input = True
             continue
+        except EncodingError:
+            raise  # no case can run: exit 3 at once with clingo's file and line
         except AdjudicationError as exc:
             print(f"FAIL {path}: the engine could not adjudicate: {exc}")
             failed += 1
