@@ -31,7 +31,7 @@ class Cause:
     ``versus`` names the strength the attack was measured against: ``hold``, ``prevent``, ``defend``
     (the unit that stopped a move), or ``opposition`` (the strongest a successful move overcame).
     ``detail`` is the paradox rule (``szykman``, ``circular``, ``fail``) or what a supported or
-    convoyed unit did instead (``holds``, ``moves``, ``overland``); ``count`` the builds or disbands
+    convoyed unit did instead (``holds``, ``moves``, ``overland``, ``other_coast``); ``count`` the builds or disbands
     a power had."""
 
     kind: str
@@ -78,7 +78,8 @@ class Cause:
         if k == "cut":
             return f"cut by {units}"
         if k == "not_matching":
-            did = {"holds": "does not move", "moves": "moves elsewhere", "overland": "does not go by convoy"}
+            did = {"holds": "does not move", "moves": "moves elsewhere", "overland": "does not go by convoy",
+                   "other_coast": "moves to another coast"}
             return f"not matching: {units} {did.get(self.detail or '', 'does something else')}"
         if k == "unused":
             return "not on the route the army took"
