@@ -114,8 +114,18 @@ def step_lines(report: StepReport, index: int) -> list[str]:
     if report.sustain is not None:
         lines += sustain_lines(report.sustain, before.game_map)
     if report.dislodged:
-        lines.append("  Dislodged: " + ", ".join(f"{unit_text(u, before.game_map)} on "
-                                                 f"{before.boards[k].name}" for k, u in report.dislodged))
+        def by(n: int, board: tuple[int, int]) -> str:
+            # the attacker, without its board when it came from the victim's own board
+            if n >= len(report.dislodgers):
+                return ""
+            letter, _, where = report.dislodgers[n].partition(" ")
+            own = f"{timeline_name(board[0])}-"
+            if where.startswith(own) and where.endswith(f"@{board[1]}"):
+                where = where[len(own):-len(f"@{board[1]}")]
+            return f" (by {letter} {where})"
+
+        lines.append("  Dislodged: " + ", ".join(f"{unit_text(u, before.game_map)} on {before.boards[k].name}{by(n, k)}"
+                                                 for n, (k, u) in enumerate(report.dislodged)))
     if report.disbanded:
         lines.append("  Disbanded: " + ", ".join(f"{unit_text(u, before.game_map)}" for _, u in report.disbanded))
     for note in report.backups:
@@ -156,7 +166,9 @@ def run_json(run: CaseRun) -> dict:
             "phase": r.phase,
             "orders": [o.as_dict() for o in r.outcomes],
             "dislodged": [{"board": r.before.boards[k].name, "power": u.power,
-                           "unit": unit_text(u, r.before.game_map)} for k, u in r.dislodged],
+                           "unit": unit_text(u, r.before.game_map),
+                           **({"by": r.dislodgers[n]} if n < len(r.dislodgers) else {})}
+                          for n, (k, u) in enumerate(r.dislodged)],
             "disbanded": [{"power": u.power, "unit": unit_text(u, r.before.game_map)} for _, u in r.disbanded],
             "backup_rules": list(r.backups),
             "new_timelines": {timeline_name(tl): f"{timeline_name(p)}{k}" for tl, (p, k) in sorted(r.after.forks.items())

@@ -38,6 +38,7 @@ class StepReport:
     backups: tuple[str, ...] = ()
     solution: Solution | None = None  # the movement program's answer, with timings (and sizes on request)
     sustain: sustain_phase.SustainResult | None = None  # the votes and dissolutions of a sustain phase
+    dislodgers: tuple[str, ...] = ()  # for each dislodged unit, the unit that dislodged it (``A a-Mun@0``)
 
 
 def next_phase(mv: Multiverse) -> str:
@@ -302,11 +303,12 @@ def _movement(mv: Multiverse, orders, statistics: bool = False) -> StepReport:
     fought = set(answer.boards("scope"))
     shown = {k for k in fought if k in recorded_heads or k in forked}
     dislodged = [(v[:2], mv.boards[v[:2]].units[v[2]]) for v in sorted(outcome.dislodged_by) if v[:2] in shown]
+    dislodgers = tuple(_designation(mv, outcome.dislodged_by[v]) for v in sorted(outcome.dislodged_by) if v[:2] in shown)
     after = mv.with_boards(list(recorded_heads.values()) + produced, forks)
     after, disbanded = _drop_hopeless_retreats(after, produced)
     after = after.with_boards([settle(after.boards[b.key], after) for b in produced])
     return StepReport(MOVEMENT, mv, after, _outcomes(mv, orders, answer, solution.backups), tuple(dislodged), disbanded,
-                      _backup_notes(mv, solution.backups), solution)
+                      _backup_notes(mv, solution.backups), solution, dislodgers=dislodgers)
 
 
 # -- retreats ----------------------------------------------------------------------------------

@@ -80,3 +80,11 @@ def test_text_output_shows_the_reason(capsys):
     out = capsys.readouterr().out
     assert "fails (convoy disrupted: F Nth dislodged)" in out
     assert "fails (cut by A Pic)" in out
+    # the fleet in the North Sea is dislodged by the supported fleet from Skagerrak
+    assert "  Dislodged: F Nth on a0 (by F Ska)\n" in out
+
+
+def test_json_dislodged_names_the_attacker(capsys):
+    assert main(["adjudicate", "--json", str(DATC / "6.D.02.yaml")]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["steps"][0]["dislodged"] == [{"board": "a0", "power": "Italy", "unit": "A Ven", "by": "A a-Tri@0"}]
