@@ -23,14 +23,16 @@ def _run(root: Path, *args: str) -> subprocess.CompletedProcess:
                           text=True, env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"}, timeout=120)
 
 
-@pytest.mark.parametrize("command", ["adjudicate", "check"])
+@pytest.mark.parametrize("command", [["adjudicate"], ["check"], ["compare", "--reference", "diplomacy"]])
 def test_syntax_error_names_file_and_line(tmp_path, command):
+    if command[0] == "compare":
+        pytest.importorskip("diplomacy")
     root = _copy(tmp_path)
     scope = root / "asp" / "movement" / "scope.lp"
     lines = scope.read_text().splitlines()
     broken = len(lines) + 1
     scope.write_text("\n".join(lines) + "\nscope(B :- head(B).\n")
-    done = _run(root, command, str(CASE))
+    done = _run(root, *command, str(CASE))
     assert done.returncode == 3, done.stderr
     assert "Traceback" not in done.stderr
     assert f"asp/movement/scope.lp:{broken}:" in done.stderr

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ..cases import Case, CaseError, find_cases, load_case
-from ..errors import AdjudicationError, InputError
+from ..errors import AdjudicationError, EncodingError, InputError
 from ..map import GameMap
 from ..multiverse import Board
 from ..notation import parse_order
@@ -109,6 +109,8 @@ def compare_case(path: Path, reference: ReferenceAdjudicator, game_map_name: str
         except InputError as exc:
             out.error = f"{path}: step {i}: {exc}"
             break
+        except EncodingError:
+            raise  # the logic programs are broken: no comparison can run (exit 3)
         except AdjudicationError as exc:
             out.error = f"{path}: step {i}: fivedp could not adjudicate: {str(exc).splitlines()[0]}"
             break
