@@ -105,7 +105,8 @@ def _causes(mv: Multiverse, raw, paradox: Sequence[Cause] = ()) -> tuple[Cause, 
         units = grouped.setdefault((kind, strength, against, versus, what, count), [])
         if place is not None:
             units.append(_designation(mv, place))
-    causes = [Cause(k, tuple(sorted(set(u))), a, s, v, w, c) for (k, a, s, v, w, c), u in grouped.items()]
+    causes = [Cause(kind, tuple(sorted(set(units))), strength, against, versus, what, count)
+              for (kind, strength, against, versus, what, count), units in grouped.items()]
     causes += [c for c in paradox if c not in causes]
     order = {k: n for n, k in enumerate(CAUSE_KINDS)}
     return tuple(sorted(causes, key=lambda c: (order.get(c.kind, len(order)), c.units, c.versus or "")))
