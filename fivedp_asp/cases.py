@@ -22,13 +22,14 @@ from .multiverse import ADJUSTMENT, MOVEMENT, PHASES, RETREAT, SUSTAIN, Board, M
 from .notation import parse_timeline, parse_unit, timeline_name
 from .options import problem as option_problem, validated
 from .resolve import subject_place
+from .results import CAUSE_KINDS
 from .step import StepReport, step
 
 RESULTS = ("succeeds", "fails", "invalid")
 CASE_KEYS = {"id", "title", "description", "options", "start", "steps", "map"}
 START_KEYS = {"turn", "phase", "units", "centers", "dislodged"}
 STEP_KEYS = {"orders", "expect", "note"}
-EXPECT_KEYS = {"results", "dislodged", "boards", "retreats", "timelines", "centers",
+EXPECT_KEYS = {"results", "reasons", "dislodged", "boards", "retreats", "timelines", "centers",
                "phase", "in_play", "sustained", "dissolved", "winner"}
 
 
@@ -99,7 +100,8 @@ def _within(path: str, line: int) -> Iterator[None]:
 _PLACED = Opt(MapOf(Text(numbers=True), Opt(MapOf(Text(), Opt(ListOf(Text()))))))
 STEP_SCHEMA = Fields({
     "orders": Opt(MapOf(Text(), Opt(ListOf(Text())))), "note": Anything(),
-    "expect": Opt(Fields({"results": Opt(MapOf(Text(), Anything())), "dislodged": Opt(ListOf(Text())),
+    "expect": Opt(Fields({"results": Opt(MapOf(Text(), Anything())), "reasons": Opt(MapOf(Text(), Anything())),
+                          "dislodged": Opt(ListOf(Text())),
                           "boards": _PLACED, "retreats": _PLACED, "centers": _PLACED,
                           "timelines": Opt(ListOf(Text(numbers=True))), "phase": Anything(),
                           "in_play": Opt(ListOf(Text(numbers=True))), "dissolved": Opt(ListOf(Text(numbers=True))),
@@ -254,14 +256,38 @@ def _step(raw: Any, n: int, game_map: GameMap, path: str, steps_line: int) -> Ca
     for line, result in (expect.get("results") or {}).items():
         if result not in RESULTS:
             raise CaseError(path, _line(line), f"result of {line!r} must be one of {', '.join(RESULTS)}")
+    for line, want in (expect.get("reasons") or {}).items():
+        _reason_kinds(line, want, path)
     STEP_SCHEMA.check(raw, f"step {n + 1}", path, line_of(raw) or steps_line)
     first = next(iter(raw), None)
     return CaseStep(orders, expect, _line(first))
 
 
+def _reason_kinds(line: Any, want: Any, path: str) -> dict[str, list | None]:
+    """An expected reason: a kind, a list of kinds, or kinds with the units each must name (None: any)."""
+    if isinstance(want, str):
+        kinds: dict[str, list | None] = {want: None}
+    elif isinstance(want, (list, tuple)):
+        kinds = {}
+        for item in want:
+            if isinstance(item, Mapping):
+                kinds.update({k: _list(v, f"reasons of {line}", path, _line(line)) for k, v in item.items()})
+            else:
+                kinds[item] = None
+    elif isinstance(want, Mapping):
+        kinds = {k: _list(v, f"reasons of {line}", path, _line(line)) for k, v in want.items()}
+    else:
+        raise CaseError(path, _line(line), f"reasons of {str(line)!r}: a kind, a list of kinds, or kinds with their units")
+    for kind in kinds:
+        if kind not in CAUSE_KINDS:
+            raise CaseError(path, _line(kind) or _line(line),
+                            f"reasons of {str(line)!r}: unknown kind {str(kind)!r} (kinds: {', '.join(CAUSE_KINDS)})")
+    return {str(k): v for k, v in kinds.items()}
+
+
 def _check_expect_shape(expect: dict, path: str) -> None:
     """Each expectation key has the shape the contract gives it, so checking never trips over a list."""
-    for key in ("results", "boards", "retreats", "centers"):
+    for key in ("results", "reasons", "boards", "retreats", "centers"):
         _mapping(expect.get(key), key, path, _key_line(expect, key))
     _list(expect.get("dislodged"), "dislodged", path, _key_line(expect, "dislodged"))
     _list(expect.get("timelines"), "timelines", path, _key_line(expect, "timelines"))
@@ -361,6 +387,25 @@ def check_step(case: Case, index: int, report: StepReport, expect: dict) -> list
             if o.result != want:
                 reason = f" ({o.reason})" if o.reason else ""
                 problems.append(f"{where}: results: {str(line)!r} expected {want}, got {o.result}{reason}")
+    for line, raw in (expect.get("reasons") or {}).items():
+        got = by_text.get(str(line))
+        if not got:
+            problems.append(f"{where}: reasons: no order {str(line)!r} in this step")
+            continue
+        for kind, units in _reason_kinds(line, raw, path).items():
+            for o in got:
+                named = [c for c in o.explanation if c.kind == kind]
+                shown = f" (got: {o.reason or 'no reason'})"
+                if not named:
+                    problems.append(f"{where}: reasons: {str(line)!r} expected {kind}{shown}")
+                    continue
+                if units is None:
+                    continue
+                want_u = {_expected_unit(u, None, before, path) for u in units}
+                got_u = {_expected_unit(u, None, before, path) for c in named for u in c.units}
+                if not _matches(want_u, got_u):
+                    problems.append(f"{where}: reasons: {str(line)!r} expected {kind} naming {_show(want_u)}, "
+                                    f"got {_show(got_u)}")
     if "dislodged" in expect:
         want = {_expected_unit(u, None, before, path) for u in expect["dislodged"] or ()}
         got = {_key(b, u) for b, u in report.dislodged}

@@ -13,7 +13,7 @@ import sys
 from typing import Sequence
 
 from .cases import CaseRun, find_cases, load_case, run_case
-from .errors import AdjudicationError, InputError
+from .errors import AdjudicationError, EncodingError, InputError
 from .bench import add_bench_parser
 from .explore import add_explore_parser
 from .optiondocs import add_options_parser
@@ -116,8 +116,18 @@ def step_lines(report: StepReport, index: int) -> list[str]:
     if report.sustain is not None:
         lines += sustain_lines(report.sustain, before.game_map)
     if report.dislodged:
-        lines.append("  Dislodged: " + ", ".join(f"{unit_text(u, before.game_map)} on "
-                                                 f"{before.boards[k].name}" for k, u in report.dislodged))
+        def by(n: int, board: tuple[int, int]) -> str:
+            # the attacker, without its board when it came from the victim's own board
+            if n >= len(report.dislodgers):
+                return ""
+            letter, _, where = report.dislodgers[n].partition(" ")
+            own = f"{timeline_name(board[0])}-"
+            if where.startswith(own) and where.endswith(f"@{board[1]}"):
+                where = where[len(own):-len(f"@{board[1]}")]
+            return f" (by {letter} {where})"
+
+        lines.append("  Dislodged: " + ", ".join(f"{unit_text(u, before.game_map)} on {before.boards[k].name}{by(n, k)}"
+                                                 for n, (k, u) in enumerate(report.dislodged)))
     if report.disbanded:
         lines.append("  Disbanded: " + ", ".join(f"{unit_text(u, before.game_map)}" for _, u in report.disbanded))
     for note in report.backups:
@@ -158,7 +168,9 @@ def run_json(run: CaseRun) -> dict:
             "phase": r.phase,
             "orders": [o.as_dict() for o in r.outcomes],
             "dislodged": [{"board": r.before.boards[k].name, "power": u.power,
-                           "unit": unit_text(u, r.before.game_map)} for k, u in r.dislodged],
+                           "unit": unit_text(u, r.before.game_map),
+                           **({"by": r.dislodgers[n]} if n < len(r.dislodgers) else {})}
+                          for n, (k, u) in enumerate(r.dislodged)],
             "disbanded": [{"power": u.power, "unit": unit_text(u, r.before.game_map)} for _, u in r.disbanded],
             "backup_rules": list(r.backups),
             "new_timelines": {timeline_name(tl): f"{timeline_name(p)}{k}" for tl, (p, k) in sorted(r.after.forks.items())
@@ -201,6 +213,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             failed += 1
             bad_input = True
             continue
+        except EncodingError:
+            raise  # no case can run: exit 3 at once with clingo's file and line
         except AdjudicationError as exc:
             print(f"FAIL {path}: the engine could not adjudicate: {exc}")
             failed += 1
@@ -243,6 +257,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
         tally = run_scenarios(args.paths, reference, game_map, verbose=args.verbose)
         print("\n".join(scenarios_summary(tally, reference=reference.title)))
         if tally.errors:
+            return 2
+        if tally.cases and tally.skipped == tally.cases:
+            print(f"error: nothing to compare: the reference adjudicates classic Diplomacy only, and all "
+                  f"{tally.cases} scenarios are multiverse (or not classic) scenarios", file=sys.stderr)
             return 2
         return 1 if tally.real else 0
     started = time.perf_counter()

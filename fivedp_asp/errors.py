@@ -27,3 +27,7 @@ class OrderError(InputError):
     def __init__(self, text: str, message: str):
         self.text = text
         super().__init__(message)
+
+
+class EncodingError(AdjudicationError):
+    """A logic program that clingo cannot read or ground: the message carries clingo's file and line."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import Callable, Sequence
 
 import clingo
 
@@ -15,9 +16,94 @@ from .orders import Order
 Place3 = tuple[int, int, str]  # (timeline, turn, province)
 
 
+CAUSE_KINDS = (
+    "beaten_head_to_head", "bounced", "own_unit", "convoy_disrupted", "no_route", "paradox", "dislodged",
+    "cut", "not_matching", "unused", "strength", "duplicate", "no_builds_left", "no_disbands_left",
+)
+
+
+@dataclass(frozen=True)
+class Cause:
+    """One reason an order has its result, as the rules derived it (asp/*/reasons.lp) or as a backup
+    rule of the driver decided it. Units are fully qualified (``A a-Ber@1``) so that a program can
+    find them without knowing which board the order was on; strengths are plain numbers.
+
+    ``versus`` names the strength the attack was measured against: ``hold``, ``prevent``, ``defend``
+    (the unit that stopped a move), or ``opposition`` (the strongest a successful move overcame).
+    ``detail`` is the paradox rule (``szykman``, ``circular``, ``fail``) or what a supported or
+    convoyed unit did instead (``holds``, ``moves``, ``overland``, ``other_coast``); ``count`` the builds or disbands
+    a power had."""
+
+    kind: str
+    units: tuple[str, ...] = ()
+    strength: int | None = None
+    against: int | None = None
+    versus: str | None = None
+    detail: str | None = None
+    count: int | None = None
+
+    def as_dict(self) -> dict:
+        out: dict = {"kind": self.kind, "units": list(self.units)}
+        for key in ("strength", "against", "versus", "detail", "count"):
+            value = getattr(self, key)
+            if value is not None:
+                out[key] = value
+        return out
+
+    def text(self, local: Callable[[str], str] = lambda u: u) -> str:
+        """In words; ``local`` shortens a unit's designation (drops the board of the order's own board)."""
+        units = ", ".join(local(u) for u in self.units)
+        measured = f" (attack {self.strength} against {self.versus} {self.against})" if self.versus else ""
+        k = self.kind
+        if k == "bounced":
+            if self.versus is None:
+                return f"bounced with {units} (both disband)"
+            return f"bounced {'off' if self.versus == 'hold' else 'with'} {units}{measured}"
+        if k == "beaten_head_to_head":
+            return f"beaten head to head by {units}{measured}"
+        if k == "own_unit":
+            return f"would dislodge its own unit {units}"
+        if k == "convoy_disrupted":
+            return f"convoy disrupted: {units} dislodged"
+        if k == "no_route":
+            return "no convoy route"
+        if k == "paradox":
+            if self.detail == "szykman":
+                return f"convoy paradox, Szykman rule: {units} hold{'s' if len(self.units) == 1 else ''}"
+            if self.detail == "circular":
+                return f"circular movement: the moves of {units} succeed"
+            return f"paradox, DATC 5.B.9: the orders of {units} fail"
+        if k == "dislodged":
+            return f"dislodged by {units}"
+        if k == "cut":
+            return f"cut by {units}"
+        if k == "not_matching":
+            did = {"holds": "does not move", "moves": "moves elsewhere", "overland": "does not go by convoy",
+                   "other_coast": "moves to another coast"}
+            return f"not matching: {units} {did.get(self.detail or '', 'does something else')}"
+        if k == "unused":
+            return "not on the route the army took"
+        if k == "strength":
+            return f"attack {self.strength} against {self.against}"
+        if k == "duplicate":
+            return "an earlier order for the same place counts"
+        if k == "no_builds_left":
+            return f"no builds left ({self.count} owed)"
+        if k == "no_disbands_left":
+            return f"no disbands left ({self.count} owed)"
+        return k.replace("_", " ")
+
+
+def explain(causes: Sequence[Cause], local: Callable[[str], str] = lambda u: u) -> str | None:
+    """The causes of one result in words, joined; None when there are none."""
+    return "; ".join(c.text(local) for c in causes) or None
+
+
 @dataclass(frozen=True)
 class OrderOutcome:
-    """The result of one written order line: succeeds, fails or invalid (with the reason it was ignored)."""
+    """The result of one written order line: succeeds, fails or invalid. ``reason`` says why in words
+    (why it was ignored, why it failed, or with which strength it succeeded); ``explanation`` holds
+    the same causes for programs (empty for an invalid order, whose reason is the whole story)."""
 
     power: str
     text: str
@@ -25,6 +111,7 @@ class OrderOutcome:
     reason: str | None = None
     order: Order | None = field(default=None, compare=False, repr=False)
     game_map: GameMap | None = field(default=None, compare=False, repr=False)
+    explanation: tuple[Cause, ...] = ()
 
     @property
     def canonical(self) -> str | None:
@@ -35,7 +122,8 @@ class OrderOutcome:
 
     def as_dict(self) -> dict:
         return {"power": self.power, "text": self.text, "canonical": self.canonical,
-                "result": self.result, "reason": self.reason}
+                "result": self.result, "reason": self.reason,
+                "explanation": [c.as_dict() for c in self.explanation]}
 
 
 def _reason_text(reason: str) -> str:
@@ -80,6 +168,14 @@ class Answer:
             if i not in out or out[i][0] != "invalid":
                 out[i] = ("invalid", _reason_text(r))
         return out
+
+    def reasons(self) -> dict[int, list[tuple[str, Place3 | None, tuple]]]:
+        """Order id → its causes as the rules gave them: (kind, unit place or None, detail)."""
+        out: dict[int, list] = defaultdict(list)
+        for sym in self.symbols.get("reason", []):
+            i, kind, place, detail = t.reason_of(sym)
+            out[i].append((kind, place, detail))
+        return dict(out)
 
     def places(self, name: str) -> set[Place3]:
         return {t.place_of(x) for x in self.texts.get(name, [])}

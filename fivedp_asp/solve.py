@@ -23,7 +23,7 @@ from typing import Iterable, Sequence
 import clingo
 from clingo import ast
 
-from .errors import AdjudicationError
+from .errors import AdjudicationError, EncodingError
 
 DECISIONS = ("moves", "dislodged", "given", "path", "assist_given")
 
@@ -50,11 +50,30 @@ class Solution:
     rules_count: int = 0
 
 
+class _Messages:
+    """Collects clingo's messages, so that an encoding clingo cannot read is reported with its file and
+    line (``asp/movement/decisions.lp:12:5-6: error: syntax error, ...``) instead of a bare RuntimeError."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def __call__(self, code: clingo.MessageCode, message: str) -> None:
+        self.lines.append(message.strip())
+
+    def error(self, what: str) -> EncodingError:
+        detail = "\n".join(self.lines) or "clingo gave no message"
+        return EncodingError(f"{what}:\n{detail}")
+
+
 @lru_cache(maxsize=16)
 def _parsed_programs(programs: tuple[str, ...]) -> tuple[ast.AST, ...]:
     """The encodings, parsed once per process: they never change, and parsing costs more than grounding."""
     statements: list[ast.AST] = []
-    ast.parse_files([str(asp_dir() / name) for name in programs], statements.append)
+    messages = _Messages()
+    try:
+        ast.parse_files([str(asp_dir() / name) for name in programs], statements.append, logger=messages)
+    except RuntimeError:
+        raise messages.error(f"the logic programs cannot be read ({', '.join(programs)})") from None
     # comments are statements in the AST too; the grounder has no use for them
     return tuple(s for s in statements if s.ast_type != ast.ASTType.Comment)
 
@@ -68,12 +87,17 @@ def _parsed_facts(text: str) -> tuple[ast.AST, ...]:
 
 
 def _control(programs: Sequence[str], facts: str, static: str) -> clingo.Control:
-    ctl = clingo.Control(["--warn=none"])
-    with ast.ProgramBuilder(ctl) as builder:
-        for statement in _parsed_programs(tuple(programs)) + _parsed_facts(static):
-            builder.add(statement)
-    ctl.add("base", [], facts)
-    ctl.ground([("base", [])])
+    parsed = _parsed_programs(tuple(programs)) + _parsed_facts(static)
+    messages = _Messages()
+    ctl = clingo.Control(["--warn=none"], logger=messages)
+    try:
+        with ast.ProgramBuilder(ctl) as builder:
+            for statement in parsed:
+                builder.add(statement)
+        ctl.add("base", [], facts)
+        ctl.ground([("base", [])])
+    except RuntimeError:
+        raise messages.error(f"the logic programs cannot be grounded ({', '.join(programs)})") from None
     return ctl
 
 

@@ -17,11 +17,11 @@ from .errors import InputError, NotationError, OrderError
 from .limits import MAX_BOARDS, MAX_HEADS, MAX_ORDERS, MAX_TIMELINES, MAX_UNITS
 from .facts import adjustment_map_facts, board_facts, center_facts, edge_facts, map_facts, movement_facts, order_facts
 from .multiverse import ADJUSTMENT, MOVEMENT, RETREAT, SUSTAIN, Board, Multiverse, Record, Retreat, Unit, make_board
-from .notation import parse_order
+from .notation import parse_order, timeline_name
 from .options import chosen, logic_files
 from .written import implied_orders, refuse_written
 from .resolve import ResolvedOrder, resolve
-from .results import Answer, OrderOutcome
+from .results import CAUSE_KINDS, Answer, Cause, OrderOutcome, explain
 from .solve import DECISIONS, Solution, solve_decisions
 
 OrderLines = Mapping[str, Sequence[str]]
@@ -38,6 +38,7 @@ class StepReport:
     backups: tuple[str, ...] = ()
     solution: Solution | None = None  # the movement program's answer, with timings (and sizes on request)
     sustain: sustain_phase.SustainResult | None = None  # the votes and dissolutions of a sustain phase
+    dislodgers: tuple[str, ...] = ()  # for each dislodged unit, the unit that dislodged it (``A a-Mun@0``)
 
 
 def next_phase(mv: Multiverse) -> str:
@@ -79,12 +80,79 @@ def read_orders(mv: Multiverse, orders: OrderLines) -> list[tuple[int, ResolvedO
     return implied_orders(mv, refuse_written(mv, out))
 
 
-def _outcomes(mv: Multiverse, orders, answer: Answer) -> tuple[OrderOutcome, ...]:
+def _designation(mv: Multiverse, place: tuple[int, int, str]) -> str:
+    """A unit fully qualified, ``A a-Ber@1``, from the place it stood on before the step."""
+    tl, tn, prov = place
+    board = mv.boards.get((tl, tn))
+    unit = board.units.get(prov) if board else None
+    if unit is None and board is not None:
+        unit = next((r.unit for r in board.retreats if r.unit.province == prov), None)
+    letter = unit.letter if unit else "?"
+    return f"{letter} {timeline_name(tl)}-{mv.game_map.short_name(unit.location if unit else prov)}@{tn}"
+
+
+def _causes(mv: Multiverse, raw, paradox: Sequence[Cause] = ()) -> tuple[Cause, ...]:
+    """The rules' causes of one order (kind, unit place, detail), units of equal causes together."""
+    grouped: dict[tuple, list[str]] = {}
+    for kind, place, detail in raw:
+        strength = against = versus = what = count = None
+        if detail and detail[0] == "s":
+            versus, strength, against = detail[1:]
+        elif detail and detail[0] in ("did", "rule"):
+            what = detail[1]
+        elif detail and detail[0] == "n":
+            count = detail[1]
+        units = grouped.setdefault((kind, strength, against, versus, what, count), [])
+        if place is not None:
+            units.append(_designation(mv, place))
+    causes = [Cause(kind, tuple(sorted(set(units))), strength, against, versus, what, count)
+              for (kind, strength, against, versus, what, count), units in grouped.items()]
+    causes += [c for c in paradox if c not in causes]
+    order = {k: n for n, k in enumerate(CAUSE_KINDS)}
+    return tuple(sorted(causes, key=lambda c: (order.get(c.kind, len(order)), c.units, c.versus or "")))
+
+
+def _local(r: ResolvedOrder):
+    """Shortens the designations of units on the order's own board: ``A a-Ber@1`` → ``A Ber``."""
+    if r.unit is None:
+        return lambda u: u
+    prefix, suffix = f"{timeline_name(r.unit.timeline)}-", f"@{r.unit.turn}"
+
+    def local(u: str) -> str:
+        letter, _, where = u.partition(" ")
+        if where.startswith(prefix) and where.endswith(suffix):
+            return f"{letter} {where[len(prefix):-len(suffix)]}"
+        return u
+    return local
+
+
+def _paradox_causes(mv: Multiverse, backups) -> dict[tuple[int, int, str], list[Cause]]:
+    """The driver's backup rules other than Szykman's (which the rules explain themselves), by the
+    places of the units whose decisions they fixed."""
+    out: dict[tuple[int, int, str], list[Cause]] = {}
+    for rule, places in backups:
+        if rule == "szykman":
+            continue
+        read = [t.read_place(sym) for sym in places]
+        cause = Cause("paradox", tuple(sorted(_designation(mv, p) for p in read)), detail=rule)
+        for p in read:
+            out.setdefault(p, []).append(cause)
+    return out
+
+
+def _outcomes(mv: Multiverse, orders, answer: Answer, backups=()) -> tuple[OrderOutcome, ...]:
     results = answer.order_results()
+    reasons = answer.reasons()
+    paradox = _paradox_causes(mv, backups)
     out = []
     for i, r in orders:
         result, reason = results.get(i, ("invalid", r.problem or "not an order of this phase"))
-        out.append(OrderOutcome(r.power, r.text, result, reason, r.order, mv.game_map))
+        causes: tuple[Cause, ...] = ()
+        if result != "invalid":
+            place = (r.unit.timeline, r.unit.turn, r.unit.province) if r.unit else None
+            causes = _causes(mv, reasons.get(i, ()), paradox.get(place, ()))
+            reason = explain(causes, _local(r))
+        out.append(OrderOutcome(r.power, r.text, result, reason, r.order, mv.game_map, causes))
     return tuple(out)
 
 
@@ -236,11 +304,12 @@ def _movement(mv: Multiverse, orders, statistics: bool = False) -> StepReport:
     fought = set(answer.boards("scope"))
     shown = {k for k in fought if k in recorded_heads or k in forked}
     dislodged = [(v[:2], mv.boards[v[:2]].units[v[2]]) for v in sorted(outcome.dislodged_by) if v[:2] in shown]
+    dislodgers = tuple(_designation(mv, outcome.dislodged_by[v]) for v in sorted(outcome.dislodged_by) if v[:2] in shown)
     after = mv.with_boards(list(recorded_heads.values()) + produced, forks)
     after, disbanded = _drop_hopeless_retreats(after, produced)
     after = after.with_boards([settle(after.boards[b.key], after) for b in produced])
-    return StepReport(MOVEMENT, mv, after, _outcomes(mv, orders, answer), tuple(dislodged), disbanded,
-                      _backup_notes(mv, solution.backups), solution)
+    return StepReport(MOVEMENT, mv, after, _outcomes(mv, orders, answer, solution.backups), tuple(dislodged), disbanded,
+                      _backup_notes(mv, solution.backups), solution, dislodgers=dislodgers)
 
 
 # -- retreats ----------------------------------------------------------------------------------

@@ -127,3 +127,17 @@ def board_of(text: str) -> tuple[int, int]:
     if m is None:
         raise ValueError(f"not a board: {text}")
     return int(m[1]), int(m[2])
+
+
+def reason_of(sym: clingo.Symbol) -> tuple[int, str, tuple[int, int, str] | None, tuple]:
+    """``reason(I,K,V,X)`` → (order id, kind, unit place or None, detail). The detail is ``()`` for
+    ``none``, else the name and arguments of X: ``("s", "hold", 1, 1)``, ``("did", "moves")``,
+    ``("rule", "szykman")``, ``("n", 2)``."""
+    i, kind, unit, detail = sym.arguments
+    place = None if unit.type == clingo.SymbolType.Function and unit.name == "none" else read_place(unit)
+    if detail.type == clingo.SymbolType.Function and detail.name == "none" and not detail.arguments:
+        parts: tuple = ()
+    else:
+        parts = (detail.name, *(a.number if a.type == clingo.SymbolType.Number else name_of(a)
+                                for a in detail.arguments))
+    return i.number, kind.name, place, parts

@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 from fivedp_asp.cases import find_cases, load_case, run_case
+from fivedp_asp.options import chosen
 
 CASES_DIR = Path(__file__).resolve().parent.parent / "cases"
 CASE_FILES = sorted(find_cases([str(CASES_DIR)])) if CASES_DIR.is_dir() else []
@@ -43,6 +44,18 @@ def test_collection_is_not_empty():
 def test_case(path: Path):
     run = run_case(load_case(path))
     assert not run.problems, f"{run.case.id} ({path}):\n" + "\n".join(run.problems)
+    # every order that fails says why (an invalid order's reason is why it was ignored); the reasons
+    # cover the default rules: option values that change decisions, and the sustain phase, have none yet
+    if any(v != chosen({}, k) for k, v in run.case.options.items()):
+        return
+    unexplained = [f"step {i}: {o.text}" for i, r in enumerate(run.reports, 1) for o in r.outcomes
+                   if o.result == "fails" and r.phase != "sustain" and not (o.explanation and o.reason)]
+    assert not unexplained, f"{run.case.id}: failed orders without a reason: {unexplained}"
+
+
+def test_reasons_are_expected_in_many_cases():
+    with_reasons = [p for p in CASE_FILES if any("reasons" in s.expect for s in load_case(p).steps)]
+    assert len(with_reasons) >= 20
 
 
 def test_case_ids_are_unique():
@@ -377,3 +390,49 @@ def test_complete_example_of_the_format_document_passes(tmp_path):
     run = run_case(load_case(path))
     assert not run.problems, run.problems
     assert [r.phase for r in run.reports] == ["movement", "retreat", "movement", "adjustment"]
+
+
+REASONS_CASE = """
+    id: R
+    start:
+      units:
+        Austria: [A Vienna]
+        Italy: [A Venice]
+    steps:
+      - orders:
+          Austria: [A Vienna - Tyrolia]
+          Italy: [A Venice - Tyrolia]
+        expect:
+          reasons:
+            A Vienna - Tyrolia: %s
+"""
+
+
+@pytest.mark.parametrize("want", ["bounced", "[bounced]", "{bounced: [A Venice]}", "[{bounced: [A Venice]}]"])
+def test_reasons_expectation_met(tmp_path, want):
+    assert not _run(tmp_path, REASONS_CASE % want).problems
+
+
+@pytest.mark.parametrize("want, problem", [
+    ("cut", "reasons: 'A Vienna - Tyrolia' expected cut (got: bounced with A Ven (attack 1 against prevent 1))"),
+    ("{bounced: [A Vienna]}", "expected bounced naming A vie, got A ven"),
+    ("{bounced: []}", "expected bounced naming none, got A ven"),
+])
+def test_reasons_expectation_not_met(tmp_path, want, problem):
+    problems = _run(tmp_path, REASONS_CASE % want).problems
+    assert len(problems) == 1 and problem in problems[0], problems
+
+
+def test_reasons_expectation_unknown_kind_is_bad_input(tmp_path):
+    from fivedp_asp.errors import InputError
+
+    with pytest.raises(InputError, match=r"case.yaml:12: reasons of 'A Vienna - Tyrolia': unknown kind 'bounce'"):
+        _run(tmp_path, REASONS_CASE % "bounce")
+
+
+def test_reasons_in_outcomes_and_json(tmp_path):
+    run = _run(tmp_path, REASONS_CASE % "bounced")
+    outcome = next(o for o in run.reports[0].outcomes if o.text == "A Vienna - Tyrolia")
+    assert outcome.reason == "bounced with A Ven (attack 1 against prevent 1)"
+    assert outcome.as_dict()["explanation"] == [
+        {"kind": "bounced", "units": ["A a-Ven@0"], "strength": 1, "against": 1, "versus": "prevent"}]

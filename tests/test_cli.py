@@ -538,7 +538,7 @@ def test_adjudicate_json_dislodged(capsys):
     status, out, _ = run(capsys, "adjudicate", "--json", str(CASES_DIR / "datc" / "6.F.14.yaml"))
     assert status == 0
     step = json.loads(out)["steps"][0]
-    assert step["dislodged"] == [{"board": "a0", "power": "France", "unit": "F Eng"}]
+    assert step["dislodged"] == [{"board": "a0", "power": "France", "unit": "F Eng", "by": "F a-Wal@0"}]
     assert step["boards"]["a1"]["phase"] == "retreat"
     assert step["boards"]["a1"]["retreats"] == [{"power": "France", "unit": "F Eng"}]
     assert step["backup_rules"]

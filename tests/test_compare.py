@@ -253,3 +253,26 @@ def test_cli_compare(diplomacy, tmp_path, capsys):
     assert main(["compare", "--games", "1", str(DATC)]) == 2
     assert main(["compare"]) == 2
     assert main(["compare", "--reference", "nonesuch", "--games", "1"]) == 2
+
+
+# -- multiverse scenarios are not compared ---------------------------------------------------------
+
+
+def test_multiverse_scenarios_are_skipped_and_counted(diplomacy, capsys):
+    root = Path(__file__).parent.parent / "cases"
+    code = main(["compare", "--reference", "diplomacy", str(root / "mdatc" / "3.A.2.yaml"),
+                 str(root / "multiverse" / "4.37-implicit-main-timeline-off.yaml"), str(DATC / "6.A.01.yaml")])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "skip MDATC 3.A.2: a multiverse scenario (step 2: order" in out
+    assert "skip MV 37: a multiverse scenario (option implicit_main_timeline is false" in out
+    assert "3 scenarios (2 skipped: multiverse or not classic)" in out
+    assert "real disagreements: 0" in out
+
+
+def test_only_multiverse_scenarios_is_refused(diplomacy, capsys):
+    code = main(["compare", "--reference", "diplomacy", str(Path(__file__).parent.parent / "cases" / "multiverse")])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert "nothing to compare" in captured.err
+    assert "real disagreements: 0" in captured.out

@@ -406,7 +406,7 @@ def test_cli_game(tmp_path):
         assert first.startswith(f"Step {i}: ") and all(f"{b} (" in first for b in plan.boards), first
         if i == 2:
             assert "  New timeline b: forked from a0\n" in p.stdout
-            assert "  Dislodged: A Vie on a1\n" in p.stdout
+            assert re.search(r"^  Dislodged: A Vie on a1 \(by A [A-Z][a-z][a-z]\)$", p.stdout, re.M)
         for text, result in plan.expect.items():
             assert re.search(rf"^    {re.escape(text)} +{result}", p.stdout, re.M), (text, p.stdout)
         assert p.stdout.splitlines()[-1].startswith("Next: ")

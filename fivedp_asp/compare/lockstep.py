@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TextIO
 
-from ..errors import AdjudicationError
+from ..errors import AdjudicationError, EncodingError
 from ..map import GameMap
 from ..multiverse import MOVEMENT, RETREAT, Multiverse
 from ..multiverse import opening as standard_opening
@@ -125,6 +125,8 @@ def play_game(index: int, seed: int, reference: ReferenceAdjudicator, game_map: 
         where = f"game {index}, {season}"
         try:
             run = play_phase(mv, given, reference, geo, load=False)
+        except EncodingError:
+            raise  # the logic programs are broken: not a finding about the rules (exit 3)
         except AdjudicationError as exc:
             tally.findings.append(_engine_failure(mv, given, exc, where, out, seed, index, season, game_map))
             break

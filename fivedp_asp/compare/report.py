@@ -47,7 +47,7 @@ def games_summary(tally: Tally, *, reference: str, games: int, seed: int, years:
 
 def scenarios_summary(tally: ScenarioTally, *, reference: str) -> list[str]:
     lines = [f"fivedp against {reference}: {tally.cases} scenarios"
-             + (f" ({tally.skipped} not classic, skipped)" if tally.skipped else "")
+             + (f" ({tally.skipped} skipped: multiverse or not classic)" if tally.skipped else "")
              + (f", {tally.errors} with errors" if tally.errors else "")]
     lines.append(f"  steps compared: {tally.steps}")
     lines.append(f"  agreements: {tally.agree}")

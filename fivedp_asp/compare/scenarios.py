@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 from pathlib import Path
 from typing import Iterator
 
 from ..cases import Case, CaseError, find_cases, load_case
-from ..errors import AdjudicationError, InputError
+from ..errors import AdjudicationError, EncodingError, InputError
 from ..map import GameMap
 from ..multiverse import Board
+from ..notation import parse_order
+from ..options import chosen, show
+from ..orders import Where
 from ..step import next_phase
 from .geo import Geography
 from .judge import PhaseRun, is_classic, parse_given, play_phase
@@ -44,6 +47,34 @@ class CaseComparison:
         return any(s.run.verdict.real for s in self.steps)
 
 
+def _designations(value) -> bool:
+    """Whether a parsed order names a timeline or a turn anywhere (time travel, or another board)."""
+    if isinstance(value, Where):
+        return value.timeline is not None or value.turn is not None
+    if is_dataclass(value):
+        return any(_designations(getattr(value, f.name)) for f in fields(value))
+    return False
+
+
+def multiverse_reason(case: Case) -> str | None:
+    """Why a scenario is outside classic play, or None. The reference knows one board per turn: a
+    scenario with options other than the defaults, or whose orders name a timeline or a turn, cannot
+    be compared (its differences would not be disagreements about the classic rules)."""
+    for name, value in case.options.items():
+        if value != chosen({}, name):
+            return f"option {name} is {show(value)}, not its default"
+    for i, s in enumerate(case.steps, 1):
+        for lines in s.orders.values():
+            for line in lines or ():
+                try:
+                    order = parse_order(str(line), case.start.game_map)
+                except InputError:
+                    continue  # reported as bad input when the step is played
+                if _designations(order):
+                    return f"step {i}: order {str(line)!r} names a timeline or a turn (time travel)"
+    return None
+
+
 def compare_case(path: Path, reference: ReferenceAdjudicator, game_map_name: str = "standard") -> CaseComparison:
     out = CaseComparison(path)
     try:
@@ -55,6 +86,10 @@ def compare_case(path: Path, reference: ReferenceAdjudicator, game_map_name: str
     mv = case.start
     if not is_classic(mv) or mv.game_map.name != game_map_name:
         out.skipped = "not a classic standard-map scenario"
+        return out
+    reason = multiverse_reason(case)
+    if reason:
+        out.skipped = f"a multiverse scenario ({reason})"
         return out
     geo = Geography(mv.game_map)
     load = True
@@ -74,6 +109,8 @@ def compare_case(path: Path, reference: ReferenceAdjudicator, game_map_name: str
         except InputError as exc:
             out.error = f"{path}: step {i}: {exc}"
             break
+        except EncodingError:
+            raise  # the logic programs are broken: no comparison can run (exit 3)
         except AdjudicationError as exc:
             out.error = f"{path}: step {i}: fivedp could not adjudicate: {str(exc).splitlines()[0]}"
             break

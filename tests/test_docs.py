@@ -1,0 +1,19 @@
+"""The players' chapter (docs/playing.md) points at scenarios that exist and are linked from the README."""
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).parent.parent
+PLAYING = (ROOT / "docs" / "playing.md").read_text(encoding="utf-8")
+
+
+def test_every_scenario_named_exists():
+    named = set(re.findall(r"cases/[a-z]+/[\w.-]+\.yaml", PLAYING))
+    named |= {f"cases/multiverse/{n}" for n in re.findall(r"`(4\.\d\d-[\w.-]+\.yaml)`", PLAYING)}
+    assert len(named) >= 20
+    missing = sorted(n for n in named if not (ROOT / n).is_file())
+    assert not missing, missing
+
+
+def test_linked_from_the_readme():
+    assert "(docs/playing.md)" in (ROOT / "README.md").read_text(encoding="utf-8")
