@@ -482,7 +482,8 @@ def phase_problem(mv: Multiverse, line: str, order: o.Order, power: str) -> str 
     if phases is None or phase not in PHASES:
         return None
     if phase not in phases:
-        return f"order {line!r} is a {' or '.join(phases)} order, but {where}"
+        kind = " or ".join(phases)
+        return f"order {line!r} is {'an' if kind[0] in 'aeiou' else 'a'} {kind} order, but {where}"
     if isinstance(order, o.Waive):
         return None
     try:
@@ -652,7 +653,7 @@ def duties(game: Game) -> tuple[Duty, ...]:
     else:
         for b in acting:
             for who in sorted({u.power for u in b.units.values()}):
-                units = sorted(b.units.values(), key=lambda u: u.location)
+                units = sorted(b.units.values(), key=lambda u: unit_text(u, m))
                 mine = tuple(unit_text(u, m) for u in units if u.power == who)
                 done = tuple(unit_text(u, m) for u in units if u.power == who
                              and (b.timeline, b.turn, u.province) in ordered)

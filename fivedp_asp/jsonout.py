@@ -162,3 +162,97 @@ def scenario_document(run: "CaseRun") -> dict:
 def check_document(cases: list[dict], passed: int, failed: int) -> dict:
     """``fivedp check --json``: each case with its problems, or the error that kept it from running."""
     return document("check", cases=cases, passed=passed, failed=failed)
+
+
+# -- games -------------------------------------------------------------------------------------
+
+
+def duty_json(d) -> dict:
+    return {"power": d.power, "board": d.board, "kind": d.kind, "units": list(d.units), "ordered": list(d.ordered),
+            "count": d.count, "options": list(d.options)}
+
+
+def next_json(game) -> dict:
+    """The next phase, the heads it acts on, and what each power must do there."""
+    from .game import duties
+    from .step import next_phase
+
+    mv = game.mv
+    if mv.winner:
+        return {"phase": None, "heads": [], "due": []}
+    phase = next_phase(mv)
+    return {"phase": phase, "heads": [b.name for b in mv.heads if b.phase == phase],
+            "due": [duty_json(d) for d in duties(game)]}
+
+
+def game_document(game) -> dict:
+    """``fivedp game show --json``: the heads, forks, options, standing and what comes next."""
+    mv = game.mv
+    heads = []
+    for b in mv.heads:
+        data = board_json(mv, b)
+        present = set(data["units"]) | set(data["centers"]) | {r["power"] for r in data["retreats"]}
+        data["powers"] = sorted(present - mv.eliminated)
+        heads.append(data)
+    return document("game", map=mv.game_map.source, options=options_json(mv.options), players=list(mv.players),
+                    eliminated=sorted(mv.eliminated), winner=mv.winner, timelines=timelines_json(mv),
+                    boards=len(mv.boards), steps=len(game.history), heads=heads, next=next_json(game),
+                    pending={p: list(v) for p, v in sorted(game.pending.items())})
+
+
+def history_results(game, name: str) -> list[dict]:
+    """Every recorded result of an order given on board ``name``, with the step it was given in."""
+    out = []
+    for i, h in enumerate(game.history, 1):
+        if name not in h.get("boards", ()):
+            continue
+        only = len(h.get("boards", ())) == 1
+        for r in h.get("results", ()):
+            if r.get("board") == name or ("board" not in r and only):
+                out.append({"step": i, "phase": h.get("phase"), **_plain(r)})
+    return out
+
+
+def board_document(game, board: Board) -> dict:
+    """``fivedp game show FILE BOARD --json``: the board, and the orders given on it with their results."""
+    mv = game.mv
+    return document("board", board=board_json(mv, board), head=any(h.key == board.key for h in mv.heads),
+                    orders=history_results(game, board.name))
+
+
+def orders_document(game, submission=None, illegal=None, checked: bool = False) -> dict:
+    """``fivedp game orders --json``: what was taken, what it replaced, what is now waiting."""
+    from .step import next_phase
+
+    accepted = [] if submission is None else [
+        {"power": a.power, "order": a.text, "qualified": a.qualified, "replaces": a.replaces}
+        for a in submission.accepted]
+    withdrawn = [] if submission is None else [{"power": p, "order": line} for p, line in submission.withdrawn]
+    doc = document("orders", phase=next_phase(game.mv), accepted=accepted, withdrawn=withdrawn,
+                   pending={p: list(v) for p, v in sorted(game.pending.items())}, saved=not checked)
+    if checked:
+        doc["illegal"] = [outcome_json(game.mv, o) for o in illegal or ()]
+    return doc
+
+
+def game_step_document(game, report: StepReport) -> dict:
+    """``fivedp game adjudicate --json``: the step, then what comes next."""
+    return document("step", step=step_json(report, len(game.history)), next=next_json(game))
+
+
+def history_document(game) -> dict:
+    """``fivedp game history --json``: every step as the game file keeps it."""
+    steps = [{"index": i, "phase": h.get("phase"), "heads": list(h.get("boards", ())),
+              "orders": _plain(h.get("orders", {})), "results": _plain(h.get("results", [])),
+              "new_timelines": [{"timeline": k, "forked_from": v} for k, v in (h.get("new_timelines") or {}).items()],
+              "eliminated": list(h.get("eliminated", [])), "winner": h.get("winner")}
+             for i, h in enumerate(game.history, 1)]
+    return document("history", steps=steps)
+
+
+def possible_document(mv: Multiverse, orders) -> dict:
+    """``fivedp game possible --json``."""
+    from .step import next_phase
+
+    return document("possible", phase=next_phase(mv), orders=[
+        {"power": p.power, "board": p.board, "unit": p.unit, "kind": p.kind, "order": p.order} for p in orders])
