@@ -58,10 +58,14 @@ class _Candidates:
         self.m: GameMap = mv.game_map
         self.orders: list[ResolvedOrder] = []
         self._moves: dict[tuple, list[tuple[Board, str, bool]]] = {}
+        self._movers: dict[tuple, list[tuple[Board, Unit, str | None]]] | None = None
+        self._near: dict[tuple[int, int], list[Board]] = {}
 
     def near(self, board: Board) -> list[Board]:
         """Boards an order from ``board`` could reach: one turn either side, any timeline."""
-        return [b for b in self.mv.boards.values() if abs(b.turn - board.turn) <= 1]
+        if board.key not in self._near:
+            self._near[board.key] = [b for b in self.mv.boards.values() if abs(b.turn - board.turn) <= 1]
+        return self._near[board.key]
 
     def steps(self, unit: Unit) -> list[str]:
         return list(self.m.neighbours.get((unit.kind, unit.location), ()))
@@ -115,6 +119,35 @@ class _Candidates:
         region = self.convoy_region(board, self.shore_seas(army_province))
         return self.shore(region) - {army_province}
 
+    def movers(self) -> dict[tuple, list[tuple[Board, Unit, str | None]]]:
+        """(board, province) -> the units that could move there (with the coast a fleet would take),
+        over the boards within two turns of a head: the only moves a head unit could support. A unit
+        on a past board gets no new order: the only move of it a support can match is its recorded one."""
+        if self._movers is None:
+            heads = {h.key for h in self.mv.heads}
+            turns = {h.turn for h in self.mv.heads}
+            index: dict[tuple, list[tuple[Board, Unit, str | None]]] = {}
+
+            def put(key: tuple, entry: tuple) -> None:
+                bucket = index.setdefault(key, [])
+                if entry not in bucket:
+                    bucket.append(entry)
+
+            for xb in self.mv.boards.values():
+                if not any(abs(xb.turn - n) <= 2 for n in turns):
+                    continue
+                for x in xb.units.values():
+                    if xb.key in heads:
+                        for mb, mloc, _ in self.moves_of(xb, x):
+                            coast = (mloc.partition("/")[2] or None) if x.kind == "fleet" else None
+                            put((mb.key, self.m.province_of(mloc)), (xb, x, coast))
+                        continue
+                    r = xb.record.order_of(x.province) if xb.record else None
+                    if r is not None and r.kind == "move" and r.dest.board in self.mv.boards:
+                        put((r.dest.board, r.dest.province), (xb, x, r.dest.coast if x.kind == "fleet" else None))
+            self._movers = index
+        return self._movers
+
     def add(self, power: str, kind: str, unit: Place, unit_kind: str, **kw) -> None:
         self.orders.append(ResolvedOrder(power, "", None, kind, unit, unit_kind=unit_kind, **kw))
 
@@ -151,20 +184,15 @@ class _Candidates:
                     supported.add(key)
                     self.add(unit.power, "support_hold", me, unit.kind, target=_place(b, there))
             # moves of other units into (b, prov)
-            for xb in self.near(b):
-                for x in xb.units.values():
-                    if (xb.key, x.province) in ((board.key, unit.province), (b.key, prov)):
-                        continue
-                    for mb, mloc, _ in self.moves_of(xb, x):
-                        if mb.key != b.key or self.m.province_of(mloc) != prov:
-                            continue
-                        coast = mloc.partition("/")[2] or None if x.kind == "fleet" else None
-                        key = ("move", xb.key, x.province, b.key, prov, coast)
-                        if key in supported:
-                            continue
-                        supported.add(key)
-                        self.add(unit.power, "support_move", me, unit.kind, target=_place(xb, x),
-                                 dest=Place(b.timeline, b.turn, prov, coast))
+            for xb, x, coast in self.movers().get((b.key, prov), ()):
+                if (xb.key, x.province) in ((board.key, unit.province), (b.key, prov)):
+                    continue
+                key = ("move", xb.key, x.province, b.key, prov, coast)
+                if key in supported:
+                    continue
+                supported.add(key)
+                self.add(unit.power, "support_move", me, unit.kind, target=_place(xb, x),
+                         dest=Place(b.timeline, b.turn, prov, coast))
         if unit.kind == "fleet" and self.m.provinces[unit.province].is_sea:
             region = self.convoy_region(board, [unit.province])
             shore = self.shore(region)
@@ -190,8 +218,9 @@ def _legal(mv: Multiverse, candidates: Sequence[ResolvedOrder]) -> list[Resolved
     lines = board_facts(mv, boards)
     lines += edge_facts(mv.game_map, ((u.kind, u.location) for b in boards for u in b.units.values()))
     lines += [f"head({t.board(*h.key)})." for h in mv.heads]
+    # no new/1 facts: the candidates are all for head units (not_a_head cannot apply), and without
+    # them one unit's many candidates are not compared pairwise for conflicting orders
     lines += order_facts(orders)
-    lines.append(f"new(0..{len(orders) - 1}).")
     programs = ["legality.lp", *logic_files(mv.options, "movement")]
     answer = Answer.of(solve_decisions(programs, "\n".join(lines) + "\n", map_facts(mv.game_map)).atoms)
     bad = {i for i, _, reason in (x.partition(",") for x in answer.texts.get("illegal", []))
