@@ -347,6 +347,12 @@ def load_game(path: str | Path) -> Game:
         if exc.problem.startswith("not valid YAML"):
             raise _damaged(path, f"not valid YAML (line {exc.line}){exc.problem[len('not valid YAML'):]}", _At(exc.line)) from None
         raise (_damaged(path, exc.problem, _At(exc.line)) if exc.line else exc) from None
+    return game_from_data(data, path)
+
+
+def game_from_data(data: Any, path: str = "<game>") -> Game:
+    """A game from the content of a game file (``game_data``), read from YAML or JSON; ``path``
+    names it in messages."""
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         line = value_line(data, "format") if isinstance(data, dict) and "format" in data else 1
         raise InputError(f"{path}: not a fivedp game file (line {line}: no 'format: {FORMAT}')")
