@@ -13,14 +13,15 @@ from .cases import load_case
 from .errors import InputError
 from .inputs import read_stream, read_text
 from .limits import MAX_ORDERS
-from .game import adjudicate, check_orders, duties, export_case, load_game, locked, new_game, save_game, submit_orders
+from . import api
+from .api import adjudicate, check_orders, duties, legal_orders, load_game
+from .game import export_case, locked, new_game, save_game
 from .jsonout import (board_document, game_document, game_step_document, history_document, history_results,
                       options_json, orders_document, possible_document, timelines_json)
 from .map import load_map
 from .multiverse import SUSTAIN, opening, season_name
 from .notation import timeline_name
 from .options import parse_setting, show as show_value
-from .possible import legal_orders
 from .step import next_phase
 
 
@@ -94,7 +95,7 @@ def cmd_orders(args: argparse.Namespace) -> int:
     if args.check:
         # nothing is written: the orders are checked as if they had been given
         game = load_game(args.file)
-        sub = submit_orders(game, args.power, lines, replace_all=args.replace) if lines else None
+        sub = api.submit_orders(game, lines, power=args.power, replace=args.replace) if lines else None
         game = sub.game if sub else game
         illegal = check_orders(game)
         if args.json:
@@ -104,7 +105,7 @@ def cmd_orders(args: argparse.Namespace) -> int:
             print("\n".join(_illegal_lines(illegal, total, next_phase(game.mv))))
         return 1 if illegal else 0
     with locked(args.file):
-        sub = submit_orders(load_game(args.file), args.power, lines, replace_all=args.replace)
+        sub = api.submit_orders(load_game(args.file), lines, power=args.power, replace=args.replace)
         save_game(args.file, sub.game)
     game = sub.game
     if args.json:
@@ -189,9 +190,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     game = load_game(args.file)
     mv = game.mv
     if args.board:
-        board = mv.find_board(args.board)
-        if board is None:
-            raise InputError(f"no board {args.board!r} (boards: {', '.join(sorted(b.name for b in mv.boards.values()))})")
+        board = api.board(game, args.board)
         if args.json:
             _emit(board_document(game, board))
             return 0
@@ -263,7 +262,7 @@ def cmd_possible(args: argparse.Namespace) -> int:
     game = load_game(args.file)
     if game.mv.winner:
         raise InputError(f"the game is over: {game.mv.winner} has won")
-    orders = legal_orders(game.mv, power=args.power, unit=args.unit)
+    orders = legal_orders(game, power=args.power, unit=args.unit)
     if args.json:
         _emit(possible_document(game.mv, orders))
         return 0

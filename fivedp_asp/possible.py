@@ -18,7 +18,7 @@ from . import terms as t
 from .errors import InputError, NotationError
 from .facts import board_facts, edge_facts, map_facts, order_facts
 from .map import GameMap
-from .multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Board, Multiverse, Unit, board_name, unit_text
+from .multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Board, Multiverse, Unit, unit_text
 from .notation import parse_unit
 from .options import logic_files
 from .orders import Place, ResolvedOrder
