@@ -215,8 +215,9 @@ def cmd_show(args: argparse.Namespace) -> int:
     forks = [f"{t['timeline']} from {t['forked_from']}" for t in timelines_json(mv) if t["forked_from"]]
     print("Forks: " + ("; ".join(forks) if forks else "none (one timeline)"))
     options = options_json(mv.options)
-    print("Options: " + ", ".join(f"{k}={show_value(v['value'])}{'' if v['default'] else ' (not the default)'}"
-                                  for k, v in options.items()))
+    changed = [f"{k}={show_value(v['value'])}" for k, v in options.items() if not v["default"]]
+    print("Options: " + (", ".join(changed) + " (the others at their defaults)" if changed
+                         else "all at their defaults"))
     if mv.eliminated:
         print(f"Eliminated: {', '.join(sorted(mv.eliminated))}")
     phase = next_phase(mv)

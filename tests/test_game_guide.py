@@ -175,7 +175,7 @@ def test_show_says_what_each_power_must_do(played):
     text = seen["show text 5"]
     assert "  Austria on b2: A Gal must retreat to Bud, Rum, Ukr, Vie or disband" in text
     assert "Forks: b from a0; c from a1" in text
-    assert "Options: adjacency=family, implicit_main_timeline=true, victory=elimination" in text
+    assert "Options: all at their defaults" in text
     due6 = {(d["power"], d["board"]): d["count"] for d in seen["show 6"]["next"]["due"]}
     assert due6 == {("Austria", "b2"): 1, ("Germany", "c2"): 1, ("Austria", "c2"): 3}
     # the heads list only the powers present
