@@ -123,6 +123,11 @@ def step_lines(report: StepReport, index: int) -> list[str]:
     return lines
 
 
+def run_json(run) -> dict:
+    """A scenario run as ``fivedp adjudicate --json`` prints it (jsonout.scenario_document)."""
+    return scenario_document(run)
+
+
 # -- commands ------------------------------------------------------------------------------------
 
 

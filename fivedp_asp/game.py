@@ -63,7 +63,7 @@ def resolved_text(r: ResolvedOrder, m: GameMap) -> str:
     """An order with every place fully designated, so that reading it back needs no defaults."""
     unit = o.UnitSpec(_where(r.unit), r.unit_kind)
     target = o.UnitSpec(_where(r.target)) if r.target else None
-    order = {
+    makers = {
         "hold": lambda: o.Hold(unit),
         "move": lambda: o.Move(unit, _where(r.dest), r.via_convoy, getattr(r.order, "path", ())),
         "support_hold": lambda: o.SupportHold(unit, target),
@@ -74,7 +74,9 @@ def resolved_text(r: ResolvedOrder, m: GameMap) -> str:
         "disband": lambda: o.Disband(unit),
         "build": lambda: o.Build(unit),
         "waive": lambda: o.Waive(),
-    }[r.kind]()
+    }
+    # an order kind without places to designate (a sustain order) is printed as it was read
+    order = makers[r.kind]() if r.kind in makers else r.order
     return format_order(order, m)
 
 
