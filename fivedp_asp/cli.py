@@ -12,7 +12,7 @@ import os
 import sys
 from typing import Sequence
 
-from .cases import CaseRun, find_cases, load_case, run_case
+from .cases import find_cases, load_case, run_case
 from .errors import AdjudicationError, EncodingError, InputError
 from .bench import add_bench_parser
 from .explore import add_explore_parser
@@ -21,6 +21,7 @@ from .gamecli import add_game_parser
 from .render import add_render_parser
 from .multiverse import Board, Multiverse, season_name, unit_text
 from .notation import timeline_name
+from .jsonout import changed_boards, check_document, scenario_document
 from .step import StepReport
 from .sustain import SustainResult
 
@@ -43,15 +44,6 @@ def board_lines(mv: Multiverse, board: Board) -> list[str]:
             text += f"; must retreat: {', '.join(retreating)}"
         lines.append(text + f"  [{len(centers)} centres: {', '.join(centers)}]")
     return lines
-
-
-def _step_boards(report: StepReport) -> list[Board]:
-    """The boards a step produced or changed, in timeline order."""
-    def content(b: Board | None):
-        return None if b is None else (dict(b.units), dict(b.centers), b.retreats, b.adjustment_due)
-
-    changed = [b for k, b in report.after.boards.items() if content(report.before.boards.get(k)) != content(b)]
-    return sorted(changed, key=lambda b: b.key)
 
 
 def _fraction_text(fraction: tuple[int, str, int]) -> str:
@@ -104,7 +96,7 @@ def step_lines(report: StepReport, index: int) -> list[str]:
     else:
         acting = [b for b in before.heads if b.phase == report.phase]
         where = ", ".join(f"{b.name} ({season_name(b.turn)})" for b in acting)
-        lines = [f"Step {index}: {PHASE_TITLES[report.phase]} on {where}"]
+        lines = [f"Step {index}: {PHASE_TITLES.get(report.phase, report.phase)} on {where}"]
     width = max((len(o.text) for o in report.outcomes), default=0)
     power = None
     for o in sorted(report.outcomes, key=lambda o: o.power):
@@ -135,7 +127,7 @@ def step_lines(report: StepReport, index: int) -> list[str]:
     for tl, (parent, turn) in sorted(report.after.forks.items()):
         if tl not in report.before.forks:
             lines.append(f"  New timeline {timeline_name(tl)}: forked from {timeline_name(parent)}{turn}")
-    changed = _step_boards(report)
+    changed = changed_boards(report)
     if changed or report.sustain is None:
         lines.append("  Positions:")
     for board in changed:
@@ -143,43 +135,9 @@ def step_lines(report: StepReport, index: int) -> list[str]:
     return lines
 
 
-def board_json(mv: Multiverse, board: Board) -> dict:
-    units: dict[str, list[str]] = {}
-    for u in sorted(board.units.values(), key=lambda u: u.location):
-        units.setdefault(u.power, []).append(unit_text(u, mv.game_map))
-    centers: dict[str, list[str]] = {}
-    for prov, owner in sorted(board.centers.items()):
-        centers.setdefault(owner, []).append(prov.capitalize())
-    return {
-        "timeline": board.timeline,
-        "turn": board.turn,
-        "season": season_name(board.turn),
-        "phase": board.phase,
-        "units": units,
-        "centers": centers,
-        "retreats": [{"power": r.unit.power, "unit": unit_text(r.unit, mv.game_map)} for r in board.retreats],
-    }
-
-
-def run_json(run: CaseRun) -> dict:
-    steps = []
-    for r in run.reports:
-        steps.append({
-            "phase": r.phase,
-            "orders": [o.as_dict() for o in r.outcomes],
-            "dislodged": [{"board": r.before.boards[k].name, "power": u.power,
-                           "unit": unit_text(u, r.before.game_map),
-                           **({"by": r.dislodgers[n]} if n < len(r.dislodgers) else {})}
-                          for n, (k, u) in enumerate(r.dislodged)],
-            "disbanded": [{"power": u.power, "unit": unit_text(u, r.before.game_map)} for _, u in r.disbanded],
-            "backup_rules": list(r.backups),
-            "new_timelines": {timeline_name(tl): f"{timeline_name(p)}{k}" for tl, (p, k) in sorted(r.after.forks.items())
-                              if tl not in r.before.forks},
-            "boards": {b.name: board_json(r.after, b) for b in _step_boards(r)},
-        })
-        if r.sustain is not None:
-            steps[-1]["sustain"] = sustain_json(r.sustain, r.before.game_map)
-    return {"id": run.case.id, "title": run.case.title, "steps": steps, "expectation_problems": list(run.problems)}
+def run_json(run) -> dict:
+    """A scenario run as ``fivedp adjudicate --json`` prints it (jsonout.scenario_document)."""
+    return scenario_document(run)
 
 
 # -- commands ------------------------------------------------------------------------------------
@@ -188,8 +146,7 @@ def run_json(run: CaseRun) -> dict:
 def cmd_adjudicate(args: argparse.Namespace) -> int:
     run = run_case(load_case(args.file))
     if args.json:
-        json.dump(run_json(run), sys.stdout, indent=2)
-        print()
+        print(json.dumps(scenario_document(run), indent=2))
         return 0
     title = f"{run.case.id}: {run.case.title}" if run.case.title else run.case.id
     print(title)
@@ -205,29 +162,39 @@ def cmd_adjudicate(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     passed = failed = 0
     bad_input = False
+    cases: list[dict] = []
+    say = (lambda text: None) if args.json else print
     for path in find_cases(args.paths):
+        entry: dict = {"path": str(path), "id": None, "passed": False, "problems": [], "error": None}
+        cases.append(entry)
         try:
             run = run_case(load_case(path))
         except InputError as exc:
-            print(f"ERROR {exc}")
+            say(f"ERROR {exc}")
+            entry["error"] = {"kind": "input", "message": str(exc)}
             failed += 1
             bad_input = True
             continue
         except EncodingError:
             raise  # no case can run: exit 3 at once with clingo's file and line
         except AdjudicationError as exc:
-            print(f"FAIL {path}: the engine could not adjudicate: {exc}")
+            say(f"FAIL {path}: the engine could not adjudicate: {exc}")
+            entry["error"] = {"kind": "engine", "message": str(exc)}
             failed += 1
             continue
+        entry.update(id=run.case.id, passed=run.passed, problems=list(run.problems))
         if run.passed:
             passed += 1
             if args.verbose:
-                print(f"ok   {run.case.id}")
+                say(f"ok   {run.case.id}")
         else:
             failed += 1
             for problem in run.problems:
-                print(f"FAIL {run.case.id} ({path}): {problem}")
-    print(f"{passed} passed, {failed} failed")
+                say(f"FAIL {run.case.id} ({path}): {problem}")
+    if args.json:
+        print(json.dumps(check_document(cases, passed, failed), indent=2))
+    else:
+        print(f"{passed} passed, {failed} failed")
     if bad_input:
         return 2
     return 1 if failed else 0
@@ -291,6 +258,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("check", help="run scenario files (or folders of them) and check their expectations")
     p.add_argument("paths", nargs="+")
     p.add_argument("-v", "--verbose", action="store_true", help="also list the cases that pass")
+    p.add_argument("--json", action="store_true", help="print the outcome of every case as one JSON document")
     p.set_defaults(func=cmd_check)
     add_game_parser(sub)
     add_render_parser(sub)
@@ -309,10 +277,58 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _QuietPipe:
+    """Standard output that a reader may close early (``| head -1``): once the pipe is gone, the
+    rest of the output goes nowhere and the command finishes as it would have, with its own exit
+    status. A game file is always written before anything is printed, so nothing that was saved
+    depends on the reader."""
+
+    def __init__(self, stream):
+        self._stream = stream
+        self._gone = False
+
+    def _lost(self) -> None:
+        self._gone = True
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self._stream.fileno())
+            os.close(devnull)
+        except (OSError, ValueError, AttributeError):
+            pass  # a stream without a file descriptor (tests capture output in memory)
+
+    def write(self, text: str) -> int:
+        if not self._gone:
+            try:
+                self._stream.write(text)
+            except BrokenPipeError:
+                self._lost()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self._gone:
+            try:
+                self._stream.flush()
+            except BrokenPipeError:
+                self._lost()
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")  # a name that is not UTF-8 is shown, not a crash
+    stdout = sys.stdout
+    sys.stdout = _QuietPipe(stdout)
+    try:
+        return _main(argv)
+    finally:
+        sys.stdout.flush()
+        sys.stdout = stdout
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     if extra:
@@ -329,8 +345,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"engine error: {exc}", file=sys.stderr)
         return 3
     except BrokenPipeError:
-        # the reader went away (``| head``): nothing more to say (before OSError, of which it is one)
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        # a pipe other than standard output went away: the work itself is done
         return 0
     except OSError as exc:
         # a file that cannot be read or written: say which and why

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Iterator
+from typing import Any, Iterator, Mapping
 
 import yaml
 
@@ -28,12 +28,13 @@ from .inputs import (value_line, Anything, Fields, Flag, ListOf, LoadError, MapO
 from .limits import MAX_BOARDS, MAX_TURN
 from .map import GameMap, load_map
 from .options import validated
-from .multiverse import (RETREAT, Board, Multiverse, Record, Retreat, Unit, board_name, board_name_readings,
+from .multiverse import (ADJUSTMENT, MOVEMENT, PHASES, RETREAT, Board, Multiverse, Record, Retreat, Unit, board_name, board_name_readings,
                          make_board, unit_text)
 from .notation import format_order, parse_order, parse_timeline, parse_unit, parse_where, timeline_name
 from .orders import Place, ResolvedOrder
 from .resolve import resolve
-from .step import StepReport, next_phase, step
+from .results import OrderOutcome
+from .step import StepReport, adjustment_balances, next_phase, retreat_options, step
 
 FORMAT = "fivedp-game"
 VERSION = 1
@@ -62,7 +63,7 @@ def resolved_text(r: ResolvedOrder, m: GameMap) -> str:
     """An order with every place fully designated, so that reading it back needs no defaults."""
     unit = o.UnitSpec(_where(r.unit), r.unit_kind)
     target = o.UnitSpec(_where(r.target)) if r.target else None
-    order = {
+    makers = {
         "hold": lambda: o.Hold(unit),
         "move": lambda: o.Move(unit, _where(r.dest), r.via_convoy, getattr(r.order, "path", ())),
         "support_hold": lambda: o.SupportHold(unit, target),
@@ -70,8 +71,25 @@ def resolved_text(r: ResolvedOrder, m: GameMap) -> str:
         "convoy": lambda: o.Convoy(unit, target, _where(r.dest)),
         "open_convoy": lambda: o.OpenConvoy(unit),
         "jump_assist": lambda: o.JumpAssist(unit, target, _where(r.dest)),
-    }[r.kind]()
+        "disband": lambda: o.Disband(unit),
+        "build": lambda: o.Build(unit),
+        "waive": lambda: o.Waive(),
+    }
+    # an order kind without places to designate (a sustain order) is printed as it was read
+    order = makers[r.kind]() if r.kind in makers else r.order
     return format_order(order, m)
+
+
+def qualify(mv: Multiverse, power: str, text: str) -> tuple[str | None, str | None]:
+    """An order line as the multiverse it was given in reads it: every place fully designated
+    (``A a-Boh@0 - a-Sil@0``), and the name of the board its unit stands on. (None, None) for a line
+    that names no place of this multiverse; a waive has no board."""
+    try:
+        r = resolve(parse_order(text, mv.game_map), power, text, mv)
+    except InputError:
+        return None, None
+    board = board_name(*r.unit.board) if r.unit is not None else None
+    return resolved_text(r, mv.game_map), board
 
 
 def _board_data(m: GameMap, b: Board) -> dict:
@@ -218,8 +236,10 @@ _BOARD = Fields({
 })
 _HISTORY = Fields({
     "phase": Text(), "boards": Opt(ListOf(Text())), "orders": _NAMED, "sustain": Anything(),
-    "results": Opt(ListOf(Fields({"power": Text(), "order": Text(), "result": Text(), "reason": Opt(Text())},
+    "results": Opt(ListOf(Fields({"power": Text(), "order": Text(), "qualified": Opt(Text()), "board": Opt(Text()),
+                                  "result": Text(), "reason": Opt(Text()), "explanation": Anything()},
                                  required=("order", "result")))),
+    "new_timelines": Opt(MapOf(Text(), Text())), "eliminated": Opt(ListOf(Text())), "winner": Opt(Text()),
 })
 GAME_SCHEMA = Fields({
     "format": Text(), "version": Whole(0, 1_000_000), "map": Text(), "options": Opt(MapOf(Text(), Scalar())),
@@ -329,6 +349,12 @@ def load_game(path: str | Path) -> Game:
         if exc.problem.startswith("not valid YAML"):
             raise _damaged(path, f"not valid YAML (line {exc.line}){exc.problem[len('not valid YAML'):]}", _At(exc.line)) from None
         raise (_damaged(path, exc.problem, _At(exc.line)) if exc.line else exc) from None
+    return game_from_data(data, path)
+
+
+def game_from_data(data: Any, path: str = "<game>") -> Game:
+    """A game from the content of a game file (``game_data``), read from YAML or JSON; ``path``
+    names it in messages."""
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         line = value_line(data, "format") if isinstance(data, dict) and "format" in data else 1
         raise InputError(f"{path}: not a fivedp game file (line {line}: no 'format: {FORMAT}')")
@@ -446,8 +472,74 @@ def _parses(line: str, m: GameMap) -> bool:
         return False
 
 
-def submit(game: Game, power: str | None, lines: list[str], *, add: bool = False) -> Game:
-    """Orders for the next phase; a power's new set replaces its earlier one unless ``add`` (DATC 4.D.1 c)."""
+# the phases each verb belongs to; a verb not listed (a later order kind) is never refused by phase
+_VERB_PHASES: dict[type, tuple[str, ...]] = {
+    o.Hold: (MOVEMENT,), o.SupportHold: (MOVEMENT,), o.SupportMove: (MOVEMENT,), o.Convoy: (MOVEMENT,),
+    o.Move: (MOVEMENT, RETREAT), o.Disband: (RETREAT, ADJUSTMENT), o.Build: (ADJUSTMENT,), o.Waive: (ADJUSTMENT,),
+}
+
+
+def phase_problem(mv: Multiverse, line: str, order: o.Order, power: str) -> str | None:
+    """Why an order cannot be for the next phase, or None. Only what is certain from the verb and the
+    board the unit stands on: an order that may be for this phase but is illegal is left to the rules
+    (it is reported ``invalid`` with their reason)."""
+    phase = next_phase(mv)
+    acting = [b for b in mv.heads if b.phase == phase]
+    where = f"the next phase is {phase} on {', '.join(b.name for b in acting)}"
+    phases = _VERB_PHASES.get(type(order))
+    if phases is None or phase not in PHASES:
+        return None
+    if phase not in phases:
+        kind = " or ".join(phases)
+        return f"order {line!r} is {'an' if kind[0] in 'aeiou' else 'a'} {kind} order, but {where}"
+    if isinstance(order, o.Waive):
+        return None
+    try:
+        r = resolve(order, power, line, mv)
+    except InputError:
+        return None  # names no board: the rules report it
+    board = mv.boards.get(r.unit.board) if r.unit else None
+    if board is None or board.key not in {h.key for h in mv.heads} or board.phase == phase:
+        return None
+    return f"order {line!r}: board {board.name} is waiting for its {board.phase}, but {where}"
+
+
+def _unit_key(mv: Multiverse, power: str, line: str) -> tuple | None:
+    """What makes two waiting orders orders for the same thing: the unit's place (for a build, the
+    centre's). A waive is never the same as another (each one gives up one build)."""
+    try:
+        r = resolve(parse_order(line, mv.game_map), power, line, mv)
+    except InputError:
+        return None
+    if r.unit is None:
+        return None
+    return (r.kind == "build", r.unit.timeline, r.unit.turn, r.unit.province)
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """One order line taken for the next phase; ``replaces`` the waiting line it took the place of."""
+
+    power: str
+    text: str
+    qualified: str | None
+    replaces: str | None = None
+
+
+@dataclass(frozen=True)
+class Submission:
+    game: Game
+    accepted: tuple[Accepted, ...]
+    withdrawn: tuple[tuple[str, str], ...] = ()  # (power, line) dropped because the power's orders were replaced
+
+
+def submit_orders(game: Game, power: str | None, lines: list[str], *, replace_all: bool = False,
+                  check_phase: bool = True) -> Submission:
+    """Takes order lines for the next phase. A line for a unit that already has a waiting order takes
+    its place (and says so); other waiting orders stay. ``replace_all`` first withdraws every waiting
+    order of the powers that give orders now. Lines of another phase are refused (InputError), and
+    then nothing is taken; ``check_phase=False`` keeps them, to be reported ``invalid`` as a
+    scenario's would be."""
     mv = game.mv
     if mv.winner:
         raise InputError(f"the game is over: {mv.winner} has won")
@@ -465,34 +557,170 @@ def submit(game: Game, power: str | None, lines: list[str], *, add: bool = False
         if who is not None and mv.game_map.power(who) is None:
             raise InputError(f"unknown power {who!r} (powers: {', '.join(mv.game_map.powers)})")
         try:
-            parse_order(line, mv.game_map)
+            order = parse_order(line, mv.game_map)
             who = mv.game_map.power(who) if who else power_of_line(mv, line)
         except NotationError as exc:
             raise InputError(f"order {line!r}: {exc.problem} (column {exc.position + 1})") from None
+        problem = phase_problem(mv, line, order, who) if check_phase else None
+        if problem:
+            raise InputError(problem)
         by_power.setdefault(who, []).append(line)
     pending = {p: list(v) for p, v in game.pending.items()}
+    accepted: list[Accepted] = []
+    withdrawn: list[tuple[str, str]] = []
     for who, new in by_power.items():
-        pending[who] = (pending.get(who, []) + new) if add else new
-    return replace(game, pending=pending)
+        if replace_all:
+            withdrawn += [(who, line) for line in pending.get(who, [])]
+            pending[who] = []
+        waiting = pending.setdefault(who, [])
+        for line in new:
+            key = _unit_key(mv, who, line)
+            old = next((i for i, w in enumerate(waiting) if key is not None and _unit_key(mv, who, w) == key), None)
+            replaced = None
+            if old is not None:
+                replaced = waiting.pop(old)
+            waiting.append(line)
+            accepted.append(Accepted(who, line, qualify(mv, who, line)[0], replaced if replaced != line else None))
+    pending = {p: v for p, v in pending.items() if v}
+    return Submission(replace(game, pending=pending), tuple(accepted), tuple(withdrawn))
+
+
+def submit(game: Game, power: str | None, lines: list[str], *, add: bool = False) -> Game:
+    """Orders as a scenario takes them: without ``add`` the power's new set replaces its waiting one
+    (DATC 4.D.1 c), with it they join the waiting ones; lines of another phase are kept (and come out
+    ``invalid``). Players and programs use :func:`submit_orders`, which refuses those."""
+    return submit_orders(game, power, lines, replace_all=not add, check_phase=False).game
+
+
+def check_orders(game: Game) -> tuple[OrderOutcome, ...]:
+    """The waiting orders the rules would ignore, each with its reason: the next phase adjudicated on
+    a copy, nothing kept but the illegal orders."""
+    if game.mv.winner:
+        raise InputError(f"the game is over: {game.mv.winner} has won")
+    report = step(game.mv, game.pending)
+    return tuple(x for x in report.outcomes if x.result == "invalid")
+
+
+@dataclass(frozen=True)
+class Duty:
+    """What one power must do on one head in the next phase.
+
+    ``kind``: ``orders`` (movement: ``units`` to order, ``ordered`` those with an order waiting),
+    ``retreat`` (one dislodged unit, ``options`` the provinces it may retreat to; or disband),
+    ``build`` or ``disband`` (``count``; ``options`` the free home centres for builds), or the name of
+    another phase."""
+
+    power: str
+    board: str
+    kind: str
+    units: tuple[str, ...] = ()
+    ordered: tuple[str, ...] = ()
+    count: int = 0
+    options: tuple[str, ...] = ()
+
+
+def duties(game: Game) -> tuple[Duty, ...]:
+    """Everything the next phase asks of each power, head by head (retreat options and adjustment
+    counts come from the retreat and adjustment programs)."""
+    mv = game.mv
+    if mv.winner:
+        return ()
+    m = mv.game_map
+    phase = next_phase(mv)
+    acting = [b for b in mv.heads if b.phase == phase]
+    ordered: set[tuple[int, int, str]] = set()
+    for who, lines in game.pending.items():
+        for line in lines:
+            key = _unit_key(mv, who, line)
+            if key is not None:
+                ordered.add(key[1:])
+    out: list[Duty] = []
+    if phase == RETREAT:
+        options = retreat_options(mv)
+        for b in acting:
+            for r in sorted(b.retreats, key=lambda r: (r.unit.power, r.unit.location)):
+                place = (b.timeline, b.turn, r.unit.province)
+                out.append(Duty(r.unit.power, b.name, RETREAT, (unit_text(r.unit, m),),
+                                (unit_text(r.unit, m),) if place in ordered else (), 1,
+                                tuple(m.short_name(p) for p in options.get(place, ()))))
+    elif phase == ADJUSTMENT:
+        balances = adjustment_balances(mv)
+        for b in acting:
+            for (key, who), n in sorted(balances.items(), key=lambda x: (x[0][1], x[0][0])):
+                if key != b.key or n == 0 or who in mv.eliminated:
+                    continue
+                units = tuple(sorted(unit_text(u, m) for u in b.units.values() if u.power == who))
+                if n > 0:
+                    free = tuple(m.short_name(h) for h in m.home_centers(who)
+                                 if b.centers.get(h) == who and h not in b.units)
+                    out.append(Duty(who, b.name, "build", (), (), n, free))
+                else:
+                    mine = tuple(sorted(unit_text(u, m) for u in b.units.values()
+                                        if u.power == who and (b.timeline, b.turn, u.province) in ordered))
+                    out.append(Duty(who, b.name, "disband", units, mine, -n))
+    else:
+        for b in acting:
+            for who in sorted({u.power for u in b.units.values()}):
+                units = sorted(b.units.values(), key=lambda u: unit_text(u, m))
+                mine = tuple(unit_text(u, m) for u in units if u.power == who)
+                done = tuple(unit_text(u, m) for u in units if u.power == who
+                             and (b.timeline, b.turn, u.province) in ordered)
+                out.append(Duty(who, b.name, "orders" if phase == MOVEMENT else phase, mine, done, len(mine)))
+    return tuple(sorted(out, key=lambda d: d.power))
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _result_entry(mv: Multiverse, x: OrderOutcome) -> dict:
+    """One result as the history keeps it: the line, its fully designated form, its unit's board, the
+    result and reason, and whatever else the outcome says about it (a structured explanation)."""
+    qualified, board = qualify(mv, x.power, x.text)
+    entry: dict[str, Any] = {"power": x.power, "order": x.text}
+    if qualified is not None:
+        entry["qualified"] = qualified
+    if board is not None:
+        entry["board"] = board
+    entry["result"] = x.result
+    if x.reason:
+        entry["reason"] = x.reason
+    extras = {key: _plain(value) for key, value in x.as_dict().items()
+              if key not in ("power", "text", "canonical", "result", "reason") and value is not None}
+    if extras:
+        # the structured account of the result, whatever the engine calls its parts
+        entry["explanation"] = extras["explanation"] if set(extras) == {"explanation"} else extras
+    return entry
 
 
 def adjudicate(game: Game) -> tuple[Game, StepReport]:
     if game.mv.winner:
         raise InputError(f"the game is over: {game.mv.winner} has won")
     report = step(game.mv, game.pending)
-    acting = [b.name for b in game.mv.heads if b.phase == report.phase]
-    entry = {
+    before, after = report.before, report.after
+    acting = [b.name for b in before.heads if b.phase == report.phase]
+    entry: dict[str, Any] = {
         "phase": report.phase,
         "boards": acting,
         "orders": {p: list(v) for p, v in game.pending.items()},
-        "results": [{"power": x.power, "order": x.text, "result": x.result, **({"reason": x.reason} if x.reason else {})}
-                    for x in report.outcomes],
+        "results": [_result_entry(before, x) for x in report.outcomes],
     }
+    forks = {timeline_name(tl): board_name(*k) for tl, k in sorted(after.forks.items()) if tl not in before.forks}
+    if forks:
+        entry["new_timelines"] = forks
+    if after.eliminated - before.eliminated:
+        entry["eliminated"] = sorted(after.eliminated - before.eliminated)
+    if after.winner and not before.winner:
+        entry["winner"] = after.winner
     if report.sustain is not None:
         from .cli import sustain_json
 
         entry["sustain"] = sustain_json(report.sustain, game.mv.game_map)
-    return Game(report.after, {}, game.history + (entry,), game.start), report
+    return Game(after, {}, game.history + (entry,), game.start), report
 
 
 def export_case(game: Game, case_id: str) -> dict:

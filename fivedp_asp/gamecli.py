@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -12,11 +13,15 @@ from .cases import load_case
 from .errors import InputError
 from .inputs import read_stream, read_text
 from .limits import MAX_ORDERS
-from .game import adjudicate, export_case, load_game, locked, new_game, save_game, submit
+from . import api
+from .api import adjudicate, check_orders, duties, legal_orders, load_game
+from .game import export_case, locked, new_game, save_game
+from .jsonout import (board_document, game_document, game_step_document, history_document, history_results,
+                      options_json, orders_document, possible_document, timelines_json)
 from .map import load_map
 from .multiverse import SUSTAIN, opening, season_name
 from .notation import timeline_name
-from .options import parse_setting
+from .options import parse_setting, show as show_value
 from .step import next_phase
 
 
@@ -41,7 +46,7 @@ def cmd_new(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read_lines(args: argparse.Namespace) -> list[str]:
+def _read_lines(args: argparse.Namespace, *, allow_none: bool = False) -> list[str]:
     lines = list(args.orders)
     if args.orders_file:
         if args.orders_file == "-":
@@ -59,18 +64,59 @@ def _read_lines(args: argparse.Namespace) -> list[str]:
         bad = next((i for i, ch in enumerate(line) if ch < " " and ch != "\t" or ch == "\x7f"), None)
         if bad is not None:
             raise InputError(f"order line {n} {line[:40]!r}: control character at column {bad + 1}")
-    if not lines:
+    if not lines and not allow_none:
         raise InputError("no orders given (as arguments, or with --file F, or --file - for standard input)")
     return lines
 
 
+def _emit(doc: dict) -> None:
+    print(json.dumps(doc, indent=2))
+
+
+def _waiting_lines(game) -> list[str]:
+    lines = []
+    for power, waiting in sorted(game.pending.items()):
+        lines.append(f"{power}: {len(waiting)} order{'s' if len(waiting) != 1 else ''} waiting")
+        lines += [f"  {line}" for line in waiting]
+    return lines
+
+
+def _illegal_lines(illegal, total: int, phase: str) -> list[str]:
+    if not illegal:
+        return [f"Checked {total} waiting order{'s' if total != 1 else ''} for the {phase}: all legal."]
+    lines = [f"Checked {total} waiting order{'s' if total != 1 else ''} for the {phase}: "
+             f"{len(illegal)} illegal (the unit holds, or the order is ignored):"]
+    lines += [f"  {o.power}: {o.text}: {o.reason or 'illegal'}" for o in illegal]
+    return lines
+
+
 def cmd_orders(args: argparse.Namespace) -> int:
-    lines = _read_lines(args)
+    lines = _read_lines(args, allow_none=args.check)
+    if args.check:
+        # nothing is written: the orders are checked as if they had been given
+        game = load_game(args.file)
+        sub = api.submit_orders(game, lines, power=args.power, replace=args.replace) if lines else None
+        game = sub.game if sub else game
+        illegal = check_orders(game)
+        if args.json:
+            _emit(orders_document(game, sub, illegal, checked=True))
+        else:
+            total = sum(len(v) for v in game.pending.values())
+            print("\n".join(_illegal_lines(illegal, total, next_phase(game.mv))))
+        return 1 if illegal else 0
     with locked(args.file):
-        game = submit(load_game(args.file), args.power, lines, add=args.add)
-        save_game(args.file, game)
-    for power, lines in sorted(game.pending.items()):
-        print(f"{power}: {len(lines)} order{'s' if len(lines) != 1 else ''} waiting")
+        sub = api.submit_orders(load_game(args.file), lines, power=args.power, replace=args.replace)
+        save_game(args.file, sub.game)
+    game = sub.game
+    if args.json:
+        _emit(orders_document(game, sub))
+        return 0
+    for power, line in sub.withdrawn:
+        print(f"Withdrawn: {power}: {line}")
+    for a in sub.accepted:
+        if a.replaces:
+            print(f"Replaced: {a.power}: {a.replaces}  by  {a.text}")
+    print("\n".join(_waiting_lines(game)))
     return 0
 
 
@@ -80,6 +126,9 @@ def cmd_adjudicate(args: argparse.Namespace) -> int:
     with locked(args.file):
         game, report = adjudicate(load_game(args.file))
         save_game(args.file, game)
+    if args.json:
+        _emit(game_step_document(game, report))
+        return 0
     print("\n".join(step_lines(report, len(game.history))))
     if game.mv.eliminated:
         print(f"Eliminated: {', '.join(sorted(game.mv.eliminated))}")
@@ -97,6 +146,39 @@ def _next_text(mv) -> str:
     return f"{phase} on " + ", ".join(b.name for b in mv.heads if b.phase == phase)
 
 
+def _duty_line(d) -> str:
+    if d.kind == "orders":
+        missing = [u for u in d.units if u not in d.ordered]
+        text = f"  {d.power} on {d.board}: orders for {', '.join(d.units)}"
+        if d.ordered:
+            text += f" ({len(d.ordered)} given" + (f"; without an order {', '.join(missing)} hold)" if missing else ")")
+        return text
+    if d.kind == "retreat":
+        where = ", ".join(d.options)
+        done = " (order given)" if d.ordered else ""
+        return f"  {d.power} on {d.board}: {d.units[0]} must retreat to {where} or disband{done}"
+    if d.kind == "build":
+        free = ", ".join(d.options) or "no free home centre"
+        return f"  {d.power} on {d.board}: may build {d.count} (free home centres: {free})"
+    if d.kind == "disband":
+        given = f"; {len(d.ordered)} given" if d.ordered else ""
+        return (f"  {d.power} on {d.board}: must disband {d.count} of {', '.join(d.units)}{given}"
+                " (without orders, civil disorder chooses)")
+    return f"  {d.power} on {d.board}: {d.kind} orders for {', '.join(d.units)}"
+
+
+def _board_history_lines(game, name: str) -> list[str]:
+    lines = []
+    step = None
+    for r in history_results(game, name):
+        if r["step"] != step:
+            step = r["step"]
+            lines.append(f"  Step {step}: {r['phase']}")
+        reason = f" ({r['reason']})" if r.get("reason") else ""
+        lines.append(f"    {r['power']}: {r['order']}  {r['result']}{reason}")
+    return lines or ["  No orders were given on this board."]
+
+
 def cmd_show(args: argparse.Namespace) -> int:
     from .cli import board_lines
 
@@ -108,12 +190,18 @@ def cmd_show(args: argparse.Namespace) -> int:
     game = load_game(args.file)
     mv = game.mv
     if args.board:
-        board = mv.find_board(args.board)
-        if board is None:
-            raise InputError(f"no board {args.board!r} (boards: {', '.join(sorted(b.name for b in mv.boards.values()))})")
+        board = api.board(game, args.board)
+        if args.json:
+            _emit(board_document(game, board))
+            return 0
         print("\n".join(board_lines(mv, board)))
         if board.timeline in mv.dissolved:
             print(f"  (timeline {timeline_name(board.timeline)} has dissolved: this board is history, out of play)")
+        print("Orders given on this board:")
+        print("\n".join(_board_history_lines(game, board.name)))
+        return 0
+    if args.json:
+        _emit(game_document(game))
         return 0
     print(f"Timelines: {len(mv.timelines)}, boards: {len(mv.boards)}, steps played: {len(game.history)}")
     if mv.winner:
@@ -124,10 +212,68 @@ def cmd_show(args: argparse.Namespace) -> int:
     for tl in sorted(mv.dissolved):
         last = mv.boards[(tl, mv.latest_turn(tl))]
         print(f"  timeline {timeline_name(tl)}: dissolved (out of play; last board {last.name}, {season_name(last.turn)})")
+    forks = [f"{t['timeline']} from {t['forked_from']}" for t in timelines_json(mv) if t["forked_from"]]
+    print("Forks: " + ("; ".join(forks) if forks else "none (one timeline)"))
+    options = options_json(mv.options)
+    changed = [f"{k}={show_value(v['value'])}" for k, v in options.items() if not v["default"]]
+    print("Options: " + (", ".join(changed) + " (the others at their defaults)" if changed
+                         else "all at their defaults"))
+    if mv.eliminated:
+        print(f"Eliminated: {', '.join(sorted(mv.eliminated))}")
     phase = next_phase(mv)
+    if not mv.winner:
+        print(f"To do ({_next_text(mv)}):")
+        due = duties(game)
+        print("\n".join(_duty_line(d) for d in due) if due else "  nothing: adjudicate to go on")
     print(f"Next: {_next_text(mv) if phase == SUSTAIN else phase}")
     for power, lines in sorted(game.pending.items()):
         print(f"  {power}: " + "; ".join(lines))
+    return 0
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    game = load_game(args.file)
+    if args.json:
+        _emit(history_document(game))
+        return 0
+    if not game.history:
+        print("No steps played yet.")
+    for i, h in enumerate(game.history, 1):
+        results = h.get("results", [])
+        counts = {}
+        for r in results:
+            counts[r["result"]] = counts.get(r["result"], 0) + 1
+        tally = ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "no orders"
+        text = f"Step {i}: {h.get('phase')} on {', '.join(h.get('boards', ()))}: {len(results)} orders ({tally})"
+        for tl, origin in (h.get("new_timelines") or {}).items():
+            text += f"; timeline {tl} forked from {origin}"
+        if h.get("eliminated"):
+            text += f"; eliminated: {', '.join(h['eliminated'])}"
+        if h.get("winner"):
+            text += f"; {h['winner']} won"
+        print(text)
+        if args.verbose:
+            for r in results:
+                reason = f" ({r['reason']})" if r.get("reason") else ""
+                print(f"    {r['power']}: {r.get('qualified') or r['order']}  {r['result']}{reason}")
+    return 0
+
+
+def cmd_possible(args: argparse.Namespace) -> int:
+    game = load_game(args.file)
+    if game.mv.winner:
+        raise InputError(f"the game is over: {game.mv.winner} has won")
+    orders = legal_orders(game, power=args.power, unit=args.unit)
+    if args.json:
+        _emit(possible_document(game.mv, orders))
+        return 0
+    print(f"Possible {next_phase(game.mv)} orders: {len(orders)}")
+    group = None
+    for p in orders:
+        if (p.power, p.board, p.unit) != group:
+            group = (p.power, p.board, p.unit)
+            print(f"  {p.power} on {p.board}" + (f", {p.unit}:" if p.unit else ":"))
+        print(f"    {p.order}")
     return 0
 
 
@@ -155,21 +301,38 @@ def add_game_parser(sub) -> None:
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a rule option (repeatable)")
     p.add_argument("--force", action="store_true", help="replace an existing game file")
     p.set_defaults(func=cmd_new)
-    p = gsub.add_parser("orders", help="submit orders for the next phase (a power's new orders replace its old ones)")
+    p = gsub.add_parser("orders", help="submit orders for the next phase (a later order for a unit replaces its earlier one)")
     p.add_argument("file")
     p.add_argument("orders", nargs="*", help='order lines, e.g. "A Mun - Tyr" or "Germany: A Mun - Tyr"')
     p.add_argument("--power", help="the power giving the orders (otherwise read from each unit)")
     p.add_argument("--file", dest="orders_file", metavar="F", help="read order lines from F (- for standard input)")
-    p.add_argument("--add", action="store_true", help="add to the power's waiting orders instead of replacing them")
+    p.add_argument("--replace", action="store_true", help="withdraw the power's waiting orders first")
+    p.add_argument("--add", action="store_true", help="add to the waiting orders (what happens anyway; kept for scripts)")
+    p.add_argument("--check", action="store_true",
+                   help="report the waiting orders (and these) that the rules would find illegal; saves nothing")
+    p.add_argument("--json", action="store_true", help="print a JSON document instead")
     p.set_defaults(func=cmd_orders)
     p = gsub.add_parser("adjudicate", help="adjudicate the next phase with the waiting orders")
     p.add_argument("file")
+    p.add_argument("--json", action="store_true", help="print a JSON document instead")
     p.set_defaults(func=cmd_adjudicate)
-    p = gsub.add_parser("show", help="show the heads (or one board) and the waiting orders")
+    p = gsub.add_parser("show", help="show the heads, forks, options and what each power must do (or one board)")
     p.add_argument("file")
-    p.add_argument("board", nargs="?", help="a board name such as a3 or b1")
+    p.add_argument("board", nargs="?", help="a board name such as a3 or b1 (its units, and the orders given on it)")
     p.add_argument("--html", metavar="FILE", help="draw the multiverse (or the board) into an HTML page instead")
+    p.add_argument("--json", action="store_true", help="print a JSON document instead")
     p.set_defaults(func=cmd_show)
+    p = gsub.add_parser("history", help="list the steps played")
+    p.add_argument("file")
+    p.add_argument("-v", "--verbose", action="store_true", help="also list every order with its result")
+    p.add_argument("--json", action="store_true", help="print a JSON document instead")
+    p.set_defaults(func=cmd_history)
+    p = gsub.add_parser("possible", help="list the orders the rules accept in the next phase")
+    p.add_argument("file")
+    p.add_argument("--power", help="only this power's orders")
+    p.add_argument("--unit", help="only this unit's orders (e.g. 'A b-Mun')")
+    p.add_argument("--json", action="store_true", help="print a JSON document instead")
+    p.set_defaults(func=cmd_possible)
     p = gsub.add_parser("export", help="write the game as a scenario file")
     p.add_argument("file")
     p.add_argument("-o", "--output", help="the scenario file to write (default: standard output)")

@@ -344,6 +344,22 @@ def _drop_hopeless_retreats(mv: Multiverse, boards: Sequence[Board]):
     return mv.with_boards(updated), tuple(gone)
 
 
+def retreat_options(mv: Multiverse) -> dict[tuple[int, int, str], tuple[str, ...]]:
+    """Where each unit waiting to retreat on a head may go (provinces), as the retreat program sees it
+    before any order: what a player is shown, not a ruling on any particular order."""
+    waiting = [b for b in mv.heads if b.retreats]
+    if not waiting:
+        return {}
+    answer = Answer.of(solve_decisions(_program(mv, "retreat"), _retreat_facts(mv, waiting, []),
+                                       map_facts(mv.game_map)).atoms)
+    options: dict[tuple[int, int, str], list[str]] = {
+        (b.timeline, b.turn, r.unit.province): [] for b in waiting for r in b.retreats}
+    for sym in answer.symbols.get("option", []):
+        unit, province = sym.arguments
+        options.setdefault(t.read_place(unit), []).append(t.name_of(province))
+    return {k: tuple(sorted(v)) for k, v in options.items()}
+
+
 def _retreat(mv: Multiverse, orders) -> StepReport:
     boards = [b for b in mv.heads if b.phase == RETREAT]
     answer = Answer.of(solve_decisions(_program(mv, "retreat"), _retreat_facts(mv, boards, orders), map_facts(mv.game_map)).atoms)
@@ -380,6 +396,22 @@ def _adjustment_facts(mv: Multiverse, boards: Sequence[Board], orders) -> str:
             lines.append(f"ordered_waive({i},{t.const(r.power)}).")
     lines += [line for line in order_facts(orders) if not line.startswith("ordered_other(") or "disband" in line]
     return "\n".join(lines) + "\n"
+
+
+def adjustment_balances(mv: Multiverse) -> dict[tuple[tuple[int, int], str], int]:
+    """(board, power) -> centres minus units on every head waiting for adjustments, as the adjustment
+    program counts them: builds allowed when positive, disbands owed when negative."""
+    boards = [b for b in mv.heads if b.phase == ADJUSTMENT]
+    if not boards:
+        return {}
+    answer = Answer.of(solve_decisions(_program(mv, "adjustment"), _adjustment_facts(mv, boards, []),
+                                       adjustment_map_facts(mv.game_map)).atoms)
+    powers = {t.const(p): p for p in mv.game_map.powers}
+    out = {}
+    for board, power, n in answer.get("balance"):
+        key = t.board_of(str(board))
+        out[(key, powers.get(t.name_of(power), t.name_of(power)))] = n.number
+    return out
 
 
 def _adjustment(mv: Multiverse, orders) -> StepReport:

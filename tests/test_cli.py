@@ -528,7 +528,7 @@ def test_adjudicate_json(capsys, tmp_path):
     assert orders["A Munich - Bohemia"]["power"] == "Germany"
     assert step["dislodged"] == []
     board = step["boards"]["a1"]
-    assert (board["timeline"], board["turn"], board["season"], board["phase"]) == (0, 1, "Fall 1901", "movement")
+    assert (board["timeline"], board["turn"], board["season"], board["phase"]) == ("a", 1, "Fall 1901", "movement")
     assert board["units"] == {"Austria": ["A Vie"], "Germany": ["A Mun"]}
     assert board["centers"]["Germany"] == ["Ber", "Kie", "Mun"]
     assert board["retreats"] == []

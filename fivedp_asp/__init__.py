@@ -1,0 +1,32 @@
+"""fivedp-asp: an adjudicator for 5D Diplomacy with Multiversal Time Travel, its rules written in
+Answer Set Programming (clingo).
+
+The public API is re-exported here from :mod:`fivedp_asp.api` (docs/api.md)::
+
+    import fivedp_asp as fd
+
+    game = fd.new_game()                                   # Spring 1901 on board a0
+    game = fd.submit_orders(game, ["A Mun - Boh", "F Kie - Den"], power="Germany").game
+    game, report = fd.adjudicate(game)
+    for outcome in fd.results(report):
+        print(outcome.power, outcome.text, outcome.result, outcome.reason)
+    print(fd.board(game, "a1").units)
+    print([p.order for p in fd.legal_orders(game, power="Germany")])
+
+Everything else in the package is internal and may change between versions.
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, version as _version
+
+from .api import *  # noqa: F403 (the API is the package's public face)
+from .api import __all__ as _api_all
+from .errors import AdjudicationError, InputError
+
+try:
+    __version__: str = _version("fivedp-asp")
+except PackageNotFoundError:  # a source checkout that was never installed
+    __version__ = "0+unknown"
+
+__all__ = [*_api_all, "AdjudicationError", "InputError", "__version__"]
