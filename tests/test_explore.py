@@ -350,3 +350,15 @@ def test_elimination_and_winner_differ_by_victory_rule(capsys):
         assert rows[("eliminated", None, None)][cols[other]] == []
         assert rows[("winner", None, None)][cols[other]] is None
         assert rows[("units", "b1", "Germany")][cols[other]] == ["A Ruh"]
+
+
+def test_dissolved_timelines_are_shown_by_their_letters(capsys):
+    """RULES §9.3: in the sustain case where the root timeline a and timeline c dissolve, the standing
+    row names them by their letters, as boards and new timelines do, not by their indices."""
+    path = ROOT / "cases" / "options" / "sustain" / "04-three-timelines-tie-root-dissolves.yaml"
+    data = explore_json(capsys, path, "--all-values", "sustain")
+    scenario = data["scenarios"][0]
+    cols = {c["sustain"]: i for i, c in enumerate(scenario["columns"])}
+    rows = {r["what"]: r["values"] for s in scenario["steps"] for r in s["rows"] if r["what"] == "dissolved"}
+    assert rows["dissolved"][cols[True]] == ["a", "c"]
+    assert rows["dissolved"][cols[False]] == []
