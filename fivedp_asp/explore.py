@@ -202,6 +202,10 @@ def _standing_fields(report: StepReport) -> list[str]:
             and getattr(report.after, f.name) != getattr(report.before, f.name)]
 
 
+# standing fields whose values are timeline indices: shown by their letters, as everywhere else
+_TIMELINE_FIELDS = {"dissolved"}
+
+
 def _plain(value: Any) -> Any:
     """A field's value as plain, comparable data: a collection as its sorted items' text."""
     if value is None or isinstance(value, (str, bool, int)):
@@ -240,7 +244,10 @@ def _cells(report: StepReport, boards: Sequence[tuple[int, int]], standing: Sequ
             cells[("centres", name, power)] = centres
     cells[("backup rules",)] = tuple(report.backups)
     for name in standing:
-        cells[("standing", name)] = _plain(getattr(after, name))
+        value = getattr(after, name)
+        if name in _TIMELINE_FIELDS:
+            value = tuple(timeline_name(tl) for tl in sorted(value))
+        cells[("standing", name)] = _plain(value)
     return cells
 
 

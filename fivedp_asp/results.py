@@ -70,6 +70,8 @@ class Cause:
         if k == "paradox":
             if self.detail == "szykman":
                 return f"convoy paradox, Szykman rule: {units} hold{'s' if len(self.units) == 1 else ''}"
+            if self.detail == "all_hold":
+                return f"convoy paradox, 'All Hold' rule: the moves of {units} fail"
             if self.detail == "circular":
                 return f"circular movement: the moves of {units} succeed"
             return f"paradox, DATC 5.B.9: the orders of {units} fail"
@@ -79,7 +81,8 @@ class Cause:
             return f"cut by {units}"
         if k == "not_matching":
             did = {"holds": "does not move", "moves": "moves elsewhere", "overland": "does not go by convoy",
-                   "other_coast": "moves to another coast"}
+                   "other_coast": "moves to another coast",
+                   "paradox": "does not move, its move failed in the paradox"}
             return f"not matching: {units} {did.get(self.detail or '', 'does something else')}"
         if k == "unused":
             return "not on the route the army took"

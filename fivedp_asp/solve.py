@@ -7,7 +7,8 @@ means a convoy paradox, otherwise circular movement — and applies the backup r
 atoms through assumptions on the same ground program:
 - convoy paradox: the Szykman rule, the paradox's convoying fleets hold (``szykman/1`` externals);
   or, when the program states ``backup_rule(all_hold)`` (an option's logic file, DATC 4.A.2), the
-  'All Hold' rule: the paradox's moves fail (assumptions on ``moves/1``);
+  'All Hold' rule: the paradox's moves fail and take no effect (``all_hold/1`` externals, which
+  take the units' moves out of the program);
 - circular movement: the undecided moves succeed (assumptions on ``moves/1``);
 - any other cycle (DATC §5.B.9, for variants): its undecided decisions fail.
 """
@@ -134,21 +135,21 @@ def _core(ctl: clingo.Control, assumptions: list) -> list[int]:
     return core
 
 
-def _fail_paradox_moves(ctl: clingo.Control, fleets: set, undecided: set, circular: list, backups: list) -> bool:
-    """The 'All Hold' rule (DATC 4.A.2): the moves of the paradox fail. They are the undecided moves, the
-    moves into the paradox's convoying fleets and the moves of the armies those fleets convoy. Returns
-    False when they were all failed already (the driver then falls back to the Szykman rule)."""
+def _paradox_units(ctl: clingo.Control, fleets: set, undecided: set, held: set) -> list[clingo.Symbol]:
+    """The 'All Hold' rule (DATC 4.A.2): the units whose moves make up the paradox, not yet held. They are
+    the units moving into the paradox's convoying fleets and the armies those fleets convoy; only when
+    those are all held already, the units of the undecided moves. Empty when those too are held (the
+    driver then falls back to the Szykman rule). A move that merely depends on the paradox's outcome
+    is not part of it: it is adjudicated once the paradox's moves have failed."""
     atoms = ctl.symbolic_atoms
     armies = {a.symbol.arguments[1] for a in atoms.by_signature("convoys", 2) if a.symbol.arguments[0] in fleets}
     movers = {a.symbol.arguments[0] for a in atoms.by_signature("move", 2)
               if a.symbol.arguments[1] in fleets or a.symbol.arguments[0] in armies}
-    moves = undecided | {clingo.Function("moves", [u]) for u in movers}
-    new = sorted(m for m in moves if m in atoms and (m, False) not in circular)
-    if not new:
-        return False
-    circular.extend((m, False) for m in new)
-    backups.append(("all_hold", tuple(m.arguments[0] for m in new)))
-    return True
+    for units in (movers, {m.arguments[0] for m in undecided}):
+        new = sorted(u for u in units if clingo.Function("all_hold", [u]) in atoms and u not in held)
+        if new:
+            return new
+    return []
 
 
 def solve_decisions(programs: Sequence[str], facts: str, static: str = "", *, max_rounds: int = 20,
@@ -164,13 +165,24 @@ def solve_decisions(programs: Sequence[str], facts: str, static: str = "", *, ma
         ctl.assign_external(sym, None)  # free: every solve call fixes it by assumption
     # the program says which paradox backup rule applies (datc_4a2); the Szykman rule unless it says otherwise
     all_hold = any(str(a.symbol.arguments[0]) == "all_hold" for a in atoms.by_signature("backup_rule", 1))
+    failing = sorted(a.symbol for a in atoms.by_signature("all_hold", 1))
+    for sym in failing:
+        ctl.assign_external(sym, None)
     held: set[clingo.Symbol] = set()
+    stopped: set[clingo.Symbol] = set()  # units whose moves a paradox made fail ('All Hold')
     circular: list[tuple[clingo.Symbol, bool]] = []
     backups: list[str] = []
     seen = 0
 
     def assumptions() -> list:
-        return [(s, s in held) for s in szykman] + circular
+        return ([(s, s in held) for s in szykman] + [(s, s.arguments[0] in stopped) for s in failing]
+                + circular)
+
+    def hold_all(units: list[clingo.Symbol]) -> bool:
+        stopped.update(units)
+        if units:
+            backups.append(("all_hold", tuple(units)))
+        return bool(units)
 
     for _ in range(max_rounds):
         models = _models(ctl, assumptions(), 2)
@@ -194,7 +206,7 @@ def solve_decisions(programs: Sequence[str], facts: str, static: str = "", *, ma
             core = [lits[-lit] for lit in _core(ctl, assumptions()) if -lit in lits]
             if not core:
                 raise AdjudicationError("no adjudication satisfies the rules, and no convoy paradox explains it")
-            if all_hold and _fail_paradox_moves(ctl, {c.arguments[0] for c in core}, set(), circular, backups):
+            if all_hold and hold_all(_paradox_units(ctl, {c.arguments[0] for c in core}, set(), stopped)):
                 continue
             held.update(core)
             backups.append(("szykman", tuple(sorted(c.arguments[0] for c in core))))
@@ -211,8 +223,8 @@ def solve_decisions(programs: Sequence[str], facts: str, static: str = "", *, ma
                     fleets.add(dest)
             elif s.name == "dislodged" and s.arguments[0] in convoying:
                 fleets.add(s.arguments[0])
-        if all_hold and fleets and _fail_paradox_moves(ctl, fleets, {s for s in undecided if s.name == "moves"},
-                                                       circular, backups):
+        if all_hold and fleets and hold_all(_paradox_units(ctl, fleets, {s for s in undecided if s.name == "moves"},
+                                                           stopped)):
             continue
         new = {clingo.Function("szykman", [f]) for f in fleets} - held
         if new:

@@ -350,3 +350,29 @@ def test_elimination_and_winner_differ_by_victory_rule(capsys):
         assert rows[("eliminated", None, None)][cols[other]] == []
         assert rows[("winner", None, None)][cols[other]] is None
         assert rows[("units", "b1", "Germany")][cols[other]] == ["A Ruh"]
+
+
+def test_dissolved_timelines_are_shown_by_their_letters(capsys):
+    """RULES §9.3: in the sustain case where the root timeline a and timeline c dissolve, the standing
+    row names them by their letters, as boards and new timelines do, not by their indices."""
+    path = ROOT / "cases" / "options" / "sustain" / "04-three-timelines-tie-root-dissolves.yaml"
+    data = explore_json(capsys, path, "--all-values", "sustain")
+    scenario = data["scenarios"][0]
+    cols = {c["sustain"]: i for i, c in enumerate(scenario["columns"])}
+    rows = {r["what"]: r["values"] for s in scenario["steps"] for r in s["rows"] if r["what"] == "dissolved"}
+    assert rows["dissolved"][cols[True]] == ["a", "c"]
+    assert rows["dissolved"][cols[False]] == []
+
+
+def test_all_hold_fails_the_paradox_moves_and_says_why(capsys):
+    """DATC 6.F.18 under the 'All Hold' rule (DATC 4.A.2): the army's move and the attack on the
+    convoying fleet fail by that rule, and the supports of those moves match nothing because the moves
+    were not made; nothing falls back to the Szykman rule."""
+    data = explore_json(capsys, ROOT / "cases" / "datc" / "6.F.18.yaml", "--option", "datc_4a2=all_hold,szykman")
+    scenario = data["scenarios"][0]
+    col = [c["datc_4a2"] for c in scenario["columns"]].index("all_hold")
+    rows = {r.get("order", r["what"]): r["values"][col] for s in scenario["steps"] for r in s["rows"]}
+    assert rows["A London - Belgium"]["reason"] == "convoy paradox, 'All Hold' rule: the moves of A Lon, F Ska fail"
+    assert rows["F English Channel Supports A London - Belgium"] == {
+        "result": "fails", "reason": "not matching: A Lon does not move, its move failed in the paradox"}
+    assert rows["backup rules"] == ["convoy paradox, 'All Hold' rule: the moves of A Lon (a0), F Ska (a0) fail"]
