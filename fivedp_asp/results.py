@@ -19,6 +19,7 @@ Place3 = tuple[int, int, str]  # (timeline, turn, province)
 CAUSE_KINDS = (
     "beaten_head_to_head", "bounced", "own_unit", "convoy_disrupted", "no_route", "paradox", "dislodged",
     "cut", "not_matching", "unused", "strength", "duplicate", "no_builds_left", "no_disbands_left",
+    "civil_disorder", "too_few_assists", "open_convoy_unused", "sustains_other", "overridden",
 )
 
 
@@ -31,8 +32,9 @@ class Cause:
     ``versus`` names the strength the attack was measured against: ``hold``, ``prevent``, ``defend``
     (the unit that stopped a move), or ``opposition`` (the strongest a successful move overcame).
     ``detail`` is the paradox rule (``szykman``, ``circular``, ``fail``) or what a supported or
-    convoyed unit did instead (``holds``, ``moves``, ``overland``, ``other_coast``); ``count`` the builds or disbands
-    a power had."""
+    convoyed unit did instead (``holds``, ``moves``, ``overland``, ``other_coast``), the time centre a sustain
+    order cast for, or what overrode it (``later``, ``centre``); ``count`` the builds or disbands a power had,
+    or the assists a jump was given (``against`` its length); ``timeline`` the timeline a centre sustained."""
 
     kind: str
     units: tuple[str, ...] = ()
@@ -41,10 +43,11 @@ class Cause:
     versus: str | None = None
     detail: str | None = None
     count: int | None = None
+    timeline: str | None = None
 
     def as_dict(self) -> dict:
         out: dict = {"kind": self.kind, "units": list(self.units)}
-        for key in ("strength", "against", "versus", "detail", "count"):
+        for key in ("strength", "against", "versus", "detail", "count", "timeline"):
             value = getattr(self, key)
             if value is not None:
                 out[key] = value
@@ -94,6 +97,16 @@ class Cause:
             return f"no builds left ({self.count} owed)"
         if k == "no_disbands_left":
             return f"no disbands left ({self.count} owed)"
+        if k == "civil_disorder":
+            return f"the power of {units} gives no orders (civil disorder)"
+        if k == "too_few_assists":
+            return f"too few jump assists given ({self.count} of {self.against})"
+        if k == "open_convoy_unused":
+            return "open convoy not used by any army"
+        if k == "sustains_other":
+            return f"{self.detail} sustains {self.timeline}"
+        if k == "overridden":
+            return "overridden by a later order" if self.detail == "later" else "overridden by centre orders"
         return k.replace("_", " ")
 
 

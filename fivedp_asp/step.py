@@ -95,18 +95,24 @@ def _causes(mv: Multiverse, raw, paradox: Sequence[Cause] = ()) -> tuple[Cause, 
     """The rules' causes of one order (kind, unit place, detail), units of equal causes together."""
     grouped: dict[tuple, list[str]] = {}
     for kind, place, detail in raw:
-        strength = against = versus = what = count = None
+        strength = against = versus = what = count = timeline = None
         if detail and detail[0] == "s":
             versus, strength, against = detail[1:]
-        elif detail and detail[0] in ("did", "rule"):
+        elif detail and detail[0] in ("did", "rule", "by"):
             what = detail[1]
         elif detail and detail[0] == "n":
             count = detail[1]
-        units = grouped.setdefault((kind, strength, against, versus, what, count), [])
+        elif detail and detail[0] == "of":
+            count, against = detail[1:]
+        elif detail and detail[0] == "centre":
+            centre = {t.const(c): c for c in mv.game_map.capitals}.get(detail[1], detail[1])
+            what = mv.game_map.full_name(centre)
+            timeline = timeline_name(detail[2])
+        units = grouped.setdefault((kind, strength, against, versus, what, count, timeline), [])
         if place is not None:
             units.append(_designation(mv, place))
-    causes = [Cause(kind, tuple(sorted(set(units))), strength, against, versus, what, count)
-              for (kind, strength, against, versus, what, count), units in grouped.items()]
+    causes = [Cause(kind, tuple(sorted(set(units))), strength, against, versus, what, count, timeline)
+              for (kind, strength, against, versus, what, count, timeline), units in grouped.items()]
     causes += [c for c in paradox if c not in causes]
     order = {k: n for n, k in enumerate(CAUSE_KINDS)}
     return tuple(sorted(causes, key=lambda c: (order.get(c.kind, len(order)), c.units, c.versus or "")))
