@@ -640,11 +640,12 @@ def is_game_file(path: str) -> bool:
     from .game import FORMAT
 
     try:
-        with open(path, encoding="utf-8") as fh:
+        with open(path, "rb") as fh:
             head = fh.read(4096)
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror}") from None
-    return f"format: {FORMAT}" in head
+    # only a sniff: the loader that follows checks the encoding and reports it with the file's line
+    return f"format: {FORMAT}".encode() in head
 
 
 def render_file(path: str, board: str | None = None, svg_only: bool = False, step: int | None = None) -> str:
