@@ -1,7 +1,8 @@
 """The ``fivedp`` command.
 
 Exit status: 0 success, 1 a checked case failed (or engines disagreed), 2 bad input, 3 an engine
-defect (reported as a message, never a traceback).
+defect or any other unexpected failure (reported as a short message saying where to report it, never
+a traceback).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import argparse
 import json
 import os
 import sys
+from pathlib import Path
 from typing import Sequence
 
 from .cases import find_cases, load_case, run_case
@@ -24,6 +26,9 @@ from .notation import timeline_name
 from .jsonout import changed_boards, check_document, scenario_document
 from .step import StepReport
 from .sustain import SustainResult
+
+REPORT_HINT = ("This is a defect in fivedp, not in your input: please report it with the command and its files "
+               "(see 'Reporting problems' in README.md).")
 
 PHASE_TITLES = {"movement": "movement", "retreat": "retreats", "adjustment": "adjustments", "sustain": "sustain"}
 
@@ -161,7 +166,7 @@ def cmd_adjudicate(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     passed = failed = 0
-    bad_input = False
+    bad_input = defect = False
     cases: list[dict] = []
     say = (lambda text: None) if args.json else print
     for path in find_cases(args.paths):
@@ -178,9 +183,16 @@ def cmd_check(args: argparse.Namespace) -> int:
         except EncodingError:
             raise  # no case can run: exit 3 at once with clingo's file and line
         except AdjudicationError as exc:
-            say(f"FAIL {path}: the engine could not adjudicate: {exc}")
+            say(f"DEFECT {path}: the engine could not adjudicate: {exc}")
             entry["error"] = {"kind": "engine", "message": str(exc)}
             failed += 1
+            defect = True
+            continue
+        except Exception as exc:  # noqa: BLE001 - a crash on one case is reported, the others still run
+            say(f"DEFECT {path}: {crash_message(exc).splitlines()[0]}")
+            entry["error"] = {"kind": "engine", "message": crash_message(exc).splitlines()[0]}
+            failed += 1
+            defect = True
             continue
         entry.update(id=run.case.id, passed=run.passed, problems=list(run.problems))
         if run.passed:
@@ -195,6 +207,9 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(json.dumps(check_document(cases, passed, failed), indent=2))
     else:
         print(f"{passed} passed, {failed} failed")
+    if defect:
+        print(REPORT_HINT, file=sys.stderr)
+        return 3
     if bad_input:
         return 2
     return 1 if failed else 0
@@ -342,7 +357,7 @@ def _main(argv: Sequence[str] | None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except AdjudicationError as exc:
-        print(f"engine error: {exc}", file=sys.stderr)
+        print(f"engine error: {exc}\n{REPORT_HINT}", file=sys.stderr)
         return 3
     except BrokenPipeError:
         # a pipe other than standard output went away: the work itself is done
@@ -354,6 +369,19 @@ def _main(argv: Sequence[str] | None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # noqa: BLE001 - any other failure is a defect of fivedp, not of the input
+        print(crash_message(exc), file=sys.stderr)
+        return 3
+
+
+def crash_message(exc: BaseException) -> str:
+    """A defect in fivedp itself: one short message saying so, what failed and where to report it."""
+    import traceback
+
+    frame = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
+    where = f" at {Path(frame.filename).name}:{frame.lineno}" if frame else ""
+    return (f"internal error: {type(exc).__name__}: {exc}{where}\n"
+            + REPORT_HINT)
 
 
 if __name__ == "__main__":

@@ -23,9 +23,10 @@ import yaml
 
 from . import orders as o
 from .errors import InputError, NotationError
-from .inputs import (value_line, Anything, Fields, Flag, ListOf, LoadError, MapOf, Opt, Scalar, Text, Whole, line_of, load_yaml,
+from .inputs import (value_line, Anything, Fields, Flag, ListOf, LoadError, MapOf, Opt, Scalar, Text, Whole, decode, line_of, parse_yaml,
                      plain)
-from .limits import MAX_BOARDS, MAX_TURN
+from .limits import MAX_BOARDS, MAX_FILE_BYTES, MAX_TURN
+from .integrity import check_game, seal, unseal
 from .map import GameMap, load_map
 from .options import validated
 from .multiverse import (ADJUSTMENT, MOVEMENT, PHASES, RETREAT, Board, Multiverse, Record, Retreat, Unit, board_name, board_name_readings,
@@ -34,10 +35,11 @@ from .notation import format_order, parse_order, parse_timeline, parse_unit, par
 from .orders import Place, ResolvedOrder
 from .resolve import resolve
 from .results import OrderOutcome
+from .solve import DECISIONS
 from .step import StepReport, adjustment_balances, next_phase, retreat_options, step
 
 FORMAT = "fivedp-game"
-VERSION = 1
+VERSION = 2  # 2: the file ends with its checksum line (format 1 files are upgraded by ``accept``)
 
 
 @dataclass(frozen=True)
@@ -178,8 +180,8 @@ def _file_mode(path: Path) -> int:
 def save_game(path: str | Path, game: Game) -> None:
     """Writes the game atomically: the old file stays whole until the new one is complete on disk."""
     path = Path(path)
-    text = "# fivedp game file (docs/game-format.md)\n" + yaml.dump(game_data(game), Dumper=_Dumper, sort_keys=False,
-                                                                  allow_unicode=True)
+    text = seal("# fivedp game file (docs/game-format.md)\n"
+                + yaml.dump(game_data(game), Dumper=_Dumper, sort_keys=False, allow_unicode=True))
     folder = path.parent if str(path.parent) else Path(".")
     mode = _file_mode(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
@@ -332,7 +334,9 @@ def _read_board(name: str, data: dict, mv: Multiverse, path: str) -> Board:
         decisions = {}
         for k, v in (rec.get("decisions") or {}).items():
             dname, _, place = str(k).partition(" ")
-            decisions[(dname, _read_place(place, m, path, k))] = bool(v)
+            if dname not in DECISIONS or not isinstance(v, bool):
+                raise _damaged(path, f"board {name}: bad decision {k!r}: {v!r}", k)
+            decisions[(dname, _read_place(place, m, path, k))] = v
         record = Record(tuple(orders), tuple(_read_place(p, m, path) for p in rec.get("incoming") or ()),
                         MappingProxyType(decisions))
     board = make_board(key[0], key[1], units, centers, retreats=tuple(retreats),
@@ -340,11 +344,22 @@ def _read_board(name: str, data: dict, mv: Multiverse, path: str) -> Board:
     return replace(board, record=record)
 
 
-def load_game(path: str | Path) -> Game:
-    """Reads a game file through the guarded loader; any damage is an InputError naming line and key."""
+def load_game(path: str | Path, *, verify: bool = True) -> Game:
+    """Reads a game file: its checksum first (``integrity``), then its content through the guarded
+    loader (any damage is an InputError naming line and key), then the game's consistency.
+    ``verify=False`` skips the checksum only, for ``fivedp game accept``."""
     path = str(path)
     try:
-        data = load_yaml(path, "game file")
+        with open(path, "rb") as f:
+            raw = f.read(MAX_FILE_BYTES + 1)
+    except IsADirectoryError:
+        raise InputError(f"{path}: cannot read the game file: it is a directory") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the game file: {exc.strerror or exc}") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise _damaged(path, f"too large (more than {MAX_FILE_BYTES:,} bytes)")
+    try:
+        data = parse_yaml(decode(unseal(raw, path, verify=verify), path), path)
     except LoadError as exc:
         if exc.problem.startswith("not valid YAML"):
             raise _damaged(path, f"not valid YAML (line {exc.line}){exc.problem[len('not valid YAML'):]}", _At(exc.line)) from None
@@ -364,6 +379,8 @@ def game_from_data(data: Any, path: str = "<game>") -> Game:
     if version > VERSION:
         raise InputError(f"{path}: written by a newer version of fivedp (game format {version}); "
                          f"this one reads format {VERSION}: upgrade fivedp")
+    if version < 1 or (verify and version != VERSION):
+        raise _damaged(path, f"unknown game format version {version} (this fivedp writes format {VERSION})")
     if data.get("end") != FORMAT:
         last = max(getattr(data, "value_lines", {}).values(), default=1)
         raise _damaged(path, "it ends early (the closing 'end' line is missing): the file was cut short"
@@ -412,7 +429,9 @@ def game_from_data(data: Any, path: str = "<game>") -> Game:
     mv = mv.with_boards(plain_boards)
     mv = mv.with_boards([_read_board(n, d or {}, mv, path) for n, d in boards_data.items()])
     pending = {str(p): [str(x) for x in lines or ()] for p, lines in (data.get("pending") or {}).items()}
-    return Game(mv, pending, tuple(plain(data.get("history") or ())), plain(data.get("start") or {}))
+    game = Game(mv, pending, tuple(plain(data.get("history") or ())), plain(data.get("start") or {}))
+    check_game(game, path)
+    return game
 
 
 @dataclass(frozen=True)

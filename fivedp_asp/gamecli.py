@@ -292,6 +292,18 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_accept(args: argparse.Namespace) -> int:
+    """Takes a game file edited by hand (or written in format 1): read without its checksum, checked
+    in full like any game, then written anew in the current format with a fresh checksum."""
+    with locked(args.file):
+        game = load_game(args.file, verify=False)
+        save_game(args.file, game)
+    mv = game.mv
+    print(f"Accepted {args.file}: {len(mv.boards)} boards in {len(mv.timelines)} timelines, "
+          f"{len(game.history)} steps played; checked and written with a new checksum.")
+    return 0
+
+
 def add_game_parser(sub) -> None:
     game = sub.add_parser("game", help="play a game turn by turn (the game file holds the whole multiverse)")
     gsub = game.add_subparsers(dest="game_command", required=True)
@@ -339,3 +351,7 @@ def add_game_parser(sub) -> None:
     p.add_argument("--id", help="the scenario's id")
     p.add_argument("--force", action="store_true")
     p.set_defaults(func=cmd_export)
+    p = gsub.add_parser("accept", help="check a game file edited by hand (or an older format) in full and "
+                                       "write it with a new checksum")
+    p.add_argument("file")
+    p.set_defaults(func=cmd_accept)

@@ -31,6 +31,7 @@ import yaml
 from fivedp_asp import game as game_module
 from fivedp_asp.cases import find_cases, load_case, run_case
 from fivedp_asp.errors import InputError
+from fivedp_asp.integrity import reseal
 from fivedp_asp.game import (Game, adjudicate, export_case, game_data, load_game, new_game, save_game,
                              submit)
 from fivedp_asp.multiverse import Multiverse, make_board
@@ -670,9 +671,11 @@ def game_file(tmp_path) -> Path:
     return path
 
 
-def damage(path: Path, text: str) -> Path:
+def damage(path: Path, text: str, sealed: bool = True) -> Path:
+    """The text written as a hand edit with a recomputed checksum, so that what refuses it is the
+    check of its content, not the checksum."""
     damaged = path.with_name("damaged.yaml")
-    damaged.write_text(text, encoding="utf-8")
+    damaged.write_text(reseal(text) if sealed else text, encoding="utf-8")
     return damaged
 
 
@@ -680,8 +683,12 @@ def test_damaged_game_files(game_file):
     folder, text = game_file.parent, game_file.read_text(encoding="utf-8")
     boards_at, start_at = text.index("\nboards:\n"), text.index("\nstart:\n")
     cases = {
-        "truncated inside a mapping": (text[: text.index("options: {") + len("options: {")], "not valid YAML (line 5)"),
-        "truncated inside a unit": (text[: text.index("- A Mun\n") + len("- A M")], "it ends early"),
+        # cut short as a disk or a copy would: the checksum line is gone
+        "truncated inside a mapping": (text[: text.index("options: {") + len("options: {")], "its last line is not its checksum"),
+        "truncated inside a unit": (text[: text.index("- A Mun\n") + len("- A M")], "its last line is not its checksum"),
+        # cut short and sealed again by hand: the content itself says so
+        "truncated and resealed inside a mapping": (text[: text.index("options: {") + len("options: {")], "not valid YAML (line 6)"),
+        "truncated and resealed inside a unit": (text[: text.index("- A Mun\n") + len("- A M")], "it ends early"),
         "a unit in no province": (text.replace("- A Mun\n", "- A Narnia\n", 1), "bad unit 'A Narnia': unknown province 'Narnia'"),
         "a unit without a type": (text.replace("- A Mun\n", "- Mun\n", 1), "unit 'Mun' has no type"),
         "no boards": (text[:boards_at] + text[start_at:], "no boards"),
@@ -691,14 +698,15 @@ def test_damaged_game_files(game_file):
         "a bad recorded order": (text.replace("- A a-Mun@0 - a-Boh@0", "- A a-Mun@0 -", 1),
                                  "board a0: bad recorded order 'A a-Mun@0 -'"),
         "a bad decision place": (text.replace("moves a-Mun@0: true", "moves Narnia: true", 1), "bad place 'Narnia'"),
-        "no version": (text.replace("version: 1\n", "", 1), "no version"),
+        "no version": (text.replace("version: 2\n", "", 1), "no version"),
         "a damaged retreat": (text.replace("    - power: Austria\n      unit: A Vie", "    - unit: A Vie", 1),
                               "content of the wrong shape (missing 'power')"),
     }
     every_command = (["show"], ["orders", "--power", "Germany", "A Mun H"], ["adjudicate"], ["export"])
     for n, (what, (damaged_text, fragment)) in enumerate(cases.items()):
         assert damaged_text != text, what
-        path = damage(game_file, damaged_text)
+        path = damage(game_file, damaged_text, sealed=n >= 2)
+        damaged_text = path.read_text(encoding="utf-8")
         with pytest.raises(InputError, match=re.escape(fragment)):
             load_game(path)
         for command in every_command if n < 2 else every_command[:1]:
@@ -751,10 +759,10 @@ def test_a_board_with_an_impossible_unit_is_damaged(game_file, old, new):
 
 def test_files_that_are_not_games(game_file):
     folder, text = game_file.parent, game_file.read_text(encoding="utf-8")
-    damage(game_file, text.replace("version: 1\n", "version: 99\n", 1))
+    damage(game_file, text.replace("version: 2\n", "version: 99\n", 1))
     err = assert_clean_error(fivedp(folder, "game", "show", "damaged.yaml"))
     assert err == ("error: damaged.yaml: written by a newer version of fivedp (game format 99); "
-                   "this one reads format 1: upgrade fivedp\n")
+                   "this one reads format 2: upgrade fivedp\n")
     assert "newer version" in err
     damage(game_file, text.replace("format: fivedp-game", "format: something-else", 1))
     assert_clean_error(fivedp(folder, "game", "show", "damaged.yaml"), "damaged.yaml: not a fivedp game file")
