@@ -34,7 +34,7 @@ from fivedp_asp.errors import InputError
 from fivedp_asp.integrity import reseal
 from fivedp_asp.game import (Game, adjudicate, export_case, game_data, load_game, new_game, save_game,
                              submit)
-from fivedp_asp.multiverse import Multiverse, make_board
+from fivedp_asp.multiverse import Multiverse, Record, make_board
 from fivedp_asp.step import StepReport, next_phase
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -913,12 +913,17 @@ def test_new_game_from_a_scenario_with_options(tmp_path):
 
 
 def test_boards_of_timelines_past_z(tmp_path):
+    # a consistent multiverse (the loader refuses any other): a0-a2 fought, a3 and 27 timelines
+    # forked from a2, the last of them b1 (timeline 27), whose board 3 is written b1@3
     mv = opening(tmp_path)
     root = mv.boards[(0, 0)]
-    mv = mv.with_boards([make_board(27, 3, root.units.values(), root.centers)], {27: (0, 2)})
-    g = replace(new_game(mv), mv=mv)
+    fought = [replace(make_board(0, n, root.units.values(), root.centers), record=Record()) for n in range(3)]
+    heads = [make_board(t, 3, root.units.values(), root.centers) for t in range(28)]
+    mv = mv.with_boards(fought + heads, {t: (0, 2) for t in range(1, 28)})
+    g = replace(new_game(mv), mv=mv, start={})
     save_game(tmp_path / "g.yaml", g)
-    assert sorted(load_game(tmp_path / "g.yaml").mv.boards) == [(0, 0), (27, 3)]
+    assert "\n  b1@3:\n" in (tmp_path / "g.yaml").read_text(encoding="utf-8")
+    assert sorted(load_game(tmp_path / "g.yaml").mv.boards) == sorted(mv.boards)
 
 
 def test_saving_keeps_the_usual_file_mode(tmp_path):

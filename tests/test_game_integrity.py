@@ -1,0 +1,269 @@
+"""Damaged game files: a played multiversal game file cut short, with a line deleted, with bytes
+flipped and with inconsistent hand edits is refused with a message (exit status 2), never crashes
+and never loads as a different game; ``fivedp game accept`` takes a deliberate, consistent edit.
+The game is played here, through the API, with two forks (timelines b and c)."""
+
+from __future__ import annotations
+
+import random
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fivedp_asp import cli
+from fivedp_asp.errors import InputError
+from fivedp_asp.game import game_data, load_game, save_game, submit
+from fivedp_asp.integrity import reseal
+
+from test_game import GAME, opening, play_in_memory  # the multiversal game of test_game.py
+
+
+def fivedp(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "fivedp_asp.cli", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory) -> tuple[Path, str, dict]:
+    """Five steps (forks b from a0 and c from a1, a retreat, builds), then an order waiting."""
+    folder = tmp_path_factory.mktemp("integrity")
+    g, _ = play_in_memory(opening(folder), GAME[:5])
+    g = submit(g, "Germany", ["A Sil - War"])
+    path = folder / "g.yaml"
+    save_game(path, g)
+    return path, path.read_text(encoding="utf-8"), game_data(load_game(path))
+
+
+@pytest.fixture(scope="module")
+def retreating(tmp_path_factory) -> tuple[Path, str]:
+    """Two steps: an Austrian army dislodged from Vienna waits to retreat on a2."""
+    folder = tmp_path_factory.mktemp("retreating")
+    g, _ = play_in_memory(opening(folder), GAME[:2])
+    path = folder / "g.yaml"
+    save_game(path, g)
+    return path, path.read_text(encoding="utf-8")
+
+
+def refused_or_same(path: Path, whole: dict, what: str) -> str | None:
+    """The file is refused (the message) or loads as the very same game (None); anything else fails."""
+    try:
+        got = game_data(load_game(path))
+    except InputError as exc:
+        assert str(exc).startswith(f"{path}: "), (what, str(exc))
+        return str(exc)
+    assert got == whole, f"{what}: loads as a different game"
+    return None
+
+
+def test_the_played_game_has_forks(played):
+    _, text, whole = played
+    assert whole["forks"] == {"b": "a0", "c": "a1"}
+    assert text.splitlines()[-1].startswith("checksum: sha256:")
+
+
+def test_every_single_line_deletion_is_refused(played):
+    path, text, whole = played
+    lines = text.splitlines(keepends=True)
+    bad = path.with_name("deleted.yaml")
+    for i in range(len(lines)):
+        bad.write_text("".join(lines[:i] + lines[i + 1:]), encoding="utf-8")
+        assert refused_or_same(bad, whole, f"line {i + 1} deleted") is not None, f"line {i + 1} deleted"
+
+
+def test_every_truncation_is_refused(played):
+    path, text, whole = played
+    data = text.encode("utf-8")
+    bad = path.with_name("cut.yaml")
+    for n in range(len(data)):
+        bad.write_bytes(data[:n])
+        assert refused_or_same(bad, whole, f"cut at byte {n}") is not None, f"cut at byte {n}"
+
+
+def test_flipped_bytes_are_refused(played):
+    path, text, whole = played
+    data = bytearray(text.encode("utf-8"))
+    bad = path.with_name("flipped.yaml")
+    rng = random.Random(14)
+    for n in sorted(rng.sample(range(len(data)), 300)):
+        for bit in (0x01, 0x20):
+            copy = bytearray(data)
+            copy[n] ^= bit
+            bad.write_bytes(bytes(copy))
+            assert refused_or_same(bad, whole, f"byte {n} ^ {bit:#x}") is not None, f"byte {n} ^ {bit:#x}"
+
+
+def _between(text: str, start: str, end: str) -> str:
+    """The text with the part from ``start`` up to (not including) ``end`` removed."""
+    i = text.index(start)
+    return text[:i] + text[text.index(end, i):]
+
+
+# (description, edit of the played game's text, a fragment of the message)
+EDITS = [
+    ("the last board of a timeline deleted", lambda t: _between(t, "\n  a3:\n", "\n  b1:\n"),
+     "board a2 is its timeline's last board but has a record"),
+    ("a board in the middle of a timeline deleted", lambda t: _between(t, "\n  a2:\n", "\n  a3:\n"),
+     "timeline a has no board a2"),
+    ("the first board of a forked timeline deleted", lambda t: _between(t, "\n  b1:\n", "\n  b2:\n"),
+     "timeline b forked from a0 starts at b2, not b1"),
+    ("every board of a forked timeline deleted", lambda t: _between(t, "\n  c2:\n", "\nstart:\n"),
+     "forks: timeline c has no board"),
+    ("a fork pointing at a missing board", lambda t: t.replace("\n  b: a0\n", "\n  b: a9\n"),
+     "forked from a9, which is no board"),
+    ("a fork pointing at the wrong board", lambda t: t.replace("\n  b: a0\n", "\n  b: a1\n"),
+     "timeline b forked from a1 starts at b1, not b2"),
+    ("a fork from a later timeline", lambda t: t.replace("\n  b: a0\n", "\n  b: c2\n"),
+     "a board of a later timeline"),
+    ("a fork removed", lambda t: t.replace("\n  b: a0\n", "\n"), "timeline b is not in forks"),
+    ("winner: Atlantis", lambda t: t.replace("\nwinner: null\n", "\nwinner: Atlantis\n"), "'Atlantis' is not a player"),
+    ("a winner the boards do not make", lambda t: t.replace("\nwinner: null\n", "\nwinner: Germany\n"),
+     "winner: the boards do not give Germany the victory"),
+    ("version: 0", lambda t: t.replace("\nversion: 2\n", "\nversion: 0\n"), "unknown game format version 0"),
+    ("version: -5", lambda t: t.replace("\nversion: 2\n", "\nversion: -5\n"), "unknown game format version -5"),
+    ("version: 1 with a checksum", lambda t: t.replace("\nversion: 2\n", "\nversion: 1\n"),
+     "unknown game format version 1"),
+    ("version: two", lambda t: t.replace("\nversion: 2\n", "\nversion: two\n"), "no version"),
+    ("version: true", lambda t: t.replace("\nversion: 2\n", "\nversion: true\n"), "no version"),
+    ("an unknown power in players", lambda t: t.replace("\n- Austria\n", "\n- Atlantis\n", 1), "'Atlantis'"),
+    ("a player removed", lambda t: t.replace("\n- Austria\n", "\n", 1), "Austria is not a player"),
+    ("an unknown power eliminated", lambda t: t.replace("\neliminated: []\n", "\neliminated: [Atlantis]\n"),
+     "'Atlantis'"),
+    ("a power eliminated that still has units", lambda t: t.replace("\neliminated: []\n", "\neliminated: [France]\n"),
+     "France still has units or centres"),
+    ("one centre owned twice", lambda t: t.replace("\n      France:\n      - Bre\n", "\n      France:\n      - Bre\n      - Ber\n", 1),
+     "centre Ber is owned twice"),
+    ("a unit of two powers", lambda t: t.replace("\n      France:\n      - F Bre\n", "\n      France:\n      - F Bre\n      - A Mun\n", 1),
+     "two units in one province"),
+    ("a fleet inland", lambda t: t.replace("\n      - A Mun\n", "\n      - F Mun\n", 1), "a fleet cannot stand"),
+    ("an army at sea", lambda t: t.replace("\n      - F Lon\n", "\n      - A Nth\n", 1), "cannot stand"),
+    ("a centre that is not a supply centre", lambda t: t.replace("\n      - Bre\n", "\n      - Pic\n", 1),
+     "'Pic' is not a supply centre"),
+    ("a decision that is not true or false", lambda t: t.replace(": true\n", ": maybe\n", 1), "bad decision"),
+    ("an unknown decision", lambda t: re.sub(r"\n        moves ", "\n        flies ", t, count=1), "bad decision"),
+    ("a record naming a board that does not exist", lambda t: t.replace("incoming: []", "incoming: [f-Mun@0]", 1),
+     "its record names board f0"),
+    ("waiting orders of an unknown power", lambda t: t.replace("\npending:\n  Germany:", "\npending:\n  Atlantis:"),
+     "pending: unknown power 'Atlantis'"),
+    ("the start turn changed", lambda t: t.replace("\nstart:\n  turn: 0\n", "\nstart:\n  turn: 1\n"),
+     "start: turn 1 is not the turn of the first board a0"),
+    ("a history entry without its order", lambda t: re.sub(r"\n  - power: (\w+)\n    order: [^\n]*\n", r"\n  - power: \1\n", t, count=1),
+     "a result needs"),
+    ("a history entry without its result", lambda t: re.sub(r"\n    result: \w+\n", "\n", t, count=1), "a result needs"),
+    ("a history result that is no result", lambda t: re.sub(r"\n    result: succeeds\n", "\n    result: perhaps\n", t, count=1),
+     "a result needs"),
+    ("a history phase that is no phase", lambda t: t.replace("\n- phase: movement\n", "\n- phase: winter\n", 1),
+     "unknown phase 'winter'"),
+    ("a dissolved timeline that does not exist",
+     lambda t: t.replace("\nboards:\n", "\nsustain:\n  dissolved: [z]\n  due: null\n  held: null\nboards:\n"),
+     "dissolved timeline z has no board"),
+    ("the end line removed", lambda t: t.replace("\nend: fivedp-game\n", "\n"), "it ends early"),
+]
+
+RETREAT_EDITS = [
+    ("a retreat barred from a province that does not exist",
+     lambda t: t.replace("barred: []", "barred: [Narnia]", 1), "unknown province 'Narnia'"),
+    ("a retreat from an attacker in no province",
+     lambda t: re.sub(r"attacker_from: \w+", "attacker_from: Narnia", t, count=1), "unknown province 'Narnia'"),
+    ("a retreat on a board that is not a head", lambda t: t.replace("\n  a2:\n", "\n  a1x:\n"), "bad board name"),
+    ("the same unit retreating twice",
+     lambda t: re.sub(r"(\n    retreats:\n)((?:    [- ] [^\n]*\n)+)", r"\1\2\2", t, count=1),
+     "two units retreat from one province"),
+]
+
+
+def _check_edits(path: Path, text: str, edits) -> None:
+    bad = path.with_name("edited.yaml")
+    for what, edit, fragment in edits:
+        edited = edit(text)
+        assert edited != text, f"{what}: the edit did not apply"
+        # as the disk has it: the checksum refuses it
+        bad.write_text(edited, encoding="utf-8")
+        with pytest.raises(InputError, match="checksum"):
+            load_game(bad)
+        # sealed again (what `accept` would do): the checks of the content refuse it
+        bad.write_text(reseal(edited), encoding="utf-8")
+        with pytest.raises(InputError) as exc:
+            load_game(bad)
+        assert fragment in str(exc.value), (what, str(exc.value))
+        with pytest.raises(InputError) as exc:
+            load_game(bad, verify=False)
+        assert fragment in str(exc.value), (what, str(exc.value))
+
+
+def test_inconsistent_hand_edits_are_refused(played):
+    path, text, _ = played
+    _check_edits(path, text, EDITS)
+
+
+def test_inconsistent_retreats_are_refused(retreating):
+    path, text = retreating
+    assert "\n    retreats:\n" in text
+    _check_edits(path, text, RETREAT_EDITS)
+
+
+def test_damaged_files_through_the_command(played):
+    """Exit status 2, one message naming the file, no traceback, the file left as it is."""
+    path, text, _ = played
+    folder = path.parent
+    samples = {
+        "deleted line": "".join(text.splitlines(keepends=True)[:40] + text.splitlines(keepends=True)[41:]),
+        "cut short": text[: len(text) // 2],
+        "resealed bad fork": reseal(text.replace("\n  b: a0\n", "\n  b: a9\n")),
+    }
+    for what, damaged in samples.items():
+        (folder / "cmd.yaml").write_text(damaged, encoding="utf-8")
+        for command in (["show"], ["orders", "--power", "Germany", "A Mun H"], ["adjudicate"], ["export"]):
+            p = fivedp(folder, "game", command[0], "cmd.yaml", *command[1:])
+            assert p.returncode == 2, (what, command, p.stderr)
+            assert "Traceback" not in p.stderr and p.stderr.startswith("error: cmd.yaml: "), (what, p.stderr)
+            assert (folder / "cmd.yaml").read_text(encoding="utf-8") == damaged, (what, command)
+
+
+def test_accept_takes_a_consistent_edit_and_refuses_an_inconsistent_one(played):
+    path, text, whole = played
+    folder = path.parent
+    target = folder / "accept.yaml"
+    # a consistent edit: the waiting order changed by hand
+    edited = text.replace("- A Sil - War\n", "- A Sil - Pru\n", 1)
+    assert edited != text
+    target.write_text(edited, encoding="utf-8")
+    p = fivedp(folder, "game", "show", "accept.yaml")
+    assert p.returncode == 2 and "fivedp game accept accept.yaml" in p.stderr, p.stderr
+    p = fivedp(folder, "game", "accept", "accept.yaml")
+    assert p.returncode == 0 and "Accepted accept.yaml" in p.stdout, p.stderr
+    g = load_game(target)
+    assert g.pending == {"Germany": ["A Sil - Pru"]}
+    assert {k: v for k, v in game_data(g).items() if k != "pending"} == {k: v for k, v in whole.items() if k != "pending"}
+    # an inconsistent one: refused, the file left as it is
+    bad = text.replace("\nwinner: null\n", "\nwinner: Germany\n")
+    target.write_text(bad, encoding="utf-8")
+    p = fivedp(folder, "game", "accept", "accept.yaml")
+    assert p.returncode == 2 and "the boards do not give Germany the victory" in p.stderr, p.stderr
+    assert target.read_text(encoding="utf-8") == bad
+
+
+def test_a_format_1_file_is_refused_with_the_upgrade_command_and_upgraded_by_accept(played):
+    path, text, whole = played
+    folder = path.parent
+    old = re.sub(r"checksum: [^\n]*\n\Z", "", text).replace("\nversion: 2\n", "\nversion: 1\n")
+    (folder / "old.yaml").write_text(old, encoding="utf-8")
+    p = fivedp(folder, "game", "show", "old.yaml")
+    assert p.returncode == 2
+    assert "game format 1" in p.stderr and "fivedp game accept old.yaml" in p.stderr, p.stderr
+    p = fivedp(folder, "game", "accept", "old.yaml")
+    assert p.returncode == 0, p.stderr
+    assert game_data(load_game(folder / "old.yaml")) == whole
+
+
+def test_an_unexpected_failure_exits_3_with_a_short_message(monkeypatch, capsys):
+    def boom(args):
+        raise RuntimeError("something no input explains")
+
+    monkeypatch.setattr(cli, "cmd_adjudicate", boom)
+    assert cli.main(["adjudicate", "x.yaml"]) == 3
+    err = capsys.readouterr().err
+    assert "internal error: RuntimeError: something no input explains" in err
+    assert "README.md" in err and "Traceback" not in err
