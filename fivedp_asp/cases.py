@@ -73,7 +73,7 @@ _NAMED_UNITS = Opt(MapOf(Text(), Opt(ListOf(Text()))))
 START_SCHEMA = Fields({"turn": Whole(0, MAX_TURN), "phase": Choice(PHASES), "units": _NAMED_UNITS,
                        "centers": _NAMED_UNITS, "dislodged": Opt(MapOf(Text(), Opt(ListOf(Anything()))))})
 CASE_SCHEMA = Fields({"id": Text(numbers=True), "title": Opt(Text(numbers=True)), "description": Opt(Text(numbers=True)),
-                      "options": Opt(MapOf(Text(), Scalar())), "start": Opt(START_SCHEMA),
+                      "options": Opt(MapOf(Text(), Anything())), "start": Opt(START_SCHEMA),
                       "steps": ListOf(Anything()), "map": Text()}, required=("id", "steps"))
 """The shape of a scenario file (docs/case-format.md), checked before its meaning; the steps are
 checked one by one as they are read (``load_case``), with the messages of the case format."""
@@ -178,6 +178,10 @@ def _start(data: dict, game_map: GameMap, options: dict, path: str) -> Multivers
                 prov = _province(text, game_map, path)
                 if not game_map.provinces[prov].center:
                     raise CaseError(path, _line(text), f"{game_map.provinces[prov].name} is not a supply centre")
+                if prov in centers:
+                    owners = power if centers[prov] == power else f"{centers[prov]} and {power}"
+                    raise CaseError(path, _line(text), f"{game_map.provinces[prov].name} is owned twice (by {owners}): "
+                                                       "a centre has one owner")
                 centers[prov] = power
     else:
         centers = {p.id: p.home for p in game_map.provinces.values() if p.center and p.home}
@@ -197,6 +201,9 @@ def _start(data: dict, game_map: GameMap, options: dict, path: str) -> Multivers
                 if not item.get("unit"):
                     raise CaseError(path, _line(power_text), f"a dislodged unit of {power} needs 'unit'")
                 unit, _ = _unit(item.get("unit"), power, game_map, path)
+                if any(r.unit.province == unit.province for r in retreats):
+                    raise CaseError(path, _line(item.get("unit")), f"two dislodged units in "
+                                                                   f"{game_map.provinces[unit.province].name}")
                 attacker = item.get("attacker_from")
                 retreats.append(Retreat(unit, _province(attacker, game_map, path) if attacker else None))
     board = make_board(0, turn, units, centers, retreats=tuple(retreats), adjustment_due=phase == ADJUSTMENT)

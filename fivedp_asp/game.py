@@ -339,6 +339,8 @@ def _read_board(name: str, data: dict, mv: Multiverse, path: str) -> Board:
             decisions[(dname, _read_place(place, m, path, k))] = v
         record = Record(tuple(orders), tuple(_read_place(p, m, path) for p in rec.get("incoming") or ()),
                         MappingProxyType(decisions))
+    if not isinstance(data.get("adjustment_due", False), bool):
+        raise _damaged(path, f"board {name}: adjustment_due must be true or false")
     board = make_board(key[0], key[1], units, centers, retreats=tuple(retreats),
                        adjustment_due=bool(data.get("adjustment_due", False)))
     return replace(board, record=record)

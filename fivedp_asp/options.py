@@ -334,10 +334,21 @@ def problem(name: str, value: Any) -> str | None:
     try:
         opt.value(value)
     except KeyError:
-        written = show(value) if isinstance(value, bool) else repr(value)
+        written = _written(value)
         kind = " (a boolean, unquoted)" if opt.boolean else ""
         return f"option {name} cannot be {written}: one of {opt.allowed()}{kind}"
     return None
+
+
+def _written(value: Any) -> str:
+    """A value as YAML writes it, strings quoted (so that a quoted ``'false'`` shows as text)."""
+    if isinstance(value, bool) or value is None:
+        return "null" if value is None else show(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_written(x) for x in value) + "]"
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{k}: {_written(x)}" for k, x in value.items()) + "}"
+    return repr(str(value)) if isinstance(value, str) else repr(value)
 
 
 def parse_setting(text: str) -> tuple[str, str | bool]:
