@@ -314,6 +314,8 @@ def _read_board(name: str, data: dict, mv: Multiverse, path: str) -> Board:
             prov = m.province(str(c))
             if prov is None or not m.provinces[prov].center:
                 raise _damaged(path, f"board {name}: {c!r} is not a supply centre", c)
+            if prov in centers:
+                raise _damaged(path, f"board {name}: centre {c} is owned twice", c)
             centers[prov] = _read_power(p, m, path)
     retreats = []
     for r in data.get("retreats") or ():
