@@ -188,8 +188,10 @@ def _check_edits(path: Path, text: str, edits) -> None:
         with pytest.raises(InputError) as exc:
             load_game(bad)
         assert fragment in str(exc.value), (what, str(exc.value))
+        if what == "version: 1 with a checksum":
+            continue  # `accept` reads format 1 on purpose: it is how a format 1 file is upgraded
         with pytest.raises(InputError) as exc:
-            load_game(bad, verify=False)
+            load_game(bad, verify=False)  # as `accept` reads it
         assert fragment in str(exc.value), (what, str(exc.value))
 
 
