@@ -233,6 +233,64 @@ def bench_classic(movement_phases: int = 500, seed: int = 1, repeat: int = 3, pr
 # -- command line ------------------------------------------------------------------------------------
 
 
+def synthetic_game(steps: int, heads: int = 8):
+    """A game file's content as long games have it: ``heads`` timelines with about ``4 * steps`` past
+    boards (each with a record), and ``steps`` history entries of 34 orders each."""
+    from .game import Game
+
+    mv = synthetic_multiverse(heads, 4 * steps)
+    head = mv.heads[0]
+    lines = [f"{u.letter} {timeline_name(head.timeline)}-{mv.game_map.short_name(u.location)}@{head.turn} H"
+             for u in sorted(head.units.values(), key=lambda u: u.location)]
+    entry = {"phase": "movement", "boards": [head.name],
+             "orders": {"Germany": lines},
+             "results": [{"power": "Germany", "order": line, "result": "succeeds"} for line in lines]}
+    history = tuple({**entry, "results": [dict(r) for r in entry["results"]]} for _ in range(steps))
+    return Game(mv, {}, history, {})
+
+
+def bench_game(steps: int, repeat: int) -> dict:
+    """``fivedp game orders`` and ``fivedp game show`` on a game file of ``steps`` steps, in process
+    (the interpreter's start, about 0.2 s, comes on top); medians of ``repeat`` runs."""
+    import contextlib
+    import io
+    import statistics
+    import tempfile
+    import time
+    from pathlib import Path
+
+    from .cli import main
+    from .game import load_game, save_game
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "g.yaml"
+        game = synthetic_game(steps)
+        started = time.perf_counter()
+        save_game(path, game)
+        save_s = time.perf_counter() - started
+        unit = sorted(game.mv.heads[0].units.values(), key=lambda u: u.location)[0]
+        order = f"{unit.letter} a-{game.mv.game_map.short_name(unit.location)}@{game.mv.heads[0].turn} H"
+
+        def timed(*argv: str) -> float:
+            started = time.perf_counter()
+            with contextlib.redirect_stdout(io.StringIO()):
+                status = main(list(argv))
+            if status != 0:
+                raise RuntimeError(f"fivedp {' '.join(argv)} exited {status}")
+            return time.perf_counter() - started
+
+        load = []
+        for _ in range(repeat):
+            started = time.perf_counter()
+            load_game(path)
+            load.append(time.perf_counter() - started)
+        orders = [timed("game", "orders", str(path), "--power", unit.power, order) for _ in range(repeat)]
+        show = [timed("game", "show", str(path)) for _ in range(repeat)]
+        return {"steps": steps, "boards": len(game.mv.boards), "bytes": path.stat().st_size, "save_s": save_s,
+                "load_s": statistics.median(load), "orders_s": statistics.median(orders),
+                "show_s": statistics.median(show)}
+
+
 def _ints(text: str) -> list[int]:
     from .errors import InputError
 
@@ -248,6 +306,15 @@ def _ints(text: str) -> list[int]:
 def cmd_bench(args) -> int:
     import sys
 
+    if args.suite == "game":
+        print(f"game: commands on synthetic game files (8 timelines, 4 past boards and one history entry of 34 "
+              f"orders per step), in process; median of {args.repeat} runs")
+        print(f"{'steps':>6} {'boards':>7} {'MB':>7} {'load s':>7} {'orders s':>9} {'show s':>7}")
+        for steps in _ints(args.steps):
+            r = bench_game(steps, args.repeat)
+            print(f"{r['steps']:>6} {r['boards']:>7} {r['bytes'] / 1e6:>7.2f} {r['load_s']:>7.2f} "
+                  f"{r['orders_s']:>9.2f} {r['show_s']:>7.2f}", flush=True)
+        return 0
     if args.suite == "multiverse":
         heads_list, history_list = _ints(args.heads), _ints(args.history)
         print(f"multiverse: one movement step, every head's units ordered, {args.travel} of them travelling in "
@@ -281,12 +348,13 @@ def cmd_bench(args) -> int:
 
 
 def add_bench_parser(sub) -> None:
-    p = sub.add_parser("bench", help="benchmarks: classic (against the reference) or multiverse (scaling)")
-    p.add_argument("suite", choices=("classic", "multiverse"))
+    p = sub.add_parser("bench", help="benchmarks: classic (against the reference), multiverse (scaling) or game (game file commands)")
+    p.add_argument("suite", choices=("classic", "multiverse", "game"))
     p.add_argument("--phases", type=int, default=500, help="classic: movement phases to record (default 500)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--repeat", type=int, default=3, help="runs per measurement (default 3)")
     p.add_argument("--heads", default="1,4,16,64", help="multiverse: boards in play, comma-separated")
     p.add_argument("--history", default="200,1000", help="multiverse: boards of history, comma-separated")
     p.add_argument("--travel", type=int, default=30, help="multiverse: time-travel orders in the step")
+    p.add_argument("--steps", default="60,2000", help="game: steps of the game files, comma-separated")
     p.set_defaults(func=cmd_bench)
