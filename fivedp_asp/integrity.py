@@ -80,7 +80,7 @@ def check_game(game: "Game", path: str) -> None:
     """Refuses (InputError naming the problem) a game no sequence of commands could have produced."""
     mv = game.mv
     problem = (_powers_problem(game) or _timelines_problem(mv) or _boards_problem(mv) or _start_problem(game)
-               or _history_problem(game) or _standing_problem(mv))
+               or _history_problem(game) or _standing_problem(mv, bool(game.history)))
     if problem:
         raise damaged(path, problem)
 
@@ -222,13 +222,20 @@ def _boards_named(mv: Multiverse, name: str) -> list[Any]:
     return [mv.boards[k] for k in board_name_readings(name) if k in mv.boards]
 
 
-def _standing_problem(mv: Multiverse) -> str | None:
+def _standing_problem(mv: Multiverse, played: bool) -> str | None:
     """Eliminated powers own nothing on the heads, and the standing the victory rules give the heads
-    is the one the file says (no elimination or winner missing, none made up)."""
+    is the one the file says (no elimination or winner missing, none made up). The rules are applied
+    after every step, never to the start: before the first step nobody is out and nobody has won."""
     from dataclasses import replace
 
     from .step import victory
 
+    if not played:
+        if mv.eliminated:
+            return f"eliminated: {', '.join(sorted(mv.eliminated))}, but no step has been played"
+        if mv.winner is not None:
+            return f"winner: {mv.winner}, but no step has been played"
+        return None
     for h in mv.heads:
         for p in sorted(mv.eliminated):
             if any(u.power == p for u in h.units.values()) or p in h.centers.values():

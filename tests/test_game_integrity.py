@@ -328,3 +328,19 @@ def test_an_engine_defect_in_check_exits_3(tmp_path, monkeypatch, capsys):
     out, err = capsys.readouterr()
     assert f"DEFECT {case}: the engine could not adjudicate" in out and "0 passed, 1 failed" in out
     assert "README.md" in err
+
+
+def test_a_new_game_whose_start_already_has_a_majority_loads(tmp_path):
+    """The victory rules run after each step, not on the start: a game begun from a scenario in which
+    one power already holds most centres is a game, and loads; a winner written before any step is not."""
+    case = tmp_path / "case.yaml"
+    case.write_text("id: x\noptions: {victory: majority}\nstart:\n  units: {Germany: [A Mun], France: [A Par]}\n"
+                    "  centers: {Germany: [Ber, Kie, Mun, Hol, Bel, Den, Swe, Nwy, Edi, Lon, Lvp, Bre, Mar, Spa, Por, "
+                    "Tun, Nap, Rom], France: [Par]}\nsteps: []\n", encoding="utf-8")
+    p = fivedp(tmp_path, "game", "new", "g.yaml", "--from", "case.yaml")
+    assert p.returncode == 0, p.stderr
+    assert load_game(tmp_path / "g.yaml").mv.winner is None
+    text = (tmp_path / "g.yaml").read_text(encoding="utf-8")
+    (tmp_path / "g.yaml").write_text(reseal(text.replace("\nwinner: null\n", "\nwinner: Germany\n")), encoding="utf-8")
+    with pytest.raises(InputError, match="winner: Germany, but no step has been played"):
+        load_game(tmp_path / "g.yaml")
