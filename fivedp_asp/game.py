@@ -368,10 +368,10 @@ def load_game(path: str | Path, *, verify: bool = True) -> Game:
         if exc.problem.startswith("not valid YAML"):
             raise _damaged(path, f"not valid YAML (line {exc.line}){exc.problem[len('not valid YAML'):]}", _At(exc.line)) from None
         raise (_damaged(path, exc.problem, _At(exc.line)) if exc.line else exc) from None
-    return game_from_data(data, path)
+    return game_from_data(data, path, upgrade=not verify)
 
 
-def game_from_data(data: Any, path: str = "<game>") -> Game:
+def game_from_data(data: Any, path: str = "<game>", *, upgrade: bool = False) -> Game:
     """A game from the content of a game file (``game_data``), read from YAML or JSON; ``path``
     names it in messages."""
     if not isinstance(data, dict) or data.get("format") != FORMAT:
@@ -383,7 +383,7 @@ def game_from_data(data: Any, path: str = "<game>") -> Game:
     if version > VERSION:
         raise InputError(f"{path}: written by a newer version of fivedp (game format {version}); "
                          f"this one reads format {VERSION}: upgrade fivedp")
-    if version < 1 or (verify and version != VERSION):
+    if version < 1 or (not upgrade and version != VERSION):
         raise _damaged(path, f"unknown game format version {version} (this fivedp writes format {VERSION})")
     if data.get("end") != FORMAT:
         last = max(getattr(data, "value_lines", {}).values(), default=1)

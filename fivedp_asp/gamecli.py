@@ -15,7 +15,7 @@ from .inputs import read_stream, read_text
 from .limits import MAX_ORDERS
 from . import api
 from .api import adjudicate, check_orders, duties, legal_orders, load_game
-from .game import export_case, locked, new_game, save_game
+from .game import export_case, load_game as load_game_file, locked, new_game, save_game
 from .jsonout import (board_document, game_document, game_step_document, history_document, history_results,
                       options_json, orders_document, possible_document, timelines_json)
 from .map import load_map
@@ -296,7 +296,7 @@ def cmd_accept(args: argparse.Namespace) -> int:
     """Takes a game file edited by hand (or written in format 1): read without its checksum, checked
     in full like any game, then written anew in the current format with a fresh checksum."""
     with locked(args.file):
-        game = load_game(args.file, verify=False)
+        game = load_game_file(args.file, verify=False)
         save_game(args.file, game)
     mv = game.mv
     print(f"Accepted {args.file}: {len(mv.boards)} boards in {len(mv.timelines)} timelines, "
