@@ -37,6 +37,7 @@ from .resolve import resolve
 from .results import OrderOutcome
 from .solve import DECISIONS
 from .step import StepReport, adjustment_balances, next_phase, retreat_options, step
+from .jsonout import plain_json
 
 FORMAT = "fivedp-game"
 VERSION = 2  # 2: the file ends with its checksum line (format 1 files are upgraded by ``accept``)
@@ -692,14 +693,6 @@ def duties(game: Game) -> tuple[Duty, ...]:
     return tuple(sorted(out, key=lambda d: d.power))
 
 
-def _plain(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return [_plain(v) for v in value]
-    return value
-
-
 def _result_entry(mv: Multiverse, x: OrderOutcome) -> dict:
     """One result as the history keeps it: the line, its fully designated form, its unit's board, the
     result and reason, and whatever else the outcome says about it (a structured explanation)."""
@@ -712,7 +705,7 @@ def _result_entry(mv: Multiverse, x: OrderOutcome) -> dict:
     entry["result"] = x.result
     if x.reason:
         entry["reason"] = x.reason
-    extras = {key: _plain(value) for key, value in x.as_dict().items()
+    extras = {key: plain_json(value) for key, value in x.as_dict().items()
               if key not in ("power", "text", "canonical", "result", "reason") and value is not None}
     if extras:
         # the structured account of the result, whatever the engine calls its parts

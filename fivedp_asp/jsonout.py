@@ -38,12 +38,12 @@ def document(kind: str, **content: Any) -> dict:
     return {"format": FORMAT, "kind": kind, **content}
 
 
-def _plain(value: Any) -> Any:
+def plain_json(value: Any) -> Any:
     """A value as JSON holds it (tuples as lists, mapping proxies as objects)."""
     if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): plain_json(v) for k, v in value.items()}
     if isinstance(value, (list, tuple, set, frozenset)):
-        return [_plain(v) for v in value]
+        return [plain_json(v) for v in value]
     return value
 
 
@@ -74,7 +74,7 @@ def outcome_json(mv: Multiverse, outcome: OrderOutcome) -> dict:
     from .game import qualify
 
     qualified, board = qualify(mv, outcome.power, outcome.text)
-    return {**_plain(outcome.as_dict()), "qualified": qualified, "board": board}
+    return {**plain_json(outcome.as_dict()), "qualified": qualified, "board": board}
 
 
 def options_json(options: Mapping[str, object]) -> dict:
@@ -210,7 +210,7 @@ def history_results(game, name: str) -> list[dict]:
         only = len(h.get("boards", ())) == 1
         for r in h.get("results", ()):
             if r.get("board") == name or ("board" not in r and only):
-                out.append({"step": i, "phase": h.get("phase"), **_plain(r)})
+                out.append({"step": i, "phase": h.get("phase"), **plain_json(r)})
     return out
 
 
@@ -244,7 +244,7 @@ def game_step_document(game, report: StepReport) -> dict:
 def history_document(game) -> dict:
     """``fivedp game history --json``: every step as the game file keeps it."""
     steps = [{"index": i, "phase": h.get("phase"), "heads": list(h.get("boards", ())),
-              "orders": _plain(h.get("orders", {})), "results": _plain(h.get("results", [])),
+              "orders": plain_json(h.get("orders", {})), "results": plain_json(h.get("results", [])),
               "new_timelines": [{"timeline": k, "forked_from": v} for k, v in (h.get("new_timelines") or {}).items()],
               "eliminated": list(h.get("eliminated", [])), "winner": h.get("winner")}
              for i, h in enumerate(game.history, 1)]
