@@ -87,14 +87,17 @@ def refuse_written(mv: Multiverse, orders: list[tuple[int, ResolvedOrder]]) -> l
     """The lines with each line that the chosen readings refuse made illegal, under an id of its own
     (a refused line must not share the id of an accepted line that reads the same)."""
     fresh = max((i for i, _ in orders), default=-1) + 1
+    # the lines of one power for one unit, grouped once (a scan per line would be quadratic)
+    same_unit: dict[tuple, list[ResolvedOrder]] = {}
+    for _, o in orders:
+        if o.unit is not None and o.kind not in ("build", "waive"):
+            same_unit.setdefault((o.power, o.unit.board, o.unit.province), []).append(o)
     out = []
     for i, r in orders:
         unit = _unit(mv, r)
         problem = None
         if unit is not None:
-            others = [o for _, o in orders if o is not r and o.power == r.power and o.unit is not None
-                      and o.unit.board == r.unit.board and o.unit.province == r.unit.province
-                      and o.kind not in ("build", "waive")]
+            others = [o for o in same_unit.get((r.power, r.unit.board, r.unit.province), ()) if o is not r]
             problem = (_kind_problem(mv, r, unit, others) or _coast_problem(mv, r, unit)
                        or _nationality_problem(mv, r, others))
         if problem:
