@@ -57,7 +57,7 @@ def show(value: Any) -> str:
 
 _OPTIONS: tuple[Option, ...] = (
     Option(
-        "adjacency", "which timelines are adjacent to each other", "seed 003 (adjacency); RULES.md §4",
+        "adjacency", "which timelines are adjacent to each other", "seed 003 (adjacency); docs/playing.md §5",
         (Value("family", "a timeline, its parent, its children and its siblings forked from the same board",
                "adjacency_family.lp"),
          Value("any", "every timeline is adjacent to every other", "adjacency_any.lp")),
@@ -65,13 +65,13 @@ _OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "implicit_main_timeline", "an ordered unit written without a timeline is on the root timeline a",
-        "seed 003 (implicitMainTimeline); RULES.md §3",
+        "seed 003 (implicitMainTimeline); docs/playing.md §4",
         (Value(True, "the missing timeline is a"),
          Value(False, "every ordered unit must name its timeline")),
         True, programs=(),
     ),
     Option(
-        "victory", "how the game is won", "seed 003 (victoryCondition); RULES.md §8",
+        "victory", "how the game is won", "seed 003 (victoryCondition); docs/playing.md §12",
         (Value("elimination", "a power without units and centres on some head is out everywhere; the last one wins",
                "victory_elimination.lp"),
          Value("majority", "more than half of all supply centres summed over all heads", "victory_majority.lp"),
@@ -81,14 +81,14 @@ _OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "open_convoys", "a fleet may convoy with no subject (F North Sea C) and carry any army's move",
-        "seed 003/004; RULES.md §9.1",
+        "seeds 003/004 (open convoys); docs/rules.md §6.8",
         (Value(False, "open convoy orders are invalid"),
          Value(True, "open convoys join any army's route, of any power, in any direction", "open_convoys.lp")),
         False,
     ),
     Option(
         "jump_assists", "units may assist a move that jumps more than one turn or timeline",
-        "seed 003/004; RULES.md §9.2",
+        "seeds 003/004 (jump assists); docs/rules.md §6.8",
         (Value(False, "a move to a board that is not adjacent and jump assist orders are invalid"),
          Value(True, "a move of jump length k needs k given assists (A Berlin J A Munich - b-Kiel@2)",
                "jump_assists.lp")),
@@ -96,14 +96,14 @@ _OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "sustain", "a sustain phase once per game year: time centres vote, unsustained timelines dissolve",
-        "seed 004 (sustain phase); RULES.md §9.3",
+        "seed 004 (sustain phase); docs/rules.md §6.8",
         (Value(False, "no sustain phase; sustain orders are invalid"),
          # the phase itself is asp/sustain.lp; in movement, dissolved timelines are out of reach
          Value(True, "the sustain phase after each Fall movement (and its retreats) with two or more timelines",
                "sustain_true.lp")),
         False,
     ),
-    # DATC v3.1 chapter 4: one option per issue whose readings change an adjudication (RULES.md §9.4)
+    # DATC v3.1 chapter 4: one option per issue whose readings change an adjudication (docs/rules.md §8)
     Option(
         "datc_4a1", "when a convoy with several routes is disrupted", "DATC 4.A.1",
         (Value("all_routes", "only when every route is disrupted (DATC 4.A.1 (b), 1982 and later rulebooks)"),
@@ -180,8 +180,8 @@ _OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "datc_4b4", "a support of a fleet's move that omits the coast when more than one can be reached",
-        "DATC 4.B.4; RULES.md §1",
-        (Value("strict", "is illegal, whoever owns the fleet (RULES.md §1, the seeds)"),
+        "DATC 4.B.4; the seeds' reading by default",
+        (Value("strict", "is illegal, whoever owns the fleet (the seeds' reading)"),
          Value("datc", "is valid (DATC 4.B.4, the DATC's preference for 6.B.7 and 6.B.15)", "datc_4b4_datc.lp"),
          Value("calhamer", "is valid only for a fleet of the supporting power (DATC 4.B.4, Calhamer)",
                "datc_4b4_calhamer.lp")),
@@ -218,7 +218,7 @@ _OPTIONS: tuple[Option, ...] = (
     Option(
         "datc_4c5", "a support or convoy of a foreign unit that does not name the unit's nationality",
         "DATC 4.C.5",
-        (Value("valid", "is valid (DATC 4.C.5 (b); RULES.md §1)"),
+        (Value("valid", "is valid (DATC 4.C.5 (b))"),
          Value("invalid", "is illegal (DATC 4.C.5 (a))"),
          Value("valid_unless_other", "is valid unless another order of the unit names the nationality "
                                      "(DATC 4.C.5 (c))")),
@@ -226,7 +226,7 @@ _OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "datc_4c6", "a support or convoy that names the wrong nationality for the unit", "DATC 4.C.6",
-        (Value("valid", "is valid: the nationality is ignored (DATC 4.C.6 (b); RULES.md §1)"),
+        (Value("valid", "is valid: the nationality is ignored (DATC 4.C.6 (b))"),
          Value("invalid", "is illegal (DATC 4.C.6 (a))"),
          Value("valid_unless_other", "is valid unless another order of the unit names the right nationality "
                                      "(DATC 4.C.6 (c))")),
