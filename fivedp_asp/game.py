@@ -23,7 +23,7 @@ import yaml
 
 from . import orders as o
 from .errors import InputError, NotationError
-from .inputs import (value_line, Anything, Fields, Flag, ListOf, LoadError, MapOf, Opt, Scalar, Text, Whole, decode, line_of, parse_yaml,
+from .inputs import (value_line, Anything, Fields, Flag, ListOf, LoadError, MapOf, Opt, Scalar, Text, Whole, decode, line_of, parse_yaml, read_bytes,
                      plain)
 from .limits import MAX_BOARDS, MAX_FILE_BYTES, MAX_TURN
 from .integrity import check_game, seal, unseal
@@ -354,13 +354,7 @@ def load_game(path: str | Path, *, verify: bool = True) -> Game:
     loader (any damage is an InputError naming line and key), then the game's consistency.
     ``verify=False`` skips the checksum only, for ``fivedp game accept``."""
     path = str(path)
-    try:
-        with open(path, "rb") as f:
-            raw = f.read(MAX_FILE_BYTES + 1)
-    except IsADirectoryError:
-        raise InputError(f"{path}: cannot read the game file: it is a directory") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read the game file: {exc.strerror or exc}") from None
+    raw = read_bytes(path, "game file")
     if len(raw) > MAX_FILE_BYTES:
         raise _damaged(path, f"too large (more than {MAX_FILE_BYTES:,} bytes)")
     try:

@@ -56,17 +56,21 @@ def decode(data: bytes, path: str) -> str:
     return text
 
 
-def read_text(path: str | Path, what: str = "file") -> str:
-    """A file's text, size-capped and UTF-8 checked."""
+def read_bytes(path: str | Path, what: str = "file") -> bytes:
+    """A file's bytes, at most one byte past the size cap (so that a caller can tell it is too large)."""
     name = str(path)
     try:
         with open(name, "rb") as f:
-            data = f.read(MAX_FILE_BYTES + 1)
+            return f.read(MAX_FILE_BYTES + 1)
     except IsADirectoryError:
         raise InputError(f"{name}: cannot read the {what}: it is a directory") from None
     except OSError as exc:
         raise InputError(f"{name}: cannot read the {what}: {exc.strerror or exc}") from None
-    return decode(data, name)
+
+
+def read_text(path: str | Path, what: str = "file") -> str:
+    """A file's text, size-capped and UTF-8 checked."""
+    return decode(read_bytes(path, what), str(path))
 
 
 def read_stream(stream: BinaryIO, name: str = "<stdin>") -> str:
