@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import clingo
 
@@ -152,26 +152,37 @@ def _reason_text(reason: str) -> str:
 
 @dataclass(frozen=True)
 class Answer:
-    """The atoms of one phase's answer, by predicate: each atom's argument text, and the symbols."""
+    """The atoms of one phase's answer, by predicate: each atom's argument text, and the symbols.
+
+    An answer comes from clingo as symbols, or, from a batch of phases solved together (``batch.py``),
+    as the text of each atom after its phase's own numbering is restored; the symbols of a predicate
+    are then parsed from its text the first time they are asked for (a few predicates are read that way)."""
 
     texts: dict[str, list[str]] = field(default_factory=dict)
-    symbols: dict[str, list[clingo.Symbol]] = field(default_factory=dict)
+    parsed: dict[str, list[clingo.Symbol]] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, symbols) -> "Answer":
+    def of(cls, atoms: Iterable[clingo.Symbol | str]) -> "Answer":
         texts: dict[str, list[str]] = defaultdict(list)
         syms: dict[str, list[clingo.Symbol]] = defaultdict(list)
-        for sym in symbols:
+        for sym in atoms:
             text = str(sym)
             cut = text.find("(")
             name = text[:cut] if cut > 0 else text
             texts[name].append(text[cut + 1 : -1] if cut > 0 else "")
-            syms[name].append(sym)
+            if not isinstance(sym, str):
+                syms[name].append(sym)
         return cls(dict(texts), dict(syms))
+
+    def symbols_of(self, name: str) -> list[clingo.Symbol]:
+        """The atoms of ``name`` as symbols."""
+        if name not in self.parsed:
+            self.parsed[name] = [clingo.parse_term(f"{name}({x})" if x else name) for x in self.texts.get(name, [])]
+        return self.parsed[name]
 
     def get(self, name: str) -> list[tuple[clingo.Symbol, ...]]:
         """The arguments of every atom of ``name``, as symbols (for the few rarely read predicates)."""
-        return [tuple(sym.arguments) for sym in self.symbols.get(name, [])]
+        return [tuple(sym.arguments) for sym in self.symbols_of(name)]
 
     def order_results(self) -> dict[int, tuple[str, str | None]]:
         """Order id → (result, reason); an illegal order is ``invalid`` with its first reason."""
@@ -188,7 +199,7 @@ class Answer:
     def reasons(self) -> dict[int, list[tuple[str, Place3 | None, tuple]]]:
         """Order id → its causes as the rules gave them: (kind, unit place or None, detail)."""
         out: dict[int, list] = defaultdict(list)
-        for sym in self.symbols.get("reason", []):
+        for sym in self.symbols_of("reason"):
             i, kind, place, detail = t.reason_of(sym)
             out[i].append((kind, place, detail))
         return dict(out)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from types import MappingProxyType
-from typing import Mapping, Sequence
+from typing import Generator, Mapping, Sequence
 
 from . import sustain as sustain_phase
 from . import terms as t
@@ -25,6 +25,32 @@ from .results import CAUSE_KINDS, Answer, Cause, OrderOutcome, explain
 from .solve import DECISIONS, Solution, solve_decisions
 
 OrderLines = Mapping[str, Sequence[str]]
+
+
+@dataclass(frozen=True)
+class Query:
+    """One question for the solver: a phase's program (entry encoding and option files) on its facts
+    and the map's unchanging facts. A step is written as a generator of queries, so that the same code
+    runs one phase at a time (``run``) or many phases together, their queries answered in one program
+    (``batch.py``)."""
+
+    programs: tuple[str, ...]
+    facts: str
+    static: str = ""
+    statistics: bool = False
+
+
+Steps = Generator[Query, Solution, "StepReport"]
+
+
+def run(steps: Generator[Query, Solution, object]):
+    """Answers a step's queries one by one; returns what the step returns."""
+    try:
+        query = next(steps)
+        while True:
+            query = steps.send(solve_decisions(query.programs, query.facts, query.static, statistics=query.statistics))
+    except StopIteration as stop:
+        return stop.value
 
 
 @dataclass(frozen=True)
@@ -162,9 +188,9 @@ def _outcomes(mv: Multiverse, orders, answer: Answer, backups=()) -> tuple[Order
     return tuple(out)
 
 
-def _program(mv: Multiverse, program: str) -> list[str]:
+def _program(mv: Multiverse, program: str) -> tuple[str, ...]:
     """The entry encoding of ``program`` and the logic files of the options in effect (options.py)."""
-    return [f"{program}.lp", *logic_files(mv.options, program)]
+    return (f"{program}.lp", *logic_files(mv.options, program))
 
 
 # -- supply centres and what a board waits for -------------------------------------------------
@@ -288,10 +314,10 @@ def _backup_notes(mv: Multiverse, backups) -> tuple[str, ...]:
     return tuple(notes)
 
 
-def _movement(mv: Multiverse, orders, statistics: bool = False) -> StepReport:
+def _movement(mv: Multiverse, orders, statistics: bool = False) -> Steps:
     facts = movement_facts(mv, orders)
     text = facts.text + "".join(f"dissolved({tl}).\n" for tl in sorted(mv.dissolved))
-    solution = solve_decisions(_program(mv, "movement"), text, map_facts(mv.game_map), statistics=statistics)
+    solution = yield Query(_program(mv, "movement"), text, map_facts(mv.game_map), statistics)
     answer = Answer.of(solution.atoms)
     outcome = _Outcome.read(answer, facts.departed)
     owners = answer.owners()
@@ -312,7 +338,7 @@ def _movement(mv: Multiverse, orders, statistics: bool = False) -> StepReport:
     dislodged = [(v[:2], mv.boards[v[:2]].units[v[2]]) for v in sorted(outcome.dislodged_by) if v[:2] in shown]
     dislodgers = tuple(_designation(mv, outcome.dislodged_by[v]) for v in sorted(outcome.dislodged_by) if v[:2] in shown)
     after = mv.with_boards(list(recorded_heads.values()) + produced, forks)
-    after, disbanded = _drop_hopeless_retreats(after, produced)
+    after, disbanded = yield from _drop_hopeless_retreats(after, produced)
     after = after.with_boards([settle(after.boards[b.key], after) for b in produced])
     return StepReport(MOVEMENT, mv, after, _outcomes(mv, orders, answer, solution.backups), tuple(dislodged), disbanded,
                       _backup_notes(mv, solution.backups), solution, dislodgers=dislodgers)
@@ -340,7 +366,7 @@ def _drop_hopeless_retreats(mv: Multiverse, boards: Sequence[Board]):
     waiting = [b for b in boards if b.retreats]
     if not waiting:
         return mv, ()
-    answer = Answer.of(solve_decisions(_program(mv, "retreat"), _retreat_facts(mv, waiting, []), map_facts(mv.game_map)).atoms)
+    answer = Answer.of((yield Query(_program(mv, "retreat"), _retreat_facts(mv, waiting, []), map_facts(mv.game_map))).atoms)
     can_move = answer.first_places("option")
     updated, gone = [], []
     for b in waiting:
@@ -360,15 +386,15 @@ def retreat_options(mv: Multiverse) -> dict[tuple[int, int, str], tuple[str, ...
                                        map_facts(mv.game_map)).atoms)
     options: dict[tuple[int, int, str], list[str]] = {
         (b.timeline, b.turn, r.unit.province): [] for b in waiting for r in b.retreats}
-    for sym in answer.symbols.get("option", []):
+    for sym in answer.symbols_of("option"):
         unit, province = sym.arguments
         options.setdefault(t.read_place(unit), []).append(t.name_of(province))
     return {k: tuple(sorted(v)) for k, v in options.items()}
 
 
-def _retreat(mv: Multiverse, orders) -> StepReport:
+def _retreat(mv: Multiverse, orders) -> Steps:
     boards = [b for b in mv.heads if b.phase == RETREAT]
-    answer = Answer.of(solve_decisions(_program(mv, "retreat"), _retreat_facts(mv, boards, orders), map_facts(mv.game_map)).atoms)
+    answer = Answer.of((yield Query(_program(mv, "retreat"), _retreat_facts(mv, boards, orders), map_facts(mv.game_map))).atoms)
     arrivals = answer.arrivals("retreats_to")
     new_boards, disbanded = [], []
     for b in boards:
@@ -420,10 +446,10 @@ def adjustment_balances(mv: Multiverse) -> dict[tuple[tuple[int, int], str], int
     return out
 
 
-def _adjustment(mv: Multiverse, orders) -> StepReport:
+def _adjustment(mv: Multiverse, orders) -> Steps:
     boards = [b for b in mv.heads if b.phase == ADJUSTMENT]
-    answer = Answer.of(solve_decisions(_program(mv, "adjustment"), _adjustment_facts(mv, boards, orders),
-                                       adjustment_map_facts(mv.game_map)).atoms)
+    answer = Answer.of((yield Query(_program(mv, "adjustment"), _adjustment_facts(mv, boards, orders),
+                                    adjustment_map_facts(mv.game_map))).atoms)
     removed = answer.places("removed")
     built = {t.read_place(a): (k.name, t.read_location(loc)) for a, k, loc in answer.get("built")}
     new_boards, disbanded = [], []
@@ -442,14 +468,18 @@ def _adjustment(mv: Multiverse, orders) -> StepReport:
 # -- the sustain phase -------------------------------------------------------------------------
 
 
-def _sustain(mv: Multiverse, orders) -> StepReport:
-    answer = Answer.of(solve_decisions(_program(mv, "sustain"), sustain_phase.facts(mv, orders)).atoms)
+def _sustain(mv: Multiverse, orders) -> Steps:
+    answer = Answer.of((yield Query(_program(mv, "sustain"), sustain_phase.facts(mv, orders))).atoms)
     result = sustain_phase.read(mv, answer)
     return StepReport(SUSTAIN, mv, sustain_phase.apply(mv, result), _outcomes(mv, orders, answer), sustain=result)
 
 
 def victory(mv: Multiverse) -> Multiverse:
     """Applies elimination and looks for a winner (RULES.md §8, option ``victory``)."""
+    return run(_victory(mv))
+
+
+def _victory(mv: Multiverse) -> Generator[Query, Solution, Multiverse]:
     if len(mv.players) < 2 or mv.winner:
         return mv  # a scenario with one power, or a game already won
     option = chosen(mv.options, "victory")
@@ -469,7 +499,7 @@ def victory(mv: Multiverse) -> Multiverse:
     lines += [f"player({t.const(p)})." for p in mv.players]
     lines += [f"out({t.const(p)})." for p in sorted(mv.eliminated)]
     facts = "\n".join(lines) + "\n"
-    answer = Answer.of(solve_decisions(_program(mv, "victory"), facts, center_facts(mv.game_map)).atoms)
+    answer = Answer.of((yield Query(_program(mv, "victory"), facts, center_facts(mv.game_map))).atoms)
     by_const = {t.const(p): p for p in mv.players}
     eliminated = mv.eliminated | {by_const[t.name_of(a[0])] for a in answer.get("eliminated")}
     winners = sorted(by_const[t.name_of(a[0])] for a in answer.get("winner"))
@@ -502,16 +532,25 @@ def check_limits(mv: Multiverse, orders: OrderLines, phase: str) -> None:
 def step(mv: Multiverse, orders: OrderLines, *, statistics: bool = False) -> StepReport:
     """Adjudicates the next phase with these orders (per power, lines in any notation).
     ``statistics`` asks clingo for the ground program's size (benchmarks)."""
+    return run(steps(mv, orders, statistics=statistics))
+
+
+def steps(mv: Multiverse, orders: OrderLines, *, statistics: bool = False) -> Steps:
+    """``step`` as a generator of solver queries (see ``Query``). Bad input is raised before the first query."""
     phase = next_phase(mv)
     check_limits(mv, orders, phase)
     resolved = read_orders(mv, orders)
+    return _step(mv, resolved, phase, statistics)
+
+
+def _step(mv: Multiverse, resolved, phase: str, statistics: bool) -> Steps:
     if phase == RETREAT:
-        report = _retreat(mv, resolved)
+        report = yield from _retreat(mv, resolved)
     elif phase == SUSTAIN:
-        report = _sustain(mv, resolved)
+        report = yield from _sustain(mv, resolved)
     elif phase == ADJUSTMENT:
-        report = _adjustment(mv, resolved)
+        report = yield from _adjustment(mv, resolved)
     else:
-        report = _movement(mv, resolved, statistics)
+        report = yield from _movement(mv, resolved, statistics)
         report = replace(report, after=sustain_phase.due_after_movement(mv, report.after))
-    return replace(report, after=victory(report.after))
+    return replace(report, after=(yield from _victory(report.after)))
