@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator, Mapping, Sequence
 
 from .errors import InputError, NotationError, OrderError
 from .inputs import (Anything, Choice, Fields, ListOf, LoadError, MapOf, Opt, Scalar, Text, Whole, key_line, line_of, value_line,
@@ -23,7 +23,7 @@ from .notation import parse_timeline, parse_unit, timeline_name
 from .options import problem as option_problem, validated
 from .resolve import subject_place
 from .results import CAUSE_KINDS
-from .step import StepReport, step
+from .batch import step_many
 
 RESULTS = ("succeeds", "fails", "invalid")
 CASE_KEYS = {"id", "title", "description", "options", "start", "steps", "map"}
@@ -534,18 +534,55 @@ class CaseRun:
 
 
 def run_case(case: Case) -> CaseRun:
-    mv = case.start
-    reports, problems = [], []
-    for i, s in enumerate(case.steps):
-        try:
-            report = step(mv, s.orders)
-        except OrderError as exc:
-            line = next((_line(x) for lines in s.orders.values() for x in lines if str(x) == exc.text), s.line)
-            raise CaseError(case.path, line, str(exc)) from None
-        except InputError as exc:
-            raise CaseError(case.path, s.line, str(exc)) from None
-        reports.append(report)
-        with _within(case.path, s.line):
-            problems += check_step(case, i, report, s.expect)
-        mv = report.after
-    return CaseRun(case, tuple(reports), tuple(problems))
+    run = run_cases([case])[0]
+    if isinstance(run, Exception):
+        raise run
+    return run
+
+
+def _step_error(case: Case, s: CaseStep, exc: Exception) -> Exception:
+    """A step's error as the scenario's: bad input placed on its file and line."""
+    if isinstance(exc, OrderError):
+        line = next((_line(x) for lines in s.orders.values() for x in lines if str(x) == exc.text), s.line)
+        return CaseError(case.path, line, str(exc))
+    if isinstance(exc, InputError) and not isinstance(exc, CaseError):
+        return CaseError(case.path, s.line, str(exc))
+    return exc
+
+
+def run_cases(cases: Sequence[Case]) -> list[CaseRun | Exception]:
+    """Runs scenarios in lockstep, step by step, the phases waiting at each step adjudicated together
+    (``batch.step_many``): the same runs as one at a time, in the same order. A scenario that cannot run
+    (bad input, an engine defect) gives its exception in place of its run; the others are unaffected."""
+    runs: list[CaseRun | Exception | None] = [None] * len(cases)
+    positions = [case.start for case in cases]
+    reports: list[list[StepReport]] = [[] for _ in cases]
+    problems: list[list[str]] = [[] for _ in cases]
+    waiting = [n for n, case in enumerate(cases) if case.steps]
+    for n, case in enumerate(cases):
+        if not case.steps:
+            runs[n] = CaseRun(case, (), ())
+    while waiting:
+        done = step_many([(positions[n], cases[n].steps[len(reports[n])].orders) for n in waiting])
+        still = []
+        for n, report in zip(waiting, done):
+            case = cases[n]
+            i = len(reports[n])
+            s = case.steps[i]
+            if isinstance(report, Exception):
+                runs[n] = _step_error(case, s, report)
+                continue
+            reports[n].append(report)
+            try:
+                with _within(case.path, s.line):
+                    problems[n] += check_step(case, i, report, s.expect)
+            except Exception as exc:  # noqa: BLE001 - this scenario's own error, given back as its result
+                runs[n] = exc
+                continue
+            positions[n] = report.after
+            if i + 1 < len(case.steps):
+                still.append(n)
+            else:
+                runs[n] = CaseRun(case, tuple(reports[n]), tuple(problems[n]))
+        waiting = still
+    return runs  # type: ignore[return-value]

@@ -165,44 +165,37 @@ def cmd_adjudicate(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from .checking import check_paths
+
+    if args.jobs < 1:
+        raise InputError("--jobs must be at least 1")
     passed = failed = 0
     bad_input = defect = False
     cases: list[dict] = []
     say = (lambda text: None) if args.json else print
-    for path in find_cases(args.paths):
-        entry: dict = {"path": str(path), "id": None, "passed": False, "problems": [], "error": None}
+    for c in check_paths([str(p) for p in find_cases(args.paths)], args.jobs):
+        entry: dict = {"path": c.path, "id": c.id, "passed": c.passed, "problems": list(c.problems), "error": None}
         cases.append(entry)
-        try:
-            run = run_case(load_case(path))
-        except InputError as exc:
-            say(f"ERROR {exc}")
-            entry["error"] = {"kind": "input", "message": str(exc)}
+        if c.error == "encoding":
+            raise EncodingError(c.message)  # no case can run: exit 3 at once with clingo's file and line
+        if c.error == "input":
+            say(f"ERROR {c.message}")
+            entry["error"] = {"kind": "input", "message": c.message}
             failed += 1
             bad_input = True
-            continue
-        except EncodingError:
-            raise  # no case can run: exit 3 at once with clingo's file and line
-        except AdjudicationError as exc:
-            say(f"DEFECT {path}: the engine could not adjudicate: {exc}")
-            entry["error"] = {"kind": "engine", "message": str(exc)}
+        elif c.error:
+            say(f"DEFECT {c.path}: {c.message}")
+            entry["error"] = {"kind": "engine", "message": c.message}
             failed += 1
             defect = True
-            continue
-        except Exception as exc:  # noqa: BLE001 - a crash on one case is reported, the others still run
-            say(f"DEFECT {path}: {crash_message(exc).splitlines()[0]}")
-            entry["error"] = {"kind": "engine", "message": crash_message(exc).splitlines()[0]}
-            failed += 1
-            defect = True
-            continue
-        entry.update(id=run.case.id, passed=run.passed, problems=list(run.problems))
-        if run.passed:
+        elif c.passed:
             passed += 1
             if args.verbose:
-                say(f"ok   {run.case.id}")
+                say(f"ok   {c.id}")
         else:
             failed += 1
-            for problem in run.problems:
-                say(f"FAIL {run.case.id} ({path}): {problem}")
+            for problem in c.problems:
+                say(f"FAIL {c.id} ({c.path}): {problem}")
     if args.json:
         print(json.dumps(check_document(cases, passed, failed), indent=2))
     else:
@@ -274,6 +267,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="+")
     p.add_argument("-v", "--verbose", action="store_true", help="also list the cases that pass")
     p.add_argument("--json", action="store_true", help="print the outcome of every case as one JSON document")
+    p.add_argument("-j", "--jobs", type=int, default=1,
+                   help="worker processes, each running its share of the files in lockstep batches (default 1)")
     p.set_defaults(func=cmd_check)
     add_game_parser(sub)
     add_render_parser(sub)

@@ -315,15 +315,16 @@ def test_random_games_pass_their_own_checks(tmp_path, seed, options):
 
 def test_an_engine_defect_in_check_exits_3(tmp_path, monkeypatch, capsys):
     """`fivedp check`: a case the engine cannot adjudicate is a defect (3), not a failed case (1)."""
+    from fivedp_asp import checking
     from fivedp_asp.errors import AdjudicationError
 
     case = tmp_path / "case.yaml"
     case.write_text("id: x\nsteps: []\n", encoding="utf-8")
 
-    def defect(case):
-        raise AdjudicationError("no adjudication satisfies the rules")
+    def defect(cases):
+        return [AdjudicationError("no adjudication satisfies the rules") for _ in cases]
 
-    monkeypatch.setattr(cli, "run_case", defect)
+    monkeypatch.setattr(checking, "run_cases", defect)
     assert cli.main(["check", str(case)]) == 3
     out, err = capsys.readouterr()
     assert f"DEFECT {case}: the engine could not adjudicate" in out and "0 passed, 1 failed" in out
