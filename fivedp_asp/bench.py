@@ -206,12 +206,39 @@ def _time_reference(p: RecordedPhase, ref) -> float:
     return time.perf_counter() - t0
 
 
-def bench_classic(movement_phases: int = 500, seed: int = 1, repeat: int = 3, progress=None) -> dict:
-    """Median time per phase of both pipelines over the same recorded phases (best of ``repeat`` per phase)."""
+def _time_ours_together(group: list[RecordedPhase]) -> float:
+    from .batch import step_many
+
+    t0 = time.perf_counter()
+    reports = step_many([(p.mv, p.orders) for p in group])
+    _ = [[(o.result, o.reason) for o in r.outcomes] + [r.after.heads] for r in reports]  # results and positions out
+    return time.perf_counter() - t0
+
+
+def bench_batches(phases: list[RecordedPhase], batch: int, repeat: int, ref, progress=None) -> dict:
+    """Per phase, ``batch`` phases adjudicated together (``batch.step_many``) against the reference one
+    phase at a time: the time of each group (best of ``repeat``) over its size, median over groups."""
+    ours, theirs = [], []
+    groups = [phases[i:i + batch] for i in range(0, len(phases), batch)]
+    for n, group in enumerate(groups):
+        ours.append(min(_time_ours_together(group) for _ in range(repeat)) / len(group))
+        theirs.append(sum(min(_time_reference(p, ref) for _ in range(repeat)) for p in group) / len(group))
+        if progress:
+            progress(n, len(groups))
+    return {"batch": batch, "groups": len(groups), "phases": len(phases),
+            "ours_ms": statistics.median(ours) * 1000, "reference_ms": statistics.median(theirs) * 1000}
+
+
+def bench_classic(movement_phases: int = 500, seed: int = 1, repeat: int = 3, progress=None,
+                  batch: int = 1) -> dict:
+    """Median time per phase of both pipelines over the same recorded phases (best of ``repeat`` per phase);
+    with ``batch`` above 1, the phases adjudicated ``batch`` at a time (``bench_batches``)."""
     from .compare.reference import get_reference
 
     phases = record_phases(movement_phases, seed)
     ref = get_reference("diplomacy", load_map("standard"))
+    if batch > 1:
+        return bench_batches(phases, batch, repeat, ref, progress)
     ours: dict[str, list[float]] = {}
     theirs: dict[str, list[float]] = {}
     for i, p in enumerate(phases):
@@ -334,6 +361,20 @@ def cmd_bench(args) -> int:
     def progress(i: int, n: int) -> None:
         print(f"  timing phase {i}/{n}", file=sys.stderr, flush=True)
 
+    if args.batch < 1:
+        from .errors import InputError
+
+        raise InputError("--batch must be at least 1")
+    if args.batch > 1:
+        print(f"classic: {args.phases} movement phases of seeded random games (seed {args.seed}) and their retreat "
+              f"and adjustment phases, adjudicated {args.batch} at a time in one program; the reference one "
+              f"phase at a time; whole pipeline, order text in, results and positions out; per phase: a group's "
+              f"time (best of {args.repeat}) over its size, median over groups", flush=True)
+        r = bench_classic(args.phases, args.seed, args.repeat, progress, batch=args.batch)
+        print(f"{'batch':>6} {'groups':>7} {'phases':>7} {'fivedp ms':>10} {'reference ms':>13}")
+        print(f"{r['batch']:>6} {r['groups']:>7} {r['phases']:>7} {r['ours_ms']:>10.2f} {r['reference_ms']:>13.2f}")
+        print(f"ratio ours/reference {r['ours_ms'] / r['reference_ms']:.2f}")
+        return 0
     print(f"classic: {args.phases} movement phases of seeded random games (seed {args.seed}) and their retreat "
           f"and adjustment phases; whole pipeline, order text in, results and positions out; best of "
           f"{args.repeat} per phase, median over phases", flush=True)
@@ -351,6 +392,8 @@ def add_bench_parser(sub) -> None:
     p = sub.add_parser("bench", help="benchmarks: classic (against the reference), multiverse (scaling) or game (game file commands)")
     p.add_argument("suite", choices=("classic", "multiverse", "game"))
     p.add_argument("--phases", type=int, default=500, help="classic: movement phases to record (default 500)")
+    p.add_argument("--batch", type=int, default=1,
+                   help="classic: phases adjudicated together in one program (default 1: one at a time)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--repeat", type=int, default=3, help="runs per measurement (default 3)")
     p.add_argument("--heads", default="1,4,16,64", help="multiverse: boards in play, comma-separated")

@@ -162,9 +162,10 @@ def _given(power: str, order, game_map: GameMap) -> GivenOrder:
 # -- our engine as a PhaseResult -------------------------------------------------------------------
 
 
-def ours_phase(mv: Multiverse, given: Sequence[GivenOrder], geo: Geography) -> tuple[StepReport, PhaseResult]:
+def ours_phase(mv: Multiverse, given: Sequence[GivenOrder], geo: Geography,
+               report: StepReport | None = None) -> tuple[StepReport, PhaseResult]:
     orders = orders_dict(given)
-    report = step(mv, orders)
+    report = report or step(mv, orders)
     # outcomes come power by power in the order of ``orders``; put them back in the order given
     index: list[int] = []
     for power in orders:
@@ -948,11 +949,15 @@ def case_key(case: str):
 
 
 def play_phase(mv: Multiverse, given: list[GivenOrder], reference: ReferenceAdjudicator, geo: Geography,
-               *, load: bool) -> PhaseRun:
-    """Our engine and the reference on the same phase; ``load`` first puts the reference at ``mv``."""
+               *, load: bool, report: StepReport | None = None, seconds: float = 0.0) -> PhaseRun:
+    """Our engine and the reference on the same phase; ``load`` first puts the reference at ``mv``.
+    ``report`` is our engine's report when it was adjudicated already (with other phases, taking
+    ``seconds``)."""
     t0 = time.perf_counter()
-    report, ours = ours_phase(mv, given, geo)
+    report, ours = ours_phase(mv, given, geo, report)
     t1 = time.perf_counter()
+    if seconds:
+        t0 = t1 - seconds
     if load:
         reference.load(Position.of(mv.heads[0], mv.game_map, geo))
     theirs = reference.adjudicate(given)

@@ -19,15 +19,15 @@ import traceback
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TextIO
+from typing import Generator, TextIO
 
 from ..errors import AdjudicationError, EncodingError
 from ..map import GameMap
 from ..multiverse import MOVEMENT, RETREAT, Multiverse
 from ..multiverse import opening as standard_opening
-from ..step import next_phase
+from ..step import StepReport, next_phase, step
 from .geo import Geography
-from .judge import PhaseRun, Verdict, parse_given, play_phase
+from .judge import PhaseRun, Verdict, orders_dict, parse_given, play_phase
 from .minimize import Repro, shrink, write_scenario
 from .random_games import OrderGenerator
 from .reference import Position, ReferenceAdjudicator
@@ -107,6 +107,31 @@ def play_game(index: int, seed: int, reference: ReferenceAdjudicator, game_map: 
               origin: str = "", seen: dict | None = None) -> Tally:
     """One game; ``seen`` (kind of disagreement -> its finding) is shared by the games of a run so
     that a kind found again is counted with its first scenario instead of written again."""
+    game = _game(index, seed, reference, game_map, years=years, out=out, illegal_share=illegal_share,
+                 shrink_budget=shrink_budget, origin=origin, seen=seen)
+    try:
+        mv, orders = next(game)
+        while True:
+            started = time.perf_counter()
+            try:
+                report: StepReport | Exception = step(mv, orders)
+            except AdjudicationError as exc:
+                report = exc
+            mv, orders = game.send((report, time.perf_counter() - started))
+    except StopIteration as stop:
+        return stop.value
+
+
+Request = tuple[Multiverse, dict]
+
+
+def _game(index: int, seed: int, reference: ReferenceAdjudicator, game_map: GameMap, *, years: int,
+          out: Path, illegal_share: float = 0.05, shrink_budget: int = 400,
+          origin: str = "", seen: dict | None = None) -> Generator[Request, tuple[StepReport | Exception, float], Tally]:
+    """One game as a generator: it yields each phase our engine must adjudicate, (position, orders),
+    and is sent our report (or the engine's error) with the engine's time for it, so that many games
+    can be adjudicated together.
+    The reference is put at the game's position before each of its phases, since games take turns."""
     seen = {} if seen is None else seen
     geo = Geography(game_map)
     rng = random.Random(f"fivedp-compare/{seed}/{index}")
@@ -123,8 +148,11 @@ def play_game(index: int, seed: int, reference: ReferenceAdjudicator, game_map: 
         given = parse_given(gen.orders(board, phase), game_map)
         season = Position(board.turn, phase, frozenset(), {}).season
         where = f"game {index}, {season}"
+        report, seconds = yield mv, orders_dict(given)
         try:
-            run = play_phase(mv, given, reference, geo, load=False)
+            if isinstance(report, Exception):
+                raise report
+            run = play_phase(mv, given, reference, geo, load=True, report=report, seconds=seconds)
         except EncodingError:
             raise  # the logic programs are broken: not a finding about the rules (exit 3)
         except AdjudicationError as exc:
@@ -202,19 +230,42 @@ def _engine_failure(mv: Multiverse, given, exc: Exception, where: str, out: Path
 
 def run_games(reference: ReferenceAdjudicator, game_map: GameMap, *, games: int, seed: int, years: int,
               out: Path, progress: TextIO | None = None, illegal_share: float = 0.05,
-              origin: str = "") -> Tally:
+              origin: str = "", batch: int = 16) -> Tally:
+    """``games`` random games, ``batch`` of them at a time in lockstep: the phases waiting in those games
+    are adjudicated together (``batch.step_many``); each game's line is printed when it ends."""
+    from ..batch import step_many
+
     progress = progress or sys.stderr
     total = Tally()
     seen: dict = {}
-    for index in range(1, games + 1):
-        started = time.perf_counter()
-        tally = play_game(index, seed, reference, game_map, years=years, out=out, illegal_share=illegal_share,
-                          origin=origin, seen=seen)
-        total.merge(tally)
-        excused = sum(tally.excused.values())
-        real = sum(1 for f in seen.values() for w in [f.where, *f.again] if w.startswith(f"game {index},"))
-        cases = ", ".join(sorted({c for key in tally.excused for c in key}))
-        print(f"game {index}/{games}: {tally.compared} phases, {tally.agree} agree, {excused} excused"
-              f"{f' [{cases}]' if cases else ''}, {real} real"
-              f"  ({time.perf_counter() - started:.1f} s)", file=progress, flush=True)
+    for first in range(1, games + 1, batch):
+        started = {}
+        running: dict[int, tuple[Generator, Request]] = {}
+        for index in range(first, min(games, first + batch - 1) + 1):
+            started[index] = time.perf_counter()
+            game = _game(index, seed, reference, game_map, years=years, out=out, illegal_share=illegal_share,
+                         origin=origin, seen=seen)
+            running[index] = (game, next(game))
+        while running:
+            order = sorted(running)
+            t0 = time.perf_counter()
+            reports = step_many([running[i][1] for i in order])
+            share = (time.perf_counter() - t0) / len(order)
+            for index, report in zip(order, reports):
+                game, _ = running.pop(index)
+                try:
+                    # the engine's time for the phases adjudicated together is split evenly among them
+                    running[index] = (game, game.send((report, share)))
+                except StopIteration as stop:
+                    tally = stop.value
+                    total.merge(tally)
+                    _progress(progress, index, games, tally, seen, time.perf_counter() - started[index])
     return total
+
+
+def _progress(progress: TextIO, index: int, games: int, tally: Tally, seen: dict, seconds: float) -> None:
+    excused = sum(tally.excused.values())
+    real = sum(1 for f in seen.values() for w in [f.where, *f.again] if w.startswith(f"game {index},"))
+    cases = ", ".join(sorted({c for key in tally.excused for c in key}))
+    print(f"game {index}/{games}: {tally.compared} phases, {tally.agree} agree, {excused} excused"
+          f"{f' [{cases}]' if cases else ''}, {real} real  ({seconds:.1f} s)", file=progress, flush=True)
