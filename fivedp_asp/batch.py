@@ -18,8 +18,9 @@ again on its own, so that a paradox is always resolved exactly as if its phase s
 phases keep their answers from the joint program, where nothing was assumed about them and their one
 model is the one they have alone.
 
-Programs whose rules relate a whole game rather than its boards are answered one phase at a time:
-victory and the sustain phase (per power over all heads), and the option files listed in
+The victory rules judge a game over all its heads: their facts name the game (``head/2``,
+``player/2``, ``out/2``), which is numbered k, and so are their answers. Programs whose rules relate a
+whole game in other ways are answered one phase at a time: the sustain phase, and the option files listed in
 ``GAME_WIDE`` (civil disorder under ``datc_4d9=fails`` looks at every order of a power; jump assists
 count a game's timelines), and adjustment phases with a waive, which names no board and goes to the
 power's first board with builds. Should a combined program fail (a phase whose rules have no solution), its
@@ -40,14 +41,16 @@ TIMELINE_STRIDE = 10_000  # more than the timelines a multiverse may have (limit
 ORDER_STRIDE = 1 << 20  # more than the order ids of one step: new orders (limits.MAX_ORDERS) and recorded ones
 MAX_BATCH = 1 << 10  # phases per program: the largest numbers stay within clingo's 32-bit integers
 
-BATCHED_PROGRAMS = frozenset({"movement.lp", "retreat.lp", "adjustment.lp"})
+BATCHED_PROGRAMS = frozenset({"movement.lp", "retreat.lp", "adjustment.lp", "victory.lp"})
 GAME_WIDE = frozenset({"options/datc_4d9_fails.lp", "options/jump_assists.lp"})
 
 _BOARD = re.compile(r"\bb\((\d+),")
 _ORDER_FACT = re.compile(r"^(order|ordered_\w+)\((\d+)([,)])", re.M)
 _NEW = re.compile(r"^new\((\d+)\.\.(\d+)\)\.", re.M)
 _TIMELINE_FACT = re.compile(r"^(fork|dissolved)\((\d+)([,)])(?:(\d+),)?", re.M)
+_GAME_FACT = re.compile(r"^(head|player|out)\((\d+),", re.M)
 _RESULT = frozenset({"order_result", "illegal", "reason"})  # shown atoms whose first argument is an order id
+_GAME = frozenset({"eliminated", "winner"})  # shown atoms whose first argument is a game
 
 
 def batchable(query: Query) -> bool:
@@ -66,6 +69,7 @@ def shift_facts(facts: str, k: int) -> str:
     facts = _TIMELINE_FACT.sub(
         lambda m: f"{m[1]}({int(m[2]) + dt}{m[3]}" + (f"{int(m[4]) + dt}," if m[4] is not None else ""), facts)
     facts = _ORDER_FACT.sub(lambda m: f"{m[1]}({int(m[2]) + di}{m[3]}", facts)
+    facts = _GAME_FACT.sub(lambda m: f"{m[1]}({int(m[2]) + k},", facts)
     return _NEW.sub(lambda m: f"new({int(m[1]) + di}..{int(m[2]) + di}).", facts)
 
 
@@ -76,6 +80,8 @@ def _owner(text: str) -> int | None:
     if cut > 0 and text[:cut] in _RESULT:
         end = text.find(",", cut)
         return int(text[cut + 1:end]) // ORDER_STRIDE
+    if cut > 0 and text[:cut] in _GAME:
+        return int(text[cut + 1:text.find(",", cut)])
     m = _BOARD.search(text)
     return int(m[1]) // TIMELINE_STRIDE if m else None
 
@@ -86,9 +92,10 @@ def _unshift(text: str, k: int) -> str:
     dt = k * TIMELINE_STRIDE
     text = _BOARD.sub(lambda m: f"b({int(m[1]) - dt},", text)
     cut = text.find("(")
-    if cut > 0 and text[:cut] in _RESULT:
+    if cut > 0 and text[:cut] in _RESULT | _GAME:
         end = text.find(",", cut)
-        text = f"{text[:cut + 1]}{int(text[cut + 1:end]) - k * ORDER_STRIDE}{text[end:]}"
+        step = ORDER_STRIDE if text[:cut] in _RESULT else 1
+        text = f"{text[:cut + 1]}{int(text[cut + 1:end]) - k * step}{text[end:]}"
     return text
 
 

@@ -484,7 +484,8 @@ def _victory(mv: Multiverse) -> Generator[Query, Solution, Multiverse]:
         return mv  # a scenario with one power, or a game already won
     option = chosen(mv.options, "victory")
     heads = mv.heads
-    lines = [f"head({t.board(*h.key)})." for h in heads]
+    # every fact names its game, 0 (batch.py numbers the games of a joint program apart)
+    lines = [f"head(0,{t.board(*h.key)})." for h in heads]
     for h in heads:
         b = t.board(*h.key)
         # a unit waiting to retreat is still on the board until it is disbanded
@@ -496,13 +497,13 @@ def _victory(mv: Multiverse) -> Generator[Query, Solution, Multiverse]:
             for power in sorted(set(h.centers.values())):
                 count = sum(1 for o in h.centers.values() if o == power)
                 lines.append(f"center_count({b},{t.const(power)},{count}).")
-    lines += [f"player({t.const(p)})." for p in mv.players]
-    lines += [f"out({t.const(p)})." for p in sorted(mv.eliminated)]
+    lines += [f"player(0,{t.const(p)})." for p in mv.players]
+    lines += [f"out(0,{t.const(p)})." for p in sorted(mv.eliminated)]
     facts = "\n".join(lines) + "\n"
     answer = Answer.of((yield Query(_program(mv, "victory"), facts, center_facts(mv.game_map))).atoms)
     by_const = {t.const(p): p for p in mv.players}
-    eliminated = mv.eliminated | {by_const[t.name_of(a[0])] for a in answer.get("eliminated")}
-    winners = sorted(by_const[t.name_of(a[0])] for a in answer.get("winner"))
+    eliminated = mv.eliminated | {by_const[t.name_of(a[1])] for a in answer.get("eliminated")}
+    winners = sorted(by_const[t.name_of(a[1])] for a in answer.get("winner"))
     if eliminated == mv.eliminated and not winners:
         return mv
     return mv.standing(frozenset(eliminated), winners[0] if len(winners) == 1 else None)
