@@ -109,8 +109,9 @@ def _options_orders(mv, rng, orders):
     return out
 
 
-def _play(name, options=None, rewrite=None, steps=24):
-    """Random play from the opening; after every step, the invariants of the module docstring."""
+def _play(name, options=None, rewrite=None, steps=24, record=None):
+    """Random play from the opening; after every step, the invariants of the module docstring.
+    ``record``, a list, receives every step played: (multiverse, orders, report)."""
     rng = random.Random(name)
     gen = OrderGenerator(MAP, rng)
     mv = dataclasses.replace(opening(MAP), players=tuple(MAP.powers), options=MappingProxyType(dict(options or {})))
@@ -129,6 +130,8 @@ def _play(name, options=None, rewrite=None, steps=24):
             if rewrite is not None:
                 orders = rewrite(mv, rng, orders)
         report = step(mv, orders)
+        if record is not None:
+            record.append((mv, orders, report))
         written = sum(len(v) for v in orders.values())
         assert len(report.outcomes) == written
         assert all(x.result in ("succeeds", "fails", "invalid") for x in report.outcomes)

@@ -1,0 +1,100 @@
+"""Phases adjudicated together (fivedp_asp/batch.py) give exactly the reports they give alone.
+
+The expectations are the one-at-a-time reports themselves: batching is a way of asking the solver,
+not a rule, so every scenario of ``cases/`` and every step of random classic and multiversal games
+must come out the same, field by field, and a phase that fails must fail alone.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from fivedp_asp.batch import ORDER_STRIDE, TIMELINE_STRIDE, shift_facts, step_many
+from fivedp_asp.cases import find_cases, load_case, run_case, run_cases
+from fivedp_asp.compare.lockstep import opening
+from fivedp_asp.compare.random_games import OrderGenerator
+from fivedp_asp.errors import InputError, OrderError
+from fivedp_asp.map import load_map
+from fivedp_asp.step import next_phase, step
+from test_random_multiverse import _options_orders, _play
+
+ROOT = Path(__file__).resolve().parent.parent
+MAP = load_map("standard")
+
+
+def _key(report):
+    """Everything a report says, except clingo's timings."""
+    return (report.phase, report.outcomes, report.dislodged, report.disbanded, report.backups, report.sustain,
+            report.dislodgers, report.after)
+
+
+def test_shifted_facts_keep_their_phases_apart():
+    facts = ("board(b(0,3)).\nfork(1,0,2).\ndissolved(1).\norder(0,p(b(0,3),par),france).\nordered_move(0,p(b(1,2),bur),none,0).\n"
+             "ordered_path(0,1,nth).\nnew(0..4).\nhead(0,b(0,3)).\nplayer(0,france).\nout(0,italy).\nsub(b).\n")
+    shifted = shift_facts(facts, 2)
+    t, i = 2 * TIMELINE_STRIDE, 2 * ORDER_STRIDE
+    assert shifted.splitlines() == [
+        f"board(b({t},3)).", f"fork({t + 1},{t},2).", f"dissolved({t + 1}).", f"order({i},p(b({t},3),par),france).",
+        f"ordered_move({i},p(b({t + 1},2),bur),none,0).", f"ordered_path({i},1,nth).", f"new({i}..{i + 4}).",
+        f"head(2,b({t},3)).", "player(2,france).", "out(2,italy).", "sub(b)."]
+    assert shift_facts(facts, 0) == facts
+
+
+def test_every_scenario_runs_the_same_in_lockstep():
+    cases = [load_case(p) for p in find_cases([str(ROOT / "cases")])]
+    assert len(cases) > 300
+    together = run_cases(cases)
+    for case, run in zip(cases, together):
+        alone = run_case(case)
+        assert not isinstance(run, Exception), f"{case.path}: {run}"
+        assert [_key(r) for r in run.reports] == [_key(r) for r in alone.reports], case.path
+        assert run.problems == alone.problems, case.path
+
+
+def _classic_phases(games: int, phases: int):
+    out = []
+    for g in range(games):
+        rng = random.Random(f"fivedp-batch/{g}")
+        gen = OrderGenerator(MAP, rng, 0.1)
+        mv = opening(MAP)
+        for _ in range(phases):
+            orders = gen.orders(mv.heads[0], next_phase(mv))
+            report = step(mv, orders)
+            out.append((mv, orders, report))
+            mv = report.after
+    return out
+
+
+@pytest.mark.parametrize("what", ["classic", "multiverse", "options"])
+def test_random_phases_give_the_same_reports_together(what):
+    """Phases of random games, recorded one at a time, then adjudicated all together in one call."""
+    if what == "classic":
+        played = _classic_phases(6, 20)
+    else:
+        played = []
+        for seed in (1, 2):
+            if what == "multiverse":
+                _play(f"fivedp-batch-multiverse/{seed}", steps=14, record=played)
+            else:
+                _play(f"fivedp-batch-options/{seed}", {"open_convoys": True, "jump_assists": True}, _options_orders, steps=14, record=played)
+    together = step_many([(mv, orders) for mv, orders, _ in played])
+    assert len(together) == len(played)
+    for n, ((mv, orders, alone), report) in enumerate(zip(played, together)):
+        assert not isinstance(report, Exception), f"phase {n}: {report}"
+        assert _key(report) == _key(alone), f"phase {n} ({alone.phase})"
+
+
+def test_a_phase_with_bad_input_fails_alone():
+    cases = [load_case(ROOT / "cases/datc/6.A.01.yaml"), load_case(ROOT / "cases/datc/6.C.03.yaml")]
+    items = [(cases[0].start, {"England": ["F North Sea - Picardy"]}),
+             (cases[1].start, {"Narnia": ["A Paris H"]}),
+             (cases[1].start, {"England": ["F North Sea @@ Picardy"]}),
+             (cases[1].start, cases[1].steps[0].orders)]
+    reports = step_many(items)
+    assert isinstance(reports[1], InputError) and "Narnia" in str(reports[1])
+    assert isinstance(reports[2], OrderError)
+    assert _key(reports[0]) == _key(step(*items[0]))
+    assert _key(reports[3]) == _key(step(*items[3]))
