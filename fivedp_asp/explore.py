@@ -31,7 +31,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import yaml
 
-from .cases import Case, find_cases, load_case, run_case
+from .cases import Case, find_cases, load_case, run_cases
 from .errors import AdjudicationError, InputError
 from .multiverse import Board, board_name, unit_text
 from .notation import timeline_name
@@ -297,51 +297,106 @@ def _diff_step(number: int, reports: Sequence[StepReport]) -> StepDiff | None:
     return StepDiff(number, tuple(r.phase for r in reports), tuple(r for _, r in rows))
 
 
-def explore_case(case: Case, asked: Asked) -> Exploration:
-    """Runs ``case`` under every combination of the asked values and keeps what differs."""
+def _variants(case: Case, asked: Asked) -> tuple[tuple, list, object, list[Case]]:
+    """The case under every combination of the asked values: (option names, columns, the case's own
+    column, one case per column, expectations dropped since they hold for one reading only)."""
     columns, own = columns_for(case.options, asked)
     names = tuple(asked)
-    plain = tuple(replace(s, expect={}) for s in case.steps)  # expectations hold for one reading only
-    runs = []
+    plain = tuple(replace(s, expect={}) for s in case.steps)
+    variants = []
     for column in columns:
         options = dict(case.options)
         options.update(zip(names, column))
         start = replace(case.start, options=MappingProxyType(options))
+        variants.append(replace(case, start=start, steps=plain))
+    return names, columns, own, variants
+
+
+def explore_cases(cases: Sequence[Case], asked: Asked) -> list[Exploration | Exception]:
+    """Each case under every combination of the asked values, keeping what differs. All the runs go in
+    lockstep (``cases.run_cases``), so the phases of different cases under the same values are
+    adjudicated together. A case that cannot run gives its exception."""
+    plans = [_variants(case, asked) for case in cases]
+    runs = iter(run_cases([v for _, _, _, variants in plans for v in variants]))
+    out: list[Exploration | Exception] = []
+    for case, (names, columns, own, variants) in zip(cases, plans):
+        mine = [next(runs) for _ in variants]
+        failed = next(((column, r) for column, r in zip(columns, mine) if isinstance(r, Exception)), None)
+        if failed is not None:
+            column, exc = failed
+            if isinstance(exc, AdjudicationError):
+                exc = AdjudicationError(f"{case.path} under {column_label(names, column)}: {exc}")
+            out.append(exc)
+            continue
+        steps = []
+        for i in range(len(case.steps)):
+            diff = _diff_step(i + 1, [run.reports[i] for run in mine])
+            if diff:
+                steps.append(diff)
+        out.append(Exploration(case.id, case.title, case.path, names, columns, own, tuple(steps)))
+    return out
+
+
+def explore_case(case: Case, asked: Asked) -> Exploration:
+    """Runs ``case`` under every combination of the asked values and keeps what differs."""
+    result = explore_cases([case], asked)[0]
+    if isinstance(result, Exception):
+        raise result
+    return result
+
+
+def _failure(path: str, exc: Exception) -> Failure:
+    if isinstance(exc, InputError):
+        return Failure(path, str(exc), 2)
+    if isinstance(exc, AdjudicationError):
+        return Failure(path, f"engine error: {exc}", 3)
+    raise exc
+
+
+def explore_batch(paths: Sequence[str], asked: Asked) -> list[Exploration | Failure]:
+    """Several files explored together, with their problems as values (so that a worker process can
+    send them back)."""
+    loaded: list[Case | Failure] = []
+    for path in paths:
         try:
-            runs.append(run_case(replace(case, start=start, steps=plain)))
-        except AdjudicationError as exc:
-            raise AdjudicationError(f"{case.path} under {column_label(names, column)}: {exc}") from None
-    steps = []
-    for i in range(len(case.steps)):
-        diff = _diff_step(i + 1, [run.reports[i] for run in runs])
-        if diff:
-            steps.append(diff)
-    return Exploration(case.id, case.title, case.path, names, columns, own, tuple(steps))
+            loaded.append(load_scenario(path))
+        except InputError as exc:
+            loaded.append(Failure(path, str(exc), 2))
+    explored = iter(explore_cases([c for c in loaded if isinstance(c, Case)], asked))
+    out: list[Exploration | Failure] = []
+    for path, c in zip(paths, loaded):
+        if isinstance(c, Failure):
+            out.append(c)
+            continue
+        result = next(explored)
+        out.append(_failure(path, result) if isinstance(result, Exception) else result)
+    return out
 
 
 def explore_path(path: str, asked: Asked) -> Exploration | Failure:
-    """One file, with its problems as values (so that a worker process can send them back)."""
-    try:
-        return explore_case(load_scenario(path), asked)
-    except InputError as exc:
-        return Failure(path, str(exc), 2)
-    except AdjudicationError as exc:
-        return Failure(path, f"engine error: {exc}", 3)
+    """One file, with its problems as values."""
+    return explore_batch([path], asked)[0]
 
 
-def _explore_star(job: tuple[str, Asked]) -> Exploration | Failure:
-    return explore_path(*job)
+def _explore_star(job: tuple[list[str], Asked]) -> list[Exploration | Failure]:
+    return explore_batch(*job)
+
+
+BATCH = 16  # files explored together: their runs are adjudicated in lockstep
 
 
 def explore_paths(paths: Sequence[str], asked: Asked, jobs: int = 1) -> Iterator[Exploration | Failure]:
-    """Each file's exploration, in the order of the files, as soon as it is ready."""
-    work = [(p, dict(asked)) for p in paths]
+    """Each file's exploration, in the order of the files, a batch of files at a time."""
+    size = BATCH if jobs <= 1 else max(1, min(BATCH, -(-len(paths) // jobs)))
+    work = [(list(paths[i:i + size]), dict(asked)) for i in range(0, len(paths), size)]
     if jobs <= 1 or len(work) < 2:
-        yield from (_explore_star(w) for w in work)
+        for w in work:
+            yield from _explore_star(w)
         return
     pool = ProcessPoolExecutor(max_workers=jobs)
     try:
-        yield from pool.map(_explore_star, work, chunksize=max(1, min(8, len(work) // (4 * jobs))))
+        for results in pool.map(_explore_star, work):
+            yield from results
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
