@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from . import game as _game
 from . import jsonout
 from .cases import Case, CaseRun, load_case, run_case
+from .cases import run_cases as _run_cases
 from .errors import InputError
 from .game import Accepted, Duty, Game, Submission
 from .map import GameMap
@@ -82,6 +83,35 @@ def adjudicate(game: Game) -> tuple[Game, StepReport]:
     """Adjudicates the next phase with the waiting orders: the game after it, and the step's report
     (``report.outcomes``: every order with its result and reason)."""
     return _game.adjudicate(game)
+
+
+def adjudicate_many(games: Sequence[Game]) -> list[tuple[Game, StepReport] | Exception]:
+    """:func:`adjudicate` for many independent games at once, their phases answered together in one
+    program (faster than one by one when there are many); the same results, in the same order. A game
+    that cannot be adjudicated gives its exception (``InputError``, ``AdjudicationError``) in its place."""
+    from .batch import step_many
+
+    out: list[tuple[Game, StepReport] | Exception] = []
+    over = {n: InputError(f"the game is over: {g.mv.winner} has won") for n, g in enumerate(games) if g.mv.winner}
+    playing = [n for n in range(len(games)) if n not in over]
+    reports = dict(zip(playing, step_many([(games[n].mv, games[n].pending) for n in playing])))
+    for n, game in enumerate(games):
+        report = over.get(n) or reports[n]
+        out.append(report if isinstance(report, Exception) else _game.adjudicate(game, report))
+    return out
+
+
+def run_scenarios(paths: Sequence[str | Path]) -> list[CaseRun | Exception]:
+    """:func:`run_scenario` for many files, their steps adjudicated in lockstep (as ``fivedp check``
+    does); a file that cannot be read or run gives its exception in its place."""
+    loaded: list[Case | Exception] = []
+    for path in paths:
+        try:
+            loaded.append(load_case(path))
+        except InputError as exc:
+            loaded.append(exc)
+    runs = iter(_run_cases([c for c in loaded if isinstance(c, Case)]))
+    return [c if isinstance(c, Exception) else next(runs) for c in loaded]
 
 
 def results(report: StepReport) -> tuple[OrderOutcome, ...]:
@@ -159,7 +189,7 @@ def schema() -> dict:
 
 __all__ = [
     "Accepted", "Board", "Case", "CaseRun", "Duty", "Game", "GameMap", "OrderOutcome", "PossibleOrder", "StepReport",
-    "Submission", "adjudicate", "board", "board_json", "check_orders", "duties", "from_json", "game_from_scenario",
+    "Submission", "adjudicate", "adjudicate_many", "board", "board_json", "check_orders", "duties", "from_json", "game_from_scenario",
     "game_json", "heads", "history_json", "legal_orders", "load_game", "load_map", "load_scenario", "new_game",
-    "next_phase", "results", "run_scenario", "save_game", "schema", "step_json", "submit_orders", "to_json",
+    "next_phase", "results", "run_scenario", "run_scenarios", "save_game", "schema", "step_json", "submit_orders", "to_json",
 ]

@@ -707,10 +707,12 @@ def _result_entry(mv: Multiverse, x: OrderOutcome) -> dict:
     return entry
 
 
-def adjudicate(game: Game) -> tuple[Game, StepReport]:
+def adjudicate(game: Game, report: StepReport | None = None) -> tuple[Game, StepReport]:
+    """The game after its next phase; ``report`` is that phase's report when it was adjudicated
+    already (with other games' phases, ``batch.step_many``)."""
     if game.mv.winner:
         raise InputError(f"the game is over: {game.mv.winner} has won")
-    report = step(game.mv, game.pending)
+    report = report or step(game.mv, game.pending)
     before, after = report.before, report.after
     acting = [b.name for b in before.heads if b.phase == report.phase]
     entry: dict[str, Any] = {

@@ -98,3 +98,21 @@ def test_a_phase_with_bad_input_fails_alone():
     assert isinstance(reports[2], OrderError)
     assert _key(reports[0]) == _key(step(*items[0]))
     assert _key(reports[3]) == _key(step(*items[3]))
+
+
+def test_the_library_adjudicates_many_games_as_it_adjudicates_one():
+    import fivedp_asp as fd
+
+    opening_game = fd.new_game()
+    moved = fd.submit_orders(opening_game, ["A Mun - Ruh", "F Kie - Den"], power="Germany").game
+    scenario = fd.load_scenario(ROOT / "cases/datc/6.A.01.yaml")
+    games = [opening_game, moved, fd.game_from_scenario(ROOT / "cases/datc/6.A.01.yaml")]
+    many = fd.adjudicate_many(games)
+    for game, result in zip(games, many):
+        one_game, one_report = fd.adjudicate(game)
+        many_game, many_report = result
+        assert fd.to_json(many_game) == fd.to_json(one_game)
+        assert _key(many_report) == _key(one_report)
+    assert scenario.id == "DATC 6.A.1"
+    runs = fd.run_scenarios([ROOT / "cases/datc/6.A.01.yaml", ROOT / "nowhere.yaml"])
+    assert runs[0].passed and isinstance(runs[1], InputError) and "nowhere.yaml" in str(runs[1])
