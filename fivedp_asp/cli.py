@@ -239,8 +239,17 @@ def cmd_compare(args: argparse.Namespace) -> int:
             return 2
         return 1 if tally.real else 0
     started = time.perf_counter()
-    tally = run_games(reference, game_map, games=args.games, seed=args.seed, years=args.years, out=Path(args.out),
-                      origin=f"`fivedp compare --reference {args.reference} --games {args.games} --seed {args.seed}`")
+    origin = f"`fivedp compare --reference {args.reference} --games {args.games} --seed {args.seed}`"
+    if args.jobs < 1:
+        raise InputError("--jobs must be at least 1")
+    if args.jobs > 1 and args.games > 1:
+        from .compare.lockstep import run_games_parallel
+
+        tally = run_games_parallel(args.reference, min(args.jobs, args.games), games=args.games, seed=args.seed,
+                                   years=args.years, out=Path(args.out), origin=origin)
+    else:
+        tally = run_games(reference, game_map, games=args.games, seed=args.seed, years=args.years,
+                          out=Path(args.out), origin=origin)
     print("\n".join(games_summary(tally, reference=reference.title, games=args.games, seed=args.seed,
                                   years=args.years, elapsed=time.perf_counter() - started)))
     return 1 if tally.findings else 0
@@ -282,6 +291,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1, help="seed of the random games (default 1)")
     p.add_argument("--years", type=int, default=10, help="years each random game lasts (default 10)")
     p.add_argument("--out", default="compare-out", help="folder for the scenarios of real disagreements")
+    p.add_argument("-j", "--jobs", type=int, default=1,
+                   help="--games: worker processes, each playing its share of the games (default 1)")
     p.add_argument("-v", "--verbose", action="store_true", help="also list the scenarios that agree")
     p.set_defaults(func=cmd_compare)
     return parser

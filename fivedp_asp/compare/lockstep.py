@@ -230,18 +230,20 @@ def _engine_failure(mv: Multiverse, given, exc: Exception, where: str, out: Path
 
 def run_games(reference: ReferenceAdjudicator, game_map: GameMap, *, games: int, seed: int, years: int,
               out: Path, progress: TextIO | None = None, illegal_share: float = 0.05,
-              origin: str = "", batch: int = 16) -> Tally:
-    """``games`` random games, ``batch`` of them at a time in lockstep: the phases waiting in those games
-    are adjudicated together (``batch.step_many``); each game's line is printed when it ends."""
+              origin: str = "", batch: int = 16, indices: range | None = None) -> Tally:
+    """``games`` random games (those of ``indices``, 1 to ``games`` when not given), ``batch`` of them at a
+    time in lockstep: the phases waiting in those games are adjudicated together (``batch.step_many``);
+    each game's line is printed when it ends."""
     from ..batch import step_many
 
     progress = progress or sys.stderr
     total = Tally()
     seen: dict = {}
-    for first in range(1, games + 1, batch):
+    indices = indices or range(1, games + 1)
+    for first in range(0, len(indices), batch):
         started = {}
         running: dict[int, tuple[Generator, Request]] = {}
-        for index in range(first, min(games, first + batch - 1) + 1):
+        for index in indices[first:first + batch]:
             started[index] = time.perf_counter()
             game = _game(index, seed, reference, game_map, years=years, out=out, illegal_share=illegal_share,
                          origin=origin, seen=seen)
@@ -269,3 +271,25 @@ def _progress(progress: TextIO, index: int, games: int, tally: Tally, seen: dict
     cases = ", ".join(sorted({c for key in tally.excused for c in key}))
     print(f"game {index}/{games}: {tally.compared} phases, {tally.agree} agree, {excused} excused"
           f"{f' [{cases}]' if cases else ''}, {real} real  ({seconds:.1f} s)", file=progress, flush=True)
+
+
+def _games_part(job: tuple) -> Tally:
+    reference_name, indices, kwargs = job
+    from ..map import load_map
+    from .reference import get_reference
+
+    game_map = load_map("standard")
+    return run_games(get_reference(reference_name, game_map), game_map, indices=indices, **kwargs)
+
+
+def run_games_parallel(reference_name: str, jobs: int, *, games: int, **kwargs) -> Tally:
+    """``run_games`` over ``jobs`` worker processes, each with its own reference and its share of the
+    games (every ``jobs``-th game). A kind of disagreement found by two workers is written by both."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    total = Tally()
+    parts = [(reference_name, range(1 + n, games + 1, jobs), {"games": games, **kwargs}) for n in range(jobs)]
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        for tally in pool.map(_games_part, [p for p in parts if len(p[1])]):
+            total.merge(tally)
+    return total
