@@ -111,6 +111,21 @@ class GameMap:
         """How many words the longest province name has: how far a parser must look ahead."""
         return max(len(key.split()) for key in self._province_index)
 
+    @cached_property
+    def _name_prefixes(self) -> Mapping[str, frozenset[str]]:
+        indexes = {"province": self._province_index, "power": self._power_index, "coast": self._coast_index}
+        out = {}
+        for kind, index in indexes.items():
+            words = [key.split(" ") for key in index]
+            out[kind] = frozenset(" ".join(w[:n]) for w in words for n in range(1, len(w) + 1))
+        return MappingProxyType(out)
+
+    def name_prefixes(self, kind: str) -> frozenset[str]:
+        """The first word, the first two words, ... of every name of this kind (``province``, ``power``,
+        ``coast``), normalised: a parser reading a name word by word can stop as soon as no name
+        begins with the words it has read."""
+        return self._name_prefixes[kind]
+
     def province(self, text: str) -> str | None:
         """The province id a written name or abbreviation denotes, or None."""
         return self._province_index.get(normalize_name(text))

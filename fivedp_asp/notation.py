@@ -157,8 +157,13 @@ _DISBAND_PREFIX = _keywords("disband", "remove", "destroy")
 _BUILD = _keywords("b", "build", "builds")
 _WAIVE = _keywords("waive", "waives")
 _SUSTAIN = _keywords("sustain", "sustains")
+_VERB = re.compile("|".join(f"(?P<{name}>{verb.pattern})" for name, verb in (
+    ("hold", _HOLD), ("move", _MOVE), ("retreat", _RETREAT), ("support", _SUPPORT), ("convoy", _CONVOY),
+    ("jump_assist", _JUMP_ASSIST), ("disband", _DISBAND), ("build", _BUILD))), re.IGNORECASE)
+"""What may follow the ordered unit, tried in this order; the name of the group that matched says which."""
+_ORDER_KEYWORD = re.compile("|".join(k.pattern for k in (_WAIVE, _BUILD, _DISBAND_PREFIX, _SUSTAIN)), re.IGNORECASE)
+"""Any keyword that can open an order: one match tells whether the four must be tried one by one."""
 
-_OPEN_PAREN, _SLASH, _TURN_MARK = re.compile(r"\("), re.compile("/"), re.compile("[@:]")
 _WORD_RE = re.compile(r"[^\W_]+\.?")
 """One word of a name; a trailing dot (``St.``) belongs to the word."""
 _SEPARATOR_RE = re.compile(r"\s+|-")
@@ -169,8 +174,8 @@ _SPACE_RE = re.compile(r"\s*")
 
 
 def _after_space(text: str, pos: int) -> int:
-    """The first position at or after ``pos`` that is not whitespace."""
-    return _SPACE_RE.match(text, pos).end() if pos < len(text) else pos
+    """The first position at or after ``pos`` that is not whitespace (the regex only when there is some)."""
+    return _SPACE_RE.match(text, pos).end() if pos < len(text) and text[pos].isspace() else pos
 
 
 # -- the parser --------------------------------------------------------------------------------
@@ -184,6 +189,8 @@ class _Parser:
         self.map = game_map
         self.pos = 0
         self.max_words = game_map.longest_name_words
+        # longest_name's answers by (start, kind, max_words): several rules read the same name
+        self.names: dict[tuple[int, str, int], tuple[str, int] | None] = {}
 
     def fail(self, problem: str) -> NoReturn:
         raise NotationError(self.text, self.pos, problem)
@@ -199,6 +206,14 @@ class _Parser:
             self.pos = match.end()
         return match
 
+    def accept_mark(self, marks: str) -> bool:
+        """Reads one of the characters ``marks`` after optional whitespace; on no match nothing is consumed."""
+        pos = _after_space(self.text, self.pos)
+        if pos < len(self.text) and self.text[pos] in marks:
+            self.pos = pos + 1
+            return True
+        return False
+
     def expect_end(self) -> None:
         if self.skip_space() < len(self.text):
             self.fail(f"trailing text '{self.text[self.pos:].rstrip()}'")
@@ -210,14 +225,33 @@ class _Parser:
 
     # -- names -------------------------------------------------------------------------------
 
-    def longest_name(self, start: int, lookup: Callable[[str], str | None], max_words: int) -> tuple[str, int] | None:
-        """The longest run of up to ``max_words`` words at ``start`` that ``lookup`` knows, with its end."""
+    def longest_name(self, start: int, kind: str, max_words: int) -> tuple[str, int] | None:
+        """The longest run of up to ``max_words`` words at ``start`` that names a ``kind`` of the map
+        (``province``, ``power``, ``coast``), with its end."""
+        key = (start, kind, max_words)
+        if key not in self.names:
+            self.names[key] = self._longest_name(start, kind, max_words)
+        return self.names[key]
+
+    def _longest_name(self, start: int, kind: str, max_words: int) -> tuple[str, int] | None:
+        prefixes = self.map.name_prefixes(kind)
+        lookup: Callable[[str], str | None] = getattr(self.map, kind)
         ends: list[int] = []
+        # the run so far as the map folds names (``St. Petersburg`` → ``st petersburg``), while its
+        # words are ASCII, where folding goes word by word: once no name begins with it, no longer
+        # run is a name either, and reading stops
+        folded: list[str] | None = []
         pos = start
         while len(ends) < max_words:
             word = _WORD_RE.match(self.text, pos)
             if not word:
                 break
+            if folded is not None and word.group().isascii():
+                folded.append(word.group().rstrip(".").lower())
+                if " ".join(folded) not in prefixes:
+                    break
+            else:
+                folded = None
             ends.append(word.end())
             sep = _SEPARATOR_RE.match(self.text, word.end())
             if sep is None and not word.group().endswith("."):
@@ -243,14 +277,14 @@ class _Parser:
         match = _TIMELINE_PREFIX_RE.match(self.text, self.pos)
         if match is None:
             return None
-        province_follows = self.longest_name(match.end(), self.map.province, self.max_words)
-        if province_follows is None and self.longest_name(self.pos, self.map.province, self.max_words):
+        province_follows = self.longest_name(match.end(), "province", self.max_words)
+        if province_follows is None and self.longest_name(self.pos, "province", self.max_words):
             return None  # a province that merely looks like a timeline, e.g. followed by a move
         self.pos = match.end()
         return _timeline_value(match)
 
     def province(self) -> str:
-        found = self.longest_name(self.pos, self.map.province, self.max_words)
+        found = self.longest_name(self.pos, "province", self.max_words)
         if found is None:
             written = self.found()
             if not _WORD_RE.match(self.text, self.pos):
@@ -262,9 +296,9 @@ class _Parser:
     def province_and_coast(self) -> tuple[str, str | None]:
         """A province and an optional coast: ``Spa(nc)``, ``Spa (nc)``, ``Spa/nc``, ``Spa/north coast``, ``Spa nc``."""
         province = self.province()
-        if self.accept(_OPEN_PAREN):
+        if self.accept_mark("("):
             return province, self.coast_in_parentheses()
-        if self.accept(_SLASH):
+        if self.accept_mark("/"):
             return province, self.coast_words()
         return province, self.bare_coast(province)
 
@@ -282,7 +316,7 @@ class _Parser:
 
     def coast_words(self) -> str:
         self.skip_space()
-        found = self.longest_name(self.pos, self.map.coast, 3)
+        found = self.longest_name(self.pos, "coast", 3)
         if found is None:
             self.fail(f"unknown coast '{self.found()}'" if self.found() else "expected a coast")
         self.pos = found[1]
@@ -294,7 +328,7 @@ class _Parser:
         start = _after_space(self.text, self.pos)
         if start == self.pos:
             return None
-        found = self.longest_name(start, self.map.coast, 3)
+        found = self.longest_name(start, "coast", 3)
         if found is None or found[0] not in self.map.provinces[province].coasts or found[1] - start < 2:
             return None
         self.pos = found[1]
@@ -302,7 +336,7 @@ class _Parser:
 
     def turn_suffix(self) -> int | None:
         """``@3`` (dash form) or ``:S02`` (colon form) after a place."""
-        if not self.accept(_TURN_MARK):
+        if not self.accept_mark("@:"):
             return None
         self.skip_space()
         match = _TURN_RE.match(self.text, self.pos)
@@ -318,10 +352,10 @@ class _Parser:
         """An optional nationality before a unit (``German A Munich``); a word that names a province is
         read as the province."""
         start = self.skip_space()
-        found = self.longest_name(start, self.map.power, 3)
+        found = self.longest_name(start, "power", 3)
         if found is None or not self.text[found[1] : found[1] + 1].isspace():
             return None
-        if self.longest_name(start, self.map.province, self.max_words) is not None:
+        if self.longest_name(start, "province", self.max_words) is not None:
             return None
         self.pos = found[1]
         return found[0]
@@ -337,15 +371,16 @@ class _Parser:
     def order(self) -> Order:
         if self.skip_space() == len(self.text):
             self.fail("empty order")
-        if self.accept(_WAIVE):
-            self.accept(_BUILD)
-            return Waive()
-        if self.accept(_BUILD):
-            return Waive() if self.accept(_WAIVE) else Build(self.unit())
-        if self.accept(_DISBAND_PREFIX):
-            return Disband(self.unit())
-        if self.accept(_SUSTAIN):
-            return Sustain(self.sustained_timeline())
+        if _ORDER_KEYWORD.match(self.text, self.pos):
+            if self.accept(_WAIVE):
+                self.accept(_BUILD)
+                return Waive()
+            if self.accept(_BUILD):
+                return Waive() if self.accept(_WAIVE) else Build(self.unit())
+            if self.accept(_DISBAND_PREFIX):
+                return Disband(self.unit())
+            if self.accept(_SUSTAIN):
+                return Sustain(self.sustained_timeline())
         center = self.sustaining_center()
         if center is not None:
             return Sustain(self.sustained_timeline(), center)
@@ -354,7 +389,7 @@ class _Parser:
     def sustaining_center(self) -> str | None:
         """``London sustains b``: a province followed by ``sustains``; otherwise nothing is consumed."""
         start = self.pos
-        found = self.longest_name(start, self.map.province, self.max_words)
+        found = self.longest_name(start, "province", self.max_words)
         if found is not None:
             self.pos = found[1]
             if self.accept(_SUSTAIN):
@@ -373,9 +408,11 @@ class _Parser:
 
     def unit_order(self, unit: UnitSpec) -> Order:
         """What follows the ordered unit."""
-        if self.accept(_HOLD):
+        verb = self.accept(_VERB)
+        which = verb.lastgroup if verb else None
+        if which == "hold":
             return Hold(unit)
-        if self.accept(_MOVE):
+        if which == "move":
             dest = self.where()
             # a convoy path (A Yor - Nth - Bel): the last place is the destination; the path is kept for
             # the option datc_4a6 and otherwise ignored (DATC 4.A.6 a)
@@ -384,12 +421,12 @@ class _Parser:
                 path.append(dest)
                 dest = self.where()
             return Move(unit, dest, via_convoy=bool(self.accept(_VIA_CONVOY)), path=tuple(path))
-        if self.accept(_RETREAT):
+        if which == "retreat":
             self.accept(_MOVE)
             return Move(unit, self.where())
-        if self.accept(_SUPPORT):
+        if which == "support":
             return self.support(unit)
-        if self.accept(_CONVOY):
+        if which == "convoy":
             if self.skip_space() == len(self.text):
                 return OpenConvoy(unit)  # no subject: the fleet expects guests (RULES.md §9.1)
             target = self.unit()
@@ -397,15 +434,15 @@ class _Parser:
                 self.skip_space()
                 self.fail("expected '-' and the destination of the convoyed army")
             return Convoy(unit, target, self.where())
-        if self.accept(_JUMP_ASSIST):
+        if which == "jump_assist":
             target = self.unit()
             if not self.accept(_MOVE):
                 self.skip_space()
                 self.fail("expected '-' and the destination of the assisted move")
             return JumpAssist(unit, target, self.where())
-        if self.accept(_DISBAND):
+        if which == "disband":
             return Disband(unit)
-        if self.accept(_BUILD):
+        if which == "build":
             return Build(unit)
         self.skip_space()
         self.fail("expected an order after the unit")

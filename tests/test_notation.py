@@ -1018,3 +1018,27 @@ def test_datc_structure(game_map, line, order):
 def test_datc_lines_are_all_covered():
     assert len(DATC_ORDER_LINES) + len(DATC_PROSE_LINES) == 429
     assert len(set(DATC_ORDER_LINES)) == len(DATC_ORDER_LINES)
+
+
+# -- names read word by word ------------------------------------------------------------------------
+
+from dataclasses import replace  # noqa: E402
+from types import MappingProxyType  # noqa: E402
+
+STANDARD = load_map("standard")
+
+
+
+def test_names_of_several_words_dots_and_other_scripts_are_read_whole():
+    # names are read word by word, stopping once no name begins with the words read; Greek capitals
+    # fold by context (a final sigma), so such words are never folded one by one
+    provinces = dict(STANDARD.provinces)
+    for pid, alias in [("eng", "ΑΣ.Β"), ("nth", "North Sea East Part"), ("mun", "München"), ("stp", "St.Pete")]:
+        provinces[pid] = replace(provinces[pid], aliases=(*provinces[pid].aliases, alias))
+    odd = replace(STANDARD, provinces=MappingProxyType(provinces))
+    assert parse_order("F ΑΣ.Β H", odd) == Hold(fleet("eng"))
+    assert parse_order("F North Sea East Part - North Sea", odd) == Move(fleet("nth"), Where("nth"))
+    assert parse_order("A München - St.Pete", odd) == Move(army("mun"), Where("stp"))
+    assert parse_order("A münchen-st. pete", odd) == Move(army("mun"), Where("stp"))
+    error = error_of("F North Sea East - Eng", odd)
+    assert (error.position, error.problem) == (12, "expected an order after the unit")
