@@ -470,8 +470,92 @@ def _parse(text: str, game_map: GameMap, read: Callable[[_Parser], T]) -> T:
     return result
 
 
+# -- the designated form, read directly ---------------------------------------------------------
+#
+# Most lines of a large multiverse are written fully designated with single spaces, as ``format_order``
+# prints them: ``A b-Mun@12 - a-Tyr@11``, ``F c-Stp/sc@4 S A c-Fin@4 - c-Swe@4``. Such a line splits
+# at its spaces into unit letters, keywords and places, and reads the same as the grammar above reads
+# it whenever: every place is ``[timeline-]word[/word]@digits`` with a province and a coast the map
+# knows (then the timeline prefix is taken and the names cannot run on past the ``/`` or ``@``), no
+# province or nationality starts with the word ``a`` or ``f`` (then no name is read at the start of a
+# unit), and every timeline and turn lies within the limits. Any other line, well-formed or not, is
+# left to the grammar, which also gives every error: such lines parse identically either way
+# (tests/test_notation.py checks the two readings against each other).
+
+_DESIGNATED_PLACE_RE = re.compile(r"(?:([a-z])([0-9]{0,9})-)?([A-Za-z]+)(?:/([A-Za-z]+))?@([0-9]{1,9})")
+_UNIT_LETTERS = MappingProxyType({"A": ARMY, "F": FLEET})
+
+
+def _designated_where(token: str, game_map: GameMap) -> Where | None:
+    """``b-Mun@12``, ``Mun@12``, ``b-Stp/sc@12``; None when the grammar must decide."""
+    match = _DESIGNATED_PLACE_RE.fullmatch(token)
+    if match is None:
+        return None
+    letter, secondary, name, coast_name, turn = match.groups()
+    province = game_map.province(name)
+    if province is None:
+        return None
+    coast = None
+    if coast_name is not None:
+        coast = game_map.coast(coast_name)
+        if coast is None:
+            return None
+    timeline = None
+    if letter is not None:
+        timeline = ord(letter) - 97 + 26 * int(secondary or "0")
+        if timeline >= MAX_TIMELINES:
+            return None
+    turn_number = int(turn)
+    if turn_number > MAX_TURN:
+        return None
+    return Where(province, coast, timeline, turn_number)
+
+
+def _designated_unit(letter: str, token: str, game_map: GameMap) -> UnitSpec | None:
+    """``A b-Mun@12``: a unit letter that no province or nationality begins with, and a place."""
+    kind = _UNIT_LETTERS.get(letter)
+    word = letter.lower()
+    if kind is None or word in game_map.name_prefixes("province") or word in game_map.name_prefixes("power"):
+        return None
+    where = _designated_where(token, game_map)
+    return None if where is None else UnitSpec(where, kind)
+
+
+def _designated_order(text: str, game_map: GameMap) -> Order | None:
+    """A fully designated line read without the grammar, or None when the grammar must read it."""
+    tokens = text.split(" ")
+    if not 3 <= len(tokens) <= 7:
+        return None
+    unit = _designated_unit(tokens[0], tokens[1], game_map)
+    if unit is None:
+        return None
+    verb, rest = tokens[2], tokens[3:]
+    if verb == "H" and not rest:
+        return Hold(unit)
+    if verb == "-" and len(rest) == 1:
+        dest = _designated_where(rest[0], game_map)
+        return None if dest is None else Move(unit, dest)
+    if verb not in ("S", "C") or len(rest) < 2:
+        return None
+    target = _designated_unit(rest[0], rest[1], game_map)
+    if target is None:
+        return None
+    if verb == "S" and (rest[2:] == [] or rest[2:] == ["H"]):
+        return SupportHold(unit, target)
+    if len(rest) != 4 or rest[2] != "-":
+        return None
+    dest = _designated_where(rest[3], game_map)
+    if dest is None:
+        return None
+    return SupportMove(unit, target, dest) if verb == "S" else Convoy(unit, target, dest)
+
+
 def parse_order(text: str, game_map: GameMap) -> Order:
     """One order line, in any notation of RULES.md §3."""
+    if len(text) <= MAX_ORDER_CHARS:
+        order = _designated_order(text, game_map)
+        if order is not None:
+            return order
     return _parse(text, game_map, _Parser.order)
 
 

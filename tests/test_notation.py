@@ -1042,3 +1042,153 @@ def test_names_of_several_words_dots_and_other_scripts_are_read_whole():
     assert parse_order("A münchen-st. pete", odd) == Move(army("mun"), Where("stp"))
     error = error_of("F North Sea East - Eng", odd)
     assert (error.position, error.problem) == (12, "expected an order after the unit")
+
+
+# -- fully designated lines, read directly ------------------------------------------------------------
+#
+# parse_order reads a fully designated line with single spaces (``A b-Mun@12 - a-Tyr@11``, the form
+# format_order prints) without the grammar; the grammar reads every other line and gives every error.
+# These tests hold the direct reading to the grammar: the same order whenever it answers, and no
+# answer for anything the grammar reads differently or refuses.
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from fivedp_asp.limits import MAX_TIMELINES, MAX_TURN  # noqa: E402
+from fivedp_asp.notation import _designated_order, _parse, _Parser  # noqa: E402
+
+def grammar_reading(text, game_map):
+    """What the grammar alone makes of a line: ("ok", order) or ("error", position, problem)."""
+    try:
+        return "ok", _parse(text, game_map, _Parser.order)
+    except NotationError as exc:
+        return "error", exc.position, exc.problem
+
+
+@pytest.mark.parametrize(
+    "text, order",
+    [
+        ("A b-Mun@12 - a-Tyr@11", Move(army("mun", None, 1, 12), Where("tyr", None, 0, 11))),
+        ("F a-Stp/sc@6 - a-Fin@6", Move(fleet("stp", "sc", 0, 6), Where("fin", None, 0, 6))),
+        ("A Mun@2 H", Hold(army("mun", None, None, 2))),
+        ("F b1-Kie@3 H", Hold(fleet("kie", None, 27, 3))),
+        ("A c-Boh@4 S A c-Mun@4", SupportHold(army("boh", None, 2, 4), army("mun", None, 2, 4))),
+        ("A c-Boh@4 S F c-Kie@4 H", SupportHold(army("boh", None, 2, 4), fleet("kie", None, 2, 4))),
+        ("A c-Boh@4 S A d-Mun@5 - c-Tyr@4",
+         SupportMove(army("boh", None, 2, 4), army("mun", None, 3, 5), Where("tyr", None, 2, 4))),
+        ("F a-Nth@3 C A a-Lon@3 - a-Nwy@3",
+         Convoy(fleet("nth", None, 0, 3), army("lon", None, 0, 3), Where("nwy", None, 0, 3))),
+        ("F a-Spa/nc@0 - a-Mao@0", Move(fleet("spa", "nc", 0, 0), Where("mao", None, 0, 0))),
+        ("A b-Munich@12 H", Hold(army("mun", None, 1, 12))),  # any one-word name, not only the short one
+    ],
+)
+def test_designated_lines_are_read_directly_as_the_grammar_reads_them(game_map, text, order):
+    assert _designated_order(text, game_map) == order
+    assert grammar_reading(text, game_map) == ("ok", order)
+    assert parse_order(text, game_map) == order
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "A b-Mun@12  - a-Tyr@11",  # two spaces
+        " A b-Mun@12 H",
+        "A b-Mun - b-Tyr",  # no turns
+        "F a-North Sea@1 H",  # a name of two words
+        "A b-Xyz@1 H",  # unknown province
+        "A b-Spa/xx@1 H",  # unknown coast
+        f"A a{MAX_TIMELINES // 26 + 1}-Mun@1 H",  # beyond the last timeline
+        f"A a-Mun@{MAX_TURN + 1} H",  # beyond the last turn
+        "A a-Mun@99999999999999999999 H",
+        "a b-Mun@1 H",  # the grammar reads these too, in its own way
+        "A b-Mun@1 h",
+        "A B-Mun@1 H",
+        "A b-Mun@1 S A b-Ber@1 - ",
+        "A b-Mun@1 - b-Tyr@1 - b-Boh@1",
+        "A b-Mun@1 C A b-Ber@1",
+        "Army b-Mun@1 H",
+        "A b-Mun@1 H H",
+    ],
+)
+def test_other_lines_are_left_to_the_grammar(game_map, text):
+    assert _designated_order(text, game_map) is None
+    reading = grammar_reading(text, game_map)
+    if reading[0] == "ok":
+        assert parse_order(text, game_map) == reading[1]
+    else:
+        assert error_of(text, game_map).position == reading[1]
+        assert error_of(text, game_map).problem == reading[2]
+
+
+def test_a_nationality_written_like_a_unit_letter_turns_the_direct_reading_off():
+    # with "A" a name of Austria, "A b-Mun@1 H" is Austria's unit of unwritten type in Munich
+    odd = replace(STANDARD, power_aliases=MappingProxyType({**STANDARD.power_aliases, "A": "austria"}))
+    text = "A b-Mun@1 H"
+    assert _designated_order(text, odd) is None
+    assert parse_order(text, odd) == Hold(unit("mun", None, 1, 1, power="austria"))
+    assert parse_order(text, STANDARD) == Hold(army("mun", None, 1, 1))
+
+
+def _where(draw, province, fleet_unit):
+    coasts = STANDARD.provinces[province].coasts
+    coast = draw(st.sampled_from((None, *coasts))) if fleet_unit or draw(st.booleans()) else None
+    timeline = draw(st.one_of(st.none(), st.integers(0, 80), st.sampled_from([MAX_TIMELINES - 1, MAX_TIMELINES])))
+    turn = draw(st.one_of(st.integers(0, 40), st.sampled_from([MAX_TURN, MAX_TURN + 1])))
+    return Where(province, coast, timeline, turn)
+
+
+@st.composite
+def designated_orders(draw):
+    """An order of any kind format_order prints fully designated, with places near the limits too."""
+    provinces = sorted(STANDARD.provinces)
+
+    def spec():
+        kind = draw(st.sampled_from([ARMY, FLEET]))
+        return UnitSpec(_where(draw, draw(st.sampled_from(provinces)), kind == FLEET), kind)
+
+    def where():
+        return _where(draw, draw(st.sampled_from(provinces)), False)
+
+    which = draw(st.sampled_from(["hold", "move", "support_hold", "support_move", "convoy"]))
+    if which == "hold":
+        return Hold(spec())
+    if which == "move":
+        return Move(spec(), where())
+    if which == "support_hold":
+        return SupportHold(spec(), spec())
+    if which == "support_move":
+        return SupportMove(spec(), spec(), where())
+    return Convoy(spec(), spec(), where())
+
+
+def _in_limits(order):
+    places = [getattr(order, name) for name in ("unit", "target", "dest") if hasattr(order, name)]
+    wheres = [p.where if isinstance(p, UnitSpec) else p for p in places]
+    return all((w.timeline is None or w.timeline < MAX_TIMELINES) and w.turn <= MAX_TURN for w in wheres)
+
+
+PIECES = [" ", "  ", "-", "@", "/", ":", "H", "S", "C", "A", "F", "h", "0", "9", "b", "b-", "nc", "\t", "ſ", "é",
+          "Sea", " via convoy", " - a-Mun@1"]
+
+
+@settings(max_examples=400, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(designated_orders(), st.lists(st.tuples(st.sampled_from(["insert", "delete", "replace"]),
+                                               st.integers(0, 60), st.sampled_from(PIECES)), max_size=2))
+def test_direct_reading_agrees_with_the_grammar(order, edits):
+    text = format_order(order, STANDARD)
+    if not edits and _in_limits(order):
+        assert _designated_order(text, STANDARD) == order
+    for kind, pos, piece in edits:
+        pos = min(pos, len(text))
+        if kind == "insert":
+            text = text[:pos] + piece + text[pos:]
+        elif kind == "delete":
+            text = text[:pos] + text[pos + len(piece):]
+        else:
+            text = text[:pos] + piece + text[pos + len(piece):]
+    direct = _designated_order(text, STANDARD)
+    reading = grammar_reading(text, STANDARD)
+    if direct is not None:
+        assert reading == ("ok", direct), text
+    if reading[0] == "error":
+        assert direct is None, text
