@@ -14,6 +14,7 @@ names contain spaces, hyphens and dots: a province is the *longest* run of words
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from types import MappingProxyType
 from typing import Callable, Iterable, NoReturn, TypeVar
 
@@ -550,8 +551,14 @@ def _designated_order(text: str, game_map: GameMap) -> Order | None:
     return SupportMove(unit, target, dest) if verb == "S" else Convoy(unit, target, dest)
 
 
+@lru_cache(maxsize=8192)
 def parse_order(text: str, game_map: GameMap) -> Order:
-    """One order line, in any notation of RULES.md §3."""
+    """One order line, in any notation of RULES.md §3.
+
+    Cached by (text, map): a line is often read again (checked when it is entered, then adjudicated,
+    then drawn), maps are immutable and compared by identity, and orders are frozen values, so a
+    cached order can be shared. A line that cannot be read is never cached: every reading raises
+    its own NotationError."""
     if len(text) <= MAX_ORDER_CHARS:
         order = _designated_order(text, game_map)
         if order is not None:

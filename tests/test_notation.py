@@ -1028,7 +1028,6 @@ from types import MappingProxyType  # noqa: E402
 STANDARD = load_map("standard")
 
 
-
 def test_names_of_several_words_dots_and_other_scripts_are_read_whole():
     # names are read word by word, stopping once no name begins with the words read; Greek capitals
     # fold by context (a final sigma), so such words are never folded one by one
@@ -1192,3 +1191,36 @@ def test_direct_reading_agrees_with_the_grammar(order, edits):
         assert reading == ("ok", direct), text
     if reading[0] == "error":
         assert direct is None, text
+
+
+# -- the parse cache ----------------------------------------------------------------------------------
+
+
+def test_a_line_read_again_is_the_same_order(game_map):
+    text = "A Budapest Supports A Trieste - Vienna"  # the grammar's reading is cached too
+    first = parse_order(text, game_map)
+    hits = parse_order.cache_info().hits
+    assert parse_order(text, game_map) is first
+    assert parse_order.cache_info().hits == hits + 1
+    assert first == SupportMove(army("bud"), army("tri"), Where("vie"))
+
+
+def test_a_line_that_cannot_be_read_raises_every_time_and_is_not_cached(game_map):
+    text = "A Mun - Xyz"
+    size = parse_order.cache_info().currsize
+    errors = [error_of(text, game_map) for _ in range(3)]
+    assert [(e.position, e.problem) for e in errors] == [(8, "unknown province 'Xyz'")] * 3
+    assert len({id(e) for e in errors}) == 3
+    assert parse_order.cache_info().currsize == size
+
+
+def test_the_cache_keeps_maps_apart():
+    # a map that knows one more name reads a line the standard map refuses, in either order
+    provinces = dict(STANDARD.provinces)
+    provinces["tyr"] = replace(provinces["tyr"], aliases=(*provinces["tyr"].aliases, "Tirol"))
+    tirol = replace(STANDARD, provinces=MappingProxyType(provinces))
+    assert error_of("A Mun - Tirol", STANDARD).problem == "unknown province 'Tirol'"
+    assert parse_order("A Mun - Tirol", tirol) == Move(army("mun"), TYR)
+    assert error_of("A Mun - Tirol", STANDARD).problem == "unknown province 'Tirol'"
+    assert parse_order("A b-Mun@1 - b-Tirol@1", tirol) == Move(army("mun", None, 1, 1), Where("tyr", None, 1, 1))
+    assert error_of("A b-Mun@1 - b-Tirol@1", STANDARD).problem == "unknown province 'Tirol'"
