@@ -14,7 +14,7 @@ ARMY = "army"
 FLEET = "fleet"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Where:
     """A place as written: a province, perhaps a coast, perhaps a timeline index and a turn number."""
 
@@ -24,7 +24,7 @@ class Where:
     turn: int | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class UnitSpec:
     """A unit as written. ``kind`` and ``power`` are what the writer claimed; the rules ignore wrong claims."""
 
@@ -33,12 +33,12 @@ class UnitSpec:
     power: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Hold:
     unit: UnitSpec
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Move:
     """A move in the movement phase, or a retreat in the retreat phase (the phase decides which)."""
 
@@ -48,34 +48,34 @@ class Move:
     path: tuple[Where, ...] = ()  # seas written between the unit and the destination (DATC 4.A.6)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SupportHold:
     unit: UnitSpec
     target: UnitSpec
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SupportMove:
     unit: UnitSpec
     target: UnitSpec
     dest: Where
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Convoy:
     unit: UnitSpec
     target: UnitSpec
     dest: Where
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class OpenConvoy:
     """A fleet that expects guests: it may carry any army's move (option open_convoys, RULES.md §9.1)."""
 
     unit: UnitSpec
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class JumpAssist:
     """The unit lends one turn or timeline of reach to another unit's move (option jump_assists, RULES.md §9.2)."""
 
@@ -84,24 +84,24 @@ class JumpAssist:
     dest: Where
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Disband:
     """A disband in the retreat phase or a removal in the adjustment phase."""
 
     unit: UnitSpec
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Build:
     unit: UnitSpec
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Waive:
     """An explicit decision not to use one build."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Sustain:
     """A sustain-phase vote (RULES.md §9.3): the power's fractions, or one time centre's, go to ``timeline``."""
 
@@ -112,7 +112,7 @@ class Sustain:
 Order = Union[Hold, Move, SupportHold, SupportMove, Convoy, OpenConvoy, JumpAssist, Disband, Build, Waive, Sustain]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Place:
     timeline: int
     turn: int
@@ -124,7 +124,7 @@ class Place:
         return self.timeline, self.turn
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ResolvedOrder:
     """One order line, parsed and fully designated. ``kind`` is the order's verb."""
 
@@ -144,11 +144,13 @@ class ResolvedOrder:
         """What makes two lines the same order (written twice, they count once). The written unit type
         and the ordered unit's coast are not part of it: a wrong or missing one is ignored (DATC 4.C.1,
         4.C.2, 4.B.5); for a build they are the order itself."""
-        def bare(p: Place | None) -> Place | None:
-            return None if p is None else Place(p.timeline, p.turn, p.province)
-
         if self.kind == "build":
             return (self.power, self.kind, self.unit, self.unit_kind)
         if self.kind == "sustain":
             return (self.power, self.kind, self.order)
-        return (self.power, self.kind, bare(self.unit), bare(self.target), self.dest, self.via_convoy)
+        return (self.power, self.kind, _bare(self.unit), _bare(self.target), self.dest, self.via_convoy)
+
+
+def _bare(p: Place | None) -> Place | None:
+    """The place without its coast (itself when it names none)."""
+    return p if p is None or p.coast is None else Place(p.timeline, p.turn, p.province)

@@ -45,42 +45,45 @@ def _relative(mv: Multiverse, where: o.Where, base: Place, text: str) -> Place:
 
 
 def resolve(order: o.Order, power: str, text: str, mv: Multiverse) -> ResolvedOrder:
-    def base(kind: str, unit: o.UnitSpec, **kw) -> ResolvedOrder:
-        return ResolvedOrder(power, text, order, kind, subject_place(mv, unit.where, text), unit_kind=unit.kind, **kw)
+    """The order with every place fully designated: the ordered unit's place first, then the places
+    written after it, relative to it (RULES.md §3)."""
+    if isinstance(order, o.Waive):
+        return ResolvedOrder(power, text, order, "waive", None)
+    if isinstance(order, o.Sustain):
+        # given outside the sustain phase, nothing adjudicates it: this is the reason reported
+        why = ("sustain orders belong to the sustain phase" if chosen(mv.options, "sustain")
+               else "sustain order needs the option sustain")
+        return ResolvedOrder(power, text, order, "sustain", None, problem=why)
+    unit = getattr(order, "unit", None)
+    if unit is None:
+        raise InputError(f"order {text!r}: unsupported order")
+    # every other order names the unit it orders; the places after it are read relative to it
+    subject = subject_place(mv, unit.where, text)
+
+    def base(kind: str, **kw) -> ResolvedOrder:
+        return ResolvedOrder(power, text, order, kind, subject, unit_kind=unit.kind, **kw)
 
     match order:
-        case o.Hold(unit):
-            return base("hold", unit)
-        case o.Move(unit, dest, via):
-            subject = subject_place(mv, unit.where, text)
-            return base("move", unit, dest=_relative(mv, dest, subject, text), via_convoy=via)
-        case o.SupportHold(unit, target):
-            subject = subject_place(mv, unit.where, text)
-            return base("support_hold", unit, target=_relative(mv, target.where, subject, text))
-        case o.SupportMove(unit, target, dest):
-            subject = subject_place(mv, unit.where, text)
+        case o.Move(_, dest, via):
+            return base("move", dest=_relative(mv, dest, subject, text), via_convoy=via)
+        case o.Hold():
+            return base("hold")
+        case o.SupportHold(_, target):
+            return base("support_hold", target=_relative(mv, target.where, subject, text))
+        case o.SupportMove(_, target, dest):
             supported = _relative(mv, target.where, subject, text)
-            return base("support_move", unit, target=supported, dest=_relative(mv, dest, supported, text))
-        case o.Convoy(unit, target, dest):
-            subject = subject_place(mv, unit.where, text)
+            return base("support_move", target=supported, dest=_relative(mv, dest, supported, text))
+        case o.Convoy(_, target, dest):
             army = _relative(mv, target.where, subject, text)
-            return base("convoy", unit, target=army, dest=_relative(mv, dest, army, text))
-        case o.OpenConvoy(unit):
-            return base("open_convoy", unit)
-        case o.JumpAssist(unit, target, dest):
+            return base("convoy", target=army, dest=_relative(mv, dest, army, text))
+        case o.OpenConvoy():
+            return base("open_convoy")
+        case o.JumpAssist(_, target, dest):
             # written as the assisted move is ordered, like a support-move (RULES.md §9.2)
-            subject = subject_place(mv, unit.where, text)
             moving = _relative(mv, target.where, subject, text)
-            return base("jump_assist", unit, target=moving, dest=_relative(mv, dest, moving, text))
-        case o.Disband(unit):
-            return base("disband", unit)
-        case o.Build(unit):
-            return base("build", unit)
-        case o.Waive():
-            return ResolvedOrder(power, text, order, "waive", None)
-        case o.Sustain():
-            # given outside the sustain phase, nothing adjudicates it: this is the reason reported
-            why = ("sustain orders belong to the sustain phase" if chosen(mv.options, "sustain")
-                   else "sustain order needs the option sustain")
-            return ResolvedOrder(power, text, order, "sustain", None, problem=why)
+            return base("jump_assist", target=moving, dest=_relative(mv, dest, moving, text))
+        case o.Disband():
+            return base("disband")
+        case o.Build():
+            return base("build")
     raise InputError(f"order {text!r}: unsupported order")

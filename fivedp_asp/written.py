@@ -53,8 +53,10 @@ def _kind_problem(mv: Multiverse, r: ResolvedOrder, unit: Unit, others: Sequence
 
 def _coast_problem(mv: Multiverse, r: ResolvedOrder, unit: Unit) -> str | None:
     written = r.unit.coast if r.unit else None
+    if written is None:
+        return None
     actual = unit.location.partition("/")[2] or None
-    if written is not None and written != actual and chosen(mv.options, "datc_4b5") == "fails":
+    if written != actual and chosen(mv.options, "datc_4b5") == "fails":
         return "wrong coast of the unit"
     return None
 
