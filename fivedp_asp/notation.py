@@ -471,31 +471,51 @@ def _parse(text: str, game_map: GameMap, read: Callable[[_Parser], T]) -> T:
     return result
 
 
-# -- the designated form, read directly ---------------------------------------------------------
+# -- simple lines, read directly ----------------------------------------------------------------
 #
-# Most lines of a large multiverse are written fully designated with single spaces, as ``format_order``
-# prints them: ``A b-Mun@12 - a-Tyr@11``, ``F c-Stp/sc@4 S A c-Fin@4 - c-Swe@4``. Such a line splits
-# at its spaces into unit letters, keywords and places, and reads the same as the grammar above reads
-# it whenever: every place is ``[timeline-]word[/word]@digits`` with a province and a coast the map
-# knows (then the timeline prefix is taken and the names cannot run on past the ``/`` or ``@``), no
-# province or nationality starts with the word ``a`` or ``f`` (then no name is read at the start of a
-# unit), and every timeline and turn lies within the limits. Any other line, well-formed or not, is
-# left to the grammar, which also gives every error: such lines parse identically either way
-# (tests/test_notation.py checks the two readings against each other).
+# Most lines are simple: single spaces, one-word places, the letters format_order prints, as in
+# ``A b-Mun@12 - a-Tyr@11``, ``F c-Stp/sc@4 S A c-Fin@4 - c-Swe@4`` or ``A War S A Boh - Gal``. Such a
+# line is split at its spaces and each place read with one regex, and reads the same as the grammar
+# above reads it whenever:
+# - every place is ``[timeline-]word[/word][@digits]`` naming a province (and coast) of the map, so the
+#   timeline prefix is taken and a name cannot run on past ``/``, ``@`` or a ``-`` that follows;
+# - no name runs on into the keyword after a place without a turn: the grammar reads the longest
+#   name, and may read a coast after a space (``Spa nc``), so no province name begins with the
+#   place's word and the keyword (``Mun H``), no coast name with the coast's word and the keyword,
+#   and none with the keyword and the unit letter after it (``S A``; a coast of one letter is never
+#   read after a space);
+# - no province or nationality begins with a unit letter, so no name is read at the start of a unit;
+# - every timeline and turn lies within the limits.
+# Any other line, well-formed or not, is left to the grammar, which also gives every error: such
+# lines parse identically either way (tests/test_notation.py checks the two readings against each
+# other). The names of a map are ASCII-folded word by word here as there (see _longest_name).
 
-_DESIGNATED_PLACE_RE = re.compile(r"(?:([a-z])([0-9]{0,9})-)?([A-Za-z]+)(?:/([A-Za-z]+))?@([0-9]{1,9})")
+_SIMPLE_PLACE_RE = re.compile(r"(?:([a-z])([0-9]{0,9})-)?([A-Za-z]+)(?:/([A-Za-z]+))?(?:@([0-9]{1,9}))?")
 _UNIT_LETTERS = MappingProxyType({"A": ARMY, "F": FLEET})
 
 
-def _designated_where(token: str, game_map: GameMap) -> Where | None:
-    """``b-Mun@12``, ``Mun@12``, ``b-Stp/sc@12``; None when the grammar must decide."""
-    match = _DESIGNATED_PLACE_RE.fullmatch(token)
+def _begins_name(game_map: GameMap, kind: str, *words: str) -> bool:
+    """Whether some name of this kind begins with these words."""
+    return " ".join(words).lower() in game_map.name_prefixes(kind)
+
+
+def _simple_where(token: str, after: list[str], game_map: GameMap) -> Where | None:
+    """``b-Mun@12``, ``Mun@12``, ``b-Stp/sc@12``, ``Mun`` followed by the tokens ``after``; None when
+    the grammar must decide."""
+    match = _SIMPLE_PLACE_RE.fullmatch(token)
     if match is None:
         return None
     letter, secondary, name, coast_name, turn = match.groups()
     province = game_map.province(name)
     if province is None:
         return None
+    if turn is None and after and after[0] != "-":
+        # a keyword follows the last word of the place: it must not extend a name
+        if coast_name is None and (_begins_name(game_map, "province", name, after[0])
+                                   or len(after) > 1 and _begins_name(game_map, "coast", after[0], after[1])):
+            return None
+        if coast_name is not None and _begins_name(game_map, "coast", coast_name, after[0]):
+            return None
     coast = None
     if coast_name is not None:
         coast = game_map.coast(coast_name)
@@ -506,46 +526,47 @@ def _designated_where(token: str, game_map: GameMap) -> Where | None:
         timeline = ord(letter) - 97 + 26 * int(secondary or "0")
         if timeline >= MAX_TIMELINES:
             return None
-    turn_number = int(turn)
-    if turn_number > MAX_TURN:
-        return None
+    turn_number = None
+    if turn is not None:
+        turn_number = int(turn)
+        if turn_number > MAX_TURN:
+            return None
     return Where(province, coast, timeline, turn_number)
 
 
-def _designated_unit(letter: str, token: str, game_map: GameMap) -> UnitSpec | None:
-    """``A b-Mun@12``: a unit letter that no province or nationality begins with, and a place."""
-    kind = _UNIT_LETTERS.get(letter)
-    word = letter.lower()
-    if kind is None or word in game_map.name_prefixes("province") or word in game_map.name_prefixes("power"):
+def _simple_unit(tokens: list[str], game_map: GameMap) -> UnitSpec | None:
+    """``A b-Mun@12 ...``: a unit letter that no province or nationality begins with, and a place."""
+    kind = _UNIT_LETTERS.get(tokens[0])
+    if kind is None or _begins_name(game_map, "province", tokens[0]) or _begins_name(game_map, "power", tokens[0]):
         return None
-    where = _designated_where(token, game_map)
+    where = _simple_where(tokens[1], tokens[2:], game_map)
     return None if where is None else UnitSpec(where, kind)
 
 
-def _designated_order(text: str, game_map: GameMap) -> Order | None:
-    """A fully designated line read without the grammar, or None when the grammar must read it."""
+def _simple_order(text: str, game_map: GameMap) -> Order | None:
+    """A simple line read without the grammar, or None when the grammar must read it."""
     tokens = text.split(" ")
     if not 3 <= len(tokens) <= 7:
         return None
-    unit = _designated_unit(tokens[0], tokens[1], game_map)
+    unit = _simple_unit(tokens, game_map)
     if unit is None:
         return None
     verb, rest = tokens[2], tokens[3:]
     if verb == "H" and not rest:
         return Hold(unit)
     if verb == "-" and len(rest) == 1:
-        dest = _designated_where(rest[0], game_map)
+        dest = _simple_where(rest[0], [], game_map)
         return None if dest is None else Move(unit, dest)
     if verb not in ("S", "C") or len(rest) < 2:
         return None
-    target = _designated_unit(rest[0], rest[1], game_map)
+    target = _simple_unit(rest, game_map)
     if target is None:
         return None
     if verb == "S" and (rest[2:] == [] or rest[2:] == ["H"]):
         return SupportHold(unit, target)
     if len(rest) != 4 or rest[2] != "-":
         return None
-    dest = _designated_where(rest[3], game_map)
+    dest = _simple_where(rest[3], [], game_map)
     if dest is None:
         return None
     return SupportMove(unit, target, dest) if verb == "S" else Convoy(unit, target, dest)
@@ -560,7 +581,7 @@ def parse_order(text: str, game_map: GameMap) -> Order:
     cached order can be shared. A line that cannot be read is never cached: every reading raises
     its own NotationError."""
     if len(text) <= MAX_ORDER_CHARS:
-        order = _designated_order(text, game_map)
+        order = _simple_order(text, game_map)
         if order is not None:
             return order
     return _parse(text, game_map, _Parser.order)

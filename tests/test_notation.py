@@ -1043,18 +1043,18 @@ def test_names_of_several_words_dots_and_other_scripts_are_read_whole():
     assert (error.position, error.problem) == (12, "expected an order after the unit")
 
 
-# -- fully designated lines, read directly ------------------------------------------------------------
+# -- simple lines, read directly ----------------------------------------------------------------------
 #
-# parse_order reads a fully designated line with single spaces (``A b-Mun@12 - a-Tyr@11``, the form
-# format_order prints) without the grammar; the grammar reads every other line and gives every error.
-# These tests hold the direct reading to the grammar: the same order whenever it answers, and no
-# answer for anything the grammar reads differently or refuses.
+# parse_order reads a line with single spaces and one-word places (``A b-Mun@12 - a-Tyr@11``,
+# ``A War S A Boh - Gal``, as format_order prints them) without the grammar; the grammar reads every
+# other line and gives every error. These tests hold the direct reading to the grammar: the same
+# order whenever it answers, and no answer for anything the grammar reads differently or refuses.
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from fivedp_asp.limits import MAX_TIMELINES, MAX_TURN  # noqa: E402
-from fivedp_asp.notation import _designated_order, _parse, _Parser  # noqa: E402
+from fivedp_asp.notation import _simple_order, _parse, _Parser  # noqa: E402
 
 def grammar_reading(text, game_map):
     """What the grammar alone makes of a line: ("ok", order) or ("error", position, problem)."""
@@ -1079,10 +1079,17 @@ def grammar_reading(text, game_map):
          Convoy(fleet("nth", None, 0, 3), army("lon", None, 0, 3), Where("nwy", None, 0, 3))),
         ("F a-Spa/nc@0 - a-Mao@0", Move(fleet("spa", "nc", 0, 0), Where("mao", None, 0, 0))),
         ("A b-Munich@12 H", Hold(army("mun", None, 1, 12))),  # any one-word name, not only the short one
+        ("A Mun - Kie", Move(army("mun"), Where("kie"))),
+        ("A Mun H", Hold(army("mun"))),
+        ("A War S A Boh - Gal", SupportMove(army("war"), army("boh"), Where("gal"))),
+        ("F Stp/sc S A Mos - Lvn", SupportMove(fleet("stp", "sc"), army("mos"), Where("lvn"))),
+        ("A Ber S F Kie H", SupportHold(army("ber"), fleet("kie"))),
+        ("F Nth C A Lon - b-Nwy", Convoy(fleet("nth"), army("lon"), Where("nwy", None, 1))),
+        ("A b-Mun - Tyr@3", Move(army("mun", None, 1), Where("tyr", None, None, 3))),
     ],
 )
 def test_designated_lines_are_read_directly_as_the_grammar_reads_them(game_map, text, order):
-    assert _designated_order(text, game_map) == order
+    assert _simple_order(text, game_map) == order
     assert grammar_reading(text, game_map) == ("ok", order)
     assert parse_order(text, game_map) == order
 
@@ -1092,7 +1099,6 @@ def test_designated_lines_are_read_directly_as_the_grammar_reads_them(game_map, 
     [
         "A b-Mun@12  - a-Tyr@11",  # two spaces
         " A b-Mun@12 H",
-        "A b-Mun - b-Tyr",  # no turns
         "F a-North Sea@1 H",  # a name of two words
         "A b-Xyz@1 H",  # unknown province
         "A b-Spa/xx@1 H",  # unknown coast
@@ -1110,7 +1116,7 @@ def test_designated_lines_are_read_directly_as_the_grammar_reads_them(game_map, 
     ],
 )
 def test_other_lines_are_left_to_the_grammar(game_map, text):
-    assert _designated_order(text, game_map) is None
+    assert _simple_order(text, game_map) is None
     reading = grammar_reading(text, game_map)
     if reading[0] == "ok":
         assert parse_order(text, game_map) == reading[1]
@@ -1119,11 +1125,40 @@ def test_other_lines_are_left_to_the_grammar(game_map, text):
         assert error_of(text, game_map).problem == reading[2]
 
 
+@pytest.mark.parametrize(
+    "province_alias, coast_alias, text, reading",
+    [
+        # "Mun S" names Tyrolia: the grammar reads the longest name, then finds no order after the unit
+        ("Mun S", None, "A Mun S A Ber - Kie", ("error", 8, "expected an order after the unit")),
+        ("Mun H", None, "A Mun H", ("error", 7, "expected an order after the unit")),
+        # "S A" names the south coast: "Spa S A" is Spain's south coast, then "Mar" is no order
+        (None, "S A", "F Spa S A Mar - Gas", ("error", 10, "expected an order after the unit")),
+        (None, "Sc S", "F Stp/sc S A Mos - Lvn", ("error", 11, "expected an order after the unit")),
+        # a coast read after a space must be the province's own: Munich has none, so the line reads
+        # as before, but by the grammar
+        (None, "S A", "A Mun S A Ber - Kie", ("ok", SupportMove(army("mun"), army("ber"), Where("kie")))),
+    ],
+)
+def test_a_name_running_on_into_a_keyword_turns_the_direct_reading_off(province_alias, coast_alias, text, reading):
+    provinces = dict(STANDARD.provinces)
+    if province_alias:
+        provinces["tyr"] = replace(provinces["tyr"], aliases=(*provinces["tyr"].aliases, province_alias))
+    coasts = dict(STANDARD.coast_aliases, **({coast_alias: "sc"} if coast_alias else {}))
+    odd = replace(STANDARD, provinces=MappingProxyType(provinces), coast_aliases=MappingProxyType(coasts))
+    assert _simple_order(text, STANDARD) is not None
+    assert _simple_order(text, odd) is None
+    assert grammar_reading(text, odd) == reading
+    if reading[0] == "ok":
+        assert parse_order(text, odd) == reading[1]
+    else:
+        assert (error_of(text, odd).position, error_of(text, odd).problem) == reading[1:]
+
+
 def test_a_nationality_written_like_a_unit_letter_turns_the_direct_reading_off():
     # with "A" a name of Austria, "A b-Mun@1 H" is Austria's unit of unwritten type in Munich
     odd = replace(STANDARD, power_aliases=MappingProxyType({**STANDARD.power_aliases, "A": "austria"}))
     text = "A b-Mun@1 H"
-    assert _designated_order(text, odd) is None
+    assert _simple_order(text, odd) is None
     assert parse_order(text, odd) == Hold(unit("mun", None, 1, 1, power="austria"))
     assert parse_order(text, STANDARD) == Hold(army("mun", None, 1, 1))
 
@@ -1132,7 +1167,7 @@ def _where(draw, province, fleet_unit):
     coasts = STANDARD.provinces[province].coasts
     coast = draw(st.sampled_from((None, *coasts))) if fleet_unit or draw(st.booleans()) else None
     timeline = draw(st.one_of(st.none(), st.integers(0, 80), st.sampled_from([MAX_TIMELINES - 1, MAX_TIMELINES])))
-    turn = draw(st.one_of(st.integers(0, 40), st.sampled_from([MAX_TURN, MAX_TURN + 1])))
+    turn = draw(st.one_of(st.none(), st.integers(0, 40), st.sampled_from([MAX_TURN, MAX_TURN + 1])))
     return Where(province, coast, timeline, turn)
 
 
@@ -1163,7 +1198,8 @@ def designated_orders(draw):
 def _in_limits(order):
     places = [getattr(order, name) for name in ("unit", "target", "dest") if hasattr(order, name)]
     wheres = [p.where if isinstance(p, UnitSpec) else p for p in places]
-    return all((w.timeline is None or w.timeline < MAX_TIMELINES) and w.turn <= MAX_TURN for w in wheres)
+    return all((w.timeline is None or w.timeline < MAX_TIMELINES) and (w.turn is None or w.turn <= MAX_TURN)
+               for w in wheres)
 
 
 PIECES = [" ", "  ", "-", "@", "/", ":", "H", "S", "C", "A", "F", "h", "0", "9", "b", "b-", "nc", "\t", "ſ", "é",
@@ -1176,7 +1212,7 @@ PIECES = [" ", "  ", "-", "@", "/", ":", "H", "S", "C", "A", "F", "h", "0", "9",
 def test_direct_reading_agrees_with_the_grammar(order, edits):
     text = format_order(order, STANDARD)
     if not edits and _in_limits(order):
-        assert _designated_order(text, STANDARD) == order
+        assert _simple_order(text, STANDARD) == order
     for kind, pos, piece in edits:
         pos = min(pos, len(text))
         if kind == "insert":
@@ -1185,7 +1221,7 @@ def test_direct_reading_agrees_with_the_grammar(order, edits):
             text = text[:pos] + text[pos + len(piece):]
         else:
             text = text[:pos] + piece + text[pos + len(piece):]
-    direct = _designated_order(text, STANDARD)
+    direct = _simple_order(text, STANDARD)
     reading = grammar_reading(text, STANDARD)
     if direct is not None:
         assert reading == ("ok", direct), text
