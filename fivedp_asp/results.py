@@ -199,8 +199,8 @@ class Answer:
     def reasons(self) -> dict[int, list[tuple[str, Place3 | None, tuple]]]:
         """Order id → its causes as the rules gave them: (kind, unit place or None, detail)."""
         out: dict[int, list] = defaultdict(list)
-        for sym in self.symbols_of("reason"):
-            i, kind, place, detail = t.reason_of(sym)
+        for text in self.texts.get("reason", []):
+            i, kind, place, detail = t.reason_text_of(text)
             out[i].append((kind, place, detail))
         return dict(out)
 

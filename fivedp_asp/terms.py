@@ -7,6 +7,7 @@ Facts go in as strings (fast to build, one ``Control.add``); answers come out as
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import clingo
 
@@ -16,8 +17,10 @@ from .limits import MAX_TIMELINES, MAX_TURN
 _IDENT = re.compile(r"[a-z][a-zA-Z0-9_]*\Z")
 
 
+@lru_cache(maxsize=4096)
 def const(name: str) -> str:
-    """A name as an ASP constant, quoted when it is not a plain lower-case identifier."""
+    """A name as an ASP constant, quoted when it is not a plain lower-case identifier (the few names of
+    a map and its powers are spelled again and again: remembered)."""
     lowered = name.lower()
     return lowered if _IDENT.match(lowered) else '"' + lowered.replace('"', '') + '"'
 
@@ -141,3 +144,19 @@ def reason_of(sym: clingo.Symbol) -> tuple[int, str, tuple[int, int, str] | None
         parts = (detail.name, *(a.number if a.type == clingo.SymbolType.Number else name_of(a)
                                 for a in detail.arguments))
     return i.number, kind.name, place, parts
+
+
+_REASON = re.compile(r'(-?\d+),(\w+),(?:none|' + _PLACE_TEXT + r'),(?:none|(\w+)\(([^()"]*)\))\Z')
+
+
+def reason_text_of(text: str) -> tuple[int, str, tuple[int, int, str] | None, tuple]:
+    """``reason/4``'s arguments as text → what ``reason_of`` reads from the symbol (a detail whose
+    arguments are not plain numbers and names is read through clingo)."""
+    m = _REASON.match(text)
+    if m is None:
+        return reason_of(clingo.parse_term(f"reason({text})"))
+    place = (int(m[3]), int(m[4]), m[5]) if m[3] is not None else None
+    if m[6] is None:
+        return int(m[1]), m[2], place, ()
+    args = tuple(int(a) if a.lstrip("-").isdigit() else a for a in m[7].split(",")) if m[7] else ()
+    return int(m[1]), m[2], place, (m[6], *args)
