@@ -17,20 +17,22 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping, TypeVar
 
 import yaml
 
 from . import orders as o
 from .errors import InputError, NotationError
-from .inputs import (value_line, Anything, Fields, Flag, ListOf, LoadError, MapOf, Opt, Scalar, Text, Whole, decode, line_of, parse_yaml, read_bytes,
-                     plain)
+from . import gamefile
+from .gamefile import StoredHistory, checked_digest, json_line
+from .inputs import (value_line, Anything, Fields, Flag, ListOf, LoadError, MapOf, Opt, Scalar, Text, Whole, decode, line_of,
+                     lined_list, lined_map, on_line, parse_yaml, read_bytes, plain)
 from .limits import MAX_BOARDS, MAX_FILE_BYTES, MAX_TURN
 from .integrity import check_game, seal, unseal
 from .map import GameMap, load_map
 from .options import validated
-from .multiverse import (ADJUSTMENT, MOVEMENT, PHASES, RETREAT, Board, Multiverse, Record, Retreat, Unit, board_name, board_name_readings,
-                         make_board, unit_text)
+from .multiverse import (ADJUSTMENT, MOVEMENT, PHASES, RETREAT, Board, LazyBoards, Multiverse, Record, Retreat, Unit, board_name,
+                         board_name_readings, make_board, unit_text)
 from .notation import format_order, parse_order, parse_timeline, parse_unit, parse_where, timeline_name
 from .orders import Place, ResolvedOrder
 from .resolve import resolve
@@ -40,7 +42,10 @@ from .step import StepReport, adjustment_balances, next_phase, retreat_options, 
 from .jsonout import plain_json
 
 FORMAT = "fivedp-game"
-VERSION = 2  # 2: the file ends with its checksum line (format 1 files are upgraded by ``accept``)
+# 2: the file ends with its checksum line (format 1 files are upgraded by ``accept``);
+# 3: fought boards and history one line each, below the rest (``gamefile``); format 2 is still read
+VERSION = 3
+READS = (2, 3)
 
 
 @dataclass(frozen=True)
@@ -140,7 +145,8 @@ def _read_sustain(data: Any, path: str) -> dict:
             "sustain_due": year(data.get("due")), "sustain_held": year(data.get("held"))}
 
 
-def game_data(game: Game) -> dict:
+def game_top(game: Game) -> dict:
+    """What the top of a game file holds before the boards: what a command may change."""
     mv = game.mv
     return {
         "format": FORMAT,
@@ -152,13 +158,22 @@ def game_data(game: Game) -> dict:
         "winner": mv.winner,
         "forks": {timeline_name(t): board_name(p, k) for t, (p, k) in sorted(mv.forks.items())},
         **_sustain_data(mv),
-        "boards": {b.name: _board_data(mv.game_map, b) for b in sorted(mv.boards.values(), key=lambda b: b.key)},
         "start": game.start,
         "pending": {p: list(lines) for p, lines in game.pending.items()},
-        "history": list(game.history),
-        # the last key: a file cut short anywhere lacks it, so truncation never passes for a game
-        "end": FORMAT,
     }
+
+
+def game_data(game: Game) -> dict:
+    """The whole game as one document (``to_json``, and what a format-2 file held): every board by
+    name, then the history. A format-3 file holds the same content laid out in parts (``game_text``)."""
+    mv = game.mv
+    top = game_top(game)
+    data = {k: v for k, v in top.items() if k not in ("start", "pending")}
+    data["boards"] = {board_name(*k): _board_data(mv.game_map, mv.boards[k]) for k in sorted(mv.boards)}
+    data.update(start=top["start"], pending=top["pending"], history=list(game.history))
+    # the last key: a file cut short anywhere lacks it, so truncation never passes for a game
+    data["end"] = FORMAT
+    return data
 
 
 class _Dumper(yaml.SafeDumper):
@@ -166,6 +181,42 @@ class _Dumper(yaml.SafeDumper):
 
     def ignore_aliases(self, data: Any) -> bool:
         return True
+
+
+_HEADER = "# fivedp game file (docs/game-format.md)\n"
+
+
+def game_text(game: Game) -> str:
+    """The game file's text (format 3, sealed). Fought boards and steps the game was read with are
+    written as the file had them, line for line; only new ones are serialised."""
+    mv = game.mv
+    m = mv.game_map
+    last = {t: mv.latest_turn(t) for t in mv.timelines}
+    latest = sorted((t, n) for t, n in last.items())
+    boards = mv.boards
+    past: list[str] = []
+    copied: set[tuple[int, int]] = set()
+    if isinstance(boards, LazyBoards):
+        for key in boards.stored_keys():
+            item = boards.stored_item(key)
+            if item is not None and last.get(key[0]) != key[1]:
+                past.append(f"  {item.name}: {item.text}\n")
+                copied.add(key)
+    for key in sorted(boards):
+        if key not in copied and last[key[0]] != key[1]:
+            past.append(f"  {board_name(*key)}: {json_line(_board_data(m, boards[key]))}\n")
+    history = game.history
+    stored = history.stored_line if isinstance(history, StoredHistory) else lambda i: None
+    # a stored step is copied without being parsed
+    steps = [f"- {stored(i) or json_line(history[i])}\n" for i in range(len(history))]
+    sections = ("past:\n" + "".join(past) if past else "past: {}\n") + \
+               ("history:\n" + "".join(steps) if steps else "history: []\n")
+    latest_names = [board_name(*k) for k in latest]
+    top = game_top(game)
+    top["latest"] = {board_name(*k): _board_data(m, boards[k]) for k in latest}
+    top["checked"] = checked_digest(m.source, mv.players, latest_names, sections.encode("utf-8"))
+    return seal(_HEADER + yaml.dump(top, Dumper=_Dumper, sort_keys=False, allow_unicode=True)
+                + sections + f"end: {FORMAT}\n")
 
 
 def _file_mode(path: Path) -> int:
@@ -180,9 +231,12 @@ def _file_mode(path: Path) -> int:
 
 def save_game(path: str | Path, game: Game) -> None:
     """Writes the game atomically: the old file stays whole until the new one is complete on disk."""
-    path = Path(path)
-    text = seal("# fivedp game file (docs/game-format.md)\n"
-                + yaml.dump(game_data(game), Dumper=_Dumper, sort_keys=False, allow_unicode=True))
+    write_atomic(Path(path), game_text(game))
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """A temporary file in the same folder, written, flushed and synced, then renamed over ``path``,
+    then the folder synced: a crash leaves the old file or the new one, never a mixture."""
     folder = path.parent if str(path.parent) else Path(".")
     mode = _file_mode(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
@@ -206,9 +260,10 @@ def save_game(path: str | Path, game: Game) -> None:
 
 @contextmanager
 def locked(path: str | Path) -> Iterator[None]:
-    """Holds the game's lock while a command reads, changes and writes it, so that two commands run at
-    once (orders from two powers, say) do not lose each other's work. The lock is a small file beside
-    the game, ``.NAME.lock``; temporary files a killed writer left behind are removed under it."""
+    """Holds the game's lock while a command writes it (``update_game``), or reads, changes and
+    writes it, so that two commands run at once (orders from two powers, say) do not lose each
+    other's work. The lock is a small file beside the game, ``.NAME.lock``; temporary files a killed
+    writer left behind are removed under it."""
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
     with open(folder / f".{path.name}.lock", "a") as lock:
@@ -219,6 +274,43 @@ def locked(path: str | Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+T = TypeVar("T")
+_OPTIMISTIC_TRIES = 3
+
+
+def _checksum_line(path: Path) -> bytes | None:
+    """The file's last line (its checksum line), read from its end; None when it cannot be read."""
+    try:
+        with open(path, "rb") as f:
+            size = f.seek(0, os.SEEK_END)
+            f.seek(max(0, size - 256))
+            tail = f.read()
+    except OSError:
+        return None
+    return tail[tail.rfind(b"\n", 0, len(tail) - 1) + 1:]
+
+
+def update_game(path: str | Path, change: Callable[[Game], tuple[Game, T]]) -> tuple[Game, T]:
+    """Reads the game, applies ``change`` (a function without side effects: it may run more than
+    once) and writes the result, holding the lock only while writing. Under the lock the file's
+    checksum line is compared with the one read: if another command wrote the game in between,
+    the change is made again on the new game, so no command's work is lost. After a few such
+    retries (a busy game) the lock is held from the read to the write."""
+    path = Path(path)
+    for _ in range(_OPTIMISTIC_TRIES):
+        game, seal_line = read_game(path)
+        new, result = change(game)
+        text = game_text(new)
+        with locked(path):
+            if _checksum_line(path) == seal_line:
+                write_atomic(path, text)
+                return new, result
+    with locked(path):
+        new, result = change(load_game(path))
+        save_game(path, new)
+        return new, result
 
 
 # -- reading ----------------------------------------------------------------------------------
@@ -303,6 +395,16 @@ def _board_key(name: str, path: str) -> tuple[int, int]:
     return readings[0]
 
 
+_SHORT_NAME = re.compile(r"([a-z])([0-9]{1,6})")
+
+
+def _written_key(name: str, path: str) -> tuple[int, int]:
+    """The key of a board name as the file writes it: ``a12`` read directly (thousands of past
+    boards are named so), anything else as ``_board_key`` reads it."""
+    m = _SHORT_NAME.fullmatch(name)
+    return (ord(m[1]) - 97, int(m[2])) if m else _board_key(name, path)
+
+
 def _read_board(name: str, data: dict, mv: Multiverse, path: str) -> Board:
     m = mv.game_map
     key = _board_key(name, path)
@@ -352,23 +454,141 @@ def _read_board(name: str, data: dict, mv: Multiverse, path: str) -> Board:
 def load_game(path: str | Path, *, verify: bool = True) -> Game:
     """Reads a game file: its checksum first (``integrity``), then its content through the guarded
     loader (any damage is an InputError naming line and key), then the game's consistency.
-    ``verify=False`` skips the checksum only, for ``fivedp game accept``."""
+    ``verify=False`` skips the checksum only, for ``fivedp game accept``, and checks everything."""
+    return read_game(path, verify=verify)[0]
+
+
+def read_game(path: str | Path, *, verify: bool = True) -> tuple[Game, bytes]:
+    """``load_game``, and the checksum line of the text read (what ``update_game`` compares to tell
+    whether the file changed since)."""
     path = str(path)
     raw = read_bytes(path, "game file")
     if len(raw) > MAX_FILE_BYTES:
         raise _damaged(path, f"too large (more than {MAX_FILE_BYTES:,} bytes)")
+    body = unseal(raw, path, verify=verify)
     try:
-        data = parse_yaml(decode(unseal(raw, path, verify=verify), path), path)
+        text = decode(body, path)
+        layout = gamefile.split(text)
+        top = parse_yaml(layout.top, path) if layout is not None else None
+        if not (isinstance(top, dict) and top.get("version") == 3 and not isinstance(top.get("version"), bool)):
+            layout = None
+        if layout is None:
+            return game_from_data(parse_yaml(text, path), path, upgrade=not verify), raw[len(body):]
     except LoadError as exc:
-        if exc.problem.startswith("not valid YAML"):
-            raise _damaged(path, f"not valid YAML (line {exc.line}){exc.problem[len('not valid YAML'):]}", _At(exc.line)) from None
-        raise (_damaged(path, exc.problem, _At(exc.line)) if exc.line else exc) from None
-    return game_from_data(data, path, upgrade=not verify)
+        raise _load_error(exc, path) from None
+    return _game_from_layout(text, top, layout, path, verify=verify), raw[len(body):]
 
 
-def game_from_data(data: Any, path: str = "<game>", *, upgrade: bool = False) -> Game:
-    """A game from the content of a game file (``game_data``), read from YAML or JSON; ``path``
-    names it in messages."""
+def _load_error(exc: LoadError, path: str) -> InputError:
+    if exc.problem.startswith("not valid YAML"):
+        return _damaged(path, f"not valid YAML (line {exc.line}){exc.problem[len('not valid YAML'):]}", _At(exc.line))
+    return _damaged(path, exc.problem, _At(exc.line)) if exc.line else exc
+
+
+_TOP_SCHEMA = Fields({**{k: v for k, v in GAME_SCHEMA.fields.items() if k not in ("boards", "history", "end")},
+                      "latest": MapOf(Text(), Opt(_BOARD)), "checked": Text()},
+                     required=("format", "version", "map", "latest", "checked"))
+"""The top of a format-3 file, above its sections (``gamefile``)."""
+
+
+def _game_from_layout(text: str, top: dict, layout: gamefile.Layout, path: str, *, verify: bool) -> Game:
+    """A format-3 game. When the top's ``checked`` digest matches the sections (and the checksum was
+    verified), the fought boards and the history passed every check when they were written and are
+    read only when needed; otherwise the whole file is read and checked, as format 2 is."""
+    _check_version(top, path, upgrade=not verify)
+    if not text.endswith(f"\nend: {FORMAT}\n"):
+        raise _damaged(path, "it ends early (the closing 'end' line is missing): the file was cut short")
+    if layout.problem:
+        raise _damaged(path, layout.problem)
+    try:
+        _TOP_SCHEMA.check(top, "", path, 1)
+    except LoadError as exc:
+        raise _shape_error(exc, path) from None
+    latest = top.get("latest") or {}
+    names = [str(n) for n in latest]
+    players = [str(p) for p in top.get("players") or ()]
+    fast = verify and str(top["checked"]) == checked_digest(str(top["map"]), players, names, layout.sections)
+    if not fast:
+        return game_from_data(_whole_document(top, layout, path), path, upgrade=not verify)
+    m, mv = _header(top, path)
+    ready = {}
+    for name, data in latest.items():
+        if "record" in (data or {}):
+            raise _damaged(path, f"board {name} is its timeline's last board but has a record", name)
+        board = _read_board(name, data or {}, mv, path)
+        if board.key in ready:
+            raise _damaged(path, "two boards with the same name", name)
+        ready[board.key] = board
+    stored: dict[tuple[int, int], gamefile.Stored] = {}
+    for item in layout.past:
+        key = _written_key(item.name, path)
+        if board_name(*key) != item.name:
+            raise _damaged(path, f"line {item.line}: board name {item.name!r} is not written as fivedp writes it")
+        if key in stored or key in ready:
+            raise _damaged(path, f"line {item.line}: board {item.name} is written twice")
+        stored[key] = item
+    reader = _PastReader(path)
+    boards = LazyBoards(ready, stored, reader.board)
+    mv = replace(mv, boards=boards)
+    reader.mv = mv  # recorded orders are fully designated: they need the map and options, no board
+    pending = {str(p): [str(x) for x in lines or ()] for p, lines in (top.get("pending") or {}).items()}
+    game = Game(mv, pending, gamefile.StoredHistory(layout.history, path), plain(top.get("start") or {}))
+    check_game(game, path, checked=frozenset(stored))
+    return game
+
+
+class _PastReader:
+    """Builds a fought board from its line of the ``past`` section when the board is first needed."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.mv: Multiverse | None = None
+
+    def board(self, key: tuple[int, int], item: gamefile.Stored) -> Board:
+        data = on_line(gamefile.parse_line(item, self.path), item.line)
+        try:
+            _BOARD.check(data, f"past.{item.name}", self.path, item.line)
+        except LoadError as exc:
+            raise _shape_error(exc, self.path) from None
+        if not isinstance(data, dict) or "record" not in data:
+            raise _damaged(self.path, f"board {item.name} has no record, but later boards of its timeline exist",
+                           _At(item.line))
+        assert self.mv is not None
+        return _read_board(item.name, data, self.mv, self.path)
+
+
+def _whole_document(top: dict, layout: gamefile.Layout, path: str) -> dict:
+    """A format-3 file as the one document ``game_from_data`` checks in full: the latest and the
+    past boards together as ``boards``, the history lines as ``history``."""
+    try:
+        _TOP_SCHEMA.check(top, "", path, 1)
+    except LoadError as exc:
+        raise _shape_error(exc, path) from None
+    latest = top.get("latest") or {}
+    items = [(k, v, value_line(latest, k)) for k, v in latest.items()]
+    seen = {str(k): value_line(latest, k) for k in latest}
+    for item in layout.past:
+        if item.name in seen:
+            raise _damaged(path, f"board {item.name} is written twice (lines {seen[item.name]} and {item.line})")
+        seen[item.name] = item.line
+        items.append((on_line(item.name, item.line), on_line(gamefile.parse_line(item, path), item.line), item.line))
+    first = layout.past[0].line if layout.past else 1
+    data = {k: v for k, v in top.items() if k not in ("latest", "checked")}
+    data["boards"] = lined_map(items, first)
+    data["history"] = lined_list([(on_line(gamefile.parse_line(h, path), h.line), h.line) for h in layout.history],
+                                 layout.history[0].line if layout.history else first)
+    data["end"] = FORMAT
+    return data
+
+
+def _shape_error(exc: LoadError, path: str) -> InputError:
+    missing = re.match(r"missing key '(?:.*\.)?([^.']+)'", exc.problem)
+    shape = f" (missing '{missing[1]}')" if missing else ""
+    return _damaged(path, f"a key has content of the wrong shape{shape}: {exc.problem}", _At(exc.line))
+
+
+def _check_version(data: Any, path: str, *, upgrade: bool) -> None:
+    """The file is a game file of a format this fivedp reads (format 1 only to upgrade it)."""
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         line = value_line(data, "format") if isinstance(data, dict) and "format" in data else 1
         raise InputError(f"{path}: not a fivedp game file (line {line}: no 'format: {FORMAT}')")
@@ -378,25 +598,14 @@ def game_from_data(data: Any, path: str = "<game>", *, upgrade: bool = False) ->
     if version > VERSION:
         raise InputError(f"{path}: written by a newer version of fivedp (game format {version}); "
                          f"this one reads format {VERSION}: upgrade fivedp")
-    if version < 1 or (not upgrade and version != VERSION):
+    if version < 1 or (version not in READS and not upgrade):
         raise _damaged(path, f"unknown game format version {version} (this fivedp writes format {VERSION})")
-    if data.get("end") != FORMAT:
-        last = max(getattr(data, "value_lines", {}).values(), default=1)
-        raise _damaged(path, "it ends early (the closing 'end' line is missing): the file was cut short"
-                       f" (its last top-level key read is on line {last})")
-    try:
-        GAME_SCHEMA.check(data, "", path, 1)
-    except LoadError as exc:
-        missing = re.match(r"missing key '(?:.*\.)?([^.']+)'", exc.problem)
-        shape = f" (missing '{missing[1]}')" if missing else ""
-        raise _damaged(path, f"a key has content of the wrong shape{shape}: {exc.problem}", _At(exc.line)) from None
+
+
+def _header(data: dict, path: str) -> tuple[GameMap, Multiverse]:
+    """The map and a multiverse without boards: options, forks, players, standing, sustain."""
     if not data.get("map"):
         raise _damaged(path, "no map", data.get("map"))
-    boards_data = data.get("boards") or {}
-    if not boards_data:
-        raise _damaged(path, "no boards", boards_data)
-    if len(boards_data) > MAX_BOARDS:
-        raise _damaged(path, f"{len(boards_data):,} boards (the limit is {MAX_BOARDS:,})", boards_data)
     try:
         m = load_map(str(data["map"]))
     except InputError as exc:
@@ -418,8 +627,30 @@ def game_from_data(data: Any, path: str = "<game>", *, upgrade: bool = False) ->
         sustain = _read_sustain(data.get("sustain"), path)
     except NotationError as exc:
         raise _damaged(path, f"sustain: {exc.problem}", data.get("sustain")) from None
-    mv = Multiverse(m, MappingProxyType({}), MappingProxyType(forks), MappingProxyType(options),
-                    players=players, eliminated=eliminated, winner=winner, **sustain)
+    return m, Multiverse(m, MappingProxyType({}), MappingProxyType(forks), MappingProxyType(options),
+                         players=players, eliminated=eliminated, winner=winner, **sustain)
+
+
+def game_from_data(data: Any, path: str = "<game>", *, upgrade: bool = False) -> Game:
+    """A game from the content of a game file as one document (``game_data``), read from YAML or
+    JSON, checked in full; ``path`` names it in messages."""
+    _check_version(data, path, upgrade=upgrade)
+    if data.get("end") != FORMAT:
+        last = max(getattr(data, "value_lines", {}).values(), default=1)
+        raise _damaged(path, "it ends early (the closing 'end' line is missing): the file was cut short"
+                       f" (its last top-level key read is on line {last})")
+    try:
+        GAME_SCHEMA.check(data, "", path, 1)
+    except LoadError as exc:
+        raise _shape_error(exc, path) from None
+    if not data.get("map"):
+        raise _damaged(path, "no map", data.get("map"))
+    boards_data = data.get("boards") or {}
+    if not boards_data:
+        raise _damaged(path, "no boards", boards_data)
+    if len(boards_data) > MAX_BOARDS:
+        raise _damaged(path, f"{len(boards_data):,} boards (the limit is {MAX_BOARDS:,})", boards_data)
+    m, mv = _header(data, path)
     # boards first (records are resolved against the boards that exist)
     plain_boards = [_read_board(n, {k: v for k, v in (d or {}).items() if k != "record"}, mv, path)
                     for n, d in boards_data.items()]

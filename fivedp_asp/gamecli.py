@@ -15,7 +15,7 @@ from .inputs import read_stream, read_text
 from .limits import MAX_ORDERS
 from . import api
 from .api import adjudicate, check_orders, duties, legal_orders, load_game
-from .game import export_case, load_game as load_game_file, locked, new_game, save_game
+from .game import export_case, load_game as load_game_file, locked, new_game, save_game, update_game
 from .jsonout import (board_document, game_document, game_step_document, history_document, history_results,
                       options_json, orders_document, possible_document, timelines_json)
 from .map import load_map
@@ -104,10 +104,11 @@ def cmd_orders(args: argparse.Namespace) -> int:
             total = sum(len(v) for v in game.pending.values())
             print("\n".join(_illegal_lines(illegal, total, next_phase(game.mv))))
         return 1 if illegal else 0
-    with locked(args.file):
-        sub = api.submit_orders(load_game(args.file), lines, power=args.power, replace=args.replace)
-        save_game(args.file, sub.game)
-    game = sub.game
+    def give(game):
+        sub = api.submit_orders(game, lines, power=args.power, replace=args.replace)
+        return sub.game, sub
+
+    game, sub = update_game(args.file, give)
     if args.json:
         _emit(orders_document(game, sub))
         return 0
@@ -123,9 +124,7 @@ def cmd_orders(args: argparse.Namespace) -> int:
 def cmd_adjudicate(args: argparse.Namespace) -> int:
     from .cli import step_lines
 
-    with locked(args.file):
-        game, report = adjudicate(load_game(args.file))
-        save_game(args.file, game)
+    game, report = update_game(args.file, adjudicate)
     if args.json:
         _emit(game_step_document(game, report))
         return 0

@@ -135,6 +135,53 @@ def plain(value: Any) -> Any:
     return value
 
 
+def on_line(value: Any, line: int) -> Any:
+    """Data read from one line of a file by another parser (JSON) made to remember that line, as
+    YAML-loaded data does, so that checks on it name the line."""
+    if isinstance(value, Mapping):
+        data = _Map()
+        data.line = line
+        data.key_lines, data.value_lines = {}, {}
+        for k, v in value.items():
+            key = on_line(k, line)
+            data[key] = on_line(v, line)
+            data.key_lines[key] = data.value_lines[key] = line
+        return data
+    if isinstance(value, list):
+        seq = _Seq(on_line(v, line) for v in value)
+        seq.line, seq.lines = line, [line] * len(seq)
+        return seq
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, str):
+        s = _Str(value)
+        s.line = line
+        return s
+    if isinstance(value, int):
+        n = _Int(value)
+        n.line = line
+        return n
+    return value
+
+
+def lined_map(items: list[tuple[Any, Any, int]], line: int) -> dict:
+    """A mapping of (key, value, line) items, with those lines, written at ``line``."""
+    data = _Map()
+    data.line = line
+    data.key_lines, data.value_lines = {}, {}
+    for key, value, at in items:
+        data[key] = value
+        data.key_lines[key] = data.value_lines[key] = at
+    return data
+
+
+def lined_list(items: list[tuple[Any, int]], line: int) -> list:
+    """A list of (value, line) items, with those lines, written at ``line``."""
+    seq = _Seq(value for value, _ in items)
+    seq.line, seq.lines = line, [at for _, at in items]
+    return seq
+
+
 class _Loader(yaml.SafeLoader):
     """SafeLoader refusing aliases, deep nesting, duplicate keys and overlong numbers; values keep lines."""
 

@@ -76,16 +76,22 @@ def unseal(raw: bytes, path: str, *, verify: bool = True) -> bytes:
 # -- consistency --------------------------------------------------------------------------------
 
 
-def check_game(game: "Game", path: str) -> None:
-    """Refuses (InputError naming the problem) a game no sequence of commands could have produced."""
+def check_game(game: "Game", path: str, checked: frozenset[tuple[int, int]] | None = None) -> None:
+    """Refuses (InputError naming the problem) a game no sequence of commands could have produced.
+
+    ``checked``: the past boards whose content (and the history's) passed every check before and
+    has not changed since (the game file's ``checked`` digest says so): of those only the keys are
+    looked at, so that a long game is not read in full to be checked again. None checks everything."""
     mv = game.mv
-    problem = (_powers_problem(game) or _timelines_problem(mv) or _boards_problem(mv) or _start_problem(game)
-               or _history_problem(game) or _standing_problem(mv, bool(game.history)))
+    done = checked or frozenset()
+    problem = (_powers_problem(game, done) or _timelines_problem(mv) or _boards_problem(mv, done)
+               or _start_problem(game) or (None if checked is not None else _history_problem(game))
+               or _standing_problem(mv, bool(game.history)))
     if problem:
         raise damaged(path, problem)
 
 
-def _powers_problem(game: "Game") -> str | None:
+def _powers_problem(game: "Game", done: frozenset[tuple[int, int]]) -> str | None:
     mv = game.mv
     m = mv.game_map
     known = set(m.powers)
@@ -103,7 +109,8 @@ def _powers_problem(game: "Game") -> str | None:
             return f"winner: {mv.winner!r} is not a player"
         if mv.winner in mv.eliminated:
             return f"winner: {mv.winner} is eliminated"
-    for b in sorted(mv.boards.values(), key=lambda b: b.key):
+    for key in sorted(k for k in mv.boards if k not in done):
+        b = mv.boards[key]
         owners = {u.power for u in b.units.values()} | set(b.centers.values()) | {r.unit.power for r in b.retreats}
         stranger = sorted(owners - players)
         if stranger:
@@ -151,11 +158,18 @@ def _timelines_problem(mv: Multiverse) -> str | None:
     return None
 
 
-def _boards_problem(mv: Multiverse) -> str | None:
+def _boards_problem(mv: Multiverse, done: frozenset[tuple[int, int]]) -> str | None:
     """Every board but a timeline's last was fought (it has a record); the last was not, and only it
-    can wait for retreats or adjustments. Recorded places name boards that exist."""
+    can wait for retreats or adjustments. Recorded places name boards that exist. A board in
+    ``done`` was checked before as a fought board: it must not be its timeline's last."""
     last = {t: mv.latest_turn(t) for t in mv.timelines}
-    for b in sorted(mv.boards.values(), key=lambda b: b.key):
+    for key in sorted(mv.boards):
+        if key in done:
+            if key[1] == last[key[0]]:
+                return (f"board {board_name(*key)} is its timeline's last board but has a record "
+                        "(a later board is missing)")
+            continue
+        b = mv.boards[key]
         head = b.turn == last[b.timeline]
         if head and b.record is not None:
             return f"board {b.name} is its timeline's last board but has a record (a later board is missing)"

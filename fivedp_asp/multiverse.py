@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from types import MappingProxyType
-from typing import Iterable, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from .map import GameMap
 from .errors import NotationError
@@ -135,6 +135,68 @@ def make_board(timeline: int, turn: int, units: Iterable[Unit], centers: Mapping
     )
 
 
+class LazyBoards(Mapping):
+    """Boards built only when looked up. A long game's file holds thousands of past boards and most
+    commands touch a handful: ``stored`` maps each past board's key to what ``build`` turns into the
+    board (its line in the game file), ``ready`` holds the boards at hand (the heads, and boards a
+    step produced). A board is built once; multiverses made from this one by ``with_boards`` share
+    what was built. Keys and lengths never build anything."""
+
+    def __init__(self, ready: Mapping[tuple[int, int], Board], stored: Mapping[tuple[int, int], Any],
+                 build: Callable[[tuple[int, int], Any], Board], built: dict | None = None):
+        self._ready = dict(ready)
+        self._stored = stored
+        self._build = build
+        self._built: dict[tuple[int, int], Board] = {} if built is None else built
+        self._keys: tuple[tuple[int, int], ...] | None = None
+
+    def __getitem__(self, key: tuple[int, int]) -> Board:
+        board = self._ready.get(key)
+        if board is not None:
+            return board
+        board = self._built.get(key)
+        if board is None:
+            board = self._build(key, self._stored[key])  # KeyError for a key that is no board
+            self._built[key] = board
+        return board
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._ready or key in self._stored
+
+    def _all_keys(self) -> tuple[tuple[int, int], ...]:
+        if self._keys is None:
+            self._keys = tuple(k for k in self._stored if k not in self._ready) + tuple(self._ready)
+        return self._keys
+
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        return iter(self._all_keys())
+
+    def __len__(self) -> int:
+        return len(self._all_keys())
+
+    def __repr__(self) -> str:
+        return f"LazyBoards({len(self)} boards, {len(self._built)} built from storage)"
+
+    def updated(self, boards: Iterable[Board]) -> "LazyBoards":
+        """These boards added or put in the place of the ones with their keys; nothing is built."""
+        ready = dict(self._ready)
+        ready.update({b.key: b for b in boards})
+        return LazyBoards(ready, self._stored, self._build, self._built)
+
+    def stored_item(self, key: tuple[int, int]) -> Any | None:
+        """What the board was built (or is to be built) from, while the board is still that one;
+        None once another board took its place or for a board that was never stored."""
+        if key not in self._stored:
+            return None
+        if key in self._ready and self._ready[key] is not self._built.get(key):
+            return None
+        return self._stored[key]
+
+    def stored_keys(self) -> Iterable[tuple[int, int]]:
+        """The stored keys in their stored order."""
+        return self._stored.keys()
+
+
 @dataclass(frozen=True)
 class Multiverse:
     """Every board there is, and how the timelines branch. Immutable: a step returns a new one."""
@@ -182,10 +244,12 @@ class Multiverse:
         return self.boards.get((timeline, turn))
 
     def with_boards(self, boards: Iterable[Board], forks: Mapping[int, tuple[int, int]] | None = None) -> "Multiverse":
-        merged = dict(self.boards)
-        merged.update({b.key: b for b in boards})
         new_forks = dict(self.forks)
         new_forks.update(forks or {})
+        if isinstance(self.boards, LazyBoards):
+            return replace(self, boards=self.boards.updated(boards), forks=MappingProxyType(new_forks))
+        merged = dict(self.boards)
+        merged.update({b.key: b for b in boards})
         return replace(self, boards=MappingProxyType(merged), forks=MappingProxyType(new_forks))
 
     def standing(self, eliminated: frozenset[str], winner: str | None) -> "Multiverse":

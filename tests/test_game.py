@@ -316,14 +316,25 @@ def test_api_game_saved_and_loaded_after_every_step(tmp_path):
     assert dict(mv.forks) == {1: (0, 0), 2: (0, 1), 3: (1, 1)}  # d forked from b1: a fork of a fork
     assert [b.name for b in mv.heads] == ["a7", "b6", "c6", "d5"]  # three game years and more on a
     assert all(seen.values()), seen
-    # the file reads as documented: full designations in records, decisions keyed by place
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    # the file reads as documented (one YAML document): full designations in records, decisions
+    # keyed by place; the latest boards at the top, fought boards and steps one line each below
+    text = path.read_text(encoding="utf-8")
+    data = yaml.safe_load(text)
+    assert data["version"] == 3
     assert data["forks"] == {"b": "a0", "c": "a1", "d": "b1"}
-    assert "A a-Ukr@1 - a-Gal@0" in data["boards"]["a1"]["record"]["orders"]["Russia"]
-    assert "A a-Yor@1 - a-Nwy@1 via convoy" in data["boards"]["a1"]["record"]["orders"]["England"]
-    assert data["boards"]["a1"]["record"]["decisions"]["moves a-Ukr@1"] is True
-    assert "c-Ser@2" in data["boards"]["a3"]["record"]["incoming"]
-    assert "c-Ber@5" in data["boards"]["a6"]["record"]["incoming"]
+    assert sorted(data["latest"]) == ["a7", "b6", "c6", "d5"]
+    assert "A a-Ukr@1 - a-Gal@0" in data["past"]["a1"]["record"]["orders"]["Russia"]
+    assert "A a-Yor@1 - a-Nwy@1 via convoy" in data["past"]["a1"]["record"]["orders"]["England"]
+    assert data["past"]["a1"]["record"]["decisions"]["moves a-Ukr@1"] is True
+    assert "c-Ser@2" in data["past"]["a3"]["record"]["incoming"]
+    assert "c-Ber@5" in data["past"]["a6"]["record"]["incoming"]
+    whole = game_data(final)
+    assert {**data["latest"], **data["past"]} == whole["boards"]
+    assert data["history"] == whole["history"] and len(data["history"]) == len(GAME)
+    past_lines = text[text.index("\npast:\n") + 7:text.index("\nhistory:\n")].splitlines()
+    assert len(past_lines) == len(data["past"]) and all(re.fullmatch(r"  [a-z][0-9]+: \{.*\}", x) for x in past_lines)
+    history_lines = text[text.index("\nhistory:\n") + 10:text.index("\nend: ")].splitlines()
+    assert len(history_lines) == len(GAME) and all(x.startswith("- {") for x in history_lines)
 
 
 def test_recorded_orders_keep_their_meaning(tmp_path):
@@ -663,12 +674,29 @@ def test_a_failed_write_keeps_the_old_game_and_cleans_up(tmp_path, monkeypatch, 
 # -- 4. bad input ---------------------------------------------------------------------------------
 
 
+def format_2_text(game: Game) -> str:
+    """The game as fivedp wrote it in format 2: one block-YAML document, every board under ``boards``."""
+    from fivedp_asp.integrity import seal
+
+    data = {**game_data(game), "version": 2}
+    return seal("# fivedp game file (docs/game-format.md)\n"
+                + yaml.dump(data, Dumper=game_module._Dumper, sort_keys=False, allow_unicode=True))
+
+
 @pytest.fixture
 def game_file(tmp_path) -> Path:
     path = tmp_path / "g.yaml"
     g, _ = play_in_memory(opening(tmp_path), GAME[:2])
     save_game(path, g)
     return path
+
+
+@pytest.fixture(params=[3, 2])
+def any_game_file(request, game_file) -> Path:
+    """The game file in the format written now (3) and in format 2, which is still read."""
+    if request.param == 2:
+        game_file.write_text(format_2_text(load_game(game_file)), encoding="utf-8")
+    return game_file
 
 
 def damage(path: Path, text: str, sealed: bool = True) -> Path:
@@ -679,31 +707,50 @@ def damage(path: Path, text: str, sealed: bool = True) -> Path:
     return damaged
 
 
-def test_damaged_game_files(game_file):
-    folder, text = game_file.parent, game_file.read_text(encoding="utf-8")
-    boards_at, start_at = text.index("\nboards:\n"), text.index("\nstart:\n")
-    cases = {
+def _damages(text: str) -> dict[str, tuple[str, str]]:
+    """Damage to a game file's text (format 2 or 3): what it is, the damaged text, the message fragment."""
+    v3 = "\nversion: 3\n" in text
+    if v3:
+        boards_at, start_at = text.index("\nlatest:\n"), text.index("\nchecked:")
+        no_boards, bad_name = "missing 'latest'", ("\n  a1: {", "\n  zz: {")
+        bad_order, bad_place = ('"A a-Mun@0 - a-Boh@0"', '"A a-Mun@0 -"'), ('"moves a-Mun@0": true', '"moves Narnia": true')
+    else:
+        boards_at, start_at = text.index("\nboards:\n"), text.index("\nstart:\n")
+        no_boards, bad_name = "no boards", ("\n  a1:\n", "\n  zz:\n")
+        bad_order, bad_place = ("- A a-Mun@0 - a-Boh@0", "- A a-Mun@0 -"), ("moves a-Mun@0: true", "moves Narnia: true")
+    key = "latest" if v3 else "boards"
+    version = "version: 3\n" if v3 else "version: 2\n"
+
+    def on_a_board(old: str, new: str) -> str:
+        return text[:boards_at] + text[boards_at:].replace(old, new, 1)
+
+    return {
         # cut short as a disk or a copy would: the checksum line is gone
         "truncated inside a mapping": (text[: text.index("options: {") + len("options: {")], "its last line is not its checksum"),
         "truncated inside a unit": (text[: text.index("- A Mun\n") + len("- A M")], "its last line is not its checksum"),
         # cut short and sealed again by hand: the content itself says so
         "truncated and resealed inside a mapping": (text[: text.index("options: {") + len("options: {")], "not valid YAML (line 6)"),
         "truncated and resealed inside a unit": (text[: text.index("- A Mun\n") + len("- A M")], "it ends early"),
-        "a unit in no province": (text.replace("- A Mun\n", "- A Narnia\n", 1), "bad unit 'A Narnia': unknown province 'Narnia'"),
-        "a unit without a type": (text.replace("- A Mun\n", "- Mun\n", 1), "unit 'Mun' has no type"),
-        "no boards": (text[:boards_at] + text[start_at:], "no boards"),
-        "empty boards": (text[:boards_at] + "\nboards: {}" + text[start_at:], "no boards"),
-        "boards not a mapping": (text[:boards_at] + "\nboards: [a0, a1]" + text[start_at:], "content of the wrong shape"),
-        "a bad board name": (text.replace("\n  a1:\n", "\n  zz:\n", 1), "bad board name 'zz'"),
-        "a bad recorded order": (text.replace("- A a-Mun@0 - a-Boh@0", "- A a-Mun@0 -", 1),
-                                 "board a0: bad recorded order 'A a-Mun@0 -'"),
-        "a bad decision place": (text.replace("moves a-Mun@0: true", "moves Narnia: true", 1), "bad place 'Narnia'"),
-        "no version": (text.replace("version: 2\n", "", 1), "no version"),
+        "a unit in no province": (on_a_board("- A Mos\n", "- A Narnia\n"), "bad unit 'A Narnia': unknown province 'Narnia'"),
+        "a unit without a type": (on_a_board("- A Mos\n", "- Mos\n"), "unit 'Mos' has no type"),
+        "no boards": (text[:boards_at] + text[start_at:], no_boards),
+        "empty boards": (text[:boards_at] + f"\n{key}: {{}}" + text[start_at:],
+                         "forks: timeline b has no board" if v3 else "no boards"),
+        "boards not a mapping": (text[:boards_at] + f"\n{key}: [a0, a1]" + text[start_at:], "content of the wrong shape"),
+        "a bad board name": (text.replace(*bad_name, 1), "bad board name 'zz'"),
+        "a bad recorded order": (text.replace(*bad_order, 1), "board a0: bad recorded order 'A a-Mun@0 -'"),
+        "a bad decision place": (text.replace(*bad_place, 1), "bad place 'Narnia'"),
+        "no version": (text.replace(version, "", 1), "no version"),
         "a damaged retreat": (text.replace("    - power: Austria\n      unit: A Vie", "    - unit: A Vie", 1),
                               "content of the wrong shape (missing 'power')"),
     }
+
+
+def test_damaged_game_files(any_game_file):
+    game_file = any_game_file
+    folder, text = game_file.parent, game_file.read_text(encoding="utf-8")
     every_command = (["show"], ["orders", "--power", "Germany", "A Mun H"], ["adjudicate"], ["export"])
-    for n, (what, (damaged_text, fragment)) in enumerate(cases.items()):
+    for n, (what, (damaged_text, fragment)) in enumerate(_damages(text).items()):
         assert damaged_text != text, what
         path = damage(game_file, damaged_text, sealed=n >= 2)
         damaged_text = path.read_text(encoding="utf-8")
@@ -746,23 +793,39 @@ def test_a_truncated_game_file_is_never_taken_for_a_game(game_file):
             pass
 
 
-@pytest.mark.parametrize("old, new", [("- A Mun\n", "- F Mun\n"), ("- F Stp/sc\n", "- F Stp\n"),
-                                      ("- A Mun\n", "- A Ber\n"), ("\n      Germany:\n", "\n      Atlantis:\n"),
+@pytest.mark.parametrize("old, new", [("- A Mos\n", "- F Mos\n"), ("- F Sev\n", "- A Bla\n"),
+                                      ("- A Con\n", "- A Smy\n"), ("\n      Germany:\n", "\n      Atlantis:\n"),
                                       ("- Mun\n", "- Narnia\n")])
-def test_a_board_with_an_impossible_unit_is_damaged(game_file, old, new):
+def test_a_board_with_an_impossible_unit_is_damaged(any_game_file, old, new):
+    """Damage to a board written in block YAML: the first board (format 2), a latest board (format 3)."""
+    text = any_game_file.read_text(encoding="utf-8")
+    boards_at = text.index("\nboards:\n") if "\nboards:\n" in text else text.index("\nlatest:\n")
+    edited = text[:boards_at] + text[boards_at:].replace(old, new, 1)
+    assert edited != text
+    path = damage(any_game_file, edited)
+    with pytest.raises(InputError, match="damaged game file"):
+        load_game(path)
+
+
+@pytest.mark.parametrize("old, new", [('"A Mun"', '"F Mun"'), ('"F Stp/sc"', '"F Stp"'), ('"A Mun"', '"A Ber"'),
+                                      ('"Germany": ["A', '"Atlantis": ["A'), ('"Mun"', '"Narnia"')])
+def test_a_past_board_with_an_impossible_unit_is_damaged(game_file, old, new):
+    """The same damage on a fought board's line of the ``past`` section (format 3)."""
     text = game_file.read_text(encoding="utf-8")
-    boards_at = text.index("\nboards:\n")
-    path = damage(game_file, text[:boards_at] + text[boards_at:].replace(old, new, 1))
+    past_at = text.index("\npast:\n")
+    edited = text[:past_at] + text[past_at:].replace(old, new, 1)
+    assert edited != text
+    path = damage(game_file, edited)
     with pytest.raises(InputError, match="damaged game file"):
         load_game(path)
 
 
 def test_files_that_are_not_games(game_file):
     folder, text = game_file.parent, game_file.read_text(encoding="utf-8")
-    damage(game_file, text.replace("version: 2\n", "version: 99\n", 1))
+    damage(game_file, text.replace("version: 3\n", "version: 99\n", 1))
     err = assert_clean_error(fivedp(folder, "game", "show", "damaged.yaml"))
     assert err == ("error: damaged.yaml: written by a newer version of fivedp (game format 99); "
-                   "this one reads format 2: upgrade fivedp\n")
+                   "this one reads format 3: upgrade fivedp\n")
     assert "newer version" in err
     damage(game_file, text.replace("format: fivedp-game", "format: something-else", 1))
     assert_clean_error(fivedp(folder, "game", "show", "damaged.yaml"), "damaged.yaml: not a fivedp game file")

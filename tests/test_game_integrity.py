@@ -18,7 +18,7 @@ from fivedp_asp.errors import InputError
 from fivedp_asp.game import game_data, load_game, save_game, submit
 from fivedp_asp.integrity import reseal
 
-from test_game import GAME, opening, play_in_memory  # the multiversal game of test_game.py
+from test_game import GAME, format_2_text, opening, play_in_memory  # the multiversal game of test_game.py
 
 
 def fivedp(cwd: Path, *args: str) -> subprocess.CompletedProcess:
@@ -26,25 +26,37 @@ def fivedp(cwd: Path, *args: str) -> subprocess.CompletedProcess:
                           text=True, timeout=120)
 
 
-@pytest.fixture(scope="module")
-def played(tmp_path_factory) -> tuple[Path, str, dict]:
-    """Five steps (forks b from a0 and c from a1, a retreat, builds), then an order waiting."""
+def _written(path: Path, g, version: int) -> None:
+    if version == 3:
+        save_game(path, g)
+    else:  # format 2, as earlier versions of fivedp wrote it: still read
+        path.write_text(format_2_text(g), encoding="utf-8")
+
+
+@pytest.fixture(scope="module", params=[3, 2])
+def played(request, tmp_path_factory) -> tuple[Path, str, dict]:
+    """Five steps (forks b from a0 and c from a1, a retreat, builds), then an order waiting; written
+    in format 3 and in format 2."""
     folder = tmp_path_factory.mktemp("integrity")
     g, _ = play_in_memory(opening(folder), GAME[:5])
     g = submit(g, "Germany", ["A Sil - War"])
     path = folder / "g.yaml"
-    save_game(path, g)
+    _written(path, g, request.param)
     return path, path.read_text(encoding="utf-8"), game_data(load_game(path))
 
 
-@pytest.fixture(scope="module")
-def retreating(tmp_path_factory) -> tuple[Path, str]:
+@pytest.fixture(scope="module", params=[3, 2])
+def retreating(request, tmp_path_factory) -> tuple[Path, str]:
     """Two steps: an Austrian army dislodged from Vienna waits to retreat on a2."""
     folder = tmp_path_factory.mktemp("retreating")
     g, _ = play_in_memory(opening(folder), GAME[:2])
     path = folder / "g.yaml"
-    save_game(path, g)
+    _written(path, g, request.param)
     return path, path.read_text(encoding="utf-8")
+
+
+def version_of(text: str) -> int:
+    return int(re.search(r"^version: (\d+)$", text, re.MULTILINE)[1])
 
 
 def refused_or_same(path: Path, whole: dict, what: str) -> str | None:
@@ -101,8 +113,101 @@ def _between(text: str, start: str, end: str) -> str:
     return text[:i] + text[text.index(end, i):]
 
 
-# (description, edit of the played game's text, a fragment of the message)
-EDITS = [
+def _past_line_removed(text: str, name: str) -> str:
+    """A format-3 text without the ``past`` line of board ``name``."""
+    return re.sub(rf"\n  {name}: \{{[^\n]*\n", "\n", text, count=1)
+
+
+def _latest_removed(text: str, name: str) -> str:
+    """A format-3 text without the block of the latest board ``name``."""
+    return re.sub(rf"\n  {name}:\n(?:    [^\n]*\n)+", "\n", text, count=1)
+
+
+def _in_past(text: str, old: str, new: str) -> str:
+    """The first ``old`` in the ``past`` and ``history`` sections replaced (format 3)."""
+    at = text.index("\npast:\n")
+    return text[:at] + text[at:].replace(old, new, 1)
+
+
+# (description, edit of the played game's text in format 3, a fragment of the message)
+EDITS_3 = [
+    ("the last board of a timeline deleted", lambda t: _latest_removed(t, "a3"),
+     "board a2 is its timeline's last board but has a record"),
+    ("a board in the middle of a timeline deleted", lambda t: _past_line_removed(t, "a2"), "timeline a has no board a2"),
+    ("the first board of a forked timeline deleted", lambda t: _past_line_removed(t, "b1"),
+     "timeline b forked from a0 starts at b2, not b1"),
+    ("every board of a forked timeline deleted", lambda t: _latest_removed(t, "c2"), "forks: timeline c has no board"),
+    ("a fork pointing at a missing board", lambda t: t.replace("\n  b: a0\n", "\n  b: a9\n"),
+     "forked from a9, which is no board"),
+    ("a fork pointing at the wrong board", lambda t: t.replace("\n  b: a0\n", "\n  b: a1\n"),
+     "timeline b forked from a1 starts at b1, not b2"),
+    ("a fork from a later timeline", lambda t: t.replace("\n  b: a0\n", "\n  b: c2\n"),
+     "a board of a later timeline"),
+    ("a fork removed", lambda t: t.replace("\n  b: a0\n", "\n"), "timeline b is not in forks"),
+    ("winner: Atlantis", lambda t: t.replace("\nwinner: null\n", "\nwinner: Atlantis\n"), "'Atlantis'"),
+    ("a winner the boards do not make", lambda t: t.replace("\nwinner: null\n", "\nwinner: Germany\n"),
+     "winner: the boards do not give Germany the victory"),
+    ("version: 0", lambda t: t.replace("\nversion: 3\n", "\nversion: 0\n"), "unknown game format version 0"),
+    ("version: -5", lambda t: t.replace("\nversion: 3\n", "\nversion: -5\n"), "unknown game format version -5"),
+    ("version: 1 with a checksum", lambda t: t.replace("\nversion: 3\n", "\nversion: 1\n"),
+     "unknown game format version 1"),
+    ("version: two", lambda t: t.replace("\nversion: 3\n", "\nversion: two\n"), "no version"),
+    ("version: true", lambda t: t.replace("\nversion: 3\n", "\nversion: true\n"), "no version"),
+    ("an unknown power in players", lambda t: t.replace("\n- Austria\n", "\n- Atlantis\n", 1), "'Atlantis'"),
+    ("a player removed", lambda t: t.replace("\n- Austria\n", "\n", 1), "Austria is not a player"),
+    ("an unknown power eliminated", lambda t: t.replace("\neliminated: []\n", "\neliminated: [Atlantis]\n"),
+     "'Atlantis'"),
+    ("a power eliminated that still has units", lambda t: t.replace("\neliminated: []\n", "\neliminated: [France]\n"),
+     "France still has units or centres"),
+    ("one centre owned twice on a latest board",
+     lambda t: t.replace("\n      France:\n      - Bre\n", "\n      France:\n      - Bre\n      - Ber\n", 1),
+     "centre Ber is owned twice"),
+    ("one centre owned twice on a past board", lambda t: _in_past(t, '"France": ["Bre", ', '"France": ["Bre", "Ber", '),
+     "centre Ber is owned twice"),
+    ("a unit of two powers", lambda t: _in_past(t, '"France": ["F Bre", ', '"France": ["F Bre", "A Mun", '),
+     "two units in one province"),
+    ("a fleet inland", lambda t: _in_past(t, '"A Mun"', '"F Mun"'), "a fleet cannot stand"),
+    ("an army at sea", lambda t: _in_past(t, '"F Lon"', '"A Nth"'), "cannot stand"),
+    ("a centre that is not a supply centre", lambda t: t.replace("\n      - Bre\n", "\n      - Pic\n", 1),
+     "'Pic' is not a supply centre"),
+    ("a decision that is not true or false", lambda t: _in_past(t, ": true", ': "maybe"'),
+     "must be true or false, not 'maybe'"),
+    ("an unknown decision", lambda t: _in_past(t, '"moves ', '"flies '), "bad decision"),
+    ("a record naming a board that does not exist", lambda t: _in_past(t, '"incoming": []', '"incoming": ["f-Mun@0"]'),
+     "its record names board f0"),
+    ("a past board without its record", lambda t: re.sub(r'(\n  a2: \{[^\n]*?), "record": \{[^\n]*\}\n', r"\1}\n", t, count=1),
+     "board a2 has no record, but later boards of its timeline exist"),
+    ("a past board that is not JSON", lambda t: _in_past(t, '{"units": ', "{units: "), "not valid JSON"),
+    ("a past board written twice", lambda t: re.sub(r"(\n  a1: \{[^\n]*)", r"\1\1", t, count=1),
+     "board a1 is written twice"),
+    ("a latest board written again as a past board",
+     lambda t: t.replace("\nhistory:\n", "\n  a3: {\"units\": {}, \"centers\": {}, \"record\": {}}\nhistory:\n", 1),
+     "board a3 is written twice"),
+    ("a line that belongs to no section", lambda t: t.replace("\nhistory:\n", "\nsomething: else\nhistory:\n", 1),
+     "is not a line of the 'past' section"),
+    ("waiting orders of an unknown power", lambda t: t.replace("\npending:\n  Germany:", "\npending:\n  Atlantis:"),
+     "pending: unknown power 'Atlantis'"),
+    ("the start turn changed", lambda t: t.replace("\nstart:\n  turn: 0\n", "\nstart:\n  turn: 1\n"),
+     "start: turn 1 is not the turn of the first board a0"),
+    ("a history entry without its order", lambda t: re.sub(r'\{"power": "(\w+)", "order": "[^"]*", ', r'{"power": "\1", ', t, count=1),
+     "(missing 'order')"),
+    ("a history entry without its result", lambda t: re.sub(r', "result": "\w+"', "", t, count=1), "(missing 'result')"),
+    ("a history result that is no result", lambda t: t.replace('"result": "succeeds"', '"result": "perhaps"', 1),
+     "a result needs"),
+    ("a history phase that is no phase", lambda t: t.replace('\n- {"phase": "movement"', '\n- {"phase": "winter"', 1),
+     "unknown phase 'winter'"),
+    ("a history entry naming no board", lambda t: t.replace('"boards": ["a0"]', '"boards": ["a9"]', 1),
+     "board a9 is no board"),
+    ("a dissolved timeline that does not exist",
+     lambda t: t.replace("\nstart:\n", "\nsustain:\n  dissolved: [z]\n  due: null\n  held: null\nstart:\n"),
+     "dissolved timeline z has no board"),
+    ("the end line removed", lambda t: t.replace("\nend: fivedp-game\n", "\n"), "it ends early"),
+    ("the history section removed", lambda t: t[:t.index("\nhistory:\n") + 1] + "end: fivedp-game\n",
+     "the 'history' section is missing"),
+]
+
+# the same for a file of format 2
+EDITS_2 = [
     ("the last board of a timeline deleted", lambda t: _between(t, "\n  a3:\n", "\n  b1:\n"),
      "board a2 is its timeline's last board but has a record"),
     ("a board in the middle of a timeline deleted", lambda t: _between(t, "\n  a2:\n", "\n  a3:\n"),
@@ -188,7 +293,7 @@ def _check_edits(path: Path, text: str, edits) -> None:
         with pytest.raises(InputError) as exc:
             load_game(bad)
         assert fragment in str(exc.value), (what, str(exc.value))
-        if what == "version: 1 with a checksum":
+        if what.startswith("version: 1 with a checksum"):
             continue  # `accept` reads format 1 on purpose: it is how a format 1 file is upgraded
         with pytest.raises(InputError) as exc:
             load_game(bad, verify=False)  # as `accept` reads it
@@ -197,7 +302,7 @@ def _check_edits(path: Path, text: str, edits) -> None:
 
 def test_inconsistent_hand_edits_are_refused(played):
     path, text, _ = played
-    _check_edits(path, text, EDITS)
+    _check_edits(path, text, EDITS_3 if version_of(text) == 3 else EDITS_2)
 
 
 def test_inconsistent_retreats_are_refused(retreating):
@@ -250,7 +355,7 @@ def test_accept_takes_a_consistent_edit_and_refuses_an_inconsistent_one(played):
 def test_a_format_1_file_is_refused_with_the_upgrade_command_and_upgraded_by_accept(played):
     path, text, whole = played
     folder = path.parent
-    old = re.sub(r"checksum: [^\n]*\n\Z", "", text).replace("\nversion: 2\n", "\nversion: 1\n")
+    old = re.sub(r"checksum: [^\n]*\n\Z", "", format_2_text(load_game(path))).replace("\nversion: 2\n", "\nversion: 1\n")
     (folder / "old.yaml").write_text(old, encoding="utf-8")
     p = fivedp(folder, "game", "show", "old.yaml")
     assert p.returncode == 2
