@@ -63,7 +63,7 @@ def unseal(raw: bytes, path: str, *, verify: bool = True) -> bytes:
             raise InputError(f"{path}: not a fivedp game file")
         if re.search(rb"^version: 1\r?$", raw, re.MULTILINE) and b"\nchecksum:" not in raw:
             raise InputError(f"{path}: game format 1, written before game files carried a checksum: check it and "
-                             f"upgrade it to format 2 with `fivedp game accept {path}`")
+                             f"upgrade it to format 3 with `fivedp game accept {path}`")
         raise damaged(path, "its last line is not its checksum (`checksum: sha256:...`): the file was cut short "
                             f"or damaged; {accept_hint(path)}")
     body = raw[:body_end]

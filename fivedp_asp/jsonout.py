@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
-from .multiverse import Board, Multiverse, board_name, season_name, unit_text
+from .multiverse import Board, LazyBoards, Multiverse, board_name, season_name, unit_text
 from .notation import timeline_name
 from .options import REGISTRY, chosen
 from .results import OrderOutcome
@@ -110,7 +110,11 @@ def changed_boards(report: StepReport) -> list[Board]:
     def content(b: Board | None):
         return None if b is None else (dict(b.units), dict(b.centers), b.retreats, b.adjustment_due)
 
-    changed = [b for k, b in report.after.boards.items() if content(report.before.boards.get(k)) != content(b)]
+    before, after = report.before.boards, report.after.boards
+    # a board both multiverses still hold as it was stored (a past board of a long game, never read)
+    # is unchanged: it is not built just to be compared
+    kept = after.kept_from if isinstance(after, LazyBoards) else lambda other, key: False
+    changed = [after[k] for k in after if not kept(before, k) and content(before.get(k)) != content(after[k])]
     return sorted(changed, key=lambda b: b.key)
 
 

@@ -192,6 +192,12 @@ class LazyBoards(Mapping):
             return None
         return self._stored[key]
 
+    def kept_from(self, other: Mapping, key: tuple[int, int]) -> bool:
+        """Whether ``other`` (another multiverse's boards) holds this very board at ``key``, both
+        still as stored: then it is the same board, known without building it."""
+        return (isinstance(other, LazyBoards) and other._stored is self._stored
+                and self.stored_item(key) is not None and other.stored_item(key) is not None)
+
     def stored_keys(self) -> Iterable[tuple[int, int]]:
         """The stored keys in their stored order."""
         return self._stored.keys()

@@ -93,5 +93,5 @@ def test_assist_decisions_are_recorded_and_kept_by_the_game_file(tmp_path):
     assert loaded.mv.board(0, 2).record.decisions == record.decisions
     assert game_data(loaded) == game_data(game)
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    assert data["boards"]["a2"]["record"]["decisions"]["assist_given a-Ber@2"] is True
-    assert "A a-Ber@2 J a-Mun@2 - a-Tyr@0" in data["boards"]["a2"]["record"]["orders"]["Germany"]
+    assert data["past"]["a2"]["record"]["decisions"]["assist_given a-Ber@2"] is True
+    assert "A a-Ber@2 J a-Mun@2 - a-Tyr@0" in data["past"]["a2"]["record"]["orders"]["Germany"]
