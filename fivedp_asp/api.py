@@ -21,7 +21,7 @@ from .errors import InputError
 from .game import Accepted, Duty, Game, Submission
 from .map import GameMap
 from .map import load_map as _load_map
-from .multiverse import Board, Multiverse, opening
+from .multiverse import Board, Multiverse, board_name, opening
 from .options import validated
 from .possible import PossibleOrder
 from .possible import legal_orders as _legal_orders
@@ -140,7 +140,7 @@ def board(game: Game | Multiverse, name: str) -> Board:
     mv = game.mv if isinstance(game, Game) else game
     found = mv.find_board(name)
     if found is None:
-        raise InputError(f"no board {name!r} (boards: {', '.join(sorted(b.name for b in mv.boards.values()))})")
+        raise InputError(f"no board {name!r} (boards: {', '.join(board_name(*k) for k in sorted(mv.boards))})")
     return found
 
 

@@ -64,7 +64,8 @@ class _Candidates:
     def near(self, board: Board) -> list[Board]:
         """Boards an order from ``board`` could reach: one turn either side, any timeline."""
         if board.key not in self._near:
-            self._near[board.key] = [b for b in self.mv.boards.values() if abs(b.turn - board.turn) <= 1]
+            # keys first: a long game's past boards are read from its file only when near
+            self._near[board.key] = [self.mv.boards[k] for k in self.mv.boards if abs(k[1] - board.turn) <= 1]
         return self._near[board.key]
 
     def steps(self, unit: Unit) -> list[str]:
@@ -133,9 +134,10 @@ class _Candidates:
                 if entry not in bucket:
                     bucket.append(entry)
 
-            for xb in self.mv.boards.values():
-                if not any(abs(xb.turn - n) <= 2 for n in turns):
+            for key in self.mv.boards:
+                if not any(abs(key[1] - n) <= 2 for n in turns):
                     continue
+                xb = self.mv.boards[key]
                 for x in xb.units.values():
                     if xb.key in heads:
                         for mb, mloc, _ in self.moves_of(xb, x):
