@@ -5,6 +5,11 @@ board with its units, centres, pending retreats and record — plus the orders w
 phase and the history of every step. It is written atomically (a temporary file in the same
 folder, flushed to disk, then renamed over the old one), so a crash or a kill leaves either the
 old game or the new one, never a half-written file.
+
+In format 3 the boards already fought and the steps played are kept one line each below the rest
+(``gamefile``): a game read from a file builds those boards and steps only when they are looked up
+(``LazyBoards``, ``StoredHistory``) and writes their lines back unchanged, so that a command on a
+long game costs what it reads and changes, not the whole game.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Callable, Iterator, Mapping, TypeVar
+from typing import Any, Callable, Iterator, Mapping, Sequence, TypeVar
 
 import yaml
 
@@ -52,7 +57,8 @@ READS = (2, 3)
 class Game:
     mv: Multiverse
     pending: dict[str, list[str]] = field(default_factory=dict)
-    history: tuple[dict, ...] = ()
+    # one entry per step; a tuple, or a StoredHistory for a game read from a file
+    history: Sequence[dict] = ()
     start: dict = field(default_factory=dict)  # the root board as the game began, for export
 
 
@@ -527,6 +533,10 @@ def _game_from_layout(text: str, top: dict, layout: gamefile.Layout, path: str, 
         if key in stored or key in ready:
             raise _damaged(path, f"line {item.line}: board {item.name} is written twice")
         stored[key] = item
+    if not ready:
+        raise _damaged(path, "no boards", latest)
+    if len(ready) + len(stored) > MAX_BOARDS:
+        raise _damaged(path, f"{len(ready) + len(stored):,} boards (the limit is {MAX_BOARDS:,})")
     reader = _PastReader(path)
     boards = LazyBoards(ready, stored, reader.board)
     mv = replace(mv, boards=boards)

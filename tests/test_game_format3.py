@@ -28,7 +28,7 @@ import yaml
 
 from fivedp_asp.game import (Game, adjudicate, game_data, load_game, read_game, save_game, submit, submit_orders,
                              update_game)
-from fivedp_asp.gamefile import checked_digest, split
+from fivedp_asp.gamefile import checked_digest, json_line, split
 from fivedp_asp.integrity import reseal, unseal
 from fivedp_asp.jsonout import game_step_document
 from fivedp_asp.multiverse import LazyBoards
@@ -228,3 +228,13 @@ def test_read_game_gives_the_checksum_line_it_read(played):
     path, _ = played
     _, line = read_game(path)
     assert line.startswith(b"checksum: sha256:") and path.read_bytes().endswith(line)
+
+
+def test_a_json_line_is_one_line_that_yaml_reads_as_json_does():
+    """Text YAML does not take raw in a line (line separators, C1 controls) is written escaped."""
+    value = {"orders": {"Germany": ["A Mün\u2028- Tyr", "x\x85y", "\u00e9\u2029\x7f", "tab\there"]}, "n": 3, "ok": True}
+    line = json_line(value)
+    assert "\n" not in line and not re.search("[\x7f-\x9f\u2028\u2029]", line)
+    assert json.loads(line) == value
+    assert yaml.safe_load(f"- {line}\n") == [value]
+    assert "Mün" in line  # other text stays readable
