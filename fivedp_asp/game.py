@@ -408,7 +408,7 @@ def _written_key(name: str, path: str) -> tuple[int, int]:
     """The key of a board name as the file writes it: ``a12`` read directly (thousands of past
     boards are named so), anything else as ``_board_key`` reads it."""
     m = _SHORT_NAME.fullmatch(name)
-    return (ord(m[1]) - 97, int(m[2])) if m else _board_key(name, path)
+    return (ord(m[1]) - 97, int(m[2])) if m and int(m[2]) <= MAX_TURN else _board_key(name, path)
 
 
 def _read_board(name: str, data: dict, mv: Multiverse, path: str) -> Board:
