@@ -238,3 +238,17 @@ def test_a_json_line_is_one_line_that_yaml_reads_as_json_does():
     assert json.loads(line) == value
     assert yaml.safe_load(f"- {line}\n") == [value]
     assert "Mün" in line  # other text stays readable
+
+
+def test_games_read_from_files_adjudicate_together_as_alone(played, tmp_path):
+    """``adjudicate_many`` on games whose past is read lazily gives the games ``adjudicate`` gives."""
+    from fivedp_asp.api import adjudicate_many
+
+    path, memory = played
+    other = tmp_path / "other.yaml"
+    save_game(other, submit(memory, "France", ["A Par - Bur"]))
+    games = [load_game(path), load_game(other)]
+    together = adjudicate_many(games)
+    for game, (after, _) in zip(games, together):
+        assert game_data(after) == game_data(adjudicate(game)[0])
+    assert game_data(together[0][0]) == game_data(adjudicate(memory)[0])
