@@ -411,11 +411,21 @@ def _written_key(name: str, path: str) -> tuple[int, int]:
     return (ord(m[1]) - 97, int(m[2])) if m and int(m[2]) <= MAX_TURN else _board_key(name, path)
 
 
-def _read_board(name: str, data: dict, mv: Multiverse, path: str) -> Board:
+def _read_board(name: str, data: dict, mv: Multiverse, path: str, units: dict | None = None) -> Board:
+    """A board without its record (``_with_record`` adds it). ``units`` memoises the units read so far
+    by text and power: a long game writes the same few hundred units thousands of times."""
     m = mv.game_map
     key = _board_key(name, path)
-    units = [_read_unit(u, _read_power(p, m, path), m, path) for p, us in (data.get("units") or {}).items() for u in us or ()]
-    if len({u.province for u in units}) != len(units):
+    memo = {} if units is None else units
+    found = []
+    for p, us in (data.get("units") or {}).items():
+        power = _read_power(p, m, path)
+        for u in us or ():
+            unit = memo.get((u, power))
+            if unit is None:
+                unit = memo[(u, power)] = _read_unit(u, power, m, path)
+            found.append(unit)
+    if len({u.province for u in found}) != len(found):
         raise _damaged(path, f"board {name}: two units in one province", name)
     centers = {}
     for p, cs in (data.get("centers") or {}).items():
@@ -432,28 +442,34 @@ def _read_board(name: str, data: dict, mv: Multiverse, path: str) -> Board:
         retreats.append(Retreat(_read_unit(r["unit"], power, m, path),
                                 _read_province(r["attacker_from"], m, path) if r.get("attacker_from") else None,
                                 frozenset(_read_province(b, m, path) for b in r.get("barred") or ())))
-    record = None
-    if "record" in data:
-        rec = data["record"] or {}
-        orders = []
-        for power, lines in (rec.get("orders") or {}).items():
-            for line in lines or ():
-                try:
-                    orders.append(resolve(parse_order(line, m), m.power(power) or power, line, mv))
-                except (NotationError, InputError) as exc:
-                    raise _damaged(path, f"board {name}: bad recorded order {line!r}: {exc}", line) from None
-        decisions = {}
-        for k, v in (rec.get("decisions") or {}).items():
-            dname, _, place = str(k).partition(" ")
-            if dname not in DECISIONS or not isinstance(v, bool):
-                raise _damaged(path, f"board {name}: bad decision {k!r}: {v!r}", k)
-            decisions[(dname, _read_place(place, m, path, k))] = v
-        record = Record(tuple(orders), tuple(_read_place(p, m, path) for p in rec.get("incoming") or ()),
-                        MappingProxyType(decisions))
     if not isinstance(data.get("adjustment_due", False), bool):
         raise _damaged(path, f"board {name}: adjustment_due must be true or false")
-    board = make_board(key[0], key[1], units, centers, retreats=tuple(retreats),
-                       adjustment_due=bool(data.get("adjustment_due", False)))
+    return make_board(key[0], key[1], found, centers, retreats=tuple(retreats),
+                      adjustment_due=bool(data.get("adjustment_due", False)))
+
+
+def _with_record(board: Board, name: str, data: dict, mv: Multiverse, path: str) -> Board:
+    """The board with the record ``data`` holds, if it holds one; recorded orders are resolved
+    against ``mv`` (they are fully designated: only its map and options matter)."""
+    if "record" not in data:
+        return board
+    m = mv.game_map
+    rec = data["record"] or {}
+    orders = []
+    for power, lines in (rec.get("orders") or {}).items():
+        for line in lines or ():
+            try:
+                orders.append(resolve(parse_order(line, m), m.power(power) or power, line, mv))
+            except (NotationError, InputError) as exc:
+                raise _damaged(path, f"board {name}: bad recorded order {line!r}: {exc}", line) from None
+    decisions = {}
+    for k, v in (rec.get("decisions") or {}).items():
+        dname, _, place = str(k).partition(" ")
+        if dname not in DECISIONS or not isinstance(v, bool):
+            raise _damaged(path, f"board {name}: bad decision {k!r}: {v!r}", k)
+        decisions[(dname, _read_place(place, m, path, k))] = v
+    record = Record(tuple(orders), tuple(_read_place(p, m, path) for p in rec.get("incoming") or ()),
+                    MappingProxyType(decisions))
     return replace(board, record=record)
 
 
@@ -518,10 +534,11 @@ def _game_from_layout(text: str, top: dict, layout: gamefile.Layout, path: str, 
         return game_from_data(_whole_document(top, layout, path), path, upgrade=not verify)
     m, mv = _header(top, path)
     ready = {}
+    units: dict = {}
     for name, data in latest.items():
         if "record" in (data or {}):
             raise _damaged(path, f"board {name} is its timeline's last board but has a record", name)
-        board = _read_board(name, data or {}, mv, path)
+        board = _read_board(name, data or {}, mv, path, units)
         if board.key in ready:
             raise _damaged(path, "two boards with the same name", name)
         ready[board.key] = board
@@ -537,7 +554,7 @@ def _game_from_layout(text: str, top: dict, layout: gamefile.Layout, path: str, 
         raise _damaged(path, "no boards", latest)
     if len(ready) + len(stored) > MAX_BOARDS:
         raise _damaged(path, f"{len(ready) + len(stored):,} boards (the limit is {MAX_BOARDS:,})")
-    reader = _PastReader(path)
+    reader = _PastReader(path, units)
     boards = LazyBoards(ready, stored, reader.board)
     mv = replace(mv, boards=boards)
     reader.mv = mv  # recorded orders are fully designated: they need the map and options, no board
@@ -550,8 +567,9 @@ def _game_from_layout(text: str, top: dict, layout: gamefile.Layout, path: str, 
 class _PastReader:
     """Builds a fought board from its line of the ``past`` section when the board is first needed."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, units: dict):
         self.path = path
+        self.units = units  # the units read so far, by text and power
         self.mv: Multiverse | None = None
 
     def board(self, key: tuple[int, int], item: gamefile.Stored) -> Board:
@@ -564,7 +582,8 @@ class _PastReader:
             raise _damaged(self.path, f"board {item.name} has no record, but later boards of its timeline exist",
                            _At(item.line))
         assert self.mv is not None
-        return _read_board(item.name, data, self.mv, self.path)
+        return _with_record(_read_board(item.name, data, self.mv, self.path, self.units), item.name, data, self.mv,
+                            self.path)
 
 
 def _whole_document(top: dict, layout: gamefile.Layout, path: str) -> dict:
@@ -662,12 +681,12 @@ def game_from_data(data: Any, path: str = "<game>", *, upgrade: bool = False) ->
         raise _damaged(path, f"{len(boards_data):,} boards (the limit is {MAX_BOARDS:,})", boards_data)
     m, mv = _header(data, path)
     # boards first (records are resolved against the boards that exist)
-    plain_boards = [_read_board(n, {k: v for k, v in (d or {}).items() if k != "record"}, mv, path)
-                    for n, d in boards_data.items()]
+    units: dict = {}
+    plain_boards = [_read_board(n, d or {}, mv, path, units) for n, d in boards_data.items()]
     if len({b.key for b in plain_boards}) != len(plain_boards):
         raise _damaged(path, "two boards with the same name", boards_data)
     mv = mv.with_boards(plain_boards)
-    mv = mv.with_boards([_read_board(n, d or {}, mv, path) for n, d in boards_data.items()])
+    mv = mv.with_boards([_with_record(b, n, d or {}, mv, path) for b, (n, d) in zip(plain_boards, boards_data.items())])
     pending = {str(p): [str(x) for x in lines or ()] for p, lines in (data.get("pending") or {}).items()}
     game = Game(mv, pending, tuple(plain(data.get("history") or ())), plain(data.get("start") or {}))
     check_game(game, path)
