@@ -116,3 +116,30 @@ def test_the_library_adjudicates_many_games_as_it_adjudicates_one():
     assert scenario.id == "DATC 6.A.1"
     runs = fd.run_scenarios([ROOT / "cases/datc/6.A.01.yaml", ROOT / "nowhere.yaml"])
     assert runs[0].passed and isinstance(runs[1], InputError) and "nowhere.yaml" in str(runs[1])
+
+
+def test_check_reports_the_same_with_worker_processes(tmp_path, capsys):
+    """`fivedp check -j 2`: the same outcomes, in the same order, as one process; a failing case, a bad
+    file and passing cases in one folder."""
+    import json
+    import shutil
+
+    from fivedp_asp import cli
+
+    for name in ("6.A.01", "6.C.03", "6.F.24", "6.G.11"):
+        shutil.copy(ROOT / f"cases/datc/{name}.yaml", tmp_path / f"{name}.yaml")
+    wrong = (ROOT / "cases/datc/6.A.01.yaml").read_text(encoding="utf-8").replace("invalid", "succeeds", 1)
+    assert wrong != (ROOT / "cases/datc/6.A.01.yaml").read_text(encoding="utf-8")
+    (tmp_path / "6.A.01-wrong.yaml").write_text(wrong, encoding="utf-8")
+    (tmp_path / "broken.yaml").write_text("id: x\nsteps: [\n", encoding="utf-8")
+    outputs = []
+    for jobs in ("1", "2"):
+        status = cli.main(["check", str(tmp_path), "--json", "-j", jobs])
+        outputs.append((status, json.loads(capsys.readouterr().out)))
+    assert outputs[0] == outputs[1]
+    status, document = outputs[0]
+    assert status == 2
+    by_path = {Path(c["path"]).name: c for c in document["cases"]}
+    assert by_path["broken.yaml"]["error"]["kind"] == "input"
+    assert not by_path["6.A.01-wrong.yaml"]["passed"] and by_path["6.A.01-wrong.yaml"]["problems"]
+    assert all(by_path[f"{n}.yaml"]["passed"] for n in ("6.A.01", "6.C.03", "6.F.24", "6.G.11"))

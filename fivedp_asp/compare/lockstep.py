@@ -233,7 +233,7 @@ def run_games(reference: ReferenceAdjudicator, game_map: GameMap, *, games: int,
               origin: str = "", batch: int = 16, indices: range | None = None) -> Tally:
     """``games`` random games (those of ``indices``, 1 to ``games`` when not given), ``batch`` of them at a
     time in lockstep: the phases waiting in those games are adjudicated together (``batch.step_many``);
-    each game's line is printed when it ends."""
+    each game's line is printed, in order, when its group of games has ended."""
     from ..batch import step_many
 
     progress = progress or sys.stderr
@@ -242,6 +242,7 @@ def run_games(reference: ReferenceAdjudicator, game_map: GameMap, *, games: int,
     indices = indices or range(1, games + 1)
     for first in range(0, len(indices), batch):
         started = {}
+        finished: dict[int, tuple[Tally, float]] = {}
         running: dict[int, tuple[Generator, Request]] = {}
         for index in indices[first:first + batch]:
             started[index] = time.perf_counter()
@@ -259,9 +260,11 @@ def run_games(reference: ReferenceAdjudicator, game_map: GameMap, *, games: int,
                     # the engine's time for the phases adjudicated together is split evenly among them
                     running[index] = (game, game.send((report, share)))
                 except StopIteration as stop:
-                    tally = stop.value
-                    total.merge(tally)
-                    _progress(progress, index, games, tally, seen, time.perf_counter() - started[index])
+                    finished[index] = (stop.value, time.perf_counter() - started[index])
+        # games are reported and counted in their order, whichever ended first
+        for index, (tally, seconds) in sorted(finished.items()):
+            total.merge(tally)
+            _progress(progress, index, games, tally, seen, seconds)
     return total
 
 
