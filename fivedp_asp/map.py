@@ -194,8 +194,17 @@ class GameMap:
         """The time centres of the sustain phase: the provinces the map file marks ``capital: true``."""
         return tuple(p.id for p in self.provinces.values() if p.capital)
 
+    @cached_property
+    def _homes(self) -> Mapping[str, tuple[str, ...]]:
+        homes: dict[str, list[str]] = {}
+        for p in self.provinces.values():
+            if p.center and p.home:
+                homes.setdefault(p.home, []).append(p.id)
+        return MappingProxyType({power: tuple(ids) for power, ids in homes.items()})
+
     def home_centers(self, power: str) -> tuple[str, ...]:
-        return tuple(p.id for p in self.provinces.values() if p.center and p.home == power)
+        """The power's home centres (asked after every step for every power: read once)."""
+        return self._homes.get(power, ())
 
     def full_name(self, location: str) -> str:
         prov, _, coast = location.partition("/")
