@@ -102,7 +102,10 @@ def _unshift(text: str, k: int) -> str:
 def solve_together(queries: Sequence[Query]) -> list[Solution]:
     """The queries' answers, from one program (they share programs and map facts, see ``batchable``)."""
     first = queries[0]
-    facts = "".join(shift_facts(q.facts, k) for k, q in enumerate(queries))
+    # the phases repeat each other's map-level facts (the edges from where their units stand): a fact
+    # written twice is one fact, and clingo reads each line of text at some cost
+    lines = dict.fromkeys(line for k, q in enumerate(queries) for line in shift_facts(q.facts, k).splitlines())
+    facts = "\n".join(lines) + "\n"
     joint = solve_decisions(first.programs, facts, first.static, max_rounds=20 * len(queries),
                             statistics=any(q.statistics for q in queries))
     atoms: list[list[str]] = [[] for _ in queries]
