@@ -143,3 +143,24 @@ def test_check_reports_the_same_with_worker_processes(tmp_path, capsys):
     assert by_path["broken.yaml"]["error"]["kind"] == "input"
     assert not by_path["6.A.01-wrong.yaml"]["passed"] and by_path["6.A.01-wrong.yaml"]["problems"]
     assert all(by_path[f"{n}.yaml"]["passed"] for n in ("6.A.01", "6.C.03", "6.F.24", "6.G.11"))
+
+
+def test_phases_waiting_together_share_one_program(monkeypatch):
+    """The point of batching: twenty classic phases of one kind ask the solver once per program they
+    need (the phase's own, the retreat options after a movement, the victory check), not once each."""
+    from fivedp_asp import batch
+
+    played = [p for p in _classic_phases(4, 12) if p[2].phase == "movement"][:20]
+    assert len(played) == 20
+    calls: list[tuple[str, ...]] = []
+    solve = batch.solve_decisions
+
+    def counted(programs, *args, **kwargs):
+        calls.append(programs)
+        return solve(programs, *args, **kwargs)
+
+    monkeypatch.setattr(batch, "solve_decisions", counted)
+    reports = step_many([(mv, orders) for mv, orders, _ in played])
+    assert [_key(r) for r in reports] == [_key(alone) for _, _, alone in played]
+    alone_again = sum(1 for r in reports if r.backups)  # phases a backup rule settled are solved again alone
+    assert len(calls) <= 3 + alone_again, calls
