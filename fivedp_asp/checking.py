@@ -7,12 +7,12 @@ which a worker process can send back; the files are reported in the order they w
 
 from __future__ import annotations
 
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Iterator, Sequence
 
 from .cases import Case, CaseRun, load_case, run_cases
 from .errors import AdjudicationError, EncodingError, InputError
+from .workers import in_batches
 
 BATCH = 64  # files run in lockstep at a time: enough to share the fixed cost, few enough to report early
 
@@ -59,17 +59,4 @@ def check_batch(paths: Sequence[str]) -> list[Checked]:
 
 def check_paths(paths: Sequence[str], jobs: int = 1, batch: int = BATCH) -> Iterator[Checked]:
     """Each file's outcome, in the order given; ``jobs`` worker processes take batches in turn."""
-    batches = [list(paths[i:i + batch]) for i in range(0, len(paths), batch)]
-    if jobs <= 1 or len(paths) < 2:
-        for b in batches:
-            yield from check_batch(b)
-        return
-    if len(batches) < jobs:  # smaller batches, so that every worker has one
-        size = -(-len(paths) // jobs)
-        batches = [list(paths[i:i + size]) for i in range(0, len(paths), size)]
-    pool = ProcessPoolExecutor(max_workers=jobs)
-    try:
-        for outcomes in pool.map(check_batch, batches):
-            yield from outcomes
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+    return in_batches(paths, check_batch, batch, jobs)

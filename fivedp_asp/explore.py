@@ -23,7 +23,7 @@ import shutil
 import sys
 import tempfile
 import textwrap
-from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from types import MappingProxyType
@@ -33,6 +33,7 @@ import yaml
 
 from .cases import Case, find_cases, load_case, run_cases
 from .errors import AdjudicationError, InputError
+from .workers import in_batches
 from .multiverse import Board, board_name, unit_text
 from .notation import timeline_name
 from .options import REGISTRY, chosen, option, parse_setting, show
@@ -373,32 +374,12 @@ def explore_batch(paths: Sequence[str], asked: Asked) -> list[Exploration | Fail
     return out
 
 
-def explore_path(path: str, asked: Asked) -> Exploration | Failure:
-    """One file, with its problems as values."""
-    return explore_batch([path], asked)[0]
-
-
-def _explore_star(job: tuple[list[str], Asked]) -> list[Exploration | Failure]:
-    return explore_batch(*job)
-
-
 BATCH = 16  # files explored together: their runs are adjudicated in lockstep
 
 
 def explore_paths(paths: Sequence[str], asked: Asked, jobs: int = 1) -> Iterator[Exploration | Failure]:
     """Each file's exploration, in the order of the files, a batch of files at a time."""
-    size = BATCH if jobs <= 1 else max(1, min(BATCH, -(-len(paths) // jobs)))
-    work = [(list(paths[i:i + size]), dict(asked)) for i in range(0, len(paths), size)]
-    if jobs <= 1 or len(work) < 2:
-        for w in work:
-            yield from _explore_star(w)
-        return
-    pool = ProcessPoolExecutor(max_workers=jobs)
-    try:
-        for results in pool.map(_explore_star, work):
-            yield from results
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+    return in_batches(paths, partial(explore_batch, asked=dict(asked)), BATCH, jobs)
 
 
 # -- the summary of a sweep ----------------------------------------------------------------------

@@ -108,8 +108,8 @@ def test_flipped_bytes_are_refused(played):
 
 
 def _top_edits(v: int) -> list:
-    """Edits of the part every format writes alike (forks, standing, version, players), for a file of
-    format ``v``."""
+    """Edits of the part every format writes alike (forks, standing, version, players, waiting orders,
+    start), for a file of format ``v``."""
     return [
         ("a fork pointing at a missing board", lambda t: t.replace("\n  b: a0\n", "\n  b: a9\n"),
          "forked from a9, which is no board"),
@@ -133,6 +133,10 @@ def _top_edits(v: int) -> list:
          "'Atlantis'"),
         ("a power eliminated that still has units", lambda t: t.replace("\neliminated: []\n", "\neliminated: [France]\n"),
          "France still has units or centres"),
+        ("waiting orders of an unknown power", lambda t: t.replace("\npending:\n  Germany:", "\npending:\n  Atlantis:"),
+         "pending: unknown power 'Atlantis'"),
+        ("the start turn changed", lambda t: t.replace("\nstart:\n  turn: 0\n", "\nstart:\n  turn: 1\n"),
+         "start: turn 1 is not the turn of the first board a0"),
     ]
 
 
@@ -193,10 +197,6 @@ EDITS_3 = [
      "board a3 is written twice"),
     ("a line that belongs to no section", lambda t: t.replace("\nhistory:\n", "\nsomething: else\nhistory:\n", 1),
      "is not a line of the 'past' section"),
-    ("waiting orders of an unknown power", lambda t: t.replace("\npending:\n  Germany:", "\npending:\n  Atlantis:"),
-     "pending: unknown power 'Atlantis'"),
-    ("the start turn changed", lambda t: t.replace("\nstart:\n  turn: 0\n", "\nstart:\n  turn: 1\n"),
-     "start: turn 1 is not the turn of the first board a0"),
     ("a history entry without its order", lambda t: re.sub(r'\{"power": "(\w+)", "order": "[^"]*", ', r'{"power": "\1", ', t, count=1),
      "(missing 'order')"),
     ("a history entry without its result", lambda t: re.sub(r', "result": "\w+"', "", t, count=1), "(missing 'result')"),
@@ -237,10 +237,6 @@ EDITS_2 = [
     ("an unknown decision", lambda t: re.sub(r"\n        moves ", "\n        flies ", t, count=1), "bad decision"),
     ("a record naming a board that does not exist", lambda t: t.replace("incoming: []", "incoming: [f-Mun@0]", 1),
      "its record names board f0"),
-    ("waiting orders of an unknown power", lambda t: t.replace("\npending:\n  Germany:", "\npending:\n  Atlantis:"),
-     "pending: unknown power 'Atlantis'"),
-    ("the start turn changed", lambda t: t.replace("\nstart:\n  turn: 0\n", "\nstart:\n  turn: 1\n"),
-     "start: turn 1 is not the turn of the first board a0"),
     ("a history entry without its order", lambda t: re.sub(r"\n  - power: (\w+)\n    order: [^\n]*\n", r"\n  - power: \1\n", t, count=1),
      "(missing 'order')"),
     ("a history entry without its result", lambda t: re.sub(r"\n    result: \w+\n", "\n", t, count=1), "(missing 'result')"),
