@@ -57,7 +57,7 @@ def show(value: Any) -> str:
 
 _OPTIONS: tuple[Option, ...] = (
     Option(
-        "adjacency", "which timelines are adjacent to each other", "seed 003 (adjacency); docs/playing.md §5",
+        "adjacency", "which timelines are adjacent to each other", "5dplomacy architecture notes, Game options (adjacency); docs/playing.md §5",
         (Value("family", "a timeline, its parent, its children and its siblings forked from the same board",
                "adjacency_family.lp"),
          Value("any", "every timeline is adjacent to every other", "adjacency_any.lp")),
@@ -65,13 +65,13 @@ _OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "implicit_main_timeline", "an ordered unit written without a timeline is on the root timeline a",
-        "seed 003 (implicitMainTimeline); docs/playing.md §4",
+        "5dplomacy architecture notes, Game options (implicitMainTimeline); docs/playing.md §4",
         (Value(True, "the missing timeline is a"),
          Value(False, "every ordered unit must name its timeline")),
         True, programs=(),
     ),
     Option(
-        "victory", "how the game is won", "seed 003 (victoryCondition); docs/playing.md §12",
+        "victory", "how the game is won", "5dplomacy architecture notes, Game options (victoryCondition); docs/playing.md §12",
         (Value("elimination", "a power without units and centres on some head is out everywhere; the last one wins",
                "victory_elimination.lp"),
          Value("majority", "more than half of all supply centres summed over all heads", "victory_majority.lp"),
@@ -81,14 +81,14 @@ _OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "open_convoys", "a fleet may convoy with no subject (F North Sea C) and carry any army's move",
-        "seeds 003/004 (open convoys); docs/rules.md §6.8",
+        "5dplomacy architecture notes, Game options, and rules, Open convoys; docs/rules.md §6.8",
         (Value(False, "open convoy orders are invalid"),
          Value(True, "open convoys join any army's route, of any power, in any direction", "open_convoys.lp")),
         False,
     ),
     Option(
         "jump_assists", "units may assist a move that jumps more than one turn or timeline",
-        "seeds 003/004 (jump assists); docs/rules.md §6.8",
+        "5dplomacy architecture notes, Game options, and rules, Jump assist; docs/rules.md §6.8",
         (Value(False, "a move to a board that is not adjacent and jump assist orders are invalid"),
          Value(True, "a move of jump length k needs k given assists (A Berlin J A Munich - b-Kiel@2)",
                "jump_assists.lp")),
@@ -96,7 +96,7 @@ _OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "sustain", "a sustain phase once per game year: time centres vote, unsustained timelines dissolve",
-        "seed 004 (sustain phase); docs/rules.md §6.8",
+        "5dplomacy rules, Sustaining timelines and time centers; docs/rules.md §6.8",
         (Value(False, "no sustain phase; sustain orders are invalid"),
          # the phase itself is asp/sustain.lp; in movement, dissolved timelines are out of reach
          Value(True, "the sustain phase after each Fall movement (and its retreats) with two or more timelines",
@@ -180,8 +180,8 @@ _OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "datc_4b4", "a support of a fleet's move that omits the coast when more than one can be reached",
-        "DATC 4.B.4; the seeds' reading by default",
-        (Value("strict", "is illegal, whoever owns the fleet (the seeds' reading)"),
+        "DATC 4.B.4; by default the 5dplomacy rules' reading (DATC compliance, 4.B.4)",
+        (Value("strict", "is illegal, whoever owns the fleet (the 5dplomacy rules' reading)"),
          Value("datc", "is valid (DATC 4.B.4, the DATC's preference for 6.B.7 and 6.B.15)", "datc_4b4_datc.lp"),
          Value("calhamer", "is valid only for a fleet of the supporting power (DATC 4.B.4, Calhamer)",
                "datc_4b4_calhamer.lp")),
