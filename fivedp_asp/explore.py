@@ -33,6 +33,7 @@ import yaml
 
 from .cases import Case, find_cases, load_case, run_cases
 from .errors import AdjudicationError, InputError
+from .jsonout import document
 from .workers import in_batches
 from .multiverse import Board, board_name, unit_text
 from .notation import timeline_name
@@ -615,13 +616,14 @@ def cmd_explore(args: argparse.Namespace) -> int:
             print("\n".join(exploration_lines(result)), flush=True)
     tallies = summarise(names, explored)
     if args.json:
-        json.dump({
-            "options": {n: list(v) for n, v in asked.items()},
-            "scenarios": [exploration_json(ex) for ex in explored],
-            "errors": [{"path": f.path, "message": f.message} for f in failures],
-            "summary": [{"options": dict(zip(names, t.column)), "alternative_in": t.alternative_in,
-                         "changes": len(t.changed), "changed": list(t.changed)} for t in tallies],
-        }, sys.stdout, indent=2)
+        json.dump(document(
+            "exploration",
+            options={n: list(v) for n, v in asked.items()},
+            scenarios=[exploration_json(ex) for ex in explored],
+            errors=[{"path": f.path, "message": f.message} for f in failures],
+            summary=[{"options": dict(zip(names, t.column)), "alternative_in": t.alternative_in,
+                      "changes": len(t.changed), "changed": list(t.changed)} for t in tallies],
+        ), sys.stdout, indent=2)
         print()
     elif len(paths) > 1:
         print("\n".join(summary_lines(names, tallies, len(explored), len(failures))))

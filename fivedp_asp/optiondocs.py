@@ -12,6 +12,7 @@ import sys
 import textwrap
 
 from .errors import InputError
+from .jsonout import document
 from .options import REGISTRY, Option, show
 
 
@@ -92,7 +93,7 @@ def cmd_options(args: argparse.Namespace) -> int:
     if args.json and args.markdown:
         raise InputError("give --json or --markdown, not both")
     if args.json:
-        json.dump(as_data(), sys.stdout, indent=2)
+        json.dump(document("options", options=as_data()), sys.stdout, indent=2)
         print()
     elif args.markdown:
         sys.stdout.write(markdown())

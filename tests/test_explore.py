@@ -20,8 +20,11 @@ from fivedp_asp.explore import Exploration, asked_values, explore_case, explorat
 from fivedp_asp.game import adjudicate, new_game, save_game, submit
 from fivedp_asp.multiverse import Unit, unit_text
 from fivedp_asp.notation import parse_unit
+from fivedp_asp.jsonout import load_schema
 from fivedp_asp.optiondocs import markdown
 from fivedp_asp.options import REGISTRY, show
+
+from schema_check import errors
 
 ROOT = Path(__file__).resolve().parent.parent
 MV = ROOT / "cases" / "multiverse"
@@ -57,7 +60,10 @@ def short(text: str, case) -> str:
 def explore_json(capsys, *argv) -> dict:
     code, out, err = run(capsys, "explore", *argv, "--json")
     assert code == 0, err
-    return json.loads(out)
+    data = json.loads(out)
+    assert data["format"] == 1 and data["kind"] == "exploration"
+    assert not errors(data, load_schema())
+    return data
 
 
 def column(data: dict, **values) -> int:
@@ -82,7 +88,10 @@ def test_options_lists_every_option_value_meaning_and_source(capsys):
             assert show(v.value) in out
             assert v.meaning.split()[0] in out
     code, out, _ = run(capsys, "options", "--json")
-    data = json.loads(out)
+    document = json.loads(out)
+    assert document["format"] == 1 and document["kind"] == "options"
+    assert not errors(document, load_schema())
+    data = document["options"]
     assert [o["name"] for o in data] == list(REGISTRY)
     for o in data:
         opt = REGISTRY[o["name"]]
@@ -185,7 +194,7 @@ def test_each_combination_follows_its_own_history(tmp_path, capsys):
 
 def test_json_shape(capsys):
     data = explore_json(capsys, FAMILY_35, "--option", "adjacency=family,any", "--option", "victory=elimination,majority")
-    assert set(data) == {"options", "scenarios", "errors", "summary"}
+    assert set(data) == {"format", "kind", "options", "scenarios", "errors", "summary"}
     assert data["options"] == {"adjacency": ["family", "any"], "victory": ["elimination", "majority"]}
     (scenario,) = data["scenarios"]
     assert set(scenario) == {"id", "title", "path", "columns", "own", "differs", "changed_by", "no_effect", "steps"}
