@@ -247,6 +247,11 @@ def load_case(path: str | Path) -> Case:
 
 def _step(raw: Any, n: int, game_map: GameMap, path: str, steps_line: int) -> CaseStep:
     """One step of a scenario, checked key by key (``n`` counts from 0)."""
+    if raw is None:
+        # a bare `-` or `- null` is more likely an unfinished step than a deliberate empty one; the
+        # error carries no line, so ``_within`` places it on the step's own line
+        raise CaseError(path, 0, f"step {n + 1} is empty (null): write `- {{}}` for a step in which nobody "
+                                 "orders anything")
     raw = _mapping(raw, "a step", path, steps_line)
     for key in raw:
         if key not in STEP_KEYS:
@@ -266,6 +271,7 @@ def _step(raw: Any, n: int, game_map: GameMap, path: str, steps_line: int) -> Ca
     for line, want in (expect.get("reasons") or {}).items():
         _reason_kinds(line, want, path)
     STEP_SCHEMA.check(raw, f"step {n + 1}", path, line_of(raw) or steps_line)
+    _check_expected_centres(expect, game_map, path)
     first = next(iter(raw), None)
     return CaseStep(orders, expect, _line(first))
 
@@ -309,6 +315,20 @@ def _check_expect_shape(expect: dict, path: str) -> None:
         for name, powers in (expect.get(key) or {}).items():
             for power, items in _mapping(powers, f"{key} of {name}", path, _line(name)).items():
                 _list(items, f"{key} of {name} for {power}", path, _line(power))
+
+
+def _check_expected_centres(expect: dict, game_map: GameMap, path: str) -> None:
+    """``expect.centers`` names powers and supply centres of the map: a province that is no supply
+    centre can never be owned, so such an expectation is a mistake in the case, reported when it is
+    loaded (bad input) rather than as a case that fails."""
+    for name, powers in (expect.get("centers") or {}).items():
+        for power_text, provs in (powers or {}).items():
+            _power(power_text, game_map, path)
+            for text in provs or ():
+                prov = _province(text, game_map, path)
+                if not game_map.provinces[prov].center:
+                    raise CaseError(path, _line(text), f"expect.centers of {name}: {game_map.provinces[prov].name} "
+                                                       "is not a supply centre")
 
 
 def find_cases(paths: list[str]) -> Iterator[Path]:

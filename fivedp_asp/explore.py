@@ -330,11 +330,15 @@ def explore_cases(cases: Sequence[Case], asked: Asked) -> list[Exploration | Exc
                 exc = AdjudicationError(f"{case.path} under {column_label(names, column)}: {exc}")
             out.append(exc)
             continue
-        steps = []
-        for i in range(len(case.steps)):
-            diff = _diff_step(i + 1, [run.reports[i] for run in mine])
-            if diff:
-                steps.append(diff)
+        try:
+            steps = []
+            for i in range(len(case.steps)):
+                diff = _diff_step(i + 1, [run.reports[i] for run in mine])
+                if diff:
+                    steps.append(diff)
+        except Exception as exc:  # noqa: BLE001 - a defect met comparing this case's runs is its own result
+            out.append(exc)
+            continue
         out.append(Exploration(case.id, case.title, case.path, names, columns, own, tuple(steps)))
     return out
 
@@ -348,23 +352,45 @@ def explore_case(case: Case, asked: Asked) -> Exploration:
 
 
 def _failure(path: str, exc: Exception) -> Failure:
+    """What went wrong with one file, as a value. Bad input and engine errors name the file in their
+    own message; any other exception is a defect of fivedp, reported with the file it was met in so
+    that a sweep can go on with the others (exit status 3 at the end)."""
     if isinstance(exc, InputError):
         return Failure(path, str(exc), 2)
     if isinstance(exc, AdjudicationError):
         return Failure(path, f"engine error: {exc}", 3)
-    raise exc
+    from .cli import crash_message
+
+    return Failure(path, f"{path}: {crash_message(exc).splitlines()[0]}", 3)
+
+
+def _explore_each(cases: Sequence[Case], asked: Asked) -> list[Exploration | Exception]:
+    """Like ``explore_cases``, but if the lockstep run of them all fails as a whole, each case again on
+    its own: a defect met by one file then stays that file's, and the others are still explored."""
+    try:
+        return explore_cases(cases, asked)
+    except Exception:  # noqa: BLE001 - which case caused it is found by running them one by one
+        pass
+    out: list[Exploration | Exception] = []
+    for case in cases:
+        try:
+            out.append(explore_cases([case], asked)[0])
+        except Exception as exc:  # noqa: BLE001 - this file's own defect
+            out.append(exc)
+    return out
 
 
 def explore_batch(paths: Sequence[str], asked: Asked) -> list[Exploration | Failure]:
     """Several files explored together, with their problems as values (so that a worker process can
-    send them back)."""
+    send them back): a file that cannot be read or explored, for whatever reason, is reported as a
+    ``Failure`` naming it, and the other files of the batch are explored all the same."""
     loaded: list[Case | Failure] = []
     for path in paths:
         try:
             loaded.append(load_scenario(path))
-        except InputError as exc:
-            loaded.append(Failure(path, str(exc), 2))
-    explored = iter(explore_cases([c for c in loaded if isinstance(c, Case)], asked))
+        except Exception as exc:  # noqa: BLE001 - reported as this file's failure
+            loaded.append(_failure(path, exc))
+    explored = iter(_explore_each([c for c in loaded if isinstance(c, Case)], asked))
     out: list[Exploration | Failure] = []
     for path, c in zip(paths, loaded):
         if isinstance(c, Failure):

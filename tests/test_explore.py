@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from fivedp_asp.cases import load_case
+from fivedp_asp import explore
 from fivedp_asp.cli import main
 from fivedp_asp.explore import Exploration, asked_values, explore_case, exploration_lines
 from fivedp_asp.game import adjudicate, new_game, save_game, submit
@@ -255,6 +256,67 @@ def test_bad_files_exit_2_with_file_and_line(tmp_path, capsys):
     assert "2 not (errors above)" in out
     code, _, err = run(capsys, "explore", tmp_path / "missing.yaml", "--all-values", "adjacency")
     assert code == 2 and "missing.yaml" in err
+
+
+def _sweep_of_three(tmp_path: Path) -> Path:
+    """Three scenario files: the second is the one a test makes fail (b-crash.yaml, two steps)."""
+    shutil.copy(CLASSIC, tmp_path / "a-good.yaml")
+    (tmp_path / "b-crash.yaml").write_text("id: crash\nsteps:\n  - {}\n  - {}\n", encoding="utf-8")
+    shutil.copy(CLASSIC, tmp_path / "c-good.yaml")
+    return tmp_path / "b-crash.yaml"
+
+
+def _goes_on_after(crash: Path, code: int, out: str, err: str) -> None:
+    """The file that failed unexpectedly is named, the other two are explored, the status is 3."""
+    assert code == 3
+    assert f"{crash}: internal error: RuntimeError: boom" in err and "Traceback" not in err
+    assert out.count("no difference") == 2
+    assert "Summary: 2 scenarios explored, 1 not (errors above)" in out
+
+
+def test_an_unexpected_error_reading_one_file_names_it_and_the_sweep_goes_on(tmp_path, capsys, monkeypatch):
+    crash = _sweep_of_three(tmp_path)
+    load = explore.load_scenario
+
+    def failing(path):
+        if Path(path) == crash:
+            raise RuntimeError("boom")
+        return load(path)
+
+    monkeypatch.setattr(explore, "load_scenario", failing)
+    _goes_on_after(crash, *run(capsys, "explore", tmp_path, "--all-values", "adjacency"))
+
+
+def test_an_unexpected_error_running_one_file_in_a_batch_names_it_and_the_sweep_goes_on(tmp_path, capsys,
+                                                                                        monkeypatch):
+    """The files of a batch run in lockstep: when that run fails as a whole, each file is run on its own,
+    so that the failure is the file's and the others are explored."""
+    crash = _sweep_of_three(tmp_path)
+    run_all = explore.run_cases
+
+    def failing(cases):
+        if any(Path(c.path) == crash for c in cases):
+            raise RuntimeError("boom")
+        return run_all(cases)
+
+    monkeypatch.setattr(explore, "run_cases", failing)
+    _goes_on_after(crash, *run(capsys, "explore", tmp_path, "--all-values", "adjacency"))
+    data = json.loads(run(capsys, "explore", tmp_path, "--all-values", "adjacency", "--json")[1])
+    assert [e["path"] for e in data["errors"]] == [str(crash)]
+    assert len(data["scenarios"]) == 2
+
+
+def test_an_unexpected_error_comparing_one_file_names_it_and_the_sweep_goes_on(tmp_path, capsys, monkeypatch):
+    crash = _sweep_of_three(tmp_path)
+    diff = explore._diff_step
+
+    def failing(number, reports):
+        if number == 2:  # only the crash scenario has a second step
+            raise RuntimeError("boom")
+        return diff(number, reports)
+
+    monkeypatch.setattr(explore, "_diff_step", failing)
+    _goes_on_after(crash, *run(capsys, "explore", tmp_path, "--all-values", "adjacency"))
 
 
 # -- game files ----------------------------------------------------------------------------------
