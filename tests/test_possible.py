@@ -136,10 +136,9 @@ def _random_order(mv, rng: random.Random, power: str, options: dict) -> str | No
     board = _board_near(mv, head, rng)
     if kind == "move":
         if unit.kind == "fleet":
-            loc = rng.choice(steps + [unit.location] + [x for p in provinces for x in m.locations(p, "fleet")][:0]
-                             + list(m.locations(rng.choice(provinces), "fleet")))
+            loc = rng.choice(steps + [unit.location] + list(m.locations(rng.choice(provinces), "fleet")))
             return format_order(o.Move(me, _where(board, loc)), m)
-        loc = rng.choice(steps + [unit.location, rng.choice(provinces)])
+        loc = rng.choice(steps + [unit.location, rng.choice(provinces), rng.choice(_shore_near(m, unit.province))])
         return format_order(o.Move(me, _where(board, loc), rng.random() < 0.3), m)
     if kind == "open_convoy":
         return format_order(o.OpenConvoy(me), m)
@@ -169,17 +168,27 @@ def _random_order(mv, rng: random.Random, power: str, options: dict) -> str | No
             return format_order(o.SupportMove(me, target, o.Where(dest.province, dest.coast if other.kind == "fleet"
                                                                  else None, dest.timeline, dest.turn)), m)
         return format_order(o.SupportMove(me, target, _where(dest_board, loc)), m)
-    # convoy: of an army, to a coastal province, on the fleet's board or near it
-    armies = [u for u in units if u.kind == "army"]
+    # convoy: of a coastal army on a board near the fleet's, to a coastal province a few seas away
+    # (mostly on the fleet's own board, where a convoy can be legal)
+    armies = [u for u in units if u.kind == "army" and m.provinces[u.province].is_coastal]
     if not armies:
         return None
     army = rng.choice(armies)
     target = o.UnitSpec(_where(board, army.location), None,
                         army.power if options.get("datc_4c5") == "invalid" and army.power != power else None)
-    coastal = [p for p in provinces if m.provinces[p].is_coastal]
-    dest_board = head if rng.random() < 0.7 else dest_board
-    return format_order(o.Convoy(me, target, o.Where(rng.choice(coastal), None, dest_board.timeline,
-                                                     dest_board.turn)), m)
+    dest_board = head if rng.random() < 0.8 else dest_board
+    return format_order(o.Convoy(me, target, o.Where(rng.choice(_shore_near(m, unit.province)), None,
+                                                     dest_board.timeline, dest_board.turn)), m)
+
+
+def _shore_near(m, province: str) -> list[str]:
+    """Coastal provinces within three fleet steps of ``province``."""
+    seen, todo = {province}, [province]
+    for _ in range(3):
+        todo = [m.province_of(x) for p in todo for kind_loc in m.locations(p, "fleet")
+                for x in m.neighbours.get(("fleet", kind_loc), ())]
+        todo = [p for p in todo if p not in seen and not seen.add(p)]
+    return sorted(p for p in seen if m.provinces[p].is_coastal and p != province) or [province]
 
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
