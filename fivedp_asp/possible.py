@@ -410,7 +410,7 @@ def _legal(mv: Multiverse, candidates: Sequence[ResolvedOrder]) -> list[Resolved
     if not orders:
         return []
     heads = {h.key for h in mv.heads}
-    keys = set(heads)
+    keys: set[tuple[int, int]] = set()
     for _, r in orders:
         keys |= {p.board for p in (r.unit, r.target, r.dest) if p is not None and p.board in mv.boards}
     boards = [mv.boards[k] for k in sorted(keys)]
