@@ -29,7 +29,9 @@ SCENARIOS = {
     "family": ({}, 5, 11),
     "options": ({"open_convoys": True, "jump_assists": True}, 4, 12),
     "any": ({"adjacency": "any"}, 4, 13),
-    "nationality": ({"datc_4c5": "invalid", "datc_4c1": "invalid"}, 3, 14),
+    # readings that judge the written text or one order against the unit's others
+    "readings": ({"datc_4c5": "invalid", "datc_4c1": "invalid", "datc_4b2": "fails", "datc_4d3": "first",
+                  "datc_4e1": "counts"}, 3, 14),
 }
 
 
@@ -258,6 +260,19 @@ def test_filters_for_one_unit_and_power():
     expected = [p for p in listed("family") if p.board == head.name and p.power == unit.power
                 and p.unit.split()[1] == mv.game_map.short_name(unit.location) and p.kind in ("move", "hold")]
     assert list(mine) == expected and expected
+
+
+def test_json_document_follows_the_schema():
+    import json
+    from pathlib import Path
+
+    from fivedp_asp.jsonout import possible_document
+    from schema_check import errors
+
+    schema = json.loads((Path(__file__).parent.parent / "fivedp_asp/schema/fivedp.schema.json").read_text())
+    doc = possible_document(game("options"), listed("options"))
+    assert {"open_convoy", "jump_assist"} <= {o["kind"] for o in doc["orders"]}
+    assert errors(doc, schema) == []
 
 
 @pytest.mark.parametrize("kw, words", [({"kind": "teleport"}, "unknown kind of order 'teleport'"),
