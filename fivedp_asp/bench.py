@@ -316,12 +316,14 @@ def _subject(line: str, game_map: GameMap):
     return None if unit is None else (unit.where.timeline, unit.where.turn, unit.where.province)
 
 
-def random_game(timelines: int = 28, seed: int = 1, options: dict | None = None, max_steps: int = 400):
-    """A game played at random from the opening until it has ``timelines`` timelines and waits for a
-    movement phase (``fivedp game possible`` and other benchmarks measure on it). Every head gets the
-    classic random generator's orders (compare/random_games.py, a few of them illegal); each movement
-    step adds time-travel moves, some supported, which fork timelines when they win. The same seed
-    gives the same game. Seed 1 with 28 timelines: about 310 boards."""
+def random_game(timelines: int = 28, seed: int = 1, options: dict | None = None, max_steps: int = 400,
+                phase: str = "movement"):
+    """A game played at random from the opening until it has ``timelines`` timelines and waits for
+    ``phase`` (``fivedp game possible`` and other benchmarks measure on it); None when that does not
+    happen within ``max_steps`` steps. Every head gets the classic random generator's orders
+    (compare/random_games.py, a few of them illegal); each movement step adds as many time-travel
+    moves as ``timelines``, some supported, which fork timelines when they win. The same seed gives
+    the same game. Seed 1 with 28 timelines: 274 boards."""
     from .compare.random_games import OrderGenerator
     from .game import new_game
     from .step import MOVEMENT, next_phase
@@ -332,17 +334,17 @@ def random_game(timelines: int = 28, seed: int = 1, options: dict | None = None,
     mv = opening(game_map, options)
     start = new_game(mv)
     for _ in range(max_steps):
-        phase = next_phase(mv)
-        if phase == MOVEMENT and len(mv.timelines) >= timelines:
-            break
+        now = next_phase(mv)
+        if now == phase and len(mv.timelines) >= timelines:
+            return replace(start, mv=mv)
         orders: dict[str, list[str]] = {}
         for head in mv.heads:
-            if head.phase != phase:
+            if head.phase != now:
                 continue
-            for power, lines in gen.orders(head, phase).items():
+            for power, lines in gen.orders(head, now).items():
                 orders.setdefault(power, []).extend(
                     format_order(_designated(parse_order(line, game_map), head), game_map) for line in lines)
-        if phase == MOVEMENT:
+        if now == MOVEMENT:
             # as many time-travel moves as timelines wanted: the multiverse widens within a few years
             travel = _travel_orders(mv, rng, timelines)
             moved = {_subject(line, game_map) for _, line in travel}
@@ -352,7 +354,7 @@ def random_game(timelines: int = 28, seed: int = 1, options: dict | None = None,
         mv = step(mv, orders).after
         if mv.winner:
             break
-    return replace(start, mv=mv)
+    return None
 
 
 # -- command line ------------------------------------------------------------------------------------

@@ -307,3 +307,43 @@ def test_cli_filters(tmp_path):
     assert p.returncode == 2 and "unknown kind of order 'teleport'" in p.stderr and "Traceback" not in p.stderr
     p = run("--to", "q7")
     assert p.returncode == 2 and "no board 'q7'" in p.stderr
+
+
+@pytest.mark.parametrize("phase, seed", [("retreat", 22), ("adjustment", 21)])
+def test_retreat_and_adjustment_orders(phase, seed):
+    """Each listed retreat, disband, build and waive is accepted alone; retreats to the dislodged units'
+    other neighbours and builds in other centres are refused."""
+    mv = random_game(3, seed, phase=phase).mv
+    assert next_phase(mv) == phase
+    orders = legal_orders(mv)
+    assert orders
+    for p in orders:
+        outcome = step(mv, {p.power: [p.order]}).outcomes[0]
+        assert outcome.result != "invalid", (p.order, outcome.reason)
+    known = {(p.power, p.order) for p in orders}
+    m = mv.game_map
+    others = []
+    for b in mv.heads:
+        for r in b.retreats:
+            me = o.UnitSpec(_where(b, r.unit.location), r.unit.kind)
+            for loc in m.neighbours.get((r.unit.kind, r.unit.location), ()):
+                prov = m.province_of(loc)
+                line = format_order(o.Move(me, o.Where(prov, None, b.timeline, b.turn)), m)
+                others.append((r.unit.power, line))
+        if b.phase == "adjustment":
+            for prov in sorted(p for p in m.provinces if m.provinces[p].center):
+                owner = b.centers.get(prov)
+                if owner is None:
+                    continue
+                line = format_order(o.Build(o.UnitSpec(o.Where(prov, None, b.timeline, b.turn), "army")), m)
+                others.append((owner, line))
+    others = [x for x in others if x not in known]
+    assert others
+    for power, line in others:
+        outcome = step(mv, {power: [line]}).outcomes[0]
+        if phase == "retreat":
+            assert outcome.result == "invalid", line
+        else:
+            # a build the list does not give: not a free home centre of its owner, or a fleet-only
+            # place, or a power with no builds (then the build fails for want of builds left)
+            assert outcome.result == "invalid" or outcome.reason.startswith("no builds left"), (line, outcome.reason)
