@@ -175,28 +175,39 @@ class _Space:
         """The coastal provinces an army in ``province`` could be convoyed to on ``board``: those on
         the shore of a chain of seas held by fleets there that also touches ``province``."""
         if board.key not in self._partners:
-            fleets = {p for p, u in board.units.items() if u.kind == "fleet" and self.m.provinces[p].is_sea}
+            fleets = self._fleet_seas(board)
             shore_of: dict[str, set[str]] = {}
             seen: set[str] = set()
             for start in sorted(fleets):
                 if start in seen:
                     continue
-                region, todo = {start}, [start]
-                while todo:
-                    s = todo.pop()
-                    for loc in self.m.neighbours.get(("fleet", s), ()):
-                        p = self.m.province_of(loc)
-                        if p in fleets and p not in region:
-                            region.add(p)
-                            todo.append(p)
+                region = self.chain(board, start)
                 seen |= region
-                shore = frozenset(self._shore(region))
+                shore = self.shore(region)
                 for p in shore:
                     shore_of.setdefault(p, set()).update(shore)
             self._partners[board.key] = {p: frozenset(v - {p}) for p, v in shore_of.items()}
         return self._partners[board.key].get(province, frozenset())
 
-    def _shore(self, seas: Iterable[str]) -> set[str]:
+    def _fleet_seas(self, board: Board) -> set[str]:
+        return {p for p, u in board.units.items() if u.kind == "fleet" and self.m.provinces[p].is_sea}
+
+    def chain(self, board: Board, sea: str) -> set[str]:
+        """The seas linked to ``sea`` through seas held by fleets on ``board`` (``sea`` included): the
+        only seas a convoy route through ``sea`` can use."""
+        fleets = self._fleet_seas(board)
+        region, todo = {sea}, [sea]
+        while todo:
+            s = todo.pop()
+            for loc in self.m.neighbours.get(("fleet", s), ()):
+                p = self.m.province_of(loc)
+                if p in fleets and p not in region:
+                    region.add(p)
+                    todo.append(p)
+        return region
+
+    def shore(self, seas: Iterable[str]) -> set[str]:
+        """The coastal provinces next to these seas."""
         out = set()
         for s in seas:
             for loc in self.m.neighbours.get(("fleet", s), ()):
@@ -339,7 +350,7 @@ class _Candidates:
                     self._assists(unit, me, spec, b, there)
             if "support_move" not in self.kinds or (self.to is not None and self.to != b.key):
                 continue
-            for xb, x, coast in self._movers(b, prov):
+            for xb, x, coast in self.space.movers(b, prov):
                 if (xb.key, x.province) in ((head.key, unit.province), (b.key, prov)):
                     continue
                 key = (xb.key, x.province, b.key, prov, coast)
@@ -350,9 +361,6 @@ class _Candidates:
                 self.add("support_move", unit, me,
                          o.SupportMove(spec, self._spec(target, self._target_power(unit, x)), _where(dest)),
                          target=target, dest=dest)
-
-    def _movers(self, b: Board, prov: str) -> list[tuple[Board, Unit, str | None]]:
-        return self.space.movers(b, prov)
 
     def _assists(self, unit: Unit, me: Place, spec: o.UnitSpec, b: Board, there: Unit) -> None:
         """Jump assists of the unit ``there`` on head ``b``: its moves in space (a neighbour or its own
@@ -372,8 +380,8 @@ class _Candidates:
     def _convoys(self, head: Board, unit: Unit, me: Place, spec: o.UnitSpec) -> None:
         if self.to is not None and self.to != head.key:
             return  # a convoy's destination is on the fleet's own board
-        # the fleet's own chain: the shore of the seas linked to its sea by fleets
-        shore = self._fleet_shore(head, unit.province)
+        # the shore of the fleet's own chain of seas
+        shore = self.space.shore(self.space.chain(head, unit.province))
         for xb in self.space.adjacent(head.key):
             for x in sorted(xb.units.values(), key=lambda u: u.location):
                 if x.kind != "army" or x.province not in shore:
@@ -383,18 +391,6 @@ class _Candidates:
                     d = Place(head.timeline, head.turn, dest)
                     self.add("convoy", unit, me, o.Convoy(spec, self._spec(target, self._target_power(unit, x)),
                                                            _where(d)), target=target, dest=d)
-
-    def _fleet_shore(self, board: Board, sea: str) -> set[str]:
-        fleets = {p for p, u in board.units.items() if u.kind == "fleet" and self.m.provinces[p].is_sea}
-        region, todo = {sea}, [sea]
-        while todo:
-            s = todo.pop()
-            for loc in self.m.neighbours.get(("fleet", s), ()):
-                p = self.m.province_of(loc)
-                if p in fleets and p not in region:
-                    region.add(p)
-                    todo.append(p)
-        return self.space._shore(region)
 
 
 def _legal(mv: Multiverse, candidates: Sequence[ResolvedOrder]) -> list[ResolvedOrder]:
