@@ -357,6 +357,37 @@ def random_game(timelines: int = 28, seed: int = 1, options: dict | None = None,
     return None
 
 
+def bench_possible(timelines: int, seed: int, repeat: int) -> list[dict]:
+    """``api.legal_orders`` on ``random_game(timelines, seed)``: for the first power with units on the
+    first head, all its orders, its moves, its orders into its second head's board, and one unit's;
+    processor time (the best of ``repeat``) and the process's peak memory so far."""
+    import resource
+
+    from .possible import legal_orders
+
+    game = random_game(timelines, seed)
+    mv = game.mv
+    head = mv.heads[0]
+    unit = sorted(head.units.values(), key=lambda u: u.location)[0]
+    power = unit.power
+    written = f"{unit.letter} {head.name[:-len(str(head.turn))]}-{mv.game_map.short_name(unit.location)}"
+    other = mv.heads[1].name if len(mv.heads) > 1 else head.name
+    questions = [(f"--power {power}", {"power": power}),
+                 (f"--power {power} --kind move", {"power": power, "kind": "move"}),
+                 (f"--power {power} --to {other}", {"power": power, "to": other}),
+                 (f"--unit '{written}'", {"unit": written})]
+    rows = []
+    for label, kw in questions:
+        best, count = float("inf"), 0
+        for _ in range(repeat):
+            started = time.process_time()
+            count = len(legal_orders(mv, **kw))
+            best = min(best, time.process_time() - started)
+        rows.append({"question": label, "orders": count, "cpu_s": best, "boards": len(mv.boards),
+                     "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024})
+    return rows
+
+
 # -- command line ------------------------------------------------------------------------------------
 
 
@@ -460,6 +491,15 @@ def cmd_bench(args) -> int:
         print(f"on top of each command run as a program: the interpreter's start and imports, "
               f"{start_seconds(args.repeat):.2f} s")
         return 0
+    if args.suite == "possible":
+        print(f"possible: api.legal_orders on bench.random_game({args.timelines}, seed={args.seed}), processor "
+              f"time, best of {args.repeat}", flush=True)
+        rows = bench_possible(args.timelines, args.seed, args.repeat)
+        print(f"{rows[0]['boards']} boards; {'question':<36} {'orders':>7} {'cpu s':>6} {'peak MB':>8}")
+        for r in rows:
+            print(f"{'':>{len(str(rows[0]['boards'])) + 8}} {r['question']:<36} {r['orders']:>7} {r['cpu_s']:>6.2f} "
+                  f"{r['peak_mb']:>8.0f}", flush=True)
+        return 0
     if args.suite == "multiverse":
         heads_list, history_list = _ints(args.heads), _ints(args.history)
         print(f"multiverse: one movement step, every head's units ordered, {args.travel} of them travelling in "
@@ -508,7 +548,7 @@ def cmd_bench(args) -> int:
 
 def add_bench_parser(sub) -> None:
     p = sub.add_parser("bench", help="benchmarks: classic (against the reference), multiverse (scaling) or game (game file commands)")
-    p.add_argument("suite", choices=("classic", "multiverse", "game"))
+    p.add_argument("suite", choices=("classic", "multiverse", "game", "possible"))
     p.add_argument("--phases", type=int, default=500, help="classic: movement phases to record (default 500)")
     p.add_argument("--batch", type=int, default=1,
                    help="classic: phases adjudicated together in one program (default 1: one at a time)")
@@ -518,4 +558,6 @@ def add_bench_parser(sub) -> None:
     p.add_argument("--history", default="200,1000", help="multiverse: boards of history, comma-separated")
     p.add_argument("--travel", type=int, default=30, help="multiverse: time-travel orders in the step")
     p.add_argument("--steps", default="60,2000", help="game: steps of the game files, comma-separated")
+    p.add_argument("--timelines", type=int, default=28,
+                   help="possible: timelines of the random game the orders are listed on (default 28)")
     p.set_defaults(func=cmd_bench)
