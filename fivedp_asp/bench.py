@@ -547,7 +547,7 @@ def cmd_bench(args) -> int:
 
 
 def add_bench_parser(sub) -> None:
-    p = sub.add_parser("bench", help="benchmarks: classic (against the reference), multiverse (scaling) or game (game file commands)")
+    p = sub.add_parser("bench", help="benchmarks: classic (against the reference), multiverse (scaling), game (game file commands) or possible (legal orders)")
     p.add_argument("suite", choices=("classic", "multiverse", "game", "possible"))
     p.add_argument("--phases", type=int, default=500, help="classic: movement phases to record (default 500)")
     p.add_argument("--batch", type=int, default=1,
