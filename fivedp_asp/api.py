@@ -130,9 +130,12 @@ def duties(game: Game) -> tuple[Duty, ...]:
     return _game.duties(game)
 
 
-def legal_orders(game: Game, *, power: str | None = None, unit: str | None = None) -> tuple[PossibleOrder, ...]:
-    """The orders the rules accept in the next phase, fully designated (``A a-Mun@2 - b-Mun@2``)."""
-    return _legal_orders(game.mv, power=power, unit=unit)
+def legal_orders(game: Game, *, power: str | None = None, unit: str | None = None,
+                 kind: str | Sequence[str] | None = None, to: str | None = None) -> tuple[PossibleOrder, ...]:
+    """The orders the rules accept in the next phase, fully designated (``A a-Mun@2 - b-Mun@2``);
+    ``kind`` keeps those of these kinds (``move``, ``support``, ...), ``to`` those whose destination is
+    on that board (``b3``)."""
+    return _legal_orders(game.mv, power=power, unit=unit, kind=kind, to=to)
 
 
 def board(game: Game | Multiverse, name: str) -> Board:

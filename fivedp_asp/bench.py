@@ -14,12 +14,12 @@ from __future__ import annotations
 import random
 import statistics
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 
 from .map import GameMap, load_map
 from .multiverse import Board, Multiverse, Record, Unit, make_board, opening
-from .notation import parse_order, timeline_name
+from .notation import format_order, parse_order, timeline_name
 from .orders import Hold, Place, ResolvedOrder, UnitSpec, Where
 from .step import step
 
@@ -265,6 +265,129 @@ def bench_classic(movement_phases: int = 500, seed: int = 1, repeat: int = 3, pr
     }
 
 
+# -- a random multiversal game ----------------------------------------------------------------------
+
+
+def _designated(order, board: Board):
+    """An order with every place it leaves open filled with ``board`` (the classic generator writes none)."""
+    import dataclasses
+
+    if isinstance(order, Where):
+        return Where(order.province, order.coast, board.timeline if order.timeline is None else order.timeline,
+                     board.turn if order.turn is None else order.turn)
+    if dataclasses.is_dataclass(order):
+        return dataclasses.replace(order, **{f.name: _designated(getattr(order, f.name), board)
+                                             for f in dataclasses.fields(order)})
+    return order
+
+
+def _travel_orders(mv: Multiverse, rng: random.Random, count: int) -> list[tuple[str, str]]:
+    """Moves from heads one turn back (own or parent timeline) or to another head, some supported by a
+    neighbour on the same head: the orders that fork timelines when they win."""
+    m = mv.game_map
+    out = []
+    for _ in range(count):
+        head = rng.choice(mv.heads)
+        if not head.units:
+            continue
+        unit = rng.choice(sorted(head.units.values(), key=lambda u: u.location))
+        here = f"{timeline_name(head.timeline)}-{m.short_name(unit.location)}@{head.turn}"
+        targets = [(head.timeline, head.turn - 1)] + [h.key for h in mv.heads if h.key != head.key]
+        if head.timeline in mv.forks:
+            targets.append((mv.forks[head.timeline][0], head.turn - 1))
+        board = mv.board(*rng.choice(targets))
+        if board is None:
+            continue
+        dest = rng.choice(sorted(m.neighbours.get((unit.kind, unit.location), ())) + [unit.location])
+        there = f"{timeline_name(board.timeline)}-{m.short_name(dest)}@{board.turn}"
+        out.append((unit.power, f"{unit.letter} {here} - {there}"))
+        helpers = [u for u in head.units.values() if u is not unit
+                   and any(m.province_of(x) == unit.province for x in m.neighbours.get((u.kind, u.location), ()))]
+        if helpers:
+            h = rng.choice(sorted(helpers, key=lambda u: u.location))
+            out.append((h.power, f"{h.letter} {timeline_name(head.timeline)}-{m.short_name(h.location)}@{head.turn} "
+                                 f"S {unit.letter} {here} - {there}"))
+    return out
+
+
+def _subject(line: str, game_map: GameMap):
+    """The place of the unit a designated order line orders (None for a line without a unit)."""
+    unit = getattr(parse_order(line, game_map), "unit", None)
+    return None if unit is None else (unit.where.timeline, unit.where.turn, unit.where.province)
+
+
+def random_game(timelines: int = 28, seed: int = 1, options: dict | None = None, max_steps: int = 400,
+                phase: str = "movement"):
+    """A game played at random from the opening until it has ``timelines`` timelines and waits for
+    ``phase`` (``fivedp game possible`` and other benchmarks measure on it); None when that does not
+    happen within ``max_steps`` steps. Every head gets the classic random generator's orders
+    (compare/random_games.py, a few of them illegal); each movement step adds as many time-travel
+    moves as ``timelines``, some supported, which fork timelines when they win. The same seed gives
+    the same game. Seed 1 with 28 timelines: 274 boards."""
+    from .compare.random_games import OrderGenerator
+    from .game import new_game
+    from .step import MOVEMENT, next_phase
+
+    game_map = load_map("standard")
+    rng = random.Random(f"fivedp-random-game/{seed}")
+    gen = OrderGenerator(game_map, rng)
+    mv = opening(game_map, options)
+    start = new_game(mv)
+    for _ in range(max_steps):
+        now = next_phase(mv)
+        if now == phase and len(mv.timelines) >= timelines:
+            return replace(start, mv=mv)
+        orders: dict[str, list[str]] = {}
+        for head in mv.heads:
+            if head.phase != now:
+                continue
+            for power, lines in gen.orders(head, now).items():
+                orders.setdefault(power, []).extend(
+                    format_order(_designated(parse_order(line, game_map), head), game_map) for line in lines)
+        if now == MOVEMENT:
+            # as many time-travel moves as timelines wanted: the multiverse widens within a few years
+            travel = _travel_orders(mv, rng, timelines)
+            moved = {_subject(line, game_map) for _, line in travel}
+            orders = {p: [x for x in v if _subject(x, game_map) not in moved] for p, v in orders.items()}
+            for power, line in travel:
+                orders.setdefault(power, []).append(line)
+        mv = step(mv, orders).after
+        if mv.winner:
+            break
+    return None
+
+
+def bench_possible(timelines: int, seed: int, repeat: int) -> list[dict]:
+    """``api.legal_orders`` on ``random_game(timelines, seed)``: for the first power with units on the
+    first head, all its orders, its moves, its orders into its second head's board, and one unit's;
+    processor time (the best of ``repeat``) and the process's peak memory so far."""
+    import resource
+
+    from .possible import legal_orders
+
+    game = random_game(timelines, seed)
+    mv = game.mv
+    head = mv.heads[0]
+    unit = sorted(head.units.values(), key=lambda u: u.location)[0]
+    power = unit.power
+    written = f"{unit.letter} {head.name[:-len(str(head.turn))]}-{mv.game_map.short_name(unit.location)}"
+    other = mv.heads[1].name if len(mv.heads) > 1 else head.name
+    questions = [(f"--power {power}", {"power": power}),
+                 (f"--power {power} --kind move", {"power": power, "kind": "move"}),
+                 (f"--power {power} --to {other}", {"power": power, "to": other}),
+                 (f"--unit '{written}'", {"unit": written})]
+    rows = []
+    for label, kw in questions:
+        best, count = float("inf"), 0
+        for _ in range(repeat):
+            started = time.process_time()
+            count = len(legal_orders(mv, **kw))
+            best = min(best, time.process_time() - started)
+        rows.append({"question": label, "orders": count, "cpu_s": best, "boards": len(mv.boards),
+                     "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024})
+    return rows
+
+
 # -- command line ------------------------------------------------------------------------------------
 
 
@@ -368,6 +491,15 @@ def cmd_bench(args) -> int:
         print(f"on top of each command run as a program: the interpreter's start and imports, "
               f"{start_seconds(args.repeat):.2f} s")
         return 0
+    if args.suite == "possible":
+        print(f"possible: api.legal_orders on bench.random_game({args.timelines}, seed={args.seed}), processor "
+              f"time, best of {args.repeat}", flush=True)
+        rows = bench_possible(args.timelines, args.seed, args.repeat)
+        print(f"{rows[0]['boards']} boards; {'question':<36} {'orders':>7} {'cpu s':>6} {'peak MB':>8}")
+        for r in rows:
+            print(f"{'':>{len(str(rows[0]['boards'])) + 8}} {r['question']:<36} {r['orders']:>7} {r['cpu_s']:>6.2f} "
+                  f"{r['peak_mb']:>8.0f}", flush=True)
+        return 0
     if args.suite == "multiverse":
         heads_list, history_list = _ints(args.heads), _ints(args.history)
         print(f"multiverse: one movement step, every head's units ordered, {args.travel} of them travelling in "
@@ -415,8 +547,8 @@ def cmd_bench(args) -> int:
 
 
 def add_bench_parser(sub) -> None:
-    p = sub.add_parser("bench", help="benchmarks: classic (against the reference), multiverse (scaling) or game (game file commands)")
-    p.add_argument("suite", choices=("classic", "multiverse", "game"))
+    p = sub.add_parser("bench", help="benchmarks: classic (against the reference), multiverse (scaling), game (game file commands) or possible (legal orders)")
+    p.add_argument("suite", choices=("classic", "multiverse", "game", "possible"))
     p.add_argument("--phases", type=int, default=500, help="classic: movement phases to record (default 500)")
     p.add_argument("--batch", type=int, default=1,
                    help="classic: phases adjudicated together in one program (default 1: one at a time)")
@@ -426,4 +558,6 @@ def add_bench_parser(sub) -> None:
     p.add_argument("--history", default="200,1000", help="multiverse: boards of history, comma-separated")
     p.add_argument("--travel", type=int, default=30, help="multiverse: time-travel orders in the step")
     p.add_argument("--steps", default="60,2000", help="game: steps of the game files, comma-separated")
+    p.add_argument("--timelines", type=int, default=28,
+                   help="possible: timelines of the random game the orders are listed on (default 28)")
     p.set_defaults(func=cmd_bench)

@@ -262,7 +262,7 @@ def cmd_possible(args: argparse.Namespace) -> int:
     game = load_game(args.file)
     if game.mv.winner:
         raise InputError(f"the game is over: {game.mv.winner} has won")
-    orders = legal_orders(game, power=args.power, unit=args.unit)
+    orders = legal_orders(game, power=args.power, unit=args.unit, kind=args.kind, to=args.to)
     if args.json:
         _emit(possible_document(game.mv, orders))
         return 0
@@ -342,6 +342,11 @@ def add_game_parser(sub) -> None:
     p.add_argument("file")
     p.add_argument("--power", help="only this power's orders")
     p.add_argument("--unit", help="only this unit's orders (e.g. 'A b-Mun')")
+    p.add_argument("--kind", action="append", metavar="KIND",
+                   help="only orders of this kind: hold, move, support (support_hold, support_move), convoy, "
+                        "open_convoy, jump_assist, retreat, disband, build, waive (repeatable)")
+    p.add_argument("--to", metavar="BOARD", help="only orders whose destination is on this board (e.g. b3): "
+                                                  "moves, retreats, supports, convoys, jump assists")
     p.add_argument("--json", action="store_true", help="print a JSON document instead")
     p.set_defaults(func=cmd_possible)
     p = gsub.add_parser("export", help="write the game as a scenario file")
