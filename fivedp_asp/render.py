@@ -639,11 +639,9 @@ def _recorded_frame(mv: Multiverse, steps: int) -> Frame:
 def is_game_file(path: str) -> bool:
     from .game import FORMAT
 
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(4096)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+    from .inputs import read_bytes
+
+    head = read_bytes(path, "file", limit=4096)  # refuses a FIFO or a device at once, never blocks
     # only a sniff: the loader that follows checks the encoding and reports it with the file's line
     return f"format: {FORMAT}".encode() in head
 
@@ -688,8 +686,10 @@ def write_picture(path: str, output: str | None, board: str | None, step: int | 
     svg_only = board is not None and output.lower().endswith(".svg")
     if board is None and output.lower().endswith(".svg"):
         raise InputError("a whole multiverse is drawn as an HTML page: give -o FILE.html (or --board B for one board as SVG)")
+    from .inputs import write_file
+
     text = render_file(path, board, svg_only, step)
-    Path(output).write_text(text, encoding="utf-8")
+    write_file(output, text, "picture")  # atomic: a failure leaves no file, or the old one whole
     return output
 
 
