@@ -275,6 +275,7 @@ def heads(game: Game) -> tuple[Board, ...]:
 def board_json(game: Game, name: str) -> dict:
     """A board as JSON (its units, centres, retreats and phase), and the orders given on it with their results."""
     _need_game("board_json", game)
+    _need_text("board_json", "name", name)
     return jsonout.board_document(game, board(game, name))
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from . import terms as t
-from .errors import InputError, NotationError
+from .errors import InputError, NotationError, quoted
 from .facts import board_facts, edge_facts, map_facts, order_facts
 from .map import GameMap
 from .multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Board, Multiverse, Unit, unit_text
@@ -237,7 +237,7 @@ def _unit_filter(mv: Multiverse, unit: str | None) -> tuple[int, int, str] | Non
         spec = parse_unit(unit, mv.game_map)
         place = subject_place(mv, spec.where, unit)
     except NotationError as exc:
-        raise InputError(f"unit {unit!r}: {exc.problem}") from None
+        raise InputError(f"unit {quoted(unit)}: {exc.problem}") from None
     return place.timeline, place.turn, place.province
 
 
@@ -250,7 +250,7 @@ def legal_orders(mv: Multiverse, *, power: str | None = None, unit: str | None =
     if power is not None:
         known = m.power(power)
         if known is None:
-            raise InputError(f"unknown power {power!r} (powers: {', '.join(m.powers)})")
+            raise InputError(f"unknown power {quoted(power)} (powers: {', '.join(m.powers)})")
         power = known
     only = _unit_filter(mv, unit)
     phase = next_phase(mv)
