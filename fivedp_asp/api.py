@@ -31,8 +31,9 @@ from .cases import Case, CaseRun, load_case, run_case
 from .cases import run_cases as _run_cases
 from .errors import AdjudicationError, FileError, FivedpError, InputError, UsageError, quoted
 from .game import Accepted, Duty, Game, Submission
+from .gamefile import JsonRefused, load_json
 from .inputs import path_name
-from .limits import MAX_DEPTH, MAX_FILE_BYTES, MAX_NUMBER_DIGITS, MAX_ORDERS
+from .limits import MAX_FILE_BYTES, MAX_ORDERS
 from .map import GameMap
 from .map import load_map as _load_map
 from .multiverse import Board, Multiverse, board_name, opening
@@ -300,43 +301,6 @@ def to_json(game: Game) -> str:
     return json.dumps(_game.game_data(_need_game("to_json", game)), indent=2, sort_keys=False)
 
 
-class _JsonRefusal(Exception):
-    """Raised from inside the JSON parser's hooks; turned into an InputError by :func:`from_json`."""
-
-
-def _json_int(text: str) -> int:
-    if sum(ch.isdigit() for ch in text) > MAX_NUMBER_DIGITS:
-        raise _JsonRefusal(f"a number of {len(text.lstrip('-')):,} digits is too large (at most {MAX_NUMBER_DIGITS} digits)")
-    return int(text)
-
-
-def _json_constant(text: str) -> Any:
-    raise _JsonRefusal(f"{text} is not a JSON value")
-
-
-def _json_object(pairs: list[tuple[str, Any]]) -> dict:
-    data: dict = {}
-    for key, value in pairs:
-        if key in data:
-            raise _JsonRefusal(f"duplicate key {quoted(key)} in one object")
-        data[key] = value
-    return data
-
-
-def _json_depth(data: Any) -> int:
-    """The deepest nesting of lists and objects in parsed JSON (walked without recursion)."""
-    deepest = 0
-    todo = [(data, 1)]
-    while todo:
-        value, depth = todo.pop()
-        if isinstance(value, dict):
-            value = list(value.values())
-        if isinstance(value, list):
-            deepest = max(deepest, depth)
-            todo.extend((v, depth + 1) for v in value if isinstance(v, (dict, list)))
-    return deepest
-
-
 def from_json(text: str) -> Game:
     """The game :func:`to_json` wrote. Refused (InputError) like a damaged game file: text that is not
     JSON, longer than the file-size limit, nested more than ``limits.MAX_DEPTH`` deep, with an integer
@@ -347,15 +311,11 @@ def from_json(text: str) -> Game:
     if len(text) > MAX_FILE_BYTES:
         raise InputError(f"<json>: too large ({len(text):,} characters; the limit is {MAX_FILE_BYTES:,})")
     try:
-        data = json.loads(text, parse_int=_json_int, parse_constant=_json_constant, object_pairs_hook=_json_object)
+        data = load_json(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"<json>: not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}") from None
-    except _JsonRefusal as exc:
+    except JsonRefused as exc:
         raise InputError(f"<json>: {exc}") from None
-    except RecursionError:
-        raise InputError(f"<json>: nested more than {MAX_DEPTH} levels deep") from None
-    if _json_depth(data) > MAX_DEPTH:
-        raise InputError(f"<json>: nested more than {MAX_DEPTH} levels deep")
     return _game.game_from_data(data, "<json>")
 
 

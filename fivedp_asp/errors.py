@@ -26,11 +26,14 @@ MESSAGE_CHARS = 900
 
 
 def quoted(value: Any, limit: int = QUOTE_CHARS) -> str:
-    """``repr`` of a piece of input, cut to its first ``limit`` characters (then ``…`` and its length)."""
-    text = value if isinstance(value, str) else str(value)
-    if len(text) <= limit:
-        return repr(text)
-    return f"{text[:limit]!r}… ({len(text):,} characters)"
+    """``repr`` of a piece of input, cut to its first ``limit`` characters (then ``…`` and its length).
+    Text is quoted; any other value (a number read from a file) is shown as ``repr`` shows it."""
+    if not isinstance(value, str):
+        shown = repr(value)
+        return shown if len(shown) <= limit else f"{shown[:limit]}… ({len(shown):,} characters)"
+    if len(value) <= limit:
+        return repr(value)
+    return f"{value[:limit]!r}… ({len(value):,} characters)"
 
 
 def shown_path(path: Any) -> str:

@@ -251,7 +251,8 @@ def locked(path: str | Path) -> Iterator[None]:
         # without blocking: a FIFO put where the lock belongs is refused, not waited on
         fd = os.open(lock_name, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NONBLOCK | os.O_CLOEXEC, 0o666)
     except OSError as exc:
-        raise FileError(lock_name, f"cannot open the game's lock: {exc.strerror or exc}", exc.errno) from None
+        raise FileError(path, f"cannot take the game's lock ({lock_name.name} beside it): {exc.strerror or exc}",
+                        exc.errno) from None
     with os.fdopen(fd, "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:

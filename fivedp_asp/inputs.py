@@ -154,7 +154,7 @@ def write_target(path: str | Path, what: str = "file") -> Path:
 def _new_file_mode(target: Path) -> int:
     """The mode the written file gets: the present file's, or what the umask gives a new file."""
     try:
-        return os.stat(target).st_mode & 0o7777
+        return os.stat(target).st_mode & 0o777
     except FileNotFoundError:
         umask = os.umask(0)
         os.umask(umask)
@@ -372,7 +372,7 @@ def _construct_map(loader: _Loader, node: yaml.MappingNode) -> Any:
         except TypeError:
             raise LoadError(loader.path, line, "a mapping key must be a plain value, not a list or mapping") from None
         if key in data:
-            raise LoadError(loader.path, line, f"duplicate key {quoted(key)} (first on line {data.key_lines.get(key, '?')})")
+            raise LoadError(loader.path, line, f"duplicate key {quoted(str(key))} (first on line {data.key_lines.get(key, '?')})")
         data[key] = loader.construct_object(value_node, deep=True)
         data.key_lines[key] = line
         data.value_lines[key] = value_node.start_mark.line + 1
@@ -646,7 +646,7 @@ class Fields(Schema):
         for k in value:
             if not isinstance(k, str) or k not in self.fields:
                 raise LoadError(path, key_line(value, k) or line,
-                                f"unknown key {quoted(k)}{' in ' + where if where else ''} "
+                                f"unknown key {quoted(str(k))}{' in ' + where if where else ''} "
                                 f"(known: {', '.join(sorted(self.fields))})")
         for k in self.required:
             if k not in value:

@@ -337,3 +337,26 @@ def test_long_file_names_and_values_are_cut_in_messages(tmp_path):
     code, out, err = run("game", "orders", str(tmp_path / "g.yaml"), "--power", "P" * 100_000, "A Mun - Tyr")
     line = one_error_line(code, err, "unknown power 'PPP", "(100,000 characters)")
     assert len(line) < 400
+
+
+# -- the JSON lines of a game file: the bounds of from_json ---------------------------------------------
+
+
+@pytest.mark.parametrize("edit, problem", [
+    (lambda line: line.replace('{"units": ', '{"units": {}, "units": ', 1), "duplicate key 'units' in one object"),
+    (lambda line: line.replace('"incoming": []', '"incoming": ' + "[" * 40 + "]" * 40, 1), "nested more than 32 levels deep"),
+    (lambda line: line.replace('"incoming": []', '"incoming": ' + "[" * 5_000 + "]" * 5_000, 1), "nested more than 32"),
+    (lambda line: line.replace('"incoming": []', '"incoming": [' + "9" * 40 + "]", 1), "40 digits is too large"),
+    (lambda line: line.replace('"incoming": []', '"incoming": [NaN]', 1), "NaN is not a JSON value"),
+], ids=["duplicate", "deep", "very deep", "huge integer", "NaN"])
+def test_a_past_line_beyond_the_json_bounds_is_damage(tmp_path, edit, problem):
+    from fivedp_asp.integrity import reseal
+
+    path = a_game(tmp_path)
+    save_game(path, adjudicate(load_game(path))[0])
+    lines = path.read_text(encoding="utf-8").split("\n")
+    at = next(i for i, line in enumerate(lines) if line.startswith("  a0: {"))
+    lines[at] = "  a0: " + edit(lines[at][len("  a0: "):])
+    path.write_text(reseal("\n".join(lines)), encoding="utf-8")
+    code, out, err = run("game", "show", str(path))
+    one_error_line(code, err, f"{path}: damaged game file", problem)
