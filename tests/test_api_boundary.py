@@ -49,7 +49,8 @@ G1, R1 = fd.adjudicate(G_ORDERS)
 
 BAD = [
     None, 0, -1, 7, 10**100, 2**64, True, 1.5, float("nan"),
-    b"a.yaml", b"a\0b", bytearray(b"x"), "a\0b", Path("a\0b"), "", "x" * 100_000,
+    b"a.yaml", b"a\0b", bytearray(b"x"), "a\0b", Path("a\0b"), "", "x" * 100_000, "x" * 5_000 + ".yaml",
+    "/dev/zero", ".", "../",
     "x.yaml",  # a str where a list belongs
     {"A Mun - Tyr": 1}, {}, {1: 2},  # a mapping where a list (or a str) belongs
     [1, 2], [None], ["A Mun - Tyr", 5], [b"A Mun - Tyr"], deep_list(5_000),
