@@ -32,7 +32,7 @@ from .cases import run_cases as _run_cases
 from .errors import AdjudicationError, FileError, FivedpError, InputError, UsageError, quoted
 from .game import Accepted, Duty, Game, Submission
 from .gamefile import JsonRefused, load_json
-from .inputs import path_name
+from .inputs import check_order_lines, path_name
 from .limits import MAX_FILE_BYTES, MAX_ORDERS
 from .map import GameMap
 from .map import load_map as _load_map
@@ -104,13 +104,13 @@ def _need_sequence(func: str, arg: str, value: Any, item: str) -> list:
 
 def _need_lines(func: str, value: Any) -> list[str]:
     lines = _need_sequence(func, "lines", value, "str")
-    if len(lines) > MAX_ORDERS:
+    if len(lines) > MAX_ORDERS:  # before looking at each line
         raise InputError(f"{len(lines):,} order lines (the limit is {MAX_ORDERS:,})")
-    out = []
-    for n, line in enumerate(lines, 1):
+    for n, line in enumerate(lines):
         if not isinstance(line, str):
-            raise _wrong(func, f"lines[{n - 1}]", "a str", line)
-        out.append(line)
+            raise _wrong(func, f"lines[{n}]", "a str", line)
+    out = list(lines)
+    check_order_lines(out)  # the command line's checks: no control characters, UTF-8
     return out
 
 

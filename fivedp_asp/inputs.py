@@ -21,6 +21,7 @@ else through the pure-Python parser (``_parse_python``); both hold every guard a
 from __future__ import annotations
 
 import os
+import re
 import stat
 import tempfile
 from dataclasses import dataclass
@@ -30,7 +31,7 @@ from typing import Any, BinaryIO, Mapping
 import yaml
 
 from .errors import FileError, InputError, UsageError, quoted, shown_path
-from .limits import MAX_DEPTH, MAX_FILE_BYTES, MAX_NUMBER_DIGITS
+from .limits import MAX_DEPTH, MAX_FILE_BYTES, MAX_NUMBER_DIGITS, MAX_ORDERS
 
 
 class LoadError(InputError):
@@ -128,6 +129,26 @@ def read_text(path: str | Path, what: str = "file") -> str:
 def read_stream(stream: BinaryIO, name: str = "<stdin>") -> str:
     """Text from a byte stream (standard input), with the same checks as a file."""
     return decode(stream.read(MAX_FILE_BYTES + 1), name)
+
+
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f]")
+"""A control character, but a tab."""
+
+
+def check_order_lines(lines: list[str]) -> None:
+    """The checks every order line from outside passes, from the command line or the API: at most
+    ``limits.MAX_ORDERS`` lines, each UTF-8 text (no lone surrogate) without control characters
+    (a tab is allowed): a line break inside a line would be one order read as two by the next reader."""
+    if len(lines) > MAX_ORDERS:
+        raise InputError(f"{len(lines):,} order lines (the limit is {MAX_ORDERS:,})")
+    for n, line in enumerate(lines, 1):
+        try:
+            line.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InputError(f"order line {n}: not UTF-8 text") from None
+        bad = _CONTROL.search(line)
+        if bad is not None:
+            raise InputError(f"order line {n} {quoted(line, 40)}: control character at column {bad.start() + 1}")
 
 
 # -- writing ---------------------------------------------------------------------------------------

@@ -236,6 +236,18 @@ def test_submit_orders_takes_the_command_lines_limit_of_lines():
         fd.submit_orders(G0, ["A Mun - Tyr"] * 20_000)
 
 
+@pytest.mark.parametrize("line, problem", [
+    ("A Mun\n- Tyr", "order line 1 'A Mun\\n- Tyr': control character at column 6"),
+    ("A Mun - Tyr\x00", "control character at column 12"),
+    ("A Mun - \udc80", "order line 1: not UTF-8 text"),
+])
+def test_order_lines_pass_the_command_lines_checks(line, problem):
+    with pytest.raises(InputError) as info:
+        fd.submit_orders(G0, [line])
+    assert problem in str(info.value)
+    assert fd.submit_orders(G0, ["A Mun\t- Tyr"]).game.pending == {"Germany": ["A Mun\t- Tyr"]}
+
+
 def test_an_overlong_order_line_is_quoted_by_its_start_and_length():
     line = "A Mun - " + "x" * 2_000_000
     with pytest.raises(InputError) as info:

@@ -281,6 +281,17 @@ def test_a_game_file_with_crlf_line_ends_is_read_and_written_back_with_lf(tmp_pa
     assert b"\r" not in text and "A Ber - Kie" in load_game(path).pending["Germany"]
 
 
+def test_crlf_scenarios_and_order_files_are_read(tmp_path):
+    (tmp_path / "c.yaml").write_bytes(CASE.read_bytes().replace(b"\n", b"\r\n"))
+    code, out, err = run("check", str(tmp_path / "c.yaml"))
+    assert code == 0 and "1 passed, 0 failed" in out, (out, err)
+    path = a_game(tmp_path)
+    (tmp_path / "o.txt").write_bytes(b"A Ber - Kie\r\nF Lon - Nth\r\n")
+    assert run("game", "orders", str(path), "--file", str(tmp_path / "o.txt"))[0] == 0
+    pending = load_game(path).pending
+    assert "A Ber - Kie" in pending["Germany"] and pending["England"] == ["F Lon - Nth"]
+
+
 def test_the_checksum_of_a_crlf_game_file_still_refuses_edits(tmp_path):
     path = a_game(tmp_path)
     crlf = path.read_bytes().replace(b"\n", b"\r\n")
