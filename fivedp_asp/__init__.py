@@ -13,6 +13,11 @@ The public API is re-exported here from :mod:`fivedp_asp.api` (docs/api.md)::
     print(fd.board(game, "a1").units)
     print([p.order for p in fd.legal_orders(game, power="Germany")])
 
+Errors: every one derives from ``FivedpError``; ``UsageError`` (a ``TypeError``) for an argument
+of the wrong type, ``InputError`` (a ``ValueError``) for a value that cannot be used, ``FileError``
+(an ``InputError`` and an ``OSError``) for a file that cannot be read or written,
+``AdjudicationError`` for an engine defect (docs/api.md, "Errors").
+
 Everything else in the package is internal and may change between versions.
 """
 
@@ -22,11 +27,10 @@ from importlib.metadata import PackageNotFoundError, version as _version
 
 from .api import *  # noqa: F403 (the API is the package's public face)
 from .api import __all__ as _api_all
-from .errors import AdjudicationError, InputError
 
 try:
     __version__: str = _version("fivedp-asp")
 except PackageNotFoundError:  # a source checkout that was never installed
     __version__ = "0+unknown"
 
-__all__ = [*_api_all, "AdjudicationError", "InputError", "__version__"]
+__all__ = [*_api_all, "__version__"]

@@ -2,14 +2,26 @@
 
 Values are immutable: submitting orders or adjudicating returns a new :class:`Game`, the old one is
 unchanged. Boards are addressed by name (``"a0"``, ``"b3"``, ``"b1@3"``), powers by name
-(``"Germany"``), orders by the text a player writes, in any notation the command line reads. Bad
-input raises :class:`InputError` (its message says what is wrong); an engine defect raises
-:class:`AdjudicationError`. JSON documents follow ``fivedp_asp/schema/fivedp.schema.json``.
+(``"Germany"``), orders by the text a player writes, in any notation the command line reads. JSON
+documents follow ``fivedp_asp/schema/fivedp.schema.json``.
+
+Every function checks its arguments here, at the boundary, before anything else runs, so that a
+caller's mistake is named where it was made rather than failing deep inside. What can come out is
+documented (docs/api.md, "Errors"), all of it a subclass of :class:`FivedpError`:
+
+- :class:`UsageError` (also a ``TypeError``): an argument of the wrong type;
+- :class:`InputError` (also a ``ValueError``): a value that cannot be used — bad order text, an
+  unknown board or power, a damaged file, a name with a NUL character, a limit exceeded;
+- :class:`FileError` (an ``InputError``, also an ``OSError``): a file that cannot be read or written;
+- :class:`AdjudicationError`: an engine defect.
 """
 
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Mapping as _Mapping
+from collections.abc import Sequence as _Sequence
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -17,8 +29,11 @@ from . import game as _game
 from . import jsonout
 from .cases import Case, CaseRun, load_case, run_case
 from .cases import run_cases as _run_cases
-from .errors import InputError
+from .errors import AdjudicationError, FileError, FivedpError, InputError, UsageError, quoted
 from .game import Accepted, Duty, Game, Submission
+from .gamefile import JsonRefused, load_json
+from .inputs import check_order_lines, path_name
+from .limits import MAX_FILE_BYTES, MAX_ORDERS
 from .map import GameMap
 from .map import load_map as _load_map
 from .multiverse import Board, Multiverse, board_name, opening
@@ -30,67 +45,164 @@ from .step import StepReport
 from .step import next_phase as _next_phase
 
 
+# -- the boundary ------------------------------------------------------------------------------------
+
+
+def _kind(value: Any) -> str:
+    """How a message names the type of a wrong argument."""
+    return "None" if value is None else type(value).__name__
+
+
+def _wrong(func: str, arg: str, expected: str, value: Any) -> UsageError:
+    return UsageError(f"{func}(): {arg} must be {expected}, not {_kind(value)}")
+
+
+def _need_game(func: str, value: Any, arg: str = "game") -> Game:
+    if not isinstance(value, Game):
+        raise _wrong(func, arg, "a Game", value)
+    return value
+
+
+def _need_report(func: str, value: Any) -> StepReport:
+    if not isinstance(value, StepReport):
+        raise _wrong(func, "report", "a StepReport", value)
+    return value
+
+
+def _need_text(func: str, arg: str, value: Any, *, optional: bool = False) -> str | None:
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        raise _wrong(func, arg, "a str" + (" or None" if optional else ""), value)
+    return value
+
+
+def _need_flag(func: str, arg: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise _wrong(func, arg, "True or False", value)
+    return value
+
+
+def _need_path(func: str, value: Any, what: str, arg: str = "path") -> str:
+    """A file name (str or os.PathLike); bytes and every other type are a UsageError, a name with a
+    NUL character an InputError (``inputs.path_name``)."""
+    if not isinstance(value, (str, os.PathLike)) or isinstance(value, bytes):
+        raise _wrong(func, arg, "a str or an os.PathLike", value)
+    try:
+        return path_name(value, what)
+    except UsageError:  # a PathLike whose path is bytes
+        raise _wrong(func, arg, "a str or an os.PathLike of a str", value) from None
+
+
+def _need_sequence(func: str, arg: str, value: Any, item: str) -> list:
+    """A list, tuple or other sequence; a str, bytes, a path or a mapping (which iterate, but are one
+    thing) is a UsageError, as is a generator (which has no length to bound)."""
+    if isinstance(value, (str, bytes, bytearray, os.PathLike, _Mapping)) or not isinstance(value, _Sequence):
+        raise _wrong(func, arg, f"a list (or another sequence) of {item}", value)
+    return value  # type: ignore[return-value]
+
+
+def _need_lines(func: str, value: Any) -> list[str]:
+    lines = _need_sequence(func, "lines", value, "str")
+    if len(lines) > MAX_ORDERS:  # before looking at each line
+        raise InputError(f"{len(lines):,} order lines (the limit is {MAX_ORDERS:,})")
+    for n, line in enumerate(lines):
+        if not isinstance(line, str):
+            raise _wrong(func, f"lines[{n}]", "a str", line)
+    out = list(lines)
+    check_order_lines(out)  # the command line's checks: no control characters, UTF-8
+    return out
+
+
+def _need_options(func: str, value: Any) -> dict:
+    if value is None:
+        return {}
+    if not isinstance(value, _Mapping):
+        raise _wrong(func, "options", "a mapping of option names to values, or None", value)
+    for key, v in value.items():
+        if not isinstance(key, str):
+            raise _wrong(func, "an option's name", "a str", key)
+        if not isinstance(v, (str, bool)):
+            raise _wrong(func, f"option {quoted(key)}", "a str or a bool", v)
+    return validated(value)
+
+
+# -- the functions -----------------------------------------------------------------------------------
+
+
 def load_map(name: str = "standard") -> GameMap:
     """A map by name (``standard``) or by the path of a map file."""
-    return _load_map(name)
+    return _load_map(_need_path("load_map", name, "map file", "name"))
 
 
 def new_game(options: Mapping[str, Any] | None = None, *, map: str = "standard") -> Game:
     """A game from the map's opening position (Spring 1901, board ``a0``) with these rule options
     (names and values of ``fivedp_asp/options.py``; unknown ones raise InputError)."""
-    return _game.new_game(opening(load_map(map), validated(options or {})))
+    chosen = _need_options("new_game", options)
+    return _game.new_game(opening(load_map(_need_path("new_game", map, "map file", "map")), chosen))
 
 
 def load_scenario(path: str | Path) -> Case:
     """A scenario file (docs/case-format.md), checked."""
-    return load_case(path)
+    return load_case(_need_path("load_scenario", path, "scenario"))
 
 
 def run_scenario(path: str | Path) -> CaseRun:
     """Adjudicates every step of a scenario and checks its expectations (``run.passed``, ``run.problems``)."""
-    return run_case(load_case(path))
+    return run_case(load_case(_need_path("run_scenario", path, "scenario")))
 
 
 def game_from_scenario(path: str | Path) -> Game:
     """A game that starts where the scenario starts (its root board and options); its steps are not played."""
-    return _game.new_game(load_case(path).start)
+    return _game.new_game(load_case(_need_path("game_from_scenario", path, "scenario")).start)
 
 
 def load_game(path: str | Path) -> Game:
     """A game file written by ``fivedp game`` or :func:`save_game`."""
-    return _game.load_game(path)
+    return _game.load_game(_need_path("load_game", path, "game file"))
 
 
 def save_game(game: Game, path: str | Path) -> None:
-    """Writes the game file atomically (the old file stays whole until the new one is on disk)."""
-    _game.save_game(path, game)
+    """Writes the game file atomically (the old file stays whole until the new one is on disk; a
+    symbolic link is written through to its target). A failure raises FileError naming the file."""
+    _need_game("save_game", game)
+    _game.save_game(_need_path("save_game", path, "game file"), game)
 
 
-def submit_orders(game: Game, lines: list[str], *, power: str | None = None, replace: bool = False) -> Submission:
+def submit_orders(game: Game, lines: Sequence[str], *, power: str | None = None, replace: bool = False) -> Submission:
     """Orders for the next phase. ``power`` is read from each unit when not given (or from a
     ``Germany:`` prefix); a later order for a unit replaces its waiting one (``Submission.accepted``
     says which); ``replace`` first withdraws the power's waiting orders. Orders of another phase
-    raise InputError naming the next phase. The new game is ``Submission.game``."""
-    return _game.submit_orders(game, power, lines, replace_all=replace)
+    raise InputError naming the next phase, and so do more than ``limits.MAX_ORDERS`` lines (the
+    command line's limit). The new game is ``Submission.game``."""
+    _need_game("submit_orders", game)
+    checked = _need_lines("submit_orders", lines)
+    _need_text("submit_orders", "power", power, optional=True)
+    _need_flag("submit_orders", "replace", replace)
+    return _game.submit_orders(game, power, checked, replace_all=replace)
 
 
 def check_orders(game: Game) -> tuple[OrderOutcome, ...]:
     """The waiting orders the rules would ignore, each with its ``reason``."""
-    return _game.check_orders(game)
+    return _game.check_orders(_need_game("check_orders", game))
 
 
 def adjudicate(game: Game) -> tuple[Game, StepReport]:
     """Adjudicates the next phase with the waiting orders: the game after it, and the step's report
     (``report.outcomes``: every order with its result and reason)."""
-    return _game.adjudicate(game)
+    return _game.adjudicate(_need_game("adjudicate", game))
 
 
 def adjudicate_many(games: Sequence[Game]) -> list[tuple[Game, StepReport] | Exception]:
     """:func:`adjudicate` for many independent games at once, their phases answered together in one
     program (faster than one by one when there are many); the same results, in the same order. A game
-    that cannot be adjudicated gives its exception (``InputError``, ``AdjudicationError``) in its place."""
+    that cannot be adjudicated gives its exception (``InputError``, ``AdjudicationError``) in its
+    place. ``games`` must be a sequence of Game (a single Game, a str or a path is a UsageError)."""
     from .batch import step_many
 
+    games = list(_need_sequence("adjudicate_many", "games", games, "Game"))
+    for n, g in enumerate(games):
+        _need_game("adjudicate_many", g, f"games[{n}]")
     out: list[tuple[Game, StepReport] | Exception] = []
     over = {n: InputError(f"the game is over: {g.mv.winner} has won") for n, g in enumerate(games) if g.mv.winner}
     playing = [n for n in range(len(games)) if n not in over]
@@ -103,11 +215,14 @@ def adjudicate_many(games: Sequence[Game]) -> list[tuple[Game, StepReport] | Exc
 
 def run_scenarios(paths: Sequence[str | Path]) -> list[CaseRun | Exception]:
     """:func:`run_scenario` for many files, their steps adjudicated in lockstep (as ``fivedp check``
-    does); a file that cannot be read or run gives its exception in its place."""
+    does); a file that cannot be read or run gives its exception in its place. ``paths`` must be a
+    sequence of file names: one str or path alone is a UsageError (it is not iterated)."""
+    names = [_need_path("run_scenarios", p, "scenario", f"paths[{n}]")
+             for n, p in enumerate(_need_sequence("run_scenarios", "paths", paths, "str or os.PathLike"))]
     loaded: list[Case | Exception] = []
-    for path in paths:
+    for name in names:
         try:
-            loaded.append(load_case(path))
+            loaded.append(load_case(name))
         except InputError as exc:
             loaded.append(exc)
     runs = iter(_run_cases([c for c in loaded if isinstance(c, Case)]))
@@ -116,18 +231,19 @@ def run_scenarios(paths: Sequence[str | Path]) -> list[CaseRun | Exception]:
 
 def results(report: StepReport) -> tuple[OrderOutcome, ...]:
     """Every order line of a step with its result (``succeeds``, ``fails``, ``invalid``) and reason."""
-    return report.outcomes
+    return _need_report("results", report).outcomes
 
 
 def next_phase(game: Game) -> str | None:
     """``movement``, ``retreat`` or ``adjustment`` (or a phase a later version adds); None once won."""
+    _need_game("next_phase", game)
     return None if game.mv.winner else _next_phase(game.mv)
 
 
 def duties(game: Game) -> tuple[Duty, ...]:
     """What each power must do in the next phase, head by head: orders due, retreat options per
     dislodged unit, builds and disbands owed."""
-    return _game.duties(game)
+    return _game.duties(_need_game("duties", game))
 
 
 def legal_orders(game: Game, *, power: str | None = None, unit: str | None = None,
@@ -135,53 +251,78 @@ def legal_orders(game: Game, *, power: str | None = None, unit: str | None = Non
     """The orders the rules accept in the next phase, fully designated (``A a-Mun@2 - b-Mun@2``);
     ``kind`` keeps those of these kinds (``move``, ``support``, ...), ``to`` those whose destination is
     on that board (``b3``)."""
+    _need_game("legal_orders", game)
+    _need_text("legal_orders", "power", power, optional=True)
+    _need_text("legal_orders", "unit", unit, optional=True)
+    if kind is not None and not isinstance(kind, str):
+        for k in _need_sequence("legal_orders", "kind", kind, "str"):
+            _need_text("legal_orders", "kind", k)
+    _need_text("legal_orders", "to", to, optional=True)
     return _legal_orders(game.mv, power=power, unit=unit, kind=kind, to=to)
 
 
 def board(game: Game | Multiverse, name: str) -> Board:
     """The board with this name (any board, head or past); InputError when there is none."""
+    if not isinstance(game, (Game, Multiverse)):
+        raise _wrong("board", "game", "a Game or a Multiverse", game)
+    _need_text("board", "name", name)
     mv = game.mv if isinstance(game, Game) else game
     found = mv.find_board(name)
     if found is None:
-        raise InputError(f"no board {name!r} (boards: {', '.join(board_name(*k) for k in sorted(mv.boards))})")
+        names = sorted(mv.boards)
+        listed = ", ".join(board_name(*k) for k in names[:20]) + (f", … ({len(names):,} boards)" if len(names) > 20 else "")
+        raise InputError(f"no board {quoted(name)} (boards: {listed})")
     return found
 
 
 def heads(game: Game) -> tuple[Board, ...]:
     """The latest board of every timeline, in timeline order."""
-    return game.mv.heads
+    return _need_game("heads", game).mv.heads
 
 
 def board_json(game: Game, name: str) -> dict:
     """A board as JSON (its units, centres, retreats and phase), and the orders given on it with their results."""
+    _need_game("board_json", game)
+    _need_text("board_json", "name", name)
     return jsonout.board_document(game, board(game, name))
 
 
 def game_json(game: Game) -> dict:
     """The game as ``fivedp game show --json`` prints it: heads, forks, options, standing, what comes next."""
-    return jsonout.game_document(game)
+    return jsonout.game_document(_need_game("game_json", game))
 
 
 def step_json(game: Game, report: StepReport) -> dict:
     """A step as ``fivedp game adjudicate --json`` prints it (``game`` is the game after the step)."""
-    return jsonout.game_step_document(game, report)
+    return jsonout.game_step_document(_need_game("step_json", game), _need_report("step_json", report))
 
 
 def history_json(game: Game) -> dict:
-    return jsonout.history_document(game)
+    """Every step played, as ``fivedp game history --json`` prints it."""
+    return jsonout.history_document(_need_game("history_json", game))
 
 
 def to_json(game: Game) -> str:
     """The whole game (every board, waiting orders, history) as JSON; :func:`from_json` reads it back
     to the same game, and writing that again gives the same text."""
-    return json.dumps(_game.game_data(game), indent=2, sort_keys=False)
+    return json.dumps(_game.game_data(_need_game("to_json", game)), indent=2, sort_keys=False)
 
 
 def from_json(text: str) -> Game:
+    """The game :func:`to_json` wrote. Refused (InputError) like a damaged game file: text that is not
+    JSON, longer than the file-size limit, nested more than ``limits.MAX_DEPTH`` deep, with an integer
+    of more than ``limits.MAX_NUMBER_DIGITS`` digits, a key twice in one object, ``NaN`` or
+    ``Infinity``, or content that is not a consistent game."""
+    if not isinstance(text, str):
+        raise _wrong("from_json", "text", "a str", text)
+    if len(text) > MAX_FILE_BYTES:
+        raise InputError(f"<json>: too large ({len(text):,} characters; the limit is {MAX_FILE_BYTES:,})")
     try:
-        data = json.loads(text)
+        data = load_json(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"<json>: not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}") from None
+    except JsonRefused as exc:
+        raise InputError(f"<json>: {exc}") from None
     return _game.game_from_data(data, "<json>")
 
 
@@ -191,8 +332,9 @@ def schema() -> dict:
 
 
 __all__ = [
-    "Accepted", "Board", "Case", "CaseRun", "Duty", "Game", "GameMap", "OrderOutcome", "PossibleOrder", "StepReport",
+    "Accepted", "AdjudicationError", "Board", "Case", "CaseRun", "Duty", "FileError", "FivedpError", "Game", "GameMap", "OrderOutcome", "PossibleOrder", "StepReport",
     "Submission", "adjudicate", "adjudicate_many", "board", "board_json", "check_orders", "duties", "from_json", "game_from_scenario",
-    "game_json", "heads", "history_json", "legal_orders", "load_game", "load_map", "load_scenario", "new_game",
+    "game_json", "heads", "history_json", "InputError", "legal_orders", "load_game", "load_map", "load_scenario", "new_game",
     "next_phase", "results", "run_scenario", "run_scenarios", "save_game", "schema", "step_json", "submit_orders", "to_json",
+    "UsageError",
 ]

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Sequence
 
 from .cases import find_cases, load_case, run_case
-from .errors import AdjudicationError, EncodingError, InputError
+from .errors import AdjudicationError, EncodingError, InputError, shown_path
 from .bench import add_bench_parser
 from .explore import add_explore_parser
 from .optiondocs import add_options_parser
@@ -370,8 +370,8 @@ def _main(argv: Sequence[str] | None) -> int:
         return 0
     except OSError as exc:
         # a file that cannot be read or written: say which and why
-        where = exc.filename or "a file"
-        print(f"error: {where}: {exc.strerror or exc}", file=sys.stderr)
+        where = shown_path(exc.filename) if exc.filename else "a file"
+        print(f"error: {where}: {exc.strerror or _cut(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
@@ -380,13 +380,19 @@ def _main(argv: Sequence[str] | None) -> int:
         return 3
 
 
+def _cut(text: str, limit: int = 300) -> str:
+    """A message from outside fivedp (the system's, an unexpected exception's) cut to its start: it
+    may hold the input it failed on, whole."""
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
+
+
 def crash_message(exc: BaseException) -> str:
     """A defect in fivedp itself: one short message saying so, what failed and where to report it."""
     import traceback
 
     frame = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
     where = f" at {Path(frame.filename).name}:{frame.lineno}" if frame else ""
-    return (f"internal error: {type(exc).__name__}: {exc}{where}\n"
+    return (f"internal error: {type(exc).__name__}: {_cut(str(exc))}{where}\n"
             + REPORT_HINT)
 
 

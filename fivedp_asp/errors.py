@@ -1,10 +1,96 @@
-"""Errors that reach the user as a message, never as a traceback."""
+"""Errors that reach the user as a message, never as a traceback.
+
+Every error the package raises on purpose derives from :class:`FivedpError`, so that a program using
+the API (docs/api.md) can catch them all at once; each kind also derives from the built-in exception a
+Python programmer would expect for that misuse (``TypeError`` for an argument of the wrong type,
+``ValueError`` for a value that cannot be used, ``OSError`` for a file that cannot be read or written).
+
+A message quotes at most a short prefix of the input it is about (:func:`quoted`, :func:`shown_path`):
+an order line of twenty megabytes is reported in one short line, never echoed whole.
+"""
 
 from __future__ import annotations
 
+import os
+from typing import Any
 
-class InputError(Exception):
-    """Bad input: a file, a line or an order that cannot be understood. The message says where and what."""
+QUOTE_CHARS = 80
+"""The longest piece of offending input (an order line, a value, a name) a message quotes whole."""
+
+PATH_CHARS = 200
+"""The longest file name a message gives whole (file names are how the user finds the file again)."""
+
+MESSAGE_CHARS = 900
+"""The longest message of an error: a longer one (a message built around an input not passed through
+:func:`quoted`) keeps its start and its end, with the length of what was left out between them."""
+
+
+def quoted(value: Any, limit: int = QUOTE_CHARS) -> str:
+    """``repr`` of a piece of input, cut to its first ``limit`` characters (then ``…`` and its length).
+    Text is quoted; any other value (a number read from a file) is shown as ``repr`` shows it."""
+    if not isinstance(value, str):
+        shown = repr(value)
+        return shown if len(shown) <= limit else f"{shown[:limit]}… ({len(shown):,} characters)"
+    if len(value) <= limit:
+        return repr(value)
+    return f"{value[:limit]!r}… ({len(value):,} characters)"
+
+
+def shown_path(path: Any) -> str:
+    """A file name as messages give it: whole unless it is longer than ``PATH_CHARS`` characters."""
+    try:
+        name = os.fsdecode(path) if isinstance(path, (bytes, os.PathLike)) else str(path)
+    except (TypeError, ValueError):
+        name = repr(path)
+    if len(name) <= PATH_CHARS:
+        return name
+    return f"{name[:PATH_CHARS]}… ({len(name):,} characters)"
+
+
+def _bounded(message: str) -> str:
+    """The message itself when short; else its start and end with what was left out counted."""
+    if len(message) <= MESSAGE_CHARS:
+        return message
+    keep = MESSAGE_CHARS // 2
+    return f"{message[:keep]} … [{len(message) - 2 * keep:,} characters left out] … {message[-keep:]}"
+
+
+class FivedpError(Exception):
+    """The base of every error fivedp raises on purpose (bad input, misuse of the API, an engine defect)."""
+
+
+class UsageError(FivedpError, TypeError):
+    """An API function called with an argument of the wrong type (``None`` for a game, bytes for a
+    path, a string where a list of order lines belongs): a defect of the calling program, raised at
+    the API's boundary before anything is done. The message names the function, the argument and the
+    type expected and given."""
+
+
+class InputError(FivedpError, ValueError):
+    """Bad input: a file, a line or an order that cannot be understood, or a value an API function
+    cannot use. The message says where and what; it is bounded in length (``MESSAGE_CHARS``)."""
+
+    def __init__(self, *args: Any):
+        if len(args) == 1 and isinstance(args[0], str):
+            args = (_bounded(args[0]),)
+        super().__init__(*args)
+
+
+class FileError(InputError, OSError):
+    """A file that cannot be read or written: missing, not a regular file (a FIFO, a device, a
+    folder), no permission, a full disk. The message names the file; ``path`` is its name and
+    ``errno`` the system's error number when there is one."""
+
+    def __init__(self, path: Any, problem: str, errno: int | None = None):
+        super().__init__(f"{shown_path(path)}: {problem}")
+        self.path = path
+        self.problem = problem
+        self.errno = errno
+        self.filename = path
+        self.strerror = problem
+
+    def __str__(self) -> str:
+        return str(self.args[0])
 
 
 class NotationError(InputError):
@@ -14,10 +100,10 @@ class NotationError(InputError):
         self.text = text
         self.position = position
         self.problem = problem
-        super().__init__(f"cannot parse {text!r} at column {position + 1}: {problem}")
+        super().__init__(f"cannot parse {quoted(text)} at column {position + 1}: {problem}")
 
 
-class AdjudicationError(Exception):
+class AdjudicationError(FivedpError):
     """The solver found no way to adjudicate a step: an engine defect, reported with the facts involved."""
 
 

@@ -34,6 +34,7 @@ import yaml
 from .cases import Case, find_cases, load_case, run_cases
 from .errors import AdjudicationError, InputError
 from .jsonout import document
+from .inputs import read_text
 from .workers import in_batches
 from .multiverse import Board, board_name, unit_text
 from .notation import timeline_name
@@ -100,12 +101,7 @@ _GAME = re.compile(r"^format:\s*['\"]?fivedp-game['\"]?\s*$", re.M)
 def load_scenario(path: str | Path) -> Case:
     """A scenario file, or a game file turned into the scenario of its start and its orders so far."""
     path = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not a text file (UTF-8)") from None
+    text = read_text(path, "scenario or game file")  # the guarded reader: never blocks on a FIFO
     if not _GAME.search(text):
         return load_case(path)
     from .game import export_case, load_game

@@ -17,7 +17,7 @@ from __future__ import annotations
 import fcntl
 import os
 import re
-import tempfile
+import stat
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -27,11 +27,12 @@ from typing import Any, Callable, Iterator, Mapping, Sequence, TypeVar
 import yaml
 
 from . import orders as o
-from .errors import InputError, NotationError
+from .errors import FileError, InputError, NotationError, quoted
 from . import gamefile
 from .gamefile import StoredHistory, checked_digest, json_line
 from .inputs import (value_line, Anything, Fields, Flag, ListOf, LoadError, MapOf, Opt, Scalar, Text, Whole, decode, line_of,
-                     lined_list, lined_map, on_line, parse_yaml, read_bytes, plain)
+                     lined_list, lined_map, on_line, parse_yaml, read_bytes, plain, write_file,
+                     write_target)
 from .limits import MAX_BOARDS, MAX_FILE_BYTES, MAX_TURN
 from .integrity import check_game, seal, unseal
 from .map import GameMap, load_map
@@ -225,43 +226,16 @@ def game_text(game: Game) -> str:
                 + sections + f"end: {FORMAT}\n")
 
 
-def _file_mode(path: Path) -> int:
-    """The mode the game file should have: its present one, or what the umask gives a new file."""
-    try:
-        return path.stat().st_mode & 0o777
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
-
-
 def save_game(path: str | Path, game: Game) -> None:
     """Writes the game atomically: the old file stays whole until the new one is complete on disk."""
-    write_atomic(Path(path), game_text(game))
+    write_atomic(path, game_text(game))
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """A temporary file in the same folder, written, flushed and synced, then renamed over ``path``,
-    then the folder synced: a crash leaves the old file or the new one, never a mixture."""
-    folder = path.parent if str(path.parent) else Path(".")
-    mode = _file_mode(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    try:
-        os.fchmod(fd, mode)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-        dir_fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+def write_atomic(path: str | Path, text: str) -> None:
+    """The game file written atomically through ``inputs.write_file``: a temporary file in the same
+    folder, synced, renamed over the file (a symbolic link's target, the link kept); any failure
+    leaves the old file whole and is a FileError naming the game file."""
+    write_file(path, text, "game file")
 
 
 @contextmanager
@@ -270,12 +244,19 @@ def locked(path: str | Path) -> Iterator[None]:
     writes it, so that two commands run at once (orders from two powers, say) do not lose each
     other's work. The lock is a small file beside the game, ``.NAME.lock``; temporary files a killed
     writer left behind are removed under it."""
-    path = Path(path)
-    folder = path.parent if str(path.parent) else Path(".")
-    with open(folder / f".{path.name}.lock", "a") as lock:
+    target = write_target(path, "game file")  # a symbolic link's target: every link to a game shares its lock
+    folder = target.parent if str(target.parent) else Path(".")
+    lock_name = folder / f".{target.name}.lock"
+    try:
+        # without blocking: a FIFO put where the lock belongs is refused, not waited on
+        fd = os.open(lock_name, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NONBLOCK | os.O_CLOEXEC, 0o666)
+    except OSError as exc:
+        raise FileError(path, f"cannot take the game's lock ({lock_name.name} beside it): {exc.strerror or exc}",
+                        exc.errno) from None
+    with os.fdopen(fd, "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
-            for stale in folder.glob(f".{path.name}.*.tmp"):
+            for stale in folder.glob(f".{target.name}.*.tmp"):
                 stale.unlink(missing_ok=True)
             yield
         finally:
@@ -289,12 +270,19 @@ _OPTIMISTIC_TRIES = 3
 def _checksum_line(path: Path) -> bytes | None:
     """The file's last line (its checksum line), read from its end; None when it cannot be read."""
     try:
-        with open(path, "rb") as f:
-            size = f.seek(0, os.SEEK_END)
-            f.seek(max(0, size - 256))
-            tail = f.read()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        size = os.lseek(fd, 0, os.SEEK_END)
+        tail = os.pread(fd, 256, max(0, size - 256))
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    tail = tail.replace(b"\r\n", b"\n")  # as read_game reads it: line ends do not count
     return tail[tail.rfind(b"\n", 0, len(tail) - 1) + 1:]
 
 
@@ -359,23 +347,23 @@ def _read_place(text: str, m: GameMap, path: str, at: Any = None) -> tuple[int, 
     try:
         w = parse_where(str(text), m)
     except NotationError as exc:
-        raise _damaged(path, f"bad place {text!r}: {exc.problem}", at) from None
+        raise _damaged(path, f"bad place {quoted(text)}: {exc.problem}", at) from None
     if w.timeline is None or w.turn is None:
-        raise _damaged(path, f"place {text!r} is not fully designated", at)
+        raise _damaged(path, f"place {quoted(text)} is not fully designated", at)
     return w.timeline, w.turn, w.province
 
 
 def _read_power(text: object, m: GameMap, path: str) -> str:
     power = m.power(str(text))
     if power is None:
-        raise _damaged(path, f"unknown power {text!r}", text)
+        raise _damaged(path, f"unknown power {quoted(text)}", text)
     return power
 
 
 def _read_province(text: object, m: GameMap, path: str) -> str:
     prov = m.province(str(text))
     if prov is None:
-        raise _damaged(path, f"unknown province {text!r}", text)
+        raise _damaged(path, f"unknown province {quoted(text)}", text)
     return prov
 
 
@@ -384,20 +372,20 @@ def _read_unit(text: str, power: str, m: GameMap, path: str) -> Unit:
     try:
         spec = parse_unit(str(text), m)
     except NotationError as exc:
-        raise _damaged(path, f"bad unit {text!r}: {exc.problem}", text) from None
+        raise _damaged(path, f"bad unit {quoted(text)}: {exc.problem}", text) from None
     if spec.kind is None:
-        raise _damaged(path, f"unit {text!r} has no type", text)
+        raise _damaged(path, f"unit {quoted(text)} has no type", text)
     try:
         return Unit(spec.kind, power, m.unit_location(spec.kind, spec.where.province, spec.where.coast))
     except ValueError as exc:
-        raise _damaged(path, f"unit {text!r}: {exc}", text) from None
+        raise _damaged(path, f"unit {quoted(text)}: {exc}", text) from None
 
 
 def _board_key(name: str, path: str) -> tuple[int, int]:
     """``a3``, or ``b1@3`` for timelines past z (the file always writes those with the @)."""
     readings = board_name_readings(str(name))
     if not readings:
-        raise _damaged(path, f"bad board name {name!r}", name)
+        raise _damaged(path, f"bad board name {quoted(name)}", name)
     return readings[0]
 
 
@@ -432,7 +420,7 @@ def _read_board(name: str, data: dict, mv: Multiverse, path: str, units: dict | 
         for c in cs or ():
             prov = m.province(str(c))
             if prov is None or not m.provinces[prov].center:
-                raise _damaged(path, f"board {name}: {c!r} is not a supply centre", c)
+                raise _damaged(path, f"board {name}: {quoted(c)} is not a supply centre", c)
             if prov in centers:
                 raise _damaged(path, f"board {name}: centre {c} is owned twice", c)
             centers[prov] = _read_power(p, m, path)
@@ -461,12 +449,12 @@ def _with_record(board: Board, name: str, data: dict, mv: Multiverse, path: str)
             try:
                 orders.append(resolve(parse_order(line, m), m.power(power) or power, line, mv))
             except (NotationError, InputError) as exc:
-                raise _damaged(path, f"board {name}: bad recorded order {line!r}: {exc}", line) from None
+                raise _damaged(path, f"board {name}: bad recorded order {quoted(line)}: {exc}", line) from None
     decisions = {}
     for k, v in (rec.get("decisions") or {}).items():
         dname, _, place = str(k).partition(" ")
         if dname not in DECISIONS or not isinstance(v, bool):
-            raise _damaged(path, f"board {name}: bad decision {k!r}: {v!r}", k)
+            raise _damaged(path, f"board {name}: bad decision {quoted(k)}: {quoted(v)}", k)
         decisions[(dname, _read_place(place, m, path, k))] = v
     record = Record(tuple(orders), tuple(_read_place(p, m, path) for p in rec.get("incoming") or ()),
                     MappingProxyType(decisions))
@@ -487,6 +475,10 @@ def read_game(path: str | Path, *, verify: bool = True) -> tuple[Game, bytes]:
     raw = read_bytes(path, "game file")
     if len(raw) > MAX_FILE_BYTES:
         raise _damaged(path, f"too large (more than {MAX_FILE_BYTES:,} bytes)")
+    # CRLF line ends (a file saved by a Windows editor) are read as LF before anything else, the
+    # checksum included: it then covers the content, and any edit but the line ends is still refused
+    if b"\r" in raw:  # a search, cheaper than copying a long file that has none
+        raw = raw.replace(b"\r\n", b"\n")
     body = unseal(raw, path, verify=verify)
     try:
         text = decode(body, path)
@@ -546,7 +538,7 @@ def _game_from_layout(text: str, top: dict, layout: gamefile.Layout, path: str, 
     for item in layout.past:
         key = _written_key(item.name, path)
         if board_name(*key) != item.name:
-            raise _damaged(path, f"line {item.line}: board name {item.name!r} is not written as fivedp writes it")
+            raise _damaged(path, f"line {item.line}: board name {quoted(item.name)} is not written as fivedp writes it")
         if key in stored or key in ready:
             raise _damaged(path, f"line {item.line}: board {item.name} is written twice")
         stored[key] = item
@@ -721,17 +713,17 @@ def power_of_line(mv: Multiverse, line: str) -> str:
     """The power an order belongs to, found from the unit (or, for a build, the centre's owner)."""
     order = parse_order(line, mv.game_map)
     if isinstance(order, o.Waive):
-        raise InputError(f"order {line!r}: say which power waives (--power)")
+        raise InputError(f"order {quoted(line)}: say which power waives (--power)")
     if isinstance(order, o.Sustain):
-        raise InputError(f"order {line!r}: say which power sustains (--power, or 'England: {line}')")
+        raise InputError(f"order {quoted(line)}: say which power sustains (--power, or 'England: {line}')")
     spec = order.unit
     t = spec.where.timeline if spec.where.timeline is not None else 0
     n = spec.where.turn if spec.where.turn is not None else mv.latest_turn(t)
     if n is None:
-        raise InputError(f"order {line!r}: there is no timeline {timeline_name(t)}")
+        raise InputError(f"order {quoted(line)}: there is no timeline {timeline_name(t)}")
     board = mv.board(t, n)
     if board is None:
-        raise InputError(f"order {line!r}: there is no board {board_name(t, n)}")
+        raise InputError(f"order {quoted(line)}: there is no board {board_name(t, n)}")
     # in a retreat phase the order is the retreating unit's, not the attacker's now standing there
     retreating = next((r.unit for r in board.retreats if r.unit.province == spec.where.province), None)
     unit = retreating if next_phase(mv) == RETREAT and retreating else board.units.get(spec.where.province) or retreating
@@ -739,7 +731,7 @@ def power_of_line(mv: Multiverse, line: str) -> str:
         return unit.power
     if isinstance(order, o.Build) and spec.where.province in board.centers:
         return board.centers[spec.where.province]
-    raise InputError(f"order {line!r}: no unit there to tell whose order it is (use --power)")
+    raise InputError(f"order {quoted(line)}: no unit there to tell whose order it is (use --power)")
 
 
 def _parses(line: str, m: GameMap) -> bool:
@@ -769,7 +761,7 @@ def phase_problem(mv: Multiverse, line: str, order: o.Order, power: str) -> str 
         return None
     if phase not in phases:
         kind = " or ".join(phases)
-        return f"order {line!r} is {'an' if kind[0] in 'aeiou' else 'a'} {kind} order, but {where}"
+        return f"order {quoted(line)} is {'an' if kind[0] in 'aeiou' else 'a'} {kind} order, but {where}"
     if isinstance(order, o.Waive):
         return None
     try:
@@ -779,7 +771,7 @@ def phase_problem(mv: Multiverse, line: str, order: o.Order, power: str) -> str 
     board = mv.boards.get(r.unit.board) if r.unit else None
     if board is None or board.key not in {h.key for h in mv.heads} or board.phase == phase:
         return None
-    return f"order {line!r}: board {board.name} is waiting for its {board.phase}, but {where}"
+    return f"order {quoted(line)}: board {board.name} is waiting for its {board.phase}, but {where}"
 
 
 def _unit_key(mv: Multiverse, power: str, line: str) -> tuple | None:
@@ -831,14 +823,14 @@ def submit_orders(game: Game, power: str | None, lines: list[str], *, replace_al
         if sep and mv.game_map.power(head.strip()):
             who, line = head.strip(), rest.strip()
         elif sep and " " not in head.strip() and _parses(rest.strip(), mv.game_map) and not _parses(line, mv.game_map):
-            raise InputError(f"order {line!r}: unknown power {head.strip()!r} (column 1)")
+            raise InputError(f"order {quoted(line)}: unknown power {quoted(head.strip())} (column 1)")
         if who is not None and mv.game_map.power(who) is None:
-            raise InputError(f"unknown power {who!r} (powers: {', '.join(mv.game_map.powers)})")
+            raise InputError(f"unknown power {quoted(who)} (powers: {', '.join(mv.game_map.powers)})")
         try:
             order = parse_order(line, mv.game_map)
             who = mv.game_map.power(who) if who else power_of_line(mv, line)
         except NotationError as exc:
-            raise InputError(f"order {line!r}: {exc.problem} (column {exc.position + 1})") from None
+            raise InputError(f"order {quoted(line)}: {exc.problem} (column {exc.position + 1})") from None
         problem = phase_problem(mv, line, order, who) if check_phase else None
         if problem:
             raise InputError(problem)

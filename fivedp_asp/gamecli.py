@@ -11,8 +11,7 @@ import yaml
 
 from .cases import load_case
 from .errors import InputError
-from .inputs import read_stream, read_text
-from .limits import MAX_ORDERS
+from .inputs import check_order_lines, read_stream, read_text, write_file
 from . import api
 from .api import adjudicate, check_orders, duties, legal_orders, load_game
 from .game import export_case, load_game as load_game_file, locked, new_game, save_game, update_game
@@ -54,16 +53,7 @@ def _read_lines(args: argparse.Namespace, *, allow_none: bool = False) -> list[s
         else:
             text = read_text(args.orders_file, "order file")
         lines += text.splitlines()
-    if len(lines) > MAX_ORDERS:
-        raise InputError(f"{len(lines):,} order lines (the limit is {MAX_ORDERS:,})")
-    for n, line in enumerate(lines, 1):
-        try:
-            line.encode("utf-8")
-        except UnicodeEncodeError:
-            raise InputError(f"order line {n}: not UTF-8 text") from None
-        bad = next((i for i, ch in enumerate(line) if ch < " " and ch != "\t" or ch == "\x7f"), None)
-        if bad is not None:
-            raise InputError(f"order line {n} {line[:40]!r}: control character at column {bad + 1}")
+    check_order_lines(lines)
     if not lines and not allow_none:
         raise InputError("no orders given (as arguments, or with --file F, or --file - for standard input)")
     return lines
@@ -284,7 +274,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         out = Path(args.output)
         if out.exists() and not args.force:
             raise InputError(f"{out}: already exists (use --force to replace it)")
-        out.write_text(text, encoding="utf-8")
+        write_file(out, text, "scenario")  # atomic: a failure leaves no file, or the old one whole
         print(f"Wrote {out}")
     else:
         sys.stdout.write(text)

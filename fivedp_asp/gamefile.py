@@ -25,7 +25,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Sequence
 
-from .errors import InputError
+from .errors import InputError, quoted
+from .limits import MAX_DEPTH, MAX_NUMBER_DIGITS
 
 PAST, HISTORY, END = "past", "history", "end"
 _PAST_LINE = re.compile(r"  ([a-z][a-z0-9]*(?:@[0-9]+)?): (\{.*\})\Z")
@@ -108,10 +109,64 @@ def checked_digest(map_name: str, players: Iterable[str], latest: Iterable[str],
     return f"sha256:{h.hexdigest()}"
 
 
+class JsonRefused(ValueError):
+    """JSON that parses but is beyond the bounds of :func:`load_json`; the message says which."""
+
+
+def _json_int(text: str) -> int:
+    if sum(ch.isdigit() for ch in text) > MAX_NUMBER_DIGITS:
+        raise JsonRefused(f"a number of {len(text.lstrip('-')):,} digits is too large "
+                          f"(at most {MAX_NUMBER_DIGITS} digits)")
+    return int(text)
+
+
+def _json_constant(text: str) -> Any:
+    raise JsonRefused(f"{text} is not a JSON value")
+
+
+def _json_object(pairs: list[tuple[str, Any]]) -> dict:
+    data: dict = {}
+    for key, value in pairs:
+        if key in data:
+            raise JsonRefused(f"duplicate key {quoted(key)} in one object")
+        data[key] = value
+    return data
+
+
+def _json_depth(data: Any) -> int:
+    """The deepest nesting of lists and objects in parsed JSON (walked without recursion)."""
+    deepest = 0
+    todo = [(data, 1)]
+    while todo:
+        value, depth = todo.pop()
+        if isinstance(value, dict):
+            value = list(value.values())
+        if isinstance(value, list):
+            deepest = max(deepest, depth)
+            todo.extend((v, depth + 1) for v in value if isinstance(v, (dict, list)))
+    return deepest
+
+
+def load_json(text: str) -> Any:
+    """JSON read with the guards YAML input has (``inputs``): a key twice in one object, an integer of
+    more than ``MAX_NUMBER_DIGITS`` digits, ``NaN``/``Infinity`` and nesting deeper than ``MAX_DEPTH``
+    raise JsonRefused; text that is not JSON raises ``json.JSONDecodeError``. Python's own reader
+    would keep the last of two keys, read any number and recurse until it fails."""
+    try:
+        data = json.loads(text, parse_int=_json_int, parse_constant=_json_constant, object_pairs_hook=_json_object)
+    except RecursionError:
+        raise JsonRefused(f"nested more than {MAX_DEPTH} levels deep") from None
+    if _json_depth(data) > MAX_DEPTH:
+        raise JsonRefused(f"nested more than {MAX_DEPTH} levels deep")
+    return data
+
+
 def parse_line(item: Stored, path: str) -> Any:
     """A section line's JSON, or a damaged-file error naming the line."""
     try:
-        return json.loads(item.text)
+        return load_json(item.text)
+    except JsonRefused as exc:
+        raise InputError(f"{path}: damaged game file: line {item.line}: {exc}") from None
     except (ValueError, RecursionError) as exc:
         raise InputError(f"{path}: damaged game file: line {item.line}: not valid JSON: {exc}") from None
 

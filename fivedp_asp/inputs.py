@@ -20,14 +20,18 @@ else through the pure-Python parser (``_parse_python``); both hold every guard a
 
 from __future__ import annotations
 
+import os
+import re
+import stat
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Mapping
 
 import yaml
 
-from .errors import InputError
-from .limits import MAX_DEPTH, MAX_FILE_BYTES, MAX_NUMBER_DIGITS
+from .errors import FileError, InputError, UsageError, quoted, shown_path
+from .limits import MAX_DEPTH, MAX_FILE_BYTES, MAX_NUMBER_DIGITS, MAX_ORDERS
 
 
 class LoadError(InputError):
@@ -35,7 +39,8 @@ class LoadError(InputError):
 
     def __init__(self, path: str, line: int, problem: str):
         self.path, self.line, self.problem = path, line, problem
-        super().__init__(f"{path}:{line}: {problem}" if line else f"{path}: {problem}")
+        name = shown_path(path)
+        super().__init__(f"{name}:{line}: {problem}" if line else f"{name}: {problem}")
 
 
 # -- text ------------------------------------------------------------------------------------------
@@ -56,16 +61,64 @@ def decode(data: bytes, path: str) -> str:
     return text
 
 
-def read_bytes(path: str | Path, what: str = "file") -> bytes:
-    """A file's bytes, at most one byte past the size cap (so that a caller can tell it is too large)."""
-    name = str(path)
+def path_name(path: Any, what: str = "file") -> str:
+    """The name of a file given as ``str`` or ``os.PathLike``, checked: a name with a NUL character
+    (which no file can have) is an InputError naming it, any other type a UsageError."""
+    if isinstance(path, (str, os.PathLike)) and not isinstance(path, bytes):
+        name = os.fspath(path)
+        if isinstance(name, str):
+            if "\0" in name:
+                shown = shown_path(name.replace("\0", "\\0"))
+                raise InputError(f"{shown}: not a file name (the {what}'s name holds a NUL character)")
+            if not name:
+                raise InputError(f"the {what}'s name is empty")
+            return name
+    raise UsageError(f"the {what} must be given as a str or a path (os.PathLike), not {type(path).__name__}")
+
+
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def _not_regular(mode: int) -> str | None:
+    """What a file of this mode is, when it is not a regular file (None for a regular one)."""
+    if stat.S_ISREG(mode):
+        return None
+    return next((kind for test, kind in _KINDS if test(mode)), "not a regular file")
+
+
+def read_bytes(path: str | Path, what: str = "file", limit: int = MAX_FILE_BYTES + 1) -> bytes:
+    """A file's bytes, at most one byte past the size cap (so that a caller can tell it is too large).
+
+    The file is opened without blocking and refused at once unless it is a regular file: opening a
+    FIFO nobody writes to would wait forever, and a device (``/dev/zero``) never ends. What is
+    checked is the file opened (``fstat``), so a file swapped between a check and the open cannot
+    slip through. Symbolic links are followed. ``limit``: read at most this many bytes (a sniff of
+    the file's start)."""
+    name = path_name(path, what)
     try:
-        with open(name, "rb") as f:
-            return f.read(MAX_FILE_BYTES + 1)
-    except IsADirectoryError:
-        raise InputError(f"{name}: cannot read the {what}: it is a directory") from None
+        fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
     except OSError as exc:
-        raise InputError(f"{name}: cannot read the {what}: {exc.strerror or exc}") from None
+        raise FileError(name, f"cannot read the {what}: {exc.strerror or exc}", exc.errno) from None
+    try:
+        kind = _not_regular(os.fstat(fd).st_mode)
+        if kind is not None:
+            raise FileError(name, f"cannot read the {what}: it is {kind}, not a regular file")
+        chunks: list[bytes] = []
+        left = limit
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    except OSError as exc:
+        if isinstance(exc, FileError):
+            raise
+        raise FileError(name, f"cannot read the {what}: {exc.strerror or exc}", exc.errno) from None
+    finally:
+        os.close(fd)
 
 
 def read_text(path: str | Path, what: str = "file") -> str:
@@ -76,6 +129,102 @@ def read_text(path: str | Path, what: str = "file") -> str:
 def read_stream(stream: BinaryIO, name: str = "<stdin>") -> str:
     """Text from a byte stream (standard input), with the same checks as a file."""
     return decode(stream.read(MAX_FILE_BYTES + 1), name)
+
+
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f]")
+"""A control character, but a tab."""
+
+
+def check_order_lines(lines: list[str]) -> None:
+    """The checks every order line from outside passes, from the command line or the API: at most
+    ``limits.MAX_ORDERS`` lines, each UTF-8 text (no lone surrogate) without control characters
+    (a tab is allowed): a line break inside a line would be one order read as two by the next reader."""
+    if len(lines) > MAX_ORDERS:
+        raise InputError(f"{len(lines):,} order lines (the limit is {MAX_ORDERS:,})")
+    for n, line in enumerate(lines, 1):
+        try:
+            line.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InputError(f"order line {n}: not UTF-8 text") from None
+        bad = _CONTROL.search(line)
+        if bad is not None:
+            raise InputError(f"order line {n} {quoted(line, 40)}: control character at column {bad.start() + 1}")
+
+
+# -- writing ---------------------------------------------------------------------------------------
+
+
+def write_target(path: str | Path, what: str = "file") -> Path:
+    """The file a write to ``path`` replaces: ``path`` itself, or the file a symbolic link leads to
+    (written through, so that the link stays a link). Refused unless it is a regular file or does
+    not exist yet: replacing a folder, a FIFO or a device by a file is never what was meant."""
+    name = path_name(path, what)
+    target = Path(os.path.realpath(name)) if os.path.islink(name) else Path(name)
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        return target
+    except OSError as exc:
+        raise FileError(name, f"cannot write the {what}: {exc.strerror or exc}", exc.errno) from None
+    kind = _not_regular(mode)
+    if kind is not None:
+        raise FileError(name, f"cannot write the {what}: it is {kind}, not a regular file")
+    return target
+
+
+def _new_file_mode(target: Path) -> int:
+    """The mode the written file gets: the present file's, or what the umask gives a new file."""
+    try:
+        return os.stat(target).st_mode & 0o777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def write_file(path: str | Path, text: str, what: str = "file") -> Path:
+    """Writes ``text`` to ``path`` atomically; returns the file written (a symbolic link's target).
+
+    A temporary file in the target's own folder (``.NAME.XXXXXXXX.tmp``) is written in full, synced
+    to disk and renamed over the target, then the folder is synced: whatever fails or however the
+    process ends, the target is the old file or the new one, never a part of one. Any failure (a
+    full disk, no permission, a read-only file system, a folder that does not exist) removes the
+    temporary file and raises a FileError naming ``path``."""
+    name = path_name(path, what)
+    target = write_target(name, what)
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InputError(f"{shown_path(name)}: cannot write the {what}: character {exc.object[exc.start]!r} "
+                         "is not UTF-8") from None
+    folder = target.parent if str(target.parent) else Path(".")
+    tmp: str | None = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+        try:
+            os.fchmod(fd, _new_file_mode(target))
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, target)
+        tmp = None
+        dir_fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+    except OSError as exc:
+        raise FileError(name, f"cannot write the {what}: {exc.strerror or exc}", exc.errno) from None
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+    return target
 
 
 # -- YAML with lines -------------------------------------------------------------------------------
@@ -244,7 +393,7 @@ def _construct_map(loader: _Loader, node: yaml.MappingNode) -> Any:
         except TypeError:
             raise LoadError(loader.path, line, "a mapping key must be a plain value, not a list or mapping") from None
         if key in data:
-            raise LoadError(loader.path, line, f"duplicate key {str(key)!r} (first on line {data.key_lines.get(key, '?')})")
+            raise LoadError(loader.path, line, f"duplicate key {quoted(str(key))} (first on line {data.key_lines.get(key, '?')})")
         data[key] = loader.construct_object(value_node, deep=True)
         data.key_lines[key] = line
         data.value_lines[key] = value_node.start_mark.line + 1
@@ -381,7 +530,7 @@ def _kind(value: Any) -> str:
     if isinstance(value, int):
         return f"{value} (a number)" if len(str(value)) < 20 else "a number"
     if isinstance(value, str):
-        return f"{value[:40]!r}"
+        return quoted(value, 40)
     if isinstance(value, Mapping):
         return "a mapping"
     if isinstance(value, list):
@@ -518,7 +667,7 @@ class Fields(Schema):
         for k in value:
             if not isinstance(k, str) or k not in self.fields:
                 raise LoadError(path, key_line(value, k) or line,
-                                f"unknown key {str(k)!r}{' in ' + where if where else ''} "
+                                f"unknown key {quoted(str(k))}{' in ' + where if where else ''} "
                                 f"(known: {', '.join(sorted(self.fields))})")
         for k in self.required:
             if k not in value:

@@ -8,6 +8,7 @@ to the province as a whole.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
@@ -16,7 +17,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Mapping
 
-from .errors import InputError
+from .errors import InputError, quoted
 from .inputs import line_of, Anything, Choice, Fields, Flag, ListOf, LoadError, MapOf, Opt, Text, decode, load_yaml, parse_yaml
 
 PROVINCE_TYPES = ("land", "coast", "sea", "impassable")
@@ -361,19 +362,19 @@ def load_map(name_or_path: str = "standard") -> GameMap:
     if name_or_path in _CACHE:
         return _CACHE[name_or_path]
     candidate = Path(name_or_path)
-    if candidate.suffix in (".yaml", ".yml") and candidate.exists():
+    if candidate.suffix in (".yaml", ".yml") and os.path.exists(candidate):
         path = str(candidate)
         data = load_yaml(candidate, "map file")
     else:
         if not re.fullmatch(r"[a-z0-9_-]{1,64}", name_or_path):
-            raise InputError(f"unknown map {name_or_path[:80]!r}: not a map name or a .yaml file")
+            raise InputError(f"unknown map {quoted(name_or_path)}: not a map name or a .yaml file")
         resource = resources.files("fivedp_asp") / "maps" / f"{name_or_path}.yaml"
         if not resource.is_file():
             raise InputError(f"unknown map {name_or_path!r}: no such map file")
         path = f"maps/{name_or_path}.yaml"
         data = parse_yaml(decode(resource.read_bytes(), path), path)
     game_map = parse_map(data, path)
-    source = str(candidate.resolve()) if candidate.suffix in (".yaml", ".yml") and candidate.exists() else name_or_path
+    source = str(candidate.resolve()) if candidate.suffix in (".yaml", ".yml") and os.path.exists(candidate) else name_or_path
     game_map = replace(game_map, source=source)
     _CACHE[name_or_path] = game_map
     return game_map

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from .errors import InputError
+from .errors import InputError, quoted
 
 PROGRAMS = ("movement", "retreat", "adjustment", "victory", "sustain")
 
@@ -323,13 +323,13 @@ def option(name: str) -> Option:
     try:
         return REGISTRY[name]
     except KeyError:
-        raise InputError(f"unknown option {name!r} (known: {', '.join(REGISTRY)})") from None
+        raise InputError(f"unknown option {quoted(name)} (known: {', '.join(REGISTRY)})") from None
 
 
 def problem(name: str, value: Any) -> str | None:
     """Why ``name: value`` is not a valid option setting, or None when it is."""
     if name not in REGISTRY:
-        return f"unknown option {name!r} (known: {', '.join(REGISTRY)})"
+        return f"unknown option {quoted(name)} (known: {', '.join(REGISTRY)})"
     opt = REGISTRY[name]
     try:
         opt.value(value)
@@ -348,7 +348,7 @@ def _written(value: Any) -> str:
         return "[" + ", ".join(_written(x) for x in value) + "]"
     if isinstance(value, Mapping):
         return "{" + ", ".join(f"{k}: {_written(x)}" for k, x in value.items()) + "}"
-    return repr(str(value)) if isinstance(value, str) else repr(value)
+    return quoted(str(value)) if isinstance(value, str) else repr(value)
 
 
 def parse_setting(text: str) -> tuple[str, str | bool]:
@@ -356,7 +356,7 @@ def parse_setting(text: str) -> tuple[str, str | bool]:
     name, sep, raw = text.partition("=")
     name, raw = name.strip(), raw.strip()
     if not sep or not name:
-        raise InputError(f"option {text!r}: write NAME=VALUE (known options: {', '.join(REGISTRY)})")
+        raise InputError(f"option {quoted(text)}: write NAME=VALUE (known options: {', '.join(REGISTRY)})")
     opt = option(name)
     value: str | bool = raw
     if opt.boolean and raw.lower() in ("true", "false"):

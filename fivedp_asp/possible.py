@@ -33,7 +33,7 @@ from typing import Iterable, Sequence
 
 from . import orders as o
 from . import terms as t
-from .errors import InputError, NotationError
+from .errors import InputError, NotationError, quoted
 from .facts import board_facts, edge_facts, map_facts, order_facts
 from .map import GameMap
 from .multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Board, Multiverse, Unit, unit_text
@@ -430,7 +430,7 @@ def _unit_filter(mv: Multiverse, unit: str | None) -> tuple[int, int, str] | Non
         spec = parse_unit(unit, mv.game_map)
         place = subject_place(mv, spec.where, unit)
     except NotationError as exc:
-        raise InputError(f"unit {unit[:40]!r}: {exc.problem}") from None
+        raise InputError(f"unit {quoted(unit)}: {exc.problem}") from None
     return place.timeline, place.turn, place.province
 
 
@@ -447,7 +447,7 @@ def legal_orders(mv: Multiverse, *, power: str | None = None, unit: str | None =
     if power is not None:
         known = m.power(power)
         if known is None:
-            raise InputError(f"unknown power {power[:40]!r} (powers: {', '.join(m.powers)})")
+            raise InputError(f"unknown power {quoted(power)} (powers: {', '.join(m.powers)})")
         power = known
     kinds = kinds_of(kind)
     if kinds is None:

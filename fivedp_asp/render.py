@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
-from .errors import InputError
+from .errors import InputError, quoted
 from .geometry import Geometry
 from .map import GameMap
 from .multiverse import Board, Multiverse, board_name, season_name, unit_text
@@ -639,11 +639,9 @@ def _recorded_frame(mv: Multiverse, steps: int) -> Frame:
 def is_game_file(path: str) -> bool:
     from .game import FORMAT
 
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(4096)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+    from .inputs import read_bytes
+
+    head = read_bytes(path, "file", limit=4096)  # refuses a FIFO or a device at once, never blocks
     # only a sniff: the loader that follows checks the encoding and reports it with the file's line
     return f"format: {FORMAT}".encode() in head
 
@@ -661,7 +659,7 @@ def render_file(path: str, board: str | None = None, svg_only: bool = False, ste
     last = frames[-1]
     found = last.mv.find_board(board)
     if found is None:
-        raise InputError(f"no board {board!r} (boards: {', '.join(sorted(b.name for b in last.mv.boards.values()))})")
+        raise InputError(f"no board {quoted(board)} (boards: {', '.join(sorted(b.name for b in last.mv.boards.values()))})")
     # the orders given on the board: from the step in which it acted
     frame = next((f for f in reversed(frames) if any(d.order.unit is not None and d.order.unit.board == found.key
                                                       for d in f.orders)), last)
@@ -684,12 +682,16 @@ def write_picture(path: str, output: str | None, board: str | None, step: int | 
     from pathlib import Path
 
     if output is None:
-        output = Path(path).with_suffix(".html").name
+        name = Path(path).name
+        # a name without a stem ("." or "..", a folder) gets a plain one; reading it then says what it is
+        output = Path(name).with_suffix(".html").name if name not in ("", ".", "..") else "picture.html"
     svg_only = board is not None and output.lower().endswith(".svg")
     if board is None and output.lower().endswith(".svg"):
         raise InputError("a whole multiverse is drawn as an HTML page: give -o FILE.html (or --board B for one board as SVG)")
+    from .inputs import write_file
+
     text = render_file(path, board, svg_only, step)
-    Path(output).write_text(text, encoding="utf-8")
+    write_file(output, text, "picture")  # atomic: a failure leaves no file, or the old one whole
     return output
 
 

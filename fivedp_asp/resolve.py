@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from . import orders as o
 from .orders import Place, ResolvedOrder
-from .errors import InputError
+from .errors import InputError, quoted
 from .multiverse import Multiverse
 from .notation import timeline_name
 from .options import chosen
@@ -17,7 +17,7 @@ from .options import chosen
 def _latest(mv: Multiverse, timeline: int, text: str) -> int:
     turn = mv.latest_turn(timeline)
     if turn is None:
-        raise InputError(f"order {text!r}: there is no timeline {timeline_name(timeline)}")
+        raise InputError(f"order {quoted(text)}: there is no timeline {timeline_name(timeline)}")
     return turn
 
 
@@ -27,7 +27,7 @@ def subject_place(mv: Multiverse, where: o.Where, text: str) -> Place:
     timeline = where.timeline
     if timeline is None:
         if not chosen(mv.options, "implicit_main_timeline"):
-            raise InputError(f"order {text!r}: the unit's timeline is not given (option implicit_main_timeline is off)")
+            raise InputError(f"order {quoted(text)}: the unit's timeline is not given (option implicit_main_timeline is off)")
         timeline = 0
     turn = where.turn if where.turn is not None else _latest(mv, timeline, text)
     return Place(timeline, turn, where.province, where.coast)
@@ -56,7 +56,7 @@ def resolve(order: o.Order, power: str, text: str, mv: Multiverse) -> ResolvedOr
         return ResolvedOrder(power, text, order, "sustain", None, problem=why)
     unit = getattr(order, "unit", None)
     if unit is None:
-        raise InputError(f"order {text!r}: unsupported order")
+        raise InputError(f"order {quoted(text)}: unsupported order")
     # every other order names the unit it orders; the places after it are read relative to it
     subject = subject_place(mv, unit.where, text)
 
@@ -86,4 +86,4 @@ def resolve(order: o.Order, power: str, text: str, mv: Multiverse) -> ResolvedOr
             return base("disband")
         case o.Build():
             return base("build")
-    raise InputError(f"order {text!r}: unsupported order")
+    raise InputError(f"order {quoted(text)}: unsupported order")

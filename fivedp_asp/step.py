@@ -13,7 +13,7 @@ from typing import Generator, Mapping, Sequence
 
 from . import sustain as sustain_phase
 from . import terms as t
-from .errors import InputError, NotationError, OrderError
+from .errors import InputError, NotationError, OrderError, quoted
 from .limits import MAX_BOARDS, MAX_HEADS, MAX_ORDERS, MAX_TIMELINES, MAX_UNITS
 from .facts import adjustment_map_facts, board_facts, center_facts, edge_facts, map_facts, movement_facts, order_facts
 from .multiverse import ADJUSTMENT, MOVEMENT, RETREAT, SUSTAIN, Board, Multiverse, Record, Retreat, Unit, make_board
@@ -88,13 +88,13 @@ def read_orders(mv: Multiverse, orders: OrderLines) -> list[tuple[int, ResolvedO
     for power_text, lines in orders.items():
         power = mv.game_map.power(power_text)
         if power is None:
-            raise InputError(f"unknown power {power_text!r}")
+            raise InputError(f"unknown power {quoted(power_text)}")
         for line in lines or ():
             text = str(line)
             try:
                 parsed = parse_order(text, mv.game_map)
             except NotationError as exc:
-                raise OrderError(text, f"{power} order {text!r}: {exc.problem} (column {exc.position + 1})") from None
+                raise OrderError(text, f"{power} order {quoted(text)}: {exc.problem} (column {exc.position + 1})") from None
             try:
                 r = resolve(parsed, power, text, mv)
             except InputError as exc:

@@ -578,25 +578,17 @@ KILL_AT = """\
 import os, signal, sys
 from fivedp_asp.game import adjudicate, load_game, save_game
 point = sys.argv[2]
-real_fdopen, real_replace = os.fdopen, os.replace
+real_write, real_replace = os.write, os.replace
 
 def die():
     os.kill(os.getpid(), signal.SIGKILL)
 
-class HalfWriter:
-    def __init__(self, f):
-        self.f = f
-    def __enter__(self):
-        return self
-    def __exit__(self, *exc):
-        self.f.close()
-    def write(self, text):
-        self.f.write(text[: len(text) // 2])
-        self.f.flush()
-        die()
+def write_half_then_die(fd, data):
+    real_write(fd, bytes(data[: len(data) // 2]))
+    die()
 
 if point == "mid-write":
-    os.fdopen = lambda *a, **k: HalfWriter(real_fdopen(*a, **k))
+    os.write = write_half_then_die
 elif point == "before-rename":
     os.fsync = lambda fd: die()  # the first fsync: the temporary file is written, not yet renamed
 elif point == "after-rename":
@@ -645,23 +637,13 @@ def test_a_failed_write_keeps_the_old_game_and_cleans_up(tmp_path, monkeypatch, 
         raise OSError(28, "No space left on device")
 
     if failing == "write":
-        real_fdopen = os.fdopen
+        real_write = os.write
 
-        class Half:
-            def __init__(self, f):
-                self.f = f
+        def write_half_then_fail(fd, data):
+            real_write(fd, bytes(data[: len(data) // 2]))
+            fail()
 
-            def __enter__(self):
-                return self
-
-            def __exit__(self, *exc):
-                self.f.close()
-
-            def write(self, text):
-                self.f.write(text[: len(text) // 2])
-                fail()
-
-        monkeypatch.setattr(game_module.os, "fdopen", lambda *a, **k: Half(real_fdopen(*a, **k)))
+        monkeypatch.setattr(game_module.os, "write", write_half_then_fail)
     else:
         monkeypatch.setattr(game_module.os, failing, fail)
     with pytest.raises(OSError):

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Generator, TextIO
 
 from ..errors import AdjudicationError, EncodingError
+from ..inputs import write_file
 from ..map import GameMap
 from ..multiverse import MOVEMENT, RETREAT, Multiverse
 from ..multiverse import opening as standard_opening
@@ -224,7 +225,7 @@ def _engine_failure(mv: Multiverse, given, exc: Exception, where: str, out: Path
         lines.append(f"      {power}:")
         lines += [f"        - \"{t}\"" for t in texts]
     out.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    write_file(path, "\n".join(lines) + "\n", "scenario")
     return Finding(where, f"fivedp could not adjudicate: {str(exc).splitlines()[0]}", path)
 
 

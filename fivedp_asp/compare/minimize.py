@@ -21,6 +21,7 @@ from typing import Callable, Hashable, Sequence
 
 from ..cases import load_case, run_case
 from ..errors import AdjudicationError, InputError
+from ..inputs import write_file
 from ..map import GameMap
 from ..multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Board, make_board, season_name, unit_text
 from .geo import Geography
@@ -271,7 +272,7 @@ def write_scenario(path: Path, repro: Repro, reference: ReferenceAdjudicator, ge
     runs = run_repro(repro, reference, geo)
     text = scenario_yaml(repro, runs, geo.map, case_id=case_id, origin=origin, reference=reference.title)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    write_file(path, text, "scenario")  # atomic: a scenario is never left half written
     try:  # the scenario must load, and our engine must meet the agreed expectations
         run = run_case(load_case(path))
     except (InputError, AdjudicationError) as exc:
