@@ -193,3 +193,21 @@ __all__ = [
     "game_json", "heads", "history_json", "legal_orders", "load_game", "load_map", "load_scenario", "new_game",
     "next_phase", "results", "run_scenario", "run_scenarios", "save_game", "schema", "step_json", "submit_orders", "to_json",
 ]
+
+
+# -- verifying a game ------------------------------------------------------------------------------
+
+from .verify import Divergence, VerifyReport  # noqa: E402
+
+
+def verify_game(game: Game) -> VerifyReport:
+    """Replays the game from its recorded start with its recorded options and orders and compares every
+    board, record, result, fork and the standing with it (``fivedp game verify``, docs/game-format.md):
+    ``report.honest``, or ``report.divergence``, the first difference (step, board, part, recorded and
+    replayed). A divergence is a result, not an exception; an engine defect raises AdjudicationError."""
+    from .verify import verify_game as _verify_game
+
+    return _verify_game(game)
+
+
+__all__ += ["Divergence", "VerifyReport", "verify_game"]

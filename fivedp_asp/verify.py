@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping, Sequence
 
 from .errors import AdjudicationError, InputError
-from .multiverse import Multiverse, board_name
+from .multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Multiverse, board_name
 from .notation import timeline_name
 
 # the parts of a board compared, in the order a difference in them is reported
@@ -191,13 +191,26 @@ def start_position(game: Any) -> Multiverse:
     return replace(begun, players=mv.players)
 
 
-def _heads_and_new(before: Multiverse | None, after: Multiverse) -> set[tuple[int, int]]:
-    """The boards a step may have changed: every timeline's latest board before and after it (a step
-    changes only heads and adds boards after them)."""
-    keys = {(t, after.latest_turn(t)) for t in after.timelines}
-    if before is not None:
-        keys |= {(t, before.latest_turn(t)) for t in before.timelines}
-    return keys
+_RECORD = ("record orders", "record incoming", "record decisions")
+_POSITION = tuple(f for f in _FIELDS if f not in _RECORD)
+
+
+def _touched(before: Multiverse, after: Multiverse, phase: str) -> dict[tuple[int, int], tuple[str, ...]]:
+    """The boards a step acted on and the parts of each it may have set (docs/rules.md §4–§6): a
+    movement writes the records of the heads it fought and makes new boards; a retreat, an
+    adjustment or a sustain phase sets the position of the heads it acted on; an elimination empties
+    the power's part of every head. A part that differs is told with the last step that may have set
+    it, so a step that should have changed a board but did not is the one named."""
+    touched: dict[tuple[int, int], tuple[str, ...]] = {}
+    acting = [h.key for h in before.heads if phase not in (MOVEMENT, RETREAT, ADJUSTMENT) or h.phase == phase]
+    for key in acting:
+        touched[key] = _RECORD if phase == MOVEMENT else _POSITION
+    for h in after.heads:
+        if h.key not in before.boards:
+            touched[h.key] = _FIELDS
+        elif after.eliminated != before.eliminated:
+            touched[h.key] = tuple(dict.fromkeys(touched.get(h.key, ()) + _POSITION))
+    return touched
 
 
 class _Replay:
@@ -212,8 +225,8 @@ class _Replay:
         self.done = 0
         self.stopped: Divergence | None = None
         self.changed: dict[tuple[tuple[int, int], str], int] = {}
-        self.parts: dict[tuple[int, int], dict[str, Any]] = {}
-        self.game_parts: dict[str, int] = {}
+        self.game_parts: dict[str, int] = {}  # the last step that changed each part of the standing
+        self.fork_steps: dict[int, int] = {}  # the step that made each timeline
         self.first_entry: Divergence | None = None
         try:
             mv = start_position(recorded)
@@ -222,24 +235,24 @@ class _Replay:
             self.game = None
             return
         self.game = new_game(mv)
-        self._note(None, mv, 0)
+        self._note(None, mv, "", 0)
 
     @property
     def waiting(self) -> bool:
         return self.stopped is None and self.done < len(self.history)
 
-    def _note(self, before: Multiverse | None, after: Multiverse, step: int) -> None:
-        for key in _heads_and_new(before, after):
-            parts = _board_parts(after, key)
-            old = self.parts.get(key)
-            for field in _FIELDS:
-                if old is None or old[field] != parts[field]:
-                    self.changed[(key, field)] = step
-            self.parts[key] = parts
+    def _note(self, before: Multiverse | None, after: Multiverse, phase: str, step: int) -> None:
+        if before is None:
+            self.changed.update({(key, field): step for key in after.boards for field in _FIELDS})
+        else:
+            for key, fields in _touched(before, after, phase).items():
+                self.changed.update({(key, field): step for field in fields})
         old_standing = None if before is None else _standing(before)
         for name, value in _standing(after).items():
-            if old_standing is None or old_standing[name] != value:
+            if old_standing is not None and old_standing[name] != value:
                 self.game_parts[name] = step
+        for t in after.forks:
+            self.fork_steps.setdefault(t, step)
 
     def pending(self) -> dict[str, list[str]]:
         entry = self.history[self.done]
@@ -265,7 +278,7 @@ class _Replay:
         if self.first_entry is None:
             self.first_entry = _entry_divergence(step, self.history[step - 1], game.history[-1])
         self.game = replace(game, history=())
-        self._note(before.mv, self.game.mv, step)
+        self._note(before.mv, self.game.mv, report.phase, step)
         if self.game.mv.winner and self.done < len(self.history):
             self.stopped = Divergence(step + 1, None, "the step", "a step",
                                       f"none: {self.game.mv.winner} won at step {step}, the game is over")
@@ -280,23 +293,28 @@ class _Replay:
 
 
 def _standing(mv: Multiverse) -> dict[str, Any]:
+    """What the file's top says of the whole game, beside the forks (compared timeline by timeline)."""
     return {
-        "forks": {timeline_name(t): board_name(*k) for t, k in sorted(mv.forks.items())},
-        "eliminated": sorted(mv.eliminated),
-        "winner": mv.winner,
-        "dissolved timelines": sorted(timeline_name(t) for t in mv.dissolved),
-        "sustain due": mv.sustain_due,
-        "sustain held": mv.sustain_held,
+        "eliminated": ", ".join(sorted(mv.eliminated)) or "none",
+        "winner": mv.winner or "none",
+        "dissolved timelines": ", ".join(sorted(timeline_name(t) for t in mv.dissolved)) or "none",
+        "sustain due": "none" if mv.sustain_due is None else str(1901 + mv.sustain_due),
+        "sustain held": "none" if mv.sustain_held is None else str(1901 + mv.sustain_held),
     }
 
 
 def _board_divergences(replay: _Replay, replayed: Multiverse) -> list[Divergence]:
-    """Every board and the game's standing compared with the file (the first difference of each board)."""
+    """Every board, the forks and the standing compared with the file (the first difference of each
+    board). A replay that stopped early (orders the rules refused, a game won too soon) compares
+    only the boards it had fought: they are final, the others and the standing are not yet."""
     recorded = replay.recorded.mv
     last = replay.done
+    stopped = replay.stopped is not None
     found: list[Divergence] = []
     for key in sorted(set(recorded.boards) | set(replayed.boards)):
         name = board_name(*key)
+        if stopped and (key not in replayed.boards or key[1] == replayed.latest_turn(key[0])):
+            continue
         if key not in replayed.boards:
             found.append(Divergence(last, name, "the board", "a board", "no such board"))
             continue
@@ -304,12 +322,20 @@ def _board_divergences(replay: _Replay, replayed: Multiverse) -> list[Divergence
             made = min((s for (k, _), s in replay.changed.items() if k == key), default=last)
             found.append(Divergence(made, name, "the board", "no such board", "a board"))
             continue
-        rec, rep = _board_parts(recorded, key), replay.parts.get(key) or _board_parts(replayed, key)
+        rec, rep = _board_parts(recorded, key), _board_parts(replayed, key)
         for field in _FIELDS:
             if rec[field] != rep[field]:
                 a, b = _part_difference(field, rec[field], rep[field])
                 found.append(Divergence(replay.changed.get((key, field), 0), name, field, a, b))
                 break
+    if stopped:
+        return found
+    for t in sorted(set(recorded.forks) | set(replayed.forks)):
+        mine, theirs = recorded.forks.get(t), replayed.forks.get(t)
+        if mine != theirs:
+            show = lambda k: "none" if k is None else board_name(*k)  # noqa: E731
+            found.append(Divergence(replay.fork_steps.get(t, last), None, f"forks: timeline {timeline_name(t)}",
+                                    f"forked from {show(mine)}", f"forked from {show(theirs)}"))
     mine, theirs = _standing(recorded), _standing(replayed)
     for name, value in mine.items():
         if theirs[name] != value:

@@ -1,0 +1,378 @@
+"""Game records that prove themselves: ``fivedp game verify`` replays a game file from its start.
+
+A corpus of edited game files: seeded multiversal games (forks, retreats, builds, time travel) are
+played, written, and then edited systematically — units moved, removed and added on past boards and
+heads, centres changed, results flipped, orders dropped from the history (with their results),
+recorded orders and decisions dropped or flipped, fork parents changed — and sealed again as a hand
+edit would be. Every edit must be refused: by the loader's consistency checks (damaged) or by the
+replay, which must name the edited board (or the edited step). Unedited games, those played here
+and every scenario of ``cases/`` played as a game, must replay as recorded.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+import random
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from types import MappingProxyType
+
+import pytest
+import yaml
+
+from fivedp_asp import api
+from fivedp_asp.errors import InputError
+from fivedp_asp.game import Game, adjudicate, game_data, load_game, new_game, save_game, submit
+from fivedp_asp.gamefile import json_line
+from fivedp_asp.integrity import reseal
+from fivedp_asp.jsonout import load_schema
+from fivedp_asp.map import load_map
+from fivedp_asp.multiverse import board_name, board_name_readings
+from fivedp_asp.verify import verify_games
+
+from schema_check import errors as schema_errors
+from test_game import GAME, opening, play_in_memory
+
+ROOT = Path(__file__).resolve().parent.parent
+MAP = load_map("standard")
+STEPS = 8  # steps of each random game: about two game years, with forks
+EDITS_PER_KIND = 2  # edits of each kind made on each game, chosen by a seeded generator
+
+
+def fivedp(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "fivedp_asp.cli", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=300)
+
+
+# -- the games ------------------------------------------------------------------------------------
+
+
+def _random_game(seed: int, options: dict) -> Game:
+    """Random play from the opening with moves and supports into past and parallel boards (the
+    generators of test_random_multiverse), through the game API as players give orders."""
+    from fivedp_asp.compare.lockstep import opening as classic_opening
+    from fivedp_asp.compare.random_games import OrderGenerator
+    from fivedp_asp.notation import format_order, parse_order
+    from fivedp_asp.step import MOVEMENT, next_phase
+
+    from test_random_multiverse import _designate, _options_orders, _travel
+
+    rng = random.Random(f"fivedp-verify/{seed}")
+    gen = OrderGenerator(MAP, rng)
+    mv = dataclasses.replace(classic_opening(MAP), players=tuple(MAP.powers), options=MappingProxyType(dict(options)))
+    game = new_game(mv)
+    for _ in range(STEPS):
+        phase = next_phase(game.mv)
+        orders: dict[str, list[str]] = {}
+        for head in game.mv.heads:
+            if head.phase == phase:
+                for power, lines in gen.orders(head, phase).items():
+                    orders.setdefault(power, []).extend(
+                        format_order(_designate(parse_order(line, MAP), head), MAP) for line in lines)
+        if phase == MOVEMENT:
+            for power, line in _travel(game.mv, rng, rng.randint(2, 6)):
+                orders.setdefault(power, []).append(line)
+            if options.get("jump_assists"):
+                orders = _options_orders(game.mv, rng, orders)
+        for power, lines in orders.items():
+            game = submit(game, power, lines, add=True)
+        game, _ = adjudicate(game)
+        if game.mv.winner:
+            break
+    return game
+
+
+@pytest.fixture(scope="module")
+def games(tmp_path_factory) -> dict[str, Game]:
+    """The multiversal game of test_game.py (15 steps: forks, a retreat, builds, a waive, civil
+    disorder) and two random games, one with open convoys and jump assists."""
+    folder = tmp_path_factory.mktemp("verify")
+    played, _ = play_in_memory(opening(folder), GAME)
+    out = {"test_game": played}
+    for seed, options in ((1, {}), (3, {"open_convoys": True, "jump_assists": True})):
+        out[f"random {seed}"] = _random_game(seed, options)
+    assert all(len(g.mv.timelines) > 1 for g in out.values()), "every game should have forked"
+    return out
+
+
+# -- game files as a hand edit writes them ----------------------------------------------------------
+
+
+def _format_3(data: dict) -> str:
+    """A game (``game_data``'s one document) written in format 3 and sealed, as a hand edit sealed
+    again is: its ``checked`` line no longer matches, so the loader reads and checks all of it."""
+    boards = data["boards"]
+    last: dict[int, int] = {}
+    for name in boards:
+        t, n = board_name_readings(name)[0]
+        last[t] = max(last.get(t, n), n)
+    latest = {name: b for name, b in boards.items() if board_name_readings(name)[0][1] == last[board_name_readings(name)[0][0]]}
+    top = {k: v for k, v in data.items() if k not in ("boards", "history", "end")}
+    top["latest"] = latest
+    top["checked"] = "sha256:" + "0" * 64
+    past = "".join(f"  {name}: {json_line(b)}\n" for name, b in boards.items() if name not in latest)
+    history = "".join(f"- {json_line(h)}\n" for h in data["history"])
+    text = ("# fivedp game file (docs/game-format.md)\n" + yaml.safe_dump(top, sort_keys=False, allow_unicode=True)
+            + ("past:\n" + past if past else "past: {}\n") + ("history:\n" + history if history else "history: []\n")
+            + "end: fivedp-game\n")
+    return reseal(text)
+
+
+def _names(boards: dict) -> list[str]:
+    return sorted(boards, key=lambda n: board_name_readings(n)[0])
+
+
+def _unit_province(text: str) -> str:
+    return MAP.province_of(MAP.province(text.split()[1].split("/")[0]))
+
+
+@dataclasses.dataclass(frozen=True)
+class Edit:
+    kind: str
+    what: str
+    data: dict
+    board: str | None = None  # the board the replay must name, when the edit is on one board
+    step: int | None = None  # the step it must name, when the edit is of one step
+    # an order dropped from the history with its result that, by the rules, changed nothing: the file
+    # is then the honest record of the game played without it, and replay cannot tell
+    no_effect: bool = False
+
+
+def _changes_nothing(phase: str, result: dict) -> bool:
+    """Whether an order, by the rules (docs/rules.md §2, §4, §5), may leave no trace that its absence
+    would not leave too: an illegal order is ignored; a failed retreat or adjustment order changes
+    nothing; a disband or a waive may do what no order does (a dislodged unit without an order
+    disbands, civil disorder may remove the same unit, builds not made are waived). A legal movement
+    order is kept in its board's record, so it always leaves a trace."""
+    from fivedp_asp import orders as o
+    from fivedp_asp.notation import parse_order
+
+    if result["result"] == "invalid":
+        return True
+    if phase == "movement":
+        return False
+    return result["result"] == "fails" or isinstance(parse_order(result["order"], MAP), (o.Disband, o.Waive))
+
+
+def _edits(data: dict, rng: random.Random) -> list[Edit]:
+    """Systematic edits of a game, at most ``EDITS_PER_KIND`` of each kind, each keeping the file's
+    shape (names, units and places a file may hold)."""
+    out: list[Edit] = []
+    boards = data["boards"]
+    players = data["players"]
+
+    def pick(candidates: list, kind: str, make) -> None:
+        for c in rng.sample(candidates, min(EDITS_PER_KIND, len(candidates))):
+            edit = make(copy.deepcopy(data), c)
+            if edit is not None:
+                out.append(edit)
+
+    units = [(name, power, i) for name in _names(boards) for power, us in boards[name]["units"].items()
+             for i in range(len(us))]
+
+    def moved(d, c):
+        name, power, i = c
+        board = d["boards"][name]
+        text = board["units"][power][i]
+        kind = "army" if text.startswith("A ") else "fleet"
+        loc = MAP.unit_location(kind, MAP.province(text[2:].split("/")[0]),
+                                text.split("/")[1] if "/" in text else None)
+        taken = {_unit_province(u) for us in board["units"].values() for u in us}
+        free = sorted(x for x in MAP.neighbours.get((kind, loc), ()) if "/" not in x and MAP.province_of(x) not in taken)
+        if not free:
+            return None
+        new = f"{text[0]} {MAP.short_name(rng.choice(free))}"
+        board["units"][power][i] = new
+        return Edit("moved unit", f"{name}: {power} {text} to {new}", d, board=name)
+
+    def removed(d, c):
+        name, power, i = c
+        text = d["boards"][name]["units"][power].pop(i)
+        return Edit("removed unit", f"{name}: {power} {text}", d, board=name)
+
+    pick(units, "moved unit", moved)
+    pick(units, "removed unit", removed)
+
+    def added(d, name):
+        board = d["boards"][name]
+        taken = {_unit_province(u) for us in board["units"].values() for u in us}
+        land = sorted(p for p, prov in MAP.provinces.items() if prov.type in ("land", "coast") and p not in taken)
+        power = rng.choice(players)
+        text = f"A {MAP.short_name(rng.choice(land))}"
+        board["units"].setdefault(power, []).append(text)
+        return Edit("added unit", f"{name}: {power} {text}", d, board=name)
+
+    pick(_names(boards), "added unit", added)
+    centres = [(name, power, i) for name in _names(boards) for power, cs in boards[name]["centers"].items()
+               for i in range(len(cs))]
+
+    def centre(d, c):
+        name, power, i = c
+        board = d["boards"][name]
+        prov = board["centers"][power].pop(i)
+        other = rng.choice([p for p in players if p != power] + [None])
+        if other is not None:
+            board["centers"].setdefault(other, []).append(prov)
+        return Edit("changed centre", f"{name}: {prov} from {power} to {other or 'nobody'}", d, board=name)
+
+    pick(centres, "changed centre", centre)
+    results = [(i, j) for i, h in enumerate(data["history"]) for j in range(len(h.get("results", ())))]
+
+    def flipped(d, c):
+        i, j = c
+        r = d["history"][i]["results"][j]
+        old = r["result"]
+        r["result"] = {"succeeds": "fails", "fails": "succeeds", "invalid": "succeeds"}[old]
+        return Edit("flipped result", f"step {i + 1}: {r['order']} {old} -> {r['result']}", d, step=i + 1)
+
+    def dropped(d, c):
+        # the order and its result both gone: the step still reads as a complete one
+        i, j = c
+        h = d["history"][i]
+        r = h["results"].pop(j)
+        lines = h["orders"].get(r["power"], [])
+        if r["order"] in lines:
+            lines.remove(r["order"])
+        return Edit("dropped order", f"step {i + 1}: {r['power']}: {r['order']}", d, step=i + 1,
+                    no_effect=_changes_nothing(h["phase"], r))
+
+    pick(results, "flipped result", flipped)
+    pick(results, "dropped order", dropped)
+    recorded = [(name, power, i) for name in _names(boards) for power, xs in
+                (boards[name].get("record") or {}).get("orders", {}).items() for i in range(len(xs))]
+
+    def unrecorded(d, c):
+        name, power, i = c
+        text = d["boards"][name]["record"]["orders"][power].pop(i)
+        return Edit("dropped recorded order", f"{name}: {power}: {text}", d, board=name)
+
+    pick(recorded, "dropped recorded order", unrecorded)
+    decisions = [(name, k) for name in _names(boards) for k in (boards[name].get("record") or {}).get("decisions", {})]
+
+    def decision(d, c):
+        name, k = c
+        decided = d["boards"][name]["record"]["decisions"]
+        decided[k] = not decided[k]
+        return Edit("flipped decision", f"{name}: {k} -> {decided[k]}", d, board=name)
+
+    pick(decisions, "flipped decision", decision)
+    fought = [n for n in _names(boards) if "record" in boards[n]]
+
+    def fork(d, t):
+        parent = d["forks"][t]
+        d["forks"][t] = rng.choice([n for n in fought if n != parent])
+        return Edit("changed fork", f"forks: {t} from {parent} to {d['forks'][t]}", d)
+
+    pick(sorted(data["forks"]), "changed fork", fork)
+    made = [(i, t) for i, h in enumerate(data["history"]) for t in (h.get("new_timelines") or {})]
+
+    def recorded_fork(d, c):
+        i, t = c
+        forks = d["history"][i]["new_timelines"]
+        old = forks[t]
+        forks[t] = rng.choice([n for n in fought if n != old])
+        return Edit("changed fork in history", f"step {i + 1}: {t} from {old} to {forks[t]}", d, step=i + 1)
+
+    pick(made, "changed fork in history", recorded_fork)
+    return out
+
+
+def test_every_edit_of_a_played_game_is_refused_or_reported(games, tmp_path):
+    """The corpus: each edit sealed again is refused as damaged or reported by the replay, at the
+    edited board or step; the unedited files replay as recorded."""
+    rng = random.Random("fivedp-verify-edits")
+    loaded: list[tuple[str, Edit | None, Game]] = []
+    made, damaged = Counter(), Counter()
+    for label, game in games.items():
+        data = game_data(game)
+        path = tmp_path / "control.yaml"
+        path.write_text(_format_3(data), encoding="utf-8")
+        control = load_game(path)  # the unedited file written the same way loads as the same game
+        assert game_data(control) == data, label
+        loaded.append((label, None, control))
+        for edit in _edits(data, rng):
+            made[edit.kind] += 1
+            path.write_text(_format_3(edit.data), encoding="utf-8")
+            try:
+                loaded.append((label, edit, load_game(path)))
+            except InputError as exc:
+                assert "damaged game file" in str(exc), (label, edit.what, str(exc))
+                damaged[edit.kind] += 1
+    reports = verify_games([g for _, _, g in loaded])
+    reported, unseen = Counter(), Counter()
+    for (label, edit, _), report in zip(loaded, reports):
+        if edit is None:
+            assert report.honest, (label, report.divergence)
+            continue
+        if report.honest and edit.no_effect:
+            unseen[edit.kind] += 1
+            continue
+        assert not report.honest, f"{label}: {edit.kind} not noticed: {edit.what}"
+        reported[edit.kind] += 1
+        d = report.divergence
+        if edit.board is not None:
+            assert d.board == edit.board, (label, edit.what, d.text())
+        if edit.step is not None:
+            assert d.step == edit.step, (label, edit.what, d.text())
+    table = "\n".join(f"  {kind:26} {made[kind]:3} made, {damaged[kind]:3} refused as damaged, "
+                      f"{reported[kind]:3} reported by the replay"
+                      + (f", {unseen[kind]} changed nothing the rules see" if unseen[kind] else "")
+                      for kind in sorted(made))
+    print(f"\nedits of {len(games)} games:\n{table}")
+    assert all(made[k] for k in ("moved unit", "removed unit", "added unit", "changed centre", "flipped result",
+                                 "dropped order", "dropped recorded order", "flipped decision", "changed fork",
+                                 "changed fork in history")), made
+    assert made == damaged + reported + unseen
+    assert unseen["dropped order"] < made["dropped order"] and set(unseen) <= {"dropped order"}, unseen
+
+
+# -- unedited games replay as recorded --------------------------------------------------------------
+
+
+def _case_games(tmp_path: Path) -> list[tuple[str, Game]]:
+    """Every scenario of cases/ played as a game from its start (as ``fivedp game new --from CASE``
+    and each step's orders given and adjudicated), in lockstep; saved and loaded back. A scenario
+    whose game is won before its last step stops there (a won game takes no more orders)."""
+    from fivedp_asp.batch import step_many
+    from fivedp_asp.cases import find_cases, load_case
+
+    cases = [load_case(p) for p in find_cases([str(ROOT / "cases")])]
+    games = []
+    for case in cases:
+        mv = case.start
+        options = {str(k): str(v) if isinstance(v, str) else v for k, v in mv.options.items()}
+        games.append(new_game(dataclasses.replace(mv, options=MappingProxyType(options))))
+    done = [0] * len(cases)
+    while True:
+        waiting = [n for n, c in enumerate(cases) if done[n] < len(c.steps) and not games[n].mv.winner]
+        if not waiting:
+            break
+        for n in waiting:
+            orders = cases[n].steps[done[n]].orders
+            games[n] = dataclasses.replace(games[n], pending={
+                MAP.power(str(p)) or str(p): [str(x) for x in lines or ()] for p, lines in orders.items()})
+        for n, report in zip(waiting, step_many([(games[n].mv, games[n].pending) for n in waiting])):
+            assert not isinstance(report, Exception), (cases[n].path, report)
+            games[n], _ = adjudicate(games[n], report)
+            done[n] += 1
+    out = []
+    for case, game in zip(cases, games):
+        path = tmp_path / "case-game.yaml"
+        save_game(path, game)
+        out.append((case.path, load_game(path)))
+    return out
+
+
+def test_unedited_games_replay_as_recorded(games, tmp_path):
+    """No false alarm: the games played here, and every scenario of cases/ played as a game, replay
+    exactly as their files record them."""
+    named = [(label, g) for label, g in games.items()] + _case_games(tmp_path)
+    assert len(named) > 300
+    reports = verify_games([g for _, g in named])
+    for (label, game), report in zip(named, reports):
+        assert report.honest, f"{label}: {report.divergence.text()}"
+        assert report.steps == len(game.history) and report.boards == len(game.mv.boards), label
