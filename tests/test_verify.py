@@ -376,3 +376,132 @@ def test_unedited_games_replay_as_recorded(games, tmp_path):
     for (label, game), report in zip(named, reports):
         assert report.honest, f"{label}: {report.divergence.text()}"
         assert report.steps == len(game.history) and report.boards == len(game.mv.boards), label
+
+
+# -- the command, accept, and the consistency checks ------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def five(tmp_path_factory) -> tuple[Path, str]:
+    """The first five steps of test_game.py's game: forks b (from a0) and c (from a1), Vienna
+    dislodged on a1 and retreated, builds; a3 is Fall 1902."""
+    folder = tmp_path_factory.mktemp("verify-cli")
+    g, _ = play_in_memory(opening(folder), GAME[:5])
+    path = folder / "g.yaml"
+    save_game(path, g)
+    return path, path.read_text(encoding="utf-8")
+
+
+def _run(capsys, *argv: str) -> tuple[int, str, str]:
+    from fivedp_asp import cli
+
+    status = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def _edited(path: Path, text: str, name: str, old: str, new: str, count: int = 1) -> Path:
+    assert old in text, old
+    target = path.parent / name
+    target.write_text(reseal(text.replace(old, new, count)), encoding="utf-8")
+    return target
+
+
+def test_verify_reports_an_honest_record_and_the_first_divergence(five, capsys):
+    path, text = five
+    status, out, err = _run(capsys, "game", "verify", str(path))
+    assert status == 0, err
+    assert out == f"{path}: 5 steps replayed, 7 boards and every result as recorded\n"
+    status, out, _ = _run(capsys, "game", "verify", str(path), "--json")
+    doc = json.loads(out)
+    assert status == 0 and doc["honest"] and doc["steps"] == 5 and doc["divergence"] is None
+    assert not schema_errors(doc, load_schema())
+    # Vienna's hold failed in step 2 (the army was dislodged): the record says it succeeded
+    line = next(x for x in text.splitlines() if x.startswith('- {"phase": "movement", "boards": ["a1"]'))
+    flipped = line.replace('"order": "A Vie H", "qualified": "A a-Vie@1 H", "board": "a1", "result": "fails"',
+                           '"order": "A Vie H", "qualified": "A a-Vie@1 H", "board": "a1", "result": "succeeds"')
+    assert flipped != line
+    bad = _edited(path, text, "flipped.yaml", line, flipped)
+    status, out, err = _run(capsys, "game", "verify", str(bad))
+    assert status == 2 and out == ""
+    assert err == (f"error: {bad}: not an honest record: step 2, board a1: Austria: A Vie H: "
+                   "recorded succeeds, replayed fails\n")
+    status, out, err = _run(capsys, "game", "verify", str(bad), "--json")
+    doc = json.loads(out)
+    assert status == 2 and not doc["honest"] and "not an honest record" in err
+    assert (doc["divergence"]["step"], doc["divergence"]["board"]) == (2, "a1")
+    assert not schema_errors(doc, load_schema())
+
+
+def test_verify_names_a_moved_unit_on_a_past_board(five, capsys):
+    path, text = five
+    # a1 was made by step 1 (Spring 1901), in which Turkey gave no orders: its army stayed in Constantinople
+    past_a1 = next(x for x in text.splitlines() if x.startswith("  a1: "))
+    moved = _edited(path, text, "moved.yaml", past_a1, past_a1.replace('"A Con", ', '"A Bul", ', 1))
+    status, _, err = _run(capsys, "game", "verify", str(moved))
+    assert status == 2
+    assert err == f"error: {moved}: not an honest record: step 1, board a1: units: recorded Turkey: A Bul, replayed Turkey: A Con\n"
+
+
+def test_accept_refuses_an_edit_of_what_was_played_and_takes_an_edit_of_waiting_orders(five, capsys):
+    path, text = five
+    past_a1 = next(x for x in text.splitlines() if x.startswith("  a1: "))
+    target = path.parent / "accept.yaml"
+    edited = text.replace(past_a1, past_a1.replace('"A Con", ', '"A Bul", ', 1))
+    target.write_text(edited, encoding="utf-8")
+    status, out, err = _run(capsys, "game", "accept", str(target))
+    assert status == 2 and out == ""
+    assert err.startswith(f"error: {target}: not an honest record: step 1, board a1: units: "), err
+    assert target.read_text(encoding="utf-8") == edited  # left as it was
+    # waiting orders are not part of what was played: replay does not cover them
+    edited = text.replace("pending: {}\n", "pending:\n  Germany:\n  - A Sil - Pru\n")
+    target.write_text(edited, encoding="utf-8")
+    status, out, err = _run(capsys, "game", "accept", str(target))
+    assert status == 0, err
+    assert out.startswith(f"Accepted {target}: 7 boards in 3 timelines, 5 steps played; checked, replayed")
+    assert load_game(target).pending == {"Germany": ["A Sil - Pru"]}
+
+
+@pytest.mark.parametrize("name, old, new, problem", [
+    # a3 is Fall 1902: adjustments come after a Fall battle, before a Spring board's movement
+    ("fall-adjustment.yaml", "  a3:\n    units:\n", "  a3:\n    adjustment_due: true\n    units:\n",
+     "board a3 waits for adjustments, but it is Fall 1902: adjustments come after a Fall battle, before the "
+     "next Spring's movement"),
+    ("unknown-power.yaml", '"record": {"orders": {"Germany": ["A a-Boh@1 - a-Vie@1"',
+     '"record": {"orders": {"Atlantis": ["A a-Boh@1 - a-Vie@1"',
+     "board a1: recorded order 'A a-Boh@1 - a-Vie@1' of unknown power 'Atlantis'"),
+    ("undesignated.yaml", '"Germany": ["A a-Boh@1 - a-Vie@1"', '"Germany": ["A Boh - a-Vie@1"',
+     "board a1: recorded order 'A Boh - a-Vie@1' does not designate its unit's board"),
+    ("other-board.yaml", '"Germany": ["A a-Boh@1 - a-Vie@1"', '"Germany": ["A a-Mun@0 - a-Boh@0"',
+     "board a1: recorded order 'A a-Mun@0 - a-Boh@0' is for a unit on a0"),
+    ("foreign-unit.yaml", '"Germany": ["A a-Boh@1 - a-Vie@1", "F a-Den@1 H"', '"Germany": ["A a-Boh@1 - a-Vie@1", "A a-Ser@1 H"',
+     "board a1: recorded order 'A a-Ser@1 H' of Germany names no unit of Germany there"),
+])
+def test_the_full_check_refuses_impossible_adjustments_and_records(five, capsys, name, old, new, problem):
+    path, text = five
+    bad = _edited(path, text, name, old, new)
+    for command in (["show"], ["verify"], ["accept"]):
+        status, out, err = _run(capsys, "game", command[0], str(bad))
+        assert status == 2 and out == "", (command, err)
+        assert err == f"error: {bad}: damaged game file: {problem}\n", (command, err)
+
+
+def test_the_api_verifies_a_game(five):
+    path, _ = five
+    report = api.verify_game(api.load_game(path))
+    assert report.honest and report.steps == 5 and report.boards == 7
+    assert report.summary("g") == "g: 5 steps replayed, 7 boards and every result as recorded"
+
+
+def test_a_game_begun_in_an_adjustment_phase_on_any_turn_loads(tmp_path):
+    """The start of a scenario may be an adjustment phase on any turn (docs/case-format.md): the
+    first board of a game begun there waits for adjustments whatever its season."""
+    case = tmp_path / "case.yaml"
+    case.write_text("id: x\nstart:\n  turn: 1\n  phase: adjustment\n  units: {Germany: [A Mun]}\n"
+                    "  centers: {Germany: [Mun, Ber, Kie]}\nsteps: []\n", encoding="utf-8")
+    game = api.game_from_scenario(case)
+    assert game.mv.heads[0].adjustment_due
+    api.save_game(game, tmp_path / "g.yaml")
+    game, _ = api.adjudicate(api.submit_orders(api.load_game(tmp_path / "g.yaml"), ["Build A Ber"]).game)
+    api.save_game(game, tmp_path / "g.yaml")
+    assert api.verify_game(api.load_game(tmp_path / "g.yaml")).honest
