@@ -505,3 +505,16 @@ def test_a_game_begun_in_an_adjustment_phase_on_any_turn_loads(tmp_path):
     game, _ = api.adjudicate(api.submit_orders(api.load_game(tmp_path / "g.yaml"), ["Build A Ber"]).game)
     api.save_game(game, tmp_path / "g.yaml")
     assert api.verify_game(api.load_game(tmp_path / "g.yaml")).honest
+
+
+def test_a_game_replays_as_recorded_in_another_process(games, tmp_path):
+    """The replay compares the words of every reason: they must not depend on the process (a set's
+    order under another hash seed). Written here, verified by another process with its own seed."""
+    import os
+
+    for n, label in enumerate(("test_game", "random 3")):
+        save_game(tmp_path / f"g{n}.yaml", games[label])
+    for n, seed in enumerate(("1", "4242")):
+        p = subprocess.run([sys.executable, "-m", "fivedp_asp.cli", "game", "verify", f"g{n}.yaml"], cwd=tmp_path,
+                           capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONHASHSEED": seed})
+        assert p.returncode == 0 and "every result as recorded" in p.stdout, p.stderr
