@@ -49,6 +49,8 @@ class Divergence:
         where = "the start" if self.step == 0 else f"step {self.step}"
         if self.board:
             where += f", board {self.board}"
+        if not self.recorded and not self.replayed:
+            return f"{where}: {self.what}"  # a replay that could not go on: nothing to set side by side
         return f"{where}: {self.what}: recorded {self.recorded}, replayed {self.replayed}"
 
     def as_dict(self) -> dict[str, Any]:
@@ -164,12 +166,9 @@ def _entry_divergence(step: int, recorded: Mapping, replayed: Mapping) -> Diverg
             if a.get(key) != b.get(key):
                 what = _short(_result_text(a)) + ("" if key == "result" else f": {key}")
                 return Divergence(step, b.get("board"), what, _short(a.get(key)), _short(b.get(key)))
-    for key in ("new_timelines", "eliminated", "winner", "sustain", "orders"):
+    for key in ("new_timelines", "eliminated", "winner", "sustain", "orders", *sorted(set(rec) | set(rep))):
         if rec.get(key) != rep.get(key):
             return Divergence(step, None, key, _short(rec.get(key) or "none"), _short(rep.get(key) or "none"))
-    extra = sorted(set(rec) - set(rep))
-    if extra:
-        return Divergence(step, None, extra[0], _short(rec[extra[0]]), "none")
     return None
 
 
@@ -231,7 +230,7 @@ class _Replay:
         try:
             mv = start_position(recorded)
         except InputError as exc:
-            self.stopped = Divergence(0, None, "start", _short(str(exc)), "a start position")
+            self.stopped = Divergence(0, None, str(exc), "", "")
             self.game = None
             return
         self.game = new_game(mv)
@@ -267,7 +266,7 @@ class _Replay:
         if isinstance(report, AdjudicationError):
             raise report
         if isinstance(report, InputError):
-            self.stopped = Divergence(step, None, "orders", "orders the rules take", _short(f"refused: {report}"))
+            self.stopped = Divergence(step, None, f"the recorded orders cannot be adjudicated: {_short(report)}", "", "")
             return
         if isinstance(report, Exception):
             raise report
@@ -280,8 +279,8 @@ class _Replay:
         self.game = replace(game, history=())
         self._note(before.mv, self.game.mv, report.phase, step)
         if self.game.mv.winner and self.done < len(self.history):
-            self.stopped = Divergence(step + 1, None, "the step", "a step",
-                                      f"none: {self.game.mv.winner} won at step {step}, the game is over")
+            self.stopped = Divergence(step + 1, None, f"the game was over after step {step} ({self.game.mv.winner} won), "
+                                                      "but more steps are recorded", "", "")
 
     def report(self) -> VerifyReport:
         boards = len(self.recorded.mv.boards)

@@ -518,3 +518,28 @@ def test_a_game_replays_as_recorded_in_another_process(games, tmp_path):
         p = subprocess.run([sys.executable, "-m", "fivedp_asp.cli", "game", "verify", f"g{n}.yaml"], cwd=tmp_path,
                            capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONHASHSEED": seed})
         assert p.returncode == 0 and "every result as recorded" in p.stdout, p.stderr
+
+
+def test_a_game_without_a_start_cannot_prove_itself(five, capsys):
+    """A file without ``start`` (only a program writes one) cannot be replayed: verify and accept say so."""
+    path, text = five
+    begin, end = text.index("\nstart:\n") + 1, text.index("\npending:")
+    bad = path.parent / "no-start.yaml"
+    bad.write_text(reseal(text[:begin] + "start: {}" + text[end:]), encoding="utf-8")
+    for command in ("verify", "accept"):
+        status, out, err = _run(capsys, "game", command, str(bad))
+        assert status == 2 and out == "", (command, err)
+        assert err == (f"error: {bad}: not an honest record: the start: no start position is recorded, so the "
+                       "game cannot be replayed\n"), (command, err)
+
+
+def test_recorded_orders_the_replay_refuses_stop_it_at_their_step(five, capsys):
+    """A step's order line the rules cannot read: the replay stops there, with the reason."""
+    path, text = five
+    line = next(x for x in text.splitlines() if x.startswith('- {"phase": "movement", "boards": ["a1"]'))
+    bad = _edited(path, text, "refused.yaml", line, line.replace('"Russia": ["A Ukr - a-Gal@0"]',
+                                                                  '"Russia": ["A Ukr - a-Gal@0", "A Mos - Narnia"]'))
+    status, _, err = _run(capsys, "game", "verify", str(bad))
+    assert status == 2
+    assert err.startswith(f"error: {bad}: not an honest record: step 2: the recorded orders cannot be adjudicated: "), err
+    assert "Narnia" in err, err
