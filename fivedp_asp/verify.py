@@ -7,24 +7,29 @@ board (units, centres, retreats, adjustments, records), every step's results, ev
 standing exactly as the file has them. A hand edit of a past board or of a result keeps the file's
 structure but not its replay, so it is reported here with the first place it differs.
 
-Replay costs one adjudication per step (each step's phase across its heads, as it was played); the
-boards a step changed are noted as it goes, so that every board is compared once, at the end, and a
-difference is told with the step that last changed that part of the board. ``verify_games`` replays
-many games in lockstep, their waiting phases adjudicated together (``batch.step_many``).
+Replay costs one adjudication per step (each step's phase across its heads, as it was played). The
+boards each step acted on are noted as it goes, so that every board is compared once, at the end,
+and a difference is told with the last step that acted on that part of the board (the step that
+should have made it as recorded). ``verify_games`` replays many games in lockstep, their waiting
+phases adjudicated together (``batch.step_many``).
 
 What replay does not cover is listed in docs/game-format.md ("Verifying a game"): the waiting orders
-(nothing adjudicated them yet), the players (taken from the file), the comment lines.
+(nothing adjudicated them yet), the players (taken from the file), the layout and comment, and an
+order that changed nothing dropped with its result.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
-from typing import Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from .errors import AdjudicationError, InputError
 from .multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Multiverse, board_name
 from .notation import timeline_name
+
+if TYPE_CHECKING:
+    from .game import Game
 
 # the parts of a board compared, in the order a difference in them is reported
 _FIELDS = ("units", "centers", "retreats", "adjustment_due", "record orders", "record incoming", "record decisions")
@@ -175,7 +180,7 @@ def _entry_divergence(step: int, recorded: Mapping, replayed: Mapping) -> Diverg
 # -- replay --------------------------------------------------------------------------------------
 
 
-def start_position(game: Any) -> Multiverse:
+def start_position(game: "Game") -> Multiverse:
     """The multiverse the game began with, from its recorded ``start``, options and players.
     InputError when the file records no start, or one that cannot be read."""
     from .cases import _start
@@ -216,7 +221,7 @@ class _Replay:
     """One game's replay as it goes: the replayed game, which step last changed each part of each
     board, of the forks and of the standing, and the first divergence of a step's entry."""
 
-    def __init__(self, recorded: Any):
+    def __init__(self, recorded: "Game"):
         from .game import new_game
 
         self.recorded = recorded
@@ -266,7 +271,7 @@ class _Replay:
         if isinstance(report, AdjudicationError):
             raise report
         if isinstance(report, InputError):
-            self.stopped = Divergence(step, None, f"the recorded orders cannot be adjudicated: {_short(report)}", "", "")
+            self.stopped = Divergence(step, None, f"the recorded orders cannot be adjudicated: {str(report)[:160]}", "", "")
             return
         if isinstance(report, Exception):
             raise report
@@ -342,7 +347,7 @@ def _board_divergences(replay: _Replay, replayed: Multiverse) -> list[Divergence
     return found
 
 
-def verify_games(games: Sequence[Any]) -> list[VerifyReport]:
+def verify_games(games: Sequence["Game"]) -> list[VerifyReport]:
     """Replays every game from its start with its recorded orders and compares it with its file (see
     the module's docstring): one report per game, in order. The games' steps are adjudicated in
     lockstep, the phases waiting at once answered together. An engine defect raises
@@ -360,6 +365,6 @@ def verify_games(games: Sequence[Any]) -> list[VerifyReport]:
     return [r.report() for r in replays]
 
 
-def verify_game(game: Any) -> VerifyReport:
+def verify_game(game: "Game") -> VerifyReport:
     """``verify_games`` for one game."""
     return verify_games([game])[0]
