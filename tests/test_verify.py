@@ -51,23 +51,24 @@ def fivedp(cwd: Path, *args: str) -> subprocess.CompletedProcess:
 # -- the games ------------------------------------------------------------------------------------
 
 
-def _random_game(seed: int, options: dict) -> Game:
+def _random_game(seed: int, options: dict, steps: int = STEPS) -> Game:
     """Random play from the opening with moves and supports into past and parallel boards (the
-    generators of test_random_multiverse), through the game API as players give orders."""
+    generators of test_random_multiverse), through the game API as players give orders; random
+    votes in sustain phases."""
     from fivedp_asp.compare.lockstep import opening as classic_opening
     from fivedp_asp.compare.random_games import OrderGenerator
     from fivedp_asp.notation import format_order, parse_order
     from fivedp_asp.step import MOVEMENT, next_phase
 
-    from test_random_multiverse import _designate, _options_orders, _travel
+    from test_random_multiverse import _designate, _options_orders, _sustain_orders, _travel
 
     rng = random.Random(f"fivedp-verify/{seed}")
     gen = OrderGenerator(MAP, rng)
     mv = dataclasses.replace(classic_opening(MAP), players=tuple(MAP.powers), options=MappingProxyType(dict(options)))
     game = new_game(mv)
-    for _ in range(STEPS):
+    for _ in range(steps):
         phase = next_phase(game.mv)
-        orders: dict[str, list[str]] = {}
+        orders: dict[str, list[str]] = _sustain_orders(game.mv, rng) if phase == "sustain" else {}
         for head in game.mv.heads:
             if head.phase == phase:
                 for power, lines in gen.orders(head, phase).items():
@@ -543,3 +544,29 @@ def test_recorded_orders_the_replay_refuses_stop_it_at_their_step(five, capsys):
     assert status == 2
     assert err.startswith(f"error: {bad}: not an honest record: step 2: the recorded orders cannot be adjudicated: "), err
     assert "Narnia" in err, err
+
+
+def test_a_game_with_sustain_phases_replays_as_recorded(tmp_path):
+    """Sustain phases (votes, dissolved timelines) and every option on: the replay gives the same
+    votes, dissolutions and boards; a dissolution or the year of the last phase edited in the top is
+    refused or reported."""
+    game = _random_game(4, {"sustain": True, "open_convoys": True, "jump_assists": True}, steps=20)
+    assert any(h["phase"] == "sustain" for h in game.history)
+    path = tmp_path / "g.yaml"
+    save_game(path, game)
+    report = api.verify_game(load_game(path))
+    assert report.honest, report.divergence.text()
+    assert report.steps == len(game.history)
+    assert 7 in game.mv.dissolved and game.mv.sustain_held is not None  # timeline h voted out
+    text = path.read_text(encoding="utf-8")
+    held = f"  held: {1901 + game.mv.sustain_held}\n"
+    for what, old, new in (("dissolved timelines", "  - h\n", ""),
+                           ("sustain held", held, f"  held: {1900 + game.mv.sustain_held}\n")):
+        assert text.count(old) == 1, old
+        path.write_text(reseal(text.replace(old, new)), encoding="utf-8")
+        try:
+            report = api.verify_game(load_game(path))
+        except InputError as exc:
+            assert "damaged game file" in str(exc)
+            continue
+        assert not report.honest and report.divergence.what == what, report.divergence
