@@ -323,8 +323,8 @@ def _board_divergences(replay: _Replay, replayed: Multiverse) -> list[Divergence
             found.append(Divergence(last, name, "the board", "a board", "no such board"))
             continue
         if key not in recorded.boards:
-            made = min((s for (k, _), s in replay.changed.items() if k == key), default=last)
-            found.append(Divergence(made, name, "the board", "no such board", "a board"))
+            found.append(Divergence(replay.changed.get((key, "units"), last), name, "the board", "no such board",
+                                    "a board"))
             continue
         rec, rep = _board_parts(recorded, key), _board_parts(replayed, key)
         for field in _FIELDS:
