@@ -43,6 +43,8 @@ from .possible import legal_orders as _legal_orders
 from .results import OrderOutcome
 from .step import StepReport
 from .step import next_phase as _next_phase
+from .verify import Divergence, VerifyReport
+from .verify import verify_game as _verify_game
 
 
 # -- the boundary ------------------------------------------------------------------------------------
@@ -331,10 +333,20 @@ def schema() -> dict:
     return jsonout.load_schema()
 
 
+def verify_game(game: Game) -> VerifyReport:
+    """Replays the game from its recorded start with its recorded options and orders and compares every
+    board, record, result, fork and the standing with it (``fivedp game verify``, docs/game-format.md):
+    ``report.honest``, or ``report.divergence``, the first difference (step, board, part, recorded and
+    replayed). A divergence is a result, not an exception; an engine defect raises AdjudicationError."""
+    _need_game("verify_game", game)
+    return _verify_game(game)
+
+
 __all__ = [
     "Accepted", "AdjudicationError", "Board", "Case", "CaseRun", "Duty", "FileError", "FivedpError", "Game", "GameMap", "OrderOutcome", "PossibleOrder", "StepReport",
     "Submission", "adjudicate", "adjudicate_many", "board", "board_json", "check_orders", "duties", "from_json", "game_from_scenario",
     "game_json", "heads", "history_json", "InputError", "legal_orders", "load_game", "load_map", "load_scenario", "new_game",
     "next_phase", "results", "run_scenario", "run_scenarios", "save_game", "schema", "step_json", "submit_orders", "to_json",
-    "UsageError",
+    "UsageError", "Divergence", "VerifyReport", "verify_game",
 ]
+

@@ -283,13 +283,38 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_accept(args: argparse.Namespace) -> int:
     """Takes a game file edited by hand (or written in format 1): read without its checksum, checked
-    in full like any game, then written anew in the current format with a fresh checksum."""
+    in full like any game, replayed from its start (``verify``) so that an edit of what was played
+    is refused, then written anew in the current format with a fresh checksum."""
+    from .verify import verify_game
+
     with locked(args.file):
         game = load_game_file(args.file, verify=False)
+        report = verify_game(game)
+        if not report.honest:
+            raise InputError(report.summary(args.file))
         save_game(args.file, game)
     mv = game.mv
     print(f"Accepted {args.file}: {len(mv.boards)} boards in {len(mv.timelines)} timelines, "
-          f"{len(game.history)} steps played; checked and written with a new checksum.")
+          f"{len(game.history)} steps played; checked, replayed as recorded and written with a new checksum.")
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    """Replays the game from its start with its recorded orders and compares every board, record,
+    result and fork with the file (``verify``): 0 for an honest record, 2 with the first divergence."""
+    from .jsonout import document
+    from .verify import verify_game
+
+    game = load_game(args.file)
+    report = verify_game(game)
+    if args.json:
+        _emit(document("verify", file=str(args.file), honest=report.honest, steps=report.steps,
+                       boards=report.boards,
+                       divergence=None if report.divergence is None else report.divergence.as_dict()))
+    if not report.honest:
+        raise InputError(report.summary(args.file))
+    if not args.json:
+        print(report.summary(args.file))
     return 0
 
 
@@ -349,3 +374,8 @@ def add_game_parser(sub) -> None:
                                        "write it with a new checksum")
     p.add_argument("file")
     p.set_defaults(func=cmd_accept)
+    p = gsub.add_parser("verify", help="replay the game from its start and compare every board, record, result "
+                                       "and fork with the file")
+    p.add_argument("file")
+    p.add_argument("--json", action="store_true", help="print a JSON document instead")
+    p.set_defaults(func=cmd_verify)

@@ -85,6 +85,7 @@ def check_game(game: "Game", path: str, checked: frozenset[tuple[int, int]] | No
     mv = game.mv
     done = checked or frozenset()
     problem = (_powers_problem(game, done) or _timelines_problem(mv) or _boards_problem(mv, done)
+               or _adjustment_problem(game, done) or _recorded_orders_problem(mv, done)
                or _start_problem(game) or (None if checked is not None else _history_problem(game))
                or _standing_problem(mv, bool(game.history)))
     if problem:
@@ -186,6 +187,50 @@ def _boards_problem(mv: Multiverse, done: frozenset[tuple[int, int]]) -> str | N
             for p in places:
                 if tuple(p[:2]) not in mv.boards:
                     return f"board {b.name}: its record names board {board_name(p[0], p[1])}, which is no board"
+    return None
+
+
+def _adjustment_problem(game: "Game", done: frozenset[tuple[int, int]]) -> str | None:
+    """Adjustments come after a Fall battle, before the next Spring board's movement (docs/rules.md
+    §5.4, ``step.settle``): only a Spring board after the first year (an even turn from 2) can wait
+    for them, and the first board of a game whose start is an adjustment phase."""
+    start = game.start if isinstance(game.start, Mapping) else {}
+    first = min((n for t, n in game.mv.boards if t == 0), default=None)
+    for key in sorted(k for k in game.mv.boards if k not in done):
+        b = game.mv.boards[key]
+        if not b.adjustment_due or (b.turn % 2 == 0 and b.turn > 0):
+            continue
+        if key == (0, first) and start.get("phase") == "adjustment":
+            continue
+        season = "Spring 1901, before any Fall battle" if b.turn == 0 else f"Fall {1901 + b.turn // 2}"
+        return (f"board {b.name} waits for adjustments, but it is {season}: adjustments come after a Fall "
+                "battle, before the next Spring's movement")
+    return None
+
+
+def _recorded_orders_problem(mv: Multiverse, done: frozenset[tuple[int, int]]) -> str | None:
+    """A record keeps the legal orders of its own board's units (``step._records``): each of a player,
+    fully designated, for a unit of that power on that very board."""
+    players = set(mv.players)
+    for key in sorted(k for k in mv.boards if k not in done):
+        b = mv.boards[key]
+        if b.record is None:
+            continue
+        for r in b.record.orders:
+            text = r.text if len(r.text) <= 40 else r.text[:40] + "…"
+            if r.power not in players:
+                known = r.power in mv.game_map.powers
+                return f"board {b.name}: recorded order {text!r} of {'non-player' if known else 'unknown power'} {r.power!r}"
+            spec = getattr(r.order, "unit", None)
+            if r.unit is None or spec is None:
+                return f"board {b.name}: recorded order {text!r} orders no unit"
+            if spec.where.timeline is None or spec.where.turn is None:
+                return f"board {b.name}: recorded order {text!r} does not designate its unit's board"
+            if r.unit.board != b.key:
+                return f"board {b.name}: recorded order {text!r} is for a unit on {board_name(*r.unit.board)}"
+            unit = b.units.get(r.unit.province)
+            if unit is None or unit.power != r.power:
+                return f"board {b.name}: recorded order {text!r} of {r.power} names no unit of {r.power} there"
     return None
 
 
