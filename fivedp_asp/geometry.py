@@ -125,15 +125,15 @@ class _Reader:
 
     def __init__(self, path: str):
         self.path = path
-        self.points = 0
+        self.counted = 0
         self.budget = _Budget(path, 0)
 
     def fail(self, line: int, problem: str) -> GeometryError:
         return GeometryError(self.path, line, problem)
 
     def count(self, n: int, line: int, where: str) -> None:
-        self.points += n
-        if self.points > MAX_GEOMETRY_POINTS:
+        self.counted += n
+        if self.counted > MAX_GEOMETRY_POINTS:
             raise self.fail(line, f"{where}: the geometry has more than {MAX_GEOMETRY_POINTS:,} points "
                             "(borders, coasts and canals together)")
 
@@ -154,12 +154,26 @@ class _Reader:
                             f"{MAX_GEOMETRY_COORD:,} from the origin in x or y")
         return x, y
 
+    def points(self, raw: list, line: int, where: str) -> list[Point]:
+        """The points of a list, read quickly; a point that is not plainly good is read again by
+        ``point``, which says what is wrong with it (at its own line)."""
+        out = []
+        m = MAX_GEOMETRY_COORD
+        for i, p in enumerate(raw):
+            if (isinstance(p, list) and len(p) == 2 and isinstance(p[0], int) and isinstance(p[1], int)
+                    and not isinstance(p[0], bool) and not isinstance(p[1], bool)
+                    and -m <= p[0] <= m and -m <= p[1] <= m):
+                out.append((int(p[0]), int(p[1])))
+            else:
+                out.append(self.point(p, value_line(raw, i) or line, where))
+        return out
+
     def path_(self, raw: object, line: int, where: str) -> Path_:
         line = line_of(raw) or line
         if not isinstance(raw, list) or len(raw) < 2:
             raise self.fail(line, f"{where}: a path is a list of at least two points")
         self.count(len(raw), line, where)
-        return tuple(self.point(p, value_line(raw, i) or line, where) for i, p in enumerate(raw))
+        return tuple(self.points(raw, line, where))
 
     def paths(self, raw: object, line: int, where: str) -> tuple[Path_, ...]:
         line = line_of(raw) or line
@@ -267,7 +281,7 @@ def _border(raw: object, reader: _Reader, line: int, where: str) -> tuple[Point,
     if len(raw) > MAX_BORDER_POINTS + 1:
         raise reader.fail(line, f"{where}: the border has {len(raw):,} points (the limit is {MAX_BORDER_POINTS:,})")
     reader.count(len(raw), line, where)
-    points = [reader.point(p, value_line(raw, i) or line, f"{where}, border") for i, p in enumerate(raw)]
+    points = reader.points(raw, line, f"{where}, border")
     if len(points) > 1 and points[0] == points[-1]:
         points.pop()
     if len(set(points)) < 3:
@@ -426,11 +440,20 @@ def _touch(s: Segment, t: Segment) -> bool:
     return (o1 != o2 and o3 != o4) or (o1 == o2 == 0 and o3 == o4 == 0)
 
 
+_FEW = 24  # borders of at most this many points are checked pair by pair
+
+
 def _self_crossing(points: list[Point], budget: _Budget, where: str) -> tuple[Point, Point] | None:
     """A segment of the ring that crosses or touches another one it does not follow or precede."""
     n = len(points)
     segs = [(points[i], points[(i + 1) % n]) for i in range(n)]
-    for i, j in _Grids(segs).pairs(budget, where):
+    if n <= _FEW:
+        # a short border: every pair, fewer tests than filing the segments would cost
+        budget.spend(n * (n - 1) // 2, where)
+        candidates: Iterator[tuple[int, int]] = ((i, j) for i in range(n) for j in range(i + 2, n))
+    else:
+        candidates = _Grids(segs).pairs(budget, where)
+    for i, j in candidates:
         if abs(i - j) not in (0, 1, n - 1) and _touch(segs[i], segs[j]):
             return segs[min(i, j)]
     return None
