@@ -144,7 +144,7 @@ class _Reader:
             if isinstance(raw, Mapping):
                 shown = "a mapping"
             elif isinstance(raw, (list, tuple)):
-                shown = f"a list of {len(raw)} items" if len(raw) != 2 else "a pair that is not two integers"
+                shown = f"a list of {len(raw)} item{'s' if len(raw) != 1 else ''}" if len(raw) != 2 else "a pair that is not two integers"
             else:
                 shown = "empty" if raw is None else _clip(str(raw))
             raise self.fail(line, f"{where}: {shown} is not a point [x, y] of two integers")
