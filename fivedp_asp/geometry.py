@@ -5,6 +5,11 @@ Points are integer pairs, so that a point shared by two borders is the same poin
 border closes by itself (its last point may repeat the first). A coast is a list of paths along its
 territory's border; a canal is a path that may cross the territory's interior and joins its coast.
 The geometry also serves the pictures (``render``), which is why it is kept on the map once read.
+
+A geometry is input from strangers like any map: its sizes are bounded (``limits``: coordinates,
+points, territories, id length), ids are restricted to what the notation and the solver can name,
+and every check takes time near-linear in the points. Bad geometry raises ``GeometryError`` naming
+the file, the line when known, and what is wrong (docs/limits.md).
 """
 
 from __future__ import annotations

@@ -1,16 +1,24 @@
 """Maps from geometry: the seed's adjacency definitions, errors naming the territory, and the standard map
-drawn as geometry against the reference facts (tests/data/standard-map-facts.json), pair for pair."""
+drawn as geometry against the reference facts (tests/data/standard-map-facts.json), pair for pair;
+hostile geometry (far points, huge borders, bad ids, wrong shapes) refused with its line, in bounded
+time, through the module and the CLI."""
 
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from fivedp_asp import geometry as geometry_module
+from fivedp_asp import limits
 from fivedp_asp.errors import InputError
-from fivedp_asp.geometry import derive, parse_geometry
+from fivedp_asp.geometry import GeometryError, derive, parse_geometry
+from fivedp_asp.inputs import parse_yaml
 from fivedp_asp.map import load_map, parse_map
 
 DATA = Path(__file__).parent / "data" / "standard-map-facts.json"
@@ -191,17 +199,6 @@ def test_a_scenario_on_a_bad_geometry_map_exits_2_naming_the_territory(tmp_path,
 
 
 # -- hostile input: bounds, shapes and ids ------------------------------------------------------------
-
-import time  # noqa: E402
-
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-from fivedp_asp import geometry as geometry_module  # noqa: E402
-from fivedp_asp import limits  # noqa: E402
-from fivedp_asp.geometry import GeometryError  # noqa: E402
-from fivedp_asp.inputs import parse_yaml  # noqa: E402
-
 
 def square(x0: int, y0: int, w: int, per_side: int) -> list[list[int]]:
     """A w x w square's border with ``per_side`` points on each side (w a multiple of per_side)."""
