@@ -283,12 +283,14 @@ def _territory(tid: str, raw: object, reader: _Reader, line: int) -> "Territory"
 def _border(raw: object, reader: _Reader, line: int, where: str) -> tuple[Point, ...]:
     if not isinstance(raw, list):
         raise reader.fail(line, f"{where}: no border (a list of points [x, y])")
-    if len(raw) > MAX_BORDER_POINTS + 1:
+    if len(raw) > MAX_BORDER_POINTS + 1:  # refused before reading; the last point may repeat the first
         raise reader.fail(line, f"{where}: the border has {len(raw):,} points (the limit is {MAX_BORDER_POINTS:,})")
     reader.count(len(raw), line, where)
     points = reader.points(raw, line, f"{where}, border")
     if len(points) > 1 and points[0] == points[-1]:
         points.pop()
+    if len(points) > MAX_BORDER_POINTS:
+        raise reader.fail(line, f"{where}: the border has {len(points):,} points (the limit is {MAX_BORDER_POINTS:,})")
     if len(set(points)) < 3:
         raise reader.fail(line, f"{where}: the border is not a closed polygon (it has fewer than three distinct points)")
     seen: set[Point] = set()

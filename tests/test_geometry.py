@@ -330,6 +330,10 @@ def test_unknown_keys_and_wrong_shapes_are_refused_at_their_line():
      "3 territories (the limit is 2)"),
     ("MAX_BORDER_POINTS", 3, "territories:\n  a: {region: land, border: [[0, 0], [1, 0], [1, 1], [0, 1], [0, 2]]}\n",
      "the border has 5 points (the limit is 3)"),
+    ("MAX_BORDER_POINTS", 3, "territories:\n  a: {region: land, border: [[0, 0], [1, 0], [1, 1], [0, 1]]}\n",
+     "the border has 4 points (the limit is 3)"),
+    ("MAX_BORDER_POINTS", 3, "territories:\n  a: {region: land, border: [[0, 0], [1, 0], [1, 1], [0, 0]]}\n"
+     "  b: {region: land, border: [[1, 0], [2, 0], [2, 1], [1, 0], [1, 1]]}\n", "territory b: the border has 5"),
     ("MAX_GEOMETRY_POINTS", 6, "territories:\n" + "".join(
         f"  t{i}: {{region: land, border: [[{i}, 0], [{i + 1}, 0], [{i + 1}, 1]]}}\n" for i in range(3)),
      "more than 6 points"),
