@@ -38,3 +38,24 @@ MAX_ORDERS = 16_384
 
 MAX_BOARDS = 1_000_000
 """Most boards in a multiverse (the whole history of every timeline)."""
+
+# -- maps drawn as geometry (fivedp_asp/geometry.py) ------------------------------------------------
+
+MAX_GEOMETRY_COORD = 1_000_000
+"""Largest coordinate magnitude of a geometry point, and the largest drawing size."""
+
+MAX_TERRITORIES = 10_000
+"""Most territories (provinces) in one geometry."""
+
+MAX_BORDER_POINTS = 100_000
+"""Most points in one territory's border."""
+
+MAX_GEOMETRY_POINTS = 400_000
+"""Most points in one geometry, borders, coasts and canals together."""
+
+MAX_ID_CHARS = 32
+"""Longest territory or coast id in a geometry."""
+
+MAX_GEOMETRY_TESTS = 5_000_000
+"""Most segment tests spent checking a geometry's borders for crossings and points on other borders
+(a drawing whose borders are this dense in one place is refused rather than checked at length)."""

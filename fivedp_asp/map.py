@@ -290,6 +290,10 @@ def parse_map(data: object, path: str = "<map>") -> GameMap:
     provinces: dict[str, Province] = {}
     for key, details in (data["provinces"] or {}).items():
         pid = str(key).lower()
+        if pid in provinces:
+            first = next(str(k) for k in data["provinces"] if str(k).lower() == pid)
+            raise _fail(path, f"province ids {first[:24]!r} and {str(key)[:24]!r} name the same province "
+                        "(ids are compared ignoring case)", key)
         if isinstance(details, dict) and "type" not in details and geometry is not None:
             from .geometry import province_type
 
