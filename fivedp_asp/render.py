@@ -10,6 +10,8 @@ to another. Every unit, supply centre and order carries a ``<title>``: details s
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
 import math
 from dataclasses import dataclass
@@ -61,7 +63,24 @@ def power_colours(game_map: GameMap) -> dict[str, str]:
 
 
 def _e(text: object) -> str:
+    """Text for an HTML or SVG text node or a double- or single-quoted attribute. Every name that comes
+    from input (powers, provinces, coasts, titles, ids, orders, reasons, file names) goes through here:
+    maps and game files travel between people, and a picture must be safe to open."""
     return html.escape(str(text), quote=True)
+
+
+def _sha256(text: str) -> str:
+    return base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
+
+
+def csp_meta(style: str, scripts: Sequence[str] = ()) -> str:
+    """The page's Content-Security-Policy: nothing fetched, only our own style element and scripts
+    (each allowed by its sha256), so that even a name that escaped escaping could not run or load
+    anything (defence in depth)."""
+    script = " ".join(f"'sha256-{_sha256(s)}'" for s in scripts) or "'none'"
+    policy = (f"default-src 'none'; style-src 'sha256-{_sha256(style)}'; script-src {script}; "
+              "img-src 'none'; base-uri 'none'; form-action 'none'")
+    return f'<meta http-equiv="Content-Security-Policy" content="{_e(policy)}">'
 
 
 def _f(v: float) -> str:
@@ -71,9 +90,9 @@ def _f(v: float) -> str:
 def unit_shape(kind: str, x: float, y: float, r: float, colour: str, extra: str = "", cls: str = "tok") -> str:
     """An army is a round token, a fleet a pointed one (a diamond): told apart without colour or text."""
     if kind == "army":
-        return f'<circle cx="{_f(x)}" cy="{_f(y)}" r="{_f(r)}" fill="{colour}" class="{cls}"{extra}/>'
+        return f'<circle cx="{_f(x)}" cy="{_f(y)}" r="{_f(r)}" fill="{_e(colour)}" class="{_e(cls)}"{extra}/>'
     pts = f"{_f(x - r * 1.25)},{_f(y)} {_f(x)},{_f(y - r)} {_f(x + r * 1.25)},{_f(y)} {_f(x)},{_f(y + r)}"
-    return f'<polygon points="{pts}" fill="{colour}" class="{cls}"{extra}/>'
+    return f'<polygon points="{pts}" fill="{_e(colour)}" class="{_e(cls)}"{extra}/>'
 
 
 # -- the map itself -----------------------------------------------------------------------------
@@ -81,10 +100,10 @@ def unit_shape(kind: str, x: float, y: float, r: float, colour: str, extra: str 
 
 def map_symbol(geometry: Geometry, symbol_id: str = "map", labels: bool = True) -> str:
     """The map drawn once: territories filled by region, borders, names."""
-    parts = [f'<symbol id="{symbol_id}" viewBox="0 0 {geometry.size[0]} {geometry.size[1]}">']
+    parts = [f'<symbol id="{_e(symbol_id)}" viewBox="0 0 {geometry.size[0]} {geometry.size[1]}">']
     for terr in geometry.territories.values():
         pts = " ".join(f"{x},{y}" for x, y in terr.border)
-        parts.append(f'<polygon class="t {terr.region}" points="{pts}"/>')
+        parts.append(f'<polygon class="t {_e(terr.region)}" points="{pts}"/>')
     if labels:
         for terr in geometry.territories.values():
             x, y = geometry.label_point(terr.id)
@@ -203,12 +222,12 @@ def _draw_board(svg: _Svg, mv: Multiverse, board: Board, layout: Layout, colours
         x, y = centre_point(geo, prov)
         fill = colours.get(owner, "#ffffff") if owner else "#ffffff"
         who = owner or "neutral"
-        out.append(f'<circle class="sc" data-sc="{_e(board.name)}:{prov}" cx="{_f(x)}" cy="{_f(y)}" r="11" fill="{fill}">'
-                   f"<title>{_e(mv.game_map.provinces[prov].name)} ({board.name}): {who}</title></circle>")
+        out.append(f'<circle class="sc" data-sc="{_e(board.name)}:{_e(prov)}" cx="{_f(x)}" cy="{_f(y)}" r="11" fill="{fill}">'
+                   f"<title>{_e(mv.game_map.provinces[prov].name)} ({_e(board.name)}): {_e(who)}</title></circle>")
     for unit in sorted(board.units.values(), key=lambda u: u.location):
         x, y = unit_point(geo, unit.location)
         title = f"<title>{_e(unit.power)}: {_e(unit_text(unit, mv.game_map))} on {_e(board.name)}</title>"
-        out.append(f'<g class="unit" data-unit="{_e(board.name)}:{unit.province}">'
+        out.append(f'<g class="unit" data-unit="{_e(board.name)}:{_e(unit.province)}">'
                    + unit_shape(unit.kind, x, y, UNIT_R, colours.get(unit.power, "#888")) + title + "</g>")
     for r in board.retreats:
         unit = r.unit
@@ -216,7 +235,7 @@ def _draw_board(svg: _Svg, mv: Multiverse, board: Board, layout: Layout, colours
         ux, uy = unit_point(geo, unit.location)
         options = retreat_options(mv, board, r)
         opts_text = ", ".join(mv.game_map.short_name(o) for o in options) or "none: it must disband"
-        out.append(f'<g class="unit dislodged" data-unit="{_e(board.name)}:{unit.province}:dislodged">'
+        out.append(f'<g class="unit dislodged" data-unit="{_e(board.name)}:{_e(unit.province)}:dislodged">'
                    f'<line class="displace" x1="{_f(ux)}" y1="{_f(uy)}" x2="{_f(x)}" y2="{_f(y)}"/>'
                    + unit_shape(unit.kind, x, y, UNIT_R * 0.9, colours.get(unit.power, "#888"), ' stroke-dasharray="6 4"')
                    + f"<title>{_e(unit.power)}: {_e(unit_text(unit, mv.game_map))} dislodged on {_e(board.name)}; "
@@ -295,7 +314,7 @@ def _draw_order(svg: _Svg, mv: Multiverse, layout: Layout, drawn: DrawnOrder, in
     tok = UNIT_R * layout.scale * 1.2
     title = f"<title>{_e(r.power)}: {_e(r.text)} — {_e(result)}{' (' + _e(drawn.reason) + ')' if drawn.reason else ''}</title>"
     cls = f"order {r.kind} {result}"
-    head = f'<g class="{cls}" data-order="{index}">'
+    head = f'<g class="{_e(cls)}" data-order="{index}">'
     retreating = phase == "retreat"
     start = _unit_point_at(mv, layout, r.unit, retreating) if r.unit is not None else None
     body = ""
@@ -475,6 +494,7 @@ pre{background:#fff;border:1px solid #ddd;padding:8px;font-size:12px;overflow-x:
 .forkline.new path{stroke-width:3.5}
 .legend{display:flex;flex-wrap:wrap;gap:14px;align-items:center;font-size:13px;margin:8px 0 4px}
 .legend svg{vertical-align:middle}
+svg.hidden{position:absolute}
 """
 
 
@@ -488,7 +508,7 @@ def _legend(game_map: GameMap) -> str:
         m = f' marker-end="url(#lg-{marker})"' if marker else ""
         return (f'<span><svg width="46" height="14"><g class="order {cls}"><path class="arrow" d="M2,7 L40,7"{m}/>{extra}</g></svg> '
                 f"{_e(label)}</span>")
-    defs = ('<svg width="0" height="0" style="position:absolute"><defs>'
+    defs = ('<svg width="0" height="0" class="hidden"><defs>'
             + "".join(f'<marker id="lg-{n}" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="5" markerHeight="5" orient="auto">'
                       f'<path d="M0,0 L10,5 L0,10 z" fill="{c}"/></marker>'
                       for n, c in (("move", "#1b1b1b"), ("fail", "#c62828"), ("support", "#2e7d32"),
@@ -519,7 +539,7 @@ def page(title: str, frames: Sequence[Frame], board_width: float | None = None) 
     """The whole picture: a legend, then each step's grid with its text results beside it."""
     if not frames:
         raise InputError("nothing to draw")
-    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">', csp_meta(CSS),
              f"<title>{_e(title)}</title><style>{CSS}</style></head><body>",
              f"<h1>{_e(title)}</h1>", _legend(frames[0].mv.game_map)]
     for frame in frames:
@@ -669,7 +689,8 @@ def render_file(path: str, board: str | None = None, svg_only: bool = False, ste
     svg = board_svg(shown, found.key, standalone=svg_only)
     if svg_only:
         return '<?xml version="1.0" encoding="utf-8"?>\n' + svg
-    return ("<!DOCTYPE html>\n" + f'<html lang="en"><head><meta charset="utf-8"><title>{_e(title)}: {_e(found.name)}</title>'
+    return ("<!DOCTYPE html>\n" + '<html lang="en"><head><meta charset="utf-8">' + csp_meta(CSS)
+            + f'<title>{_e(title)}: {_e(found.name)}</title>'
             f"<style>{CSS}</style></head><body><h1>{_e(title)}: board {_e(found.name)} ({_e(season_name(found.turn))})</h1>"
             + _legend(last.mv.game_map) + svg + ("<pre>" + _e("\n".join(frame.text)) + "</pre>" if frame.text else "")
             + "</body></html>")

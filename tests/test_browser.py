@@ -126,3 +126,42 @@ def test_the_page_opens_in_a_browser_and_shows_every_board(tmp_path):
     # step 1 shows a0 (acting) and a1; step 2 shows a0, a1 (acting), a2 and b1
     assert count_frames(width, height, rows, ACTING) == 2
     assert count_frames(width, height, rows, FRAME) == 4
+
+
+def run_browser(tmp_path: Path, page: Path, *args: str) -> subprocess.CompletedProcess:
+    """The browser on one page, in a profile of its own, with nothing fetched from the network."""
+    profile = tmp_path / f"profile-{page.stem}"
+    command = [BROWSER, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+               "--disable-background-networking", "--disable-component-update", "--disable-sync",
+               f"--user-data-dir={profile}", "--hide-scrollbars", "--force-device-scale-factor=1",
+               "--enable-logging=stderr", "--v=0", *args, page.as_uri()]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, env={**os.environ, "HOME": str(tmp_path)})
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done
+
+
+def test_no_name_from_input_runs_as_script_in_the_browser(tmp_path):
+    """Hostile names in every field a scenario's page shows: the page as written, and the same page
+    without its Content-Security-Policy (so that the escaping alone is tested), open without any
+    injected script running (each would change the document's title) or element appearing, and every
+    name is shown literally."""
+    import html as htmllib
+    import re
+
+    from hostile import RENDERED, Parts, injected, write_hostile
+
+    case = write_hostile(tmp_path)
+    written = render_file(str(case))
+    csp = re.compile(r'<meta http-equiv="Content-Security-Policy"[^>]*>')
+    assert len(csp.findall(written)) == 1
+    for name, text in (("as-written", written), ("no-csp", csp.sub("", written))):
+        page = tmp_path / f"{name}.html"
+        page.write_text(text, encoding="utf-8")
+        dom = run_browser(tmp_path, page, "--dump-dom").stdout
+        title = htmllib.unescape(re.search(r"<title>(.*?)</title>", dom, re.S)[1])
+        assert title == f"{RENDERED['scenario id']}: {RENDERED['scenario title']}", f"{name}: a script ran"
+        assert "PWNED" not in dom
+        assert injected(dom) == [], name
+        shown = Parts(dom).text
+        for field, value in RENDERED.items():
+            assert value in shown, f"{name}: the {field} is not shown literally"

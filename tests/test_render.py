@@ -152,3 +152,73 @@ def test_one_step_of_a_scenario(tmp_path):
     (root,) = svgs_of(out.read_text(encoding="utf-8"))
     assert attrs(root, "data-board") == Counter(["a0", "a1", "a2", "b1"])
     assert main(["render", str(CASES / "mdatc/3.A.2.yaml"), "--step", "3", "-o", str(out)]) == 2
+
+
+# -- input is escaped in every picture ---------------------------------------------------------------
+
+
+def _svg_injected(root: ET.Element) -> list[str]:
+    """Elements of a standalone SVG that are not SVG, or carry an event handler: markup from input."""
+    found = []
+    for el in root.iter():
+        if not el.tag.startswith(SVG):
+            found.append(f"element {el.tag}")
+        found += [f"attribute {name} on {el.tag}" for name in el.attrib if name.startswith("on") or "\"" in name]
+    return found
+
+
+def test_every_name_from_input_is_escaped_in_the_page_and_the_board(tmp_path):
+    from hostile import RENDERED, Parts, injected, write_hostile
+
+    case = write_hostile(tmp_path)
+    html = render_file(str(case))
+    assert injected(html) == []
+    text = Parts(html).text
+    for field, value in RENDERED.items():
+        assert value in text, f"the {field} is not shown as text"
+    (csp,) = [a["content"] for t, a in Parts(html).elements if a.get("http-equiv") == "Content-Security-Policy"]
+    assert "default-src 'none'" in csp and "script-src 'none'" in csp
+    # one board as its own page, and as SVG read by an XML parser
+    board_page = render_file(str(case), board="a1")
+    assert injected(board_page) == []
+    assert all(value in Parts(board_page).text for value in RENDERED.values())
+    svg = render_file(str(case), board="a1", svg_only=True)
+    root = ET.fromstring(svg.split("\n", 1)[1])
+    assert _svg_injected(root) == []
+    svg_text = "".join(root.itertext())
+    assert all(value in svg_text for key, value in RENDERED.items() if not key.startswith("scenario"))
+
+
+def test_order_text_result_and_reason_are_escaped():
+    """The notation parser refuses markup in order lines; the picture escapes them anyway (an API caller
+    builds its own frames)."""
+    from dataclasses import replace
+
+    from hostile import POWER_2, SCRIPT
+
+    _, frames = scenario_frames(str(CASES / "mdatc/3.A.2.yaml"))
+    frame = frames[1]
+    hostile = tuple(DrawnOrder(replace(d.order, text=f"{SCRIPT}{d.order.text}", power=POWER_2), f"x\" onclick=\"{SCRIPT}",
+                               f"<b>{SCRIPT}</b>") for d in frame.orders)
+    root = ET.fromstring(frame_svg(replace(frame, orders=hostile, title=SCRIPT, text=(SCRIPT,))))
+    assert _svg_injected(root) == []
+    titles = [el.find(f"{SVG}title").text for el in root.iter() if el.get("data-order")]
+    assert len(titles) == len(hostile) and all(SCRIPT in t and POWER_2 in t and f"<b>{SCRIPT}</b>" in t for t in titles)
+    html = page(f"<i>{SCRIPT}</i>", [replace(frame, orders=hostile, title=SCRIPT, text=(SCRIPT,))])
+    from hostile import injected
+
+    assert injected(html) == []
+
+
+def test_a_game_file_name_is_escaped(tmp_path):
+    from hostile import GAME_STEM, Parts, injected
+
+    game = tmp_path / f"{GAME_STEM}.yaml"
+    assert main(["game", "new", str(game)]) == 0
+    assert main(["game", "orders", str(game), "A Mun - Tyr"]) == 0
+    assert main(["game", "adjudicate", str(game)]) == 0
+    out = tmp_path / "g.html"
+    assert main(["game", "show", str(game), "--html", str(out)]) == 0
+    html = out.read_text(encoding="utf-8")
+    assert injected(html) == []
+    assert f"Game {GAME_STEM}" in Parts(html).text
