@@ -38,7 +38,7 @@ RENDERED = {
 
 OUR_TAGS = frozenset({
     "html", "head", "meta", "title", "style", "script", "body", "h1", "h2", "section", "div", "pre", "span",
-    "button", "input", "label", "select", "option", "svg", "defs", "marker", "path", "symbol", "polygon",
+    "button", "input", "label", "header", "aside", "svg", "defs", "marker", "path", "symbol", "polygon",
     "text", "g", "rect", "use", "circle", "line",
 })
 """The elements our pictures are made of; an element of another kind in a page came from input."""
@@ -47,7 +47,7 @@ OUR_ATTRIBUTES = frozenset({
     "charset", "class", "content", "cx", "cy", "d", "fill", "height", "href", "http-equiv", "id", "lang",
     "marker-end", "markerheight", "markerwidth", "orient", "points", "r", "refx", "refy", "stroke",
     "stroke-dasharray", "stroke-width", "transform", "viewbox", "width", "x", "x1", "x2", "xmlns", "y", "y1",
-    "y2", "type", "value", "min", "max", "step", "for", "title", "selected", "checked", "aria-label",
+    "y2", "type", "value", "min", "max", "checked", "hidden", "aria-label",
 })
 """The attributes our elements have (besides ``data-*``); any other one came from input."""
 
@@ -62,7 +62,7 @@ def write_hostile(directory: Path) -> Path:
         "coasts": {COAST_ID: {"name": COAST_NAME, "aliases": ["one"]}, "near": {"aliases": ["two"]}},
         "provinces": {
             PROVINCE_ID: {"name": PROVINCE_NAME, "center": True, "home": eng, "aliases": ["aaa"]},
-            "bbb": {"name": PROVINCE_NAME_2, "center": True},
+            "bbb": {"name": PROVINCE_NAME_2, "center": True, "home": fra},
             "ccc": {"name": "Cee", "center": True, "home": fra},
             "sss": {"name": f"Sea ]]>{SCRIPT}"},
         },

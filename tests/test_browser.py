@@ -1,6 +1,8 @@
 """The picture as a user sees it: a real headless browser (Debian's chromium) opens the page of MDATC
 3.A.2, reports no script error, and its screenshot shows the map: land and sea, and one frame for each
-board drawn (2 in step 1, 4 in step 2). Skipped, saying why, where no browser is installed."""
+board of the step shown (4 in step 2). Views of 8, 64 and 300 boards open, run their script and draw
+each board once; hostile names never run as script. Skipped, saying why, where no browser is
+installed."""
 
 from __future__ import annotations
 
@@ -103,7 +105,7 @@ def test_the_page_opens_in_a_browser_and_shows_every_board(tmp_path):
     command = [BROWSER, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                "--disable-background-networking", "--disable-component-update", "--disable-sync",
                f"--user-data-dir={profile}", "--hide-scrollbars", "--force-device-scale-factor=1",
-               "--enable-logging=stderr", "--v=0", f"--screenshot={shot}", "--window-size=1300,1900",
+               "--enable-logging=stderr", "--v=0", f"--screenshot={shot}", "--window-size=1600,1000",
                page.as_uri()]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120,
                           env={**os.environ, "HOME": str(tmp_path)})
@@ -112,7 +114,7 @@ def test_the_page_opens_in_a_browser_and_shows_every_board(tmp_path):
     assert not console, "script errors: " + "\n".join(console)
     assert shot.is_file()
     width, height, rows = read_png(shot)
-    assert (width, height) == (1300, 1900)
+    assert (width, height) == (1600, 1000)
     counts = {}
     for y in range(0, height, 2):
         row = rows[y]
@@ -123,9 +125,9 @@ def test_the_page_opens_in_a_browser_and_shows_every_board(tmp_path):
     assert counts.get(bytes(SEA), 0) > sampled * 0.05, "no sea to be seen: the map is not drawn"
     assert counts.get(bytes(LAND), 0) > sampled * 0.05, "no land to be seen: the map is not drawn"
     assert len(counts) > 50, "the screenshot is nearly blank"
-    # step 1 shows a0 (acting) and a1; step 2 shows a0, a1 (acting), a2 and b1
-    assert count_frames(width, height, rows, ACTING) == 2
-    assert count_frames(width, height, rows, FRAME) == 4
+    # the view opens on the last step: a0, a1 (acting), a2 and b1
+    assert count_frames(width, height, rows, ACTING) == 1
+    assert count_frames(width, height, rows, FRAME) == 3
 
 
 def run_browser(tmp_path: Path, page: Path, *args: str) -> subprocess.CompletedProcess:
@@ -165,3 +167,52 @@ def test_no_name_from_input_runs_as_script_in_the_browser(tmp_path):
         shown = Parts(dom).text
         for field, value in RENDERED.items():
             assert value in shown, f"{name}: the {field} is not shown literally"
+
+
+def test_views_of_8_64_and_300_boards_open_and_draw_each_board_once(tmp_path):
+    """Each view opens in the browser with its script allowed by the page's policy (no error, and the
+    script has run: it marks the view ready), the DOM holds one drawn group per board, the screenshot
+    shows the map and the acting boards, and the file grows by about the same number of bytes per
+    board from 64 to 300 boards (three steps each, the boards drawn once)."""
+    import re
+    import time
+
+    from views import SIZES, synthetic_frames
+
+    sizes = {}
+    for wanted, (heads, history) in SIZES.items():
+        frames = synthetic_frames(heads, history)
+        boards = len(frames[0].mv.boards)
+        page = tmp_path / f"view-{wanted}.html"
+        page.write_text(render_page(f"{wanted} boards", frames), encoding="utf-8")
+        sizes[wanted] = (page.stat().st_size, boards)
+        shot = tmp_path / f"view-{wanted}.png"
+        started = time.perf_counter()
+        done = run_browser(tmp_path, page, f"--screenshot={shot}", "--window-size=1600,1000")
+        opened = time.perf_counter() - started
+        problems = [line for line in done.stderr.splitlines()
+                    if "CONSOLE" in line or "Uncaught" in line or "Refused" in line]
+        assert not problems, "\n".join(problems)
+        assert opened < 120, f"{wanted} boards took {opened:.0f}s to open"
+        width, height, rows = read_png(shot)
+        counts = {}
+        for y in range(0, height, 3):
+            for x in range(0, width, 3):
+                c = rows[y][3 * x:3 * x + 3]
+                counts[c] = counts.get(c, 0) + 1
+        assert counts.get(bytes(SEA), 0) > 1000 and counts.get(bytes(LAND), 0) > 1000, f"{wanted}: no map to be seen"
+        assert counts.get(bytes(ACTING), 0) > 50, f"{wanted}: the acting boards are not in view"
+        dom = run_browser(tmp_path, page, "--dump-dom").stdout
+        assert 'data-ready="1"' in dom, f"{wanted}: the view's script did not run"
+        drawn = re.findall(r'<g class="board[^"]*" data-board="([^"]+)"', dom)
+        assert len(drawn) == boards and len(set(drawn)) == boards
+    (small, _), (mid, mid_boards), (large, large_boards) = sizes[8], sizes[64], sizes[300]
+    per_board = (large - mid) / (large_boards - mid_boards)
+    assert 0.6 < per_board / (mid / mid_boards) < 1.4, sizes
+    assert large < 3_000_000, sizes
+
+
+def render_page(title, frames):
+    from fivedp_asp.render import page
+
+    return page(title, frames)
