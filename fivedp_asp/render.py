@@ -520,13 +520,25 @@ def view_svg(frames: Sequence[Frame], start: int = 0, board_width: float | None 
         drawn = "".join(_draw_order(frame.mv, layout, d, k, frame.phase) for k, d in enumerate(frame.orders))
         cls = "steporders" + ("" if i == start else " off past")
         orders.append(f'<g class="{cls}" data-step="{i}">{drawn}</g>')
+    # a row's and a column's labels show from the first step that has a board there
+    row_from: dict[int, int] = {}
+    column_from: dict[int, int] = {}
+    for (t, n), runs in versions.items():
+        row_from[t] = min(row_from.get(t, last), runs[0][0])
+        column_from[n] = min(column_from.get(n, last), runs[0][0])
+
+    def shown(step_from: int) -> str:
+        return f' data-from="{step_from}" data-to="{last}"' + ("" if step_from <= start else ' class="off"')
+
     labels = []
     for row, t in enumerate(layout.lines):
         _, y = layout.cell_origin(row, 0)
-        labels.append(f'<text class="tl" x="8" y="{_f(y + h / 2)}">{_e(timeline_name(t))}</text>')
+        labels.append(f'<g data-tl="{t}"{shown(row_from[t])}><text class="tl" x="8" y="{_f(y + h / 2)}">'
+                      f'{_e(timeline_name(t))}</text></g>')
     for n in sorted({n for _, n in keys}):
         x, _ = layout.cell_origin(0, n - layout.first_turn)
-        labels.append(f'<text class="turn" x="{_f(x)}" y="{_f(TOP - 12)}">{_e(season_name(n))} (turn {n})</text>')
+        labels.append(f'<g{shown(column_from[n])}><text class="turn" x="{_f(x)}" y="{_f(TOP - 12)}">'
+                      f'{_e(season_name(n))} (turn {n})</text></g>')
     vw, vh = layout.width + 10, layout.height + 10
     return (f'<svg xmlns="http://www.w3.org/2000/svg" class="multiverse view" id="view" viewBox="0 0 {_f(vw)} {_f(vh)}" '
             f'data-steps="{len(frames)}" data-start="{start}" data-cell="{_f(w + layout.gap)}">' + _defs(game_map) + "".join(labels)

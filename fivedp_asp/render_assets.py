@@ -8,7 +8,7 @@ Content-Security-Policy allows exactly this script, by its sha256.
 CSS = """
 svg,body{font-family:system-ui,sans-serif;}
 body{margin:0;background:#fafafa;color:#222}
-h1{font-size:18px;margin:0 8px 0 0;display:inline} h2{font-size:15px;margin:4px 0}
+h1{font-size:18px;margin:0 8px 0 0;display:inline} h2{font-size:13px;margin:4px 0}
 header{padding:8px 12px;border-bottom:1px solid #ccc;background:#fff}
 .controls{display:flex;flex-wrap:wrap;gap:10px;align-items:center;margin-top:6px;font-size:13px}
 .controls button{font-size:13px;padding:1px 8px}
@@ -110,6 +110,6 @@ if(r.width>0&&r.width/home[2]*cell<170){
  var w=r.width/170*cell,h=w*r.height/r.width,x=home[0]+home[2],y=home[1];
  var acting=q('g.board.acting rect.frame',svg);
  if(acting.length){x=-1e9;y=1e9;acting.forEach(function(f){x=Math.max(x,+f.getAttribute('x')+ +f.getAttribute('width'));y=Math.min(y,+f.getAttribute('y'));});}
- setVB([Math.max(home[0],x+cell*0.3-w),Math.max(home[1],y-cell*0.3),w,h]);}
+ setVB([Math.max(home[0],Math.min(home[0]+home[2],x+cell)-w),Math.max(home[1],y-cell*0.3),w,h]);}
 svg.setAttribute('data-ready','1');
 })();"""

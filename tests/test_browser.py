@@ -216,3 +216,71 @@ def render_page(title, frames):
     from fivedp_asp.render import page
 
     return page(title, frames)
+
+
+DRIVE = """(function(){
+function shown(){return Array.prototype.filter.call(document.querySelectorAll('g.board'),function(g){
+ return !g.classList.contains('off');}).map(function(g){return g.getAttribute('data-board');}).sort().join(' ');}
+function steps(){return Array.prototype.filter.call(document.querySelectorAll('g.steporders'),function(g){
+ return !g.classList.contains('off');}).map(function(g){return g.getAttribute('data-step');}).join(' ');}
+var out={}, svg=document.getElementById('view');
+out.start=shown();out.startSteps=steps();
+for(var i=0;i<3;i++)document.getElementById('prev').click();
+out.step3=shown();out.step3Steps=steps();out.label=document.getElementById('stepno').textContent;
+out.text=Array.prototype.filter.call(document.querySelectorAll('.steptext'),function(d){return !d.hidden;}).map(function(d){
+ return d.querySelector('h2').textContent;}).join('|');
+var box=document.querySelector('input[data-tl="1"]');box.checked=false;box.dispatchEvent(new Event('change'));
+out.noB=shown();box.checked=true;box.dispatchEvent(new Event('change'));
+var order=document.querySelector('g.steporders:not(.off) g.order path');
+order.dispatchEvent(new MouseEvent('mouseover',{bubbles:true}));
+out.info=document.getElementById('info').textContent;out.orderTitle=order.parentNode.querySelector('title').textContent;
+var frame=document.querySelector('g.board[data-board="c2"]:not(.off) rect.frame'),r=frame.getBoundingClientRect();
+var at={bubbles:true,clientX:r.left+r.width/2,clientY:r.top+r.height/2};
+frame.dispatchEvent(new PointerEvent('pointerdown',at));frame.dispatchEvent(new PointerEvent('pointerup',at));
+out.viewBox=svg.getAttribute('viewBox');out.frame=[frame.getAttribute('x'),frame.getAttribute('y'),frame.getAttribute('width')].join(' ');
+document.getElementById('fit').click();out.fit=svg.getAttribute('viewBox');
+document.body.setAttribute('data-test',JSON.stringify(out));})();"""
+
+
+def test_the_view_switches_steps_filters_timelines_shows_details_and_opens_a_board(tmp_path):
+    """The view driven in the browser by a script of the test's (added to the page with its hash in
+    the policy): three steps back from the last, the boards and orders of step 3 show; timeline b
+    hidden and shown again; hovering an order shows its title; clicking a board zooms to it; Fit
+    shows everything again."""
+    import base64
+    import hashlib
+    import html as htmllib
+    import json
+    import re
+
+    from fivedp_asp.render import scenario_frames
+
+    path = ROOT / "cases/multiverse/4.06-seed004-example-1-dislodged-past-supporter.yaml"
+    _, frames = scenario_frames(str(path))
+    assert len(frames) == 6
+    text = render_file(str(path))
+    digest = base64.b64encode(hashlib.sha256(DRIVE.encode()).digest()).decode()
+    text = text.replace("script-src ", f"script-src &#x27;sha256-{digest}&#x27; ", 1)
+    text = text.replace("</body>", f"<script>{DRIVE}</script></body>")
+    page = tmp_path / "drive.html"
+    page.write_text(text, encoding="utf-8")
+    dom = run_browser(tmp_path, page, "--dump-dom", "--window-size=1600,1000").stdout
+    found = re.search(r'<body data-test="([^"]*)"', dom)
+    assert found, "the test's script did not run"
+    out = json.loads(htmllib.unescape(found[1]))
+    names = lambda frame: " ".join(sorted(b.name for b in frame.mv.boards.values()))  # noqa: E731
+    assert out["start"] == names(frames[5]) and out["startSteps"] == "5"
+    assert out["step3"] == names(frames[2]) and out["step3Steps"] == "2" and out["label"] == "3 / 6"
+    assert out["text"] == frames[2].title
+    assert out["noB"] == " ".join(n for n in names(frames[2]).split() if not n.startswith("b"))
+    assert out["info"] == out["orderTitle"] and " — " in out["info"]
+    x, y, w = (float(v) for v in out["frame"].split())
+    vx, vy, vw, _ = (float(v) for v in out["viewBox"].split())
+    assert vx <= x < x + w <= vx + vw and vw < 1.5 * w, "the board clicked fills the view"
+    assert out["fit"] == view_box(text)
+
+
+def view_box(text: str) -> str:
+    import re
+
+    return re.search(r'class="multiverse view" id="view" viewBox="([^"]*)"', text)[1]
