@@ -331,3 +331,23 @@ def test_arrows_between_boards_never_cross_a_third_board():
                 if x0 < rx1 and x1 > rx0 and y0 < ry1 and y1 > ry0:
                     crossings.append((a_board, b_board, key))
     assert crossings == []
+
+
+def test_a_random_game_replays_as_its_scenario_and_draws(tmp_path):
+    """``randomplay.random_game`` (the material of the large pictures) writes a scenario that replays to
+    the multiverse it played, and the same seed gives the same game."""
+    import yaml
+
+    from fivedp_asp.randomplay import random_game
+
+    case, mv = random_game(3, 8, (4, 8), empty_share=0.9)
+    assert random_game(3, 8, (4, 8), empty_share=0.9)[0] == case
+    file = tmp_path / "random.yaml"
+    file.write_text(yaml.safe_dump(case, sort_keys=False), encoding="utf-8")
+    _, frames = scenario_frames(str(file))
+    assert len(frames) == len(case["steps"]) == 8
+    assert {k: (b.units, b.centers) for k, b in frames[-1].mv.boards.items()} == \
+        {k: (b.units, b.centers) for k, b in mv.boards.items()}
+    assert len(mv.timelines) > 1  # moves into the past forked
+    root = view_of(page(case["id"], frames))
+    assert shown_at(root, 7) == Counter(b.name for b in mv.boards.values())
