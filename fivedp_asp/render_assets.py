@@ -46,6 +46,7 @@ pre{background:#fff;font-size:12px;white-space:pre-wrap;margin:4px 0}
 .order.invalid .arrow{stroke:#999 !important;opacity:.7}
 .order.fails.support_move .arrow,.order.fails.support_hold .arrow,.order.fails.convoy .arrow{opacity:.55}
 .order:hover .arrow,.order:hover .ring{stroke-width:6;opacity:1}
+.orders:hover .order{opacity:.3} .orders .order:hover{opacity:1}
 .steporders.past{opacity:.3}
 .failmark{stroke:#c62828;stroke-width:3}
 .single .order .arrow{stroke-width:4.5} .single .failmark{stroke-width:6} .single .ring{stroke-width:3.5}
