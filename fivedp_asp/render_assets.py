@@ -1,0 +1,116 @@
+"""The style and the one script of the multiverse view (``render.page``), kept apart from the drawing.
+
+The script is small and reads nothing but the page: it never writes markup, only classes, the SVG's
+``viewBox`` and ``textContent``, so no name from the input can become markup through it. The page's
+Content-Security-Policy allows exactly this script, by its sha256.
+"""
+
+CSS = """
+svg,body{font-family:system-ui,sans-serif;}
+body{margin:0;background:#fafafa;color:#222}
+h1{font-size:18px;margin:0 8px 0 0;display:inline} h2{font-size:13px;margin:4px 0}
+header{padding:8px 12px;border-bottom:1px solid #ccc;background:#fff}
+.controls{display:flex;flex-wrap:wrap;gap:10px;align-items:center;margin-top:6px;font-size:13px}
+.controls button{font-size:13px;padding:1px 8px}
+.tls{display:flex;flex-wrap:wrap;gap:2px 8px;font-size:12px}
+.layout{display:flex;align-items:stretch}
+svg.view{flex:1;height:calc(100vh - 150px);min-height:420px;background:#eef1f4;cursor:grab;touch-action:none}
+aside{width:340px;flex:none;border-left:1px solid #ccc;background:#fff;padding:6px 10px;overflow:auto;height:calc(100vh - 150px);min-height:420px;box-sizing:border-box}
+pre{background:#fff;font-size:12px;white-space:pre-wrap;margin:4px 0}
+#info{min-height:3em;border-bottom:1px solid #ddd;padding-bottom:4px}
+.t.ocean{fill:#bcd9f0;stroke:#7fa9c9;stroke-width:2}
+.t.land{fill:#f1ead8;stroke:#8b7f66;stroke-width:2}
+.t.impassable{fill:#b9b2a4;stroke:#8b7f66;stroke-width:2}
+.lbl{font-size:26px;fill:#5c5344;text-anchor:middle;pointer-events:none}
+.frame{fill:none;stroke:#4a4a4a;stroke-width:3}
+.board.acting .frame{stroke:#e67e22;stroke-width:6}
+.board{cursor:pointer}
+.bname{font-size:13px;font-weight:600;fill:#222;pointer-events:none}
+.fork{font-size:12px;fill:#8e24aa;font-weight:600;pointer-events:none}
+.tl{font-size:20px;font-weight:700;fill:#333}
+.turn{font-size:13px;fill:#333}
+.sc{stroke:#222;stroke-width:3}
+.sc0{fill:#fff;stroke:#222;stroke-width:3}
+.tok{stroke:#111;stroke-width:3}
+.dislodged .tok{opacity:.85}
+.displace{stroke:#8e24aa;stroke-width:3;stroke-dasharray:4 4}
+.option{stroke:#8e24aa;stroke-width:5;stroke-dasharray:3 6}
+.order .arrow{fill:none;stroke-width:2.2}
+.order.move .arrow{stroke:#1b1b1b}
+.order.move.fails .arrow{stroke:#c62828;stroke-dasharray:6 3}
+.order.support_move .arrow,.order.support_hold .arrow{stroke:#2e7d32;stroke-dasharray:2 3}
+.order.convoy .arrow{stroke:#1565c0;stroke-dasharray:8 3 2 3}
+.order.jump_assist .arrow{stroke:#ef6c00;stroke-dasharray:4 2}
+.order.open_convoy .ring{stroke:#1565c0;stroke-dasharray:4 3}
+.order.disband .arrow{stroke:#c62828}
+.order.invalid .arrow{stroke:#999 !important;opacity:.7}
+.order.fails.support_move .arrow,.order.fails.support_hold .arrow,.order.fails.convoy .arrow{opacity:.55}
+.order:hover .arrow,.order:hover .ring{stroke-width:6;opacity:1}
+.orders:hover .order{opacity:.3} .orders .order:hover{opacity:1}
+.steporders.past{opacity:.3}
+.failmark{stroke:#c62828;stroke-width:3}
+.single .order .arrow{stroke-width:4.5} .single .failmark{stroke-width:6} .single .ring{stroke-width:3.5}
+.single .bname{font-size:22px} .single .fork{font-size:20px}
+.ring{fill:none;stroke:#2e7d32;stroke-width:1.6}
+.order.hold .ring{stroke:#555}
+.forkline path{fill:none;stroke:#8e24aa;stroke-width:2;stroke-dasharray:5 4}
+.forkline.new path{stroke-width:4}
+.off{display:none}
+.legend{display:flex;flex-wrap:wrap;gap:4px 14px;align-items:center;font-size:12px;margin:6px 0 0}
+.legend svg{vertical-align:middle}
+svg.hidden{position:absolute}
+"""
+
+SCRIPT = """(function(){
+var svg=document.getElementById('view');if(!svg)return;
+var b=svg.viewBox.baseVal,home=[b.x,b.y,b.width,b.height],vb=home.slice();
+var last=+svg.getAttribute('data-steps')-1,step=+svg.getAttribute('data-start');
+var slider=document.getElementById('step'),info=document.getElementById('info'),all=document.getElementById('all');
+var label=document.getElementById('stepno'),hidden={};
+function q(s,r){return Array.prototype.slice.call((r||document).querySelectorAll(s));}
+function has(list,v){return (' '+(list||'')+' ').indexOf(' '+v+' ')>=0;}
+function setVB(v){vb=v;svg.setAttribute('viewBox',v.join(' '));}
+function show(){
+ q('[data-from]',svg).forEach(function(e){
+  var on=+e.getAttribute('data-from')<=step&&step<=+e.getAttribute('data-to')&&!hidden[e.getAttribute('data-tl')];
+  e.classList.toggle('off',!on);
+  if(e.hasAttribute('data-acting'))e.classList.toggle('acting',has(e.getAttribute('data-acting'),step));
+  if(e.classList.contains('forkline'))e.classList.toggle('new',+e.getAttribute('data-from')===step);});
+ q('g.steporders',svg).forEach(function(g){var s=+g.getAttribute('data-step');
+  g.classList.toggle('off',!(s===step||all.checked&&s<step));g.classList.toggle('past',s!==step);});
+ q('g.order',svg).forEach(function(g){g.classList.toggle('off',!!hidden[g.getAttribute('data-tl')]);});
+ q('.steptext').forEach(function(d){d.hidden=+d.getAttribute('data-step')!==step;});
+ slider.value=step;label.textContent=(step+1)+' / '+(last+1);}
+function go(s){step=Math.max(0,Math.min(last,s));show();}
+slider.addEventListener('input',function(){go(+slider.value);});
+document.getElementById('prev').addEventListener('click',function(){go(step-1);});
+document.getElementById('next').addEventListener('click',function(){go(step+1);});
+document.getElementById('fit').addEventListener('click',function(){setVB(home);});
+all.addEventListener('change',show);
+q('input[data-tl]').forEach(function(c){c.addEventListener('change',function(){
+ hidden[c.getAttribute('data-tl')]=!c.checked;show();});});
+function pt(ev){var p=svg.createSVGPoint();p.x=ev.clientX;p.y=ev.clientY;return p.matrixTransform(svg.getScreenCTM().inverse());}
+svg.addEventListener('wheel',function(ev){ev.preventDefault();var k=ev.deltaY>0?1.2:1/1.2,p=pt(ev);
+ setVB([p.x-(p.x-vb[0])*k,p.y-(p.y-vb[1])*k,vb[2]*k,vb[3]*k]);},{passive:false});
+var drag=null;
+svg.addEventListener('pointerdown',function(ev){drag={x:ev.clientX,y:ev.clientY,v:vb.slice(),k:1/svg.getScreenCTM().a,moved:false};});
+svg.addEventListener('pointermove',function(ev){if(!drag)return;var dx=ev.clientX-drag.x,dy=ev.clientY-drag.y;
+ if(Math.abs(dx)+Math.abs(dy)>4)drag.moved=true;
+ if(drag.moved)setVB([drag.v[0]-dx*drag.k,drag.v[1]-dy*drag.k,drag.v[2],drag.v[3]]);});
+svg.addEventListener('pointerup',function(ev){var d=drag;drag=null;if(!d||d.moved)return;
+ var g=ev.target.closest&&ev.target.closest('g.board');if(!g)return;var r=g.querySelector('rect.frame');
+ var x=+r.getAttribute('x'),y=+r.getAttribute('y'),w=+r.getAttribute('width'),h=+r.getAttribute('height');
+ setVB([x-w*0.05,y-h*0.05,w*1.1,h*1.1]);tell(g);});
+function tell(g){var t=g.querySelector('title');if(t)info.textContent=t.textContent;}
+svg.addEventListener('mouseover',function(ev){var g=ev.target.closest&&ev.target.closest('g.order,g.unit,g.forkline,g.board');if(g)tell(g);});
+document.addEventListener('keydown',function(ev){if(ev.target.tagName==='INPUT'&&ev.target.type!=='checkbox')return;
+ if(ev.key==='ArrowLeft')go(step-1);else if(ev.key==='ArrowRight')go(step+1);else if(ev.key==='Escape')setVB(home);});
+show();
+var r=svg.getBoundingClientRect(),cell=+svg.getAttribute('data-cell');
+if(r.width>0&&r.width/home[2]*cell<170){
+ var w=r.width/170*cell,h=w*r.height/r.width,x=home[0]+home[2],y=home[1];
+ var acting=q('g.board.acting rect.frame',svg);
+ if(acting.length){x=-1e9;y=1e9;acting.forEach(function(f){x=Math.max(x,+f.getAttribute('x')+ +f.getAttribute('width'));y=Math.min(y,+f.getAttribute('y'));});}
+ setVB([Math.max(home[0],Math.min(home[0]+home[2],x+cell)-w),Math.max(home[1],y-cell*0.3),w,h]);}
+svg.setAttribute('data-ready','1');
+})();"""
