@@ -107,20 +107,21 @@ def _clip(text: str, n: int = 24) -> str:
     return repr(text[:n]) + ("…" if len(text) > n else "")
 
 
-def _check_id(raw: object, what: str, path: str, line: int) -> str:
+def check_id(raw: object, what: str, path: str, line: int, error: type[LoadError] = GeometryError) -> str:
     """An id as written: a letter, then letters, digits or ``_``. Other characters would clash with the
-    notation (``spa/nc``, ``a-b`` edges, ``b-Mun@3``) or with the solver's terms."""
+    notation (``spa/nc``, ``a-b`` edges, ``b-Mun@3``), with the solver's terms, or with a picture's
+    markup; maps drawn or listed read their ids through this one check."""
     if not isinstance(raw, str):
         shown = "empty" if raw is None else f"{str(raw).lower()[:12]} (a {'boolean' if isinstance(raw, bool) else 'number'})"
-        raise GeometryError(path, line, f"{what} {shown} is not an id: write it as text, in quotes if YAML "
+        raise error(path, line, f"{what} {shown} is not an id: write it as text, in quotes if YAML "
                             "would read it otherwise")
     text = raw
     if len(text) > MAX_ID_CHARS:
-        raise GeometryError(path, line, f"{what} {_clip(text)} is longer than {MAX_ID_CHARS} characters")
+        raise error(path, line, f"{what} {_clip(text)} is longer than {MAX_ID_CHARS} characters")
     if not _ID.match(text):
         bad = next((c for c in text if not (c.isascii() and (c.isalnum() or c == "_"))), None)
         why = (f"the character {bad!r}" if bad is not None else "its first character")
-        raise GeometryError(path, line, f"{what} {_clip(text)} is not an id: {why} is not allowed "
+        raise error(path, line, f"{what} {_clip(text)} is not an id: {why} is not allowed "
                             "(an id is a letter followed by letters, digits or _)")
     return text
 
@@ -228,7 +229,7 @@ def parse_geometry(data: object, path: str) -> Geometry:
     written: dict[str, str] = {}
     for key, raw in raw_territories.items():
         line = key_line(raw_territories, key)
-        tid = _check_id(key, "territory id", path, line).lower()
+        tid = check_id(key, "territory id", path, line).lower()
         if tid in written:
             raise reader.fail(line, f"territory ids {_clip(written[tid])} and {_clip(str(key))} name the same "
                               "province (ids are compared ignoring case)")
@@ -264,7 +265,7 @@ def _territory(tid: str, raw: object, reader: _Reader, line: int) -> "Territory"
         seen: dict[str, str] = {}
         for name, paths in named.items():
             name_line = key_line(named, name) or at
-            cid = _check_id(name, f"{where}: coast name", reader.path, name_line)
+            cid = check_id(name, f"{where}: coast name", reader.path, name_line)
             if cid.lower() in seen:
                 raise reader.fail(name_line, f"{where}: coast names {_clip(seen[cid.lower()])} and {_clip(cid)} "
                                   "name the same coast (names are compared ignoring case)")

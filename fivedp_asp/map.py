@@ -18,6 +18,7 @@ from types import MappingProxyType
 from typing import Mapping
 
 from .errors import InputError, quoted
+from .geometry import check_id
 from .inputs import line_of, Anything, Choice, Fields, Flag, ListOf, LoadError, MapOf, Opt, Text, decode, load_yaml, parse_yaml
 
 PROVINCE_TYPES = ("land", "coast", "sea", "impassable")
@@ -287,9 +288,11 @@ def parse_map(data: object, path: str = "<map>") -> GameMap:
     coasts_raw = data.get("coasts") or {}
     coast_names = {str(c): str((d or {}).get("name", c)) for c, d in coasts_raw.items()}
     coast_aliases = {str(a): str(c) for c, d in coasts_raw.items() for a in (d or {}).get("aliases") or ()}
+    for coast in coasts_raw:
+        check_id(coast, "coast id", path, line_of(coast), LoadError)
     provinces: dict[str, Province] = {}
     for key, details in (data["provinces"] or {}).items():
-        pid = str(key).lower()
+        pid = check_id(key, "province id", path, line_of(key), LoadError).lower()
         if pid in provinces:
             first = next(str(k) for k in data["provinces"] if str(k).lower() == pid)
             raise _fail(path, f"province ids {first[:24]!r} and {str(key)[:24]!r} name the same province "

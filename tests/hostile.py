@@ -1,8 +1,9 @@
 """Hostile input for the picture tests: a small map whose names are markup, and a scenario on it.
 
 Every field a picture may print carries its own payload, each of which would run a script, add an
-element or break out of an attribute if it reached the page unescaped. Province ids and coast ids
-cannot hold ``/ , ( ) "`` (they are parts of locations and of solver terms), so theirs use the rest.
+element or break out of an attribute if it reached the page unescaped. Province and coast ids are
+refused at load unless they are plain words (a letter, then letters, digits or ``_``:
+``MARKUP_IDS`` below are each refused), so they carry no payload here.
 Order lines are read by the notation parser, which refuses markup; the orders reach the picture
 through the names they use and through their reasons (``bounced off A <province>``). Timeline and
 board names are made by the program (``b1``), and option values are checked against their choices,
@@ -18,10 +19,12 @@ import yaml
 SCRIPT = "<script>document.title='PW'+'NED'</script>"
 POWER_1 = f"Eng</title>{SCRIPT}<title>"  # the report's name: closes a <title> early
 POWER_2 = "Fra\" onmouseover=\"document.title='PW'+'NED'\" x=\"'><img src=x onerror=document.title=2>"
-PROVINCE_ID = "<img src=x onerror=document.title=3 class=pwnid>"
+PROVINCE_ID = "alpha"
 PROVINCE_NAME = f"Alpha</text></svg>{SCRIPT}<svg><text>"
 PROVINCE_NAME_2 = "Bee <style>*{display:none}</style>"
-COAST_ID = "<i class=pwncoast onmouseover=document.title=4>"
+COAST_ID = "farc"
+MARKUP_IDS = ("<img src=x onerror=document.title=3>", "a<b", 'x"y', "p,q", "c(d)", "Mun/x", "a-b", "a b")
+"""Ids a map may not have: each is refused when the map is read (exit status 2)."""
 COAST_NAME = "far <b class=pwncoastname>coast</b>"
 CASE_ID = f"X{SCRIPT}"
 CASE_TITLE = f"T</title>{SCRIPT}<title>'\"&amp;"
@@ -31,8 +34,8 @@ GAME_STEM = "g<img src=x onerror=document.title=5>"
 here: a game file writes units by province id, which the hostile map's ids cannot be read back from."""
 
 RENDERED = {
-    "power name": POWER_1, "power name (attribute)": POWER_2, "province id": PROVINCE_ID,
-    "province name": PROVINCE_NAME, "province name 2": PROVINCE_NAME_2, "coast id": COAST_ID, "scenario id": CASE_ID, "scenario title": CASE_TITLE,
+    "power name": POWER_1, "power name (attribute)": POWER_2,
+    "province name": PROVINCE_NAME, "province name 2": PROVINCE_NAME_2, "scenario id": CASE_ID, "scenario title": CASE_TITLE,
 }
 """The hostile texts a scenario's page shows, each of which must appear there literally, as text."""
 

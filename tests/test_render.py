@@ -351,3 +351,25 @@ def test_a_random_game_replays_as_its_scenario_and_draws(tmp_path):
     assert len(mv.timelines) > 1  # moves into the past forked
     root = view_of(page(case["id"], frames))
     assert shown_at(root, 7) == Counter(b.name for b in mv.boards.values())
+
+
+@pytest.mark.parametrize("index", range(8))
+def test_a_map_whose_ids_are_not_plain_words_is_refused(tmp_path, capsys, index):
+    """Province and coast ids are parts of locations, solver terms and picture attributes: an id that is
+    not a plain word (markup, quotes, commas, brackets, the notation's / and -) is bad input."""
+    import yaml
+    from hostile import MARKUP_IDS, write_hostile
+
+    case = write_hostile(tmp_path)
+    map_path = tmp_path / "hostile-map.yaml"
+    data = yaml.safe_load(map_path.read_text(encoding="utf-8"))
+    bad = MARKUP_IDS[index]
+    if index % 2:
+        data["coasts"][bad] = {"name": "odd"}
+    else:
+        data["provinces"][bad] = {"name": "odd", "type": "land"}
+    map_path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    assert main(["render", str(case), "-o", str(tmp_path / "x.html")]) == 2
+    err = capsys.readouterr().err
+    assert ("is not an id" in err or "is longer than" in err) and "hostile-map.yaml:" in err
+    assert not (tmp_path / "x.html").exists()
