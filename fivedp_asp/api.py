@@ -21,7 +21,7 @@ from .errors import InputError
 from .game import Accepted, Duty, Game, Submission
 from .map import GameMap
 from .map import load_map as _load_map
-from .multiverse import Board, Multiverse, board_name, opening
+from .multiverse import Board, Multiverse, Unit, board_name, opening
 from .options import validated
 from .possible import PossibleOrder
 from .possible import legal_orders as _legal_orders
@@ -66,12 +66,18 @@ def save_game(game: Game, path: str | Path) -> None:
     _game.save_game(path, game)
 
 
-def submit_orders(game: Game, lines: list[str], *, power: str | None = None, replace: bool = False) -> Submission:
+def submit_orders(game: Game, lines: list[str], *, power: str | None = None, replace: bool = False,
+                  check: bool = False, force: bool = False) -> Submission:
     """Orders for the next phase. ``power`` is read from each unit when not given (or from a
     ``Germany:`` prefix); a later order for a unit replaces its waiting one (``Submission.accepted``
     says which); ``replace`` first withdraws the power's waiting orders. Orders of another phase
-    raise InputError naming the next phase. The new game is ``Submission.game``."""
-    return _game.submit_orders(game, power, lines, replace_all=replace)
+    raise InputError naming the next phase. The new game is ``Submission.game``.
+
+    ``check`` asks the legality rules about each line (one adjudication on a copy): every
+    ``Accepted`` then has ``legal`` and ``reason``, and an illegal line that would replace a legal
+    waiting order is not taken but listed in ``Submission.refused`` (``force`` takes it anyway).
+    Without ``check`` (the default) every line is taken, as before."""
+    return _game.submit_orders(game, power, lines, replace_all=replace, check=check, force=force)
 
 
 def check_orders(game: Game) -> tuple[OrderOutcome, ...]:
@@ -144,6 +150,15 @@ def board(game: Game | Multiverse, name: str) -> Board:
     return found
 
 
+def board_units(game: Game | Multiverse, name: str) -> dict[str, Unit]:
+    """The units of the board with this name, keyed by their province as printed (``"Mun"``,
+    ``"Stp"``; the coast is the unit's own, ``unit_text``); ``board(...).units`` keys the same units
+    by the engine's lower-case province ids (``"mun"``)."""
+    found = board(game, name)
+    m = (game.mv if isinstance(game, Game) else game).game_map
+    return {m.short_name(province): unit for province, unit in sorted(found.units.items())}
+
+
 def heads(game: Game) -> tuple[Board, ...]:
     """The latest board of every timeline, in timeline order."""
     return game.mv.heads
@@ -160,11 +175,15 @@ def game_json(game: Game) -> dict:
 
 
 def step_json(game: Game, report: StepReport) -> dict:
-    """A step as ``fivedp game adjudicate --json`` prints it (``game`` is the game after the step)."""
+    """A step as ``fivedp game adjudicate --json`` prints it (``game`` is the game after the step,
+    ``report`` the step's report, as :func:`adjudicate` returns both): ``kind: step``, the step
+    (every order's outcome, dislodged and disbanded units, new timelines, changed boards) and what
+    comes next."""
     return jsonout.game_step_document(game, report)
 
 
 def history_json(game: Game) -> dict:
+    """The steps played as ``fivedp game history --json`` prints them."""
     return jsonout.history_document(game)
 
 
@@ -189,7 +208,7 @@ def schema() -> dict:
 
 __all__ = [
     "Accepted", "Board", "Case", "CaseRun", "Duty", "Game", "GameMap", "OrderOutcome", "PossibleOrder", "StepReport",
-    "Submission", "adjudicate", "adjudicate_many", "board", "board_json", "check_orders", "duties", "from_json", "game_from_scenario",
+    "Submission", "Unit", "adjudicate", "adjudicate_many", "board", "board_json", "board_units", "check_orders", "duties", "from_json", "game_from_scenario",
     "game_json", "heads", "history_json", "legal_orders", "load_game", "load_map", "load_scenario", "new_game",
     "next_phase", "results", "run_scenario", "run_scenarios", "save_game", "schema", "step_json", "submit_orders", "to_json",
 ]
