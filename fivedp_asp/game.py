@@ -854,7 +854,7 @@ class Submission:
     refused: tuple[Accepted, ...] = ()
 
 
-def _read_lines(game: Game, power: str | None, lines: list[str], check_phase: bool) -> dict[str, list[str]]:
+def _group_lines(game: Game, power: str | None, lines: list[str], check_phase: bool) -> dict[str, list[str]]:
     """The lines grouped by the power they belong to, each parsed (and, with ``check_phase``, checked
     to be for the next phase); any problem refuses them all (InputError)."""
     mv = game.mv
@@ -898,7 +898,7 @@ def submit_orders(game: Game, power: str | None, lines: list[str], *, replace_al
     replace a legal waiting order is not taken (``Submission.refused``): a typo must not silently
     undo a good order. ``force`` takes it all the same."""
     mv = game.mv
-    by_power = _read_lines(game, power, lines, check_phase)
+    by_power = _group_lines(game, power, lines, check_phase)
     pending = {p: list(v) for p, v in game.pending.items()}
     taken: list[Accepted] = []
     withdrawn: list[tuple[str, str]] = []
