@@ -17,7 +17,7 @@ from .inputs import read_stream, read_text
 from .limits import MAX_ORDERS
 from . import api
 from .api import adjudicate, check_orders, duties, legal_orders, load_game
-from .game import reached_board, export_case, load_game as load_game_file, locked, new_game, save_game, update_game
+from .game import export_case, load_game as load_game_file, locked, new_game, reached_board, save_game, update_game
 from .jsonout import (board_document, game_document, game_step_document, history_document, history_results,
                       options_json, orders_document, possible_document, timelines_json)
 from .map import load_map
@@ -225,7 +225,8 @@ def _duty_line(d) -> str:
     if d.kind == "retreat":
         where = ", ".join(d.options)
         done = " (order given)" if d.ordered else ""
-        return f"  {d.power} on {d.board}: {d.units[0]} must retreat to {where} or disband{done}"
+        example = f" (write e.g. {d.units[0]} - {d.options[0]})" if d.options and not d.ordered else ""
+        return f"  {d.power} on {d.board}: {d.units[0]} must retreat to {where} or disband{done}{example}"
     if d.kind == "build":
         free = ", ".join(d.options) or "no free home centre"
         example = f"; write e.g. Build A {d.options[0]}" if d.options else ""

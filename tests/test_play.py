@@ -107,9 +107,9 @@ def test_twelve_steps_of_a_three_timeline_game_from_printed_text(tmp_path):
                 if len(units) > 1:
                     lines.append(f"{units[1]} H")  # the hint's unit, typed back as printed
                 continue
-            m = re.search(r": (.*) must retreat to", duty)
+            m = re.search(r"must retreat to .* \(write e\.g\. (.*)\)$", duty)
             if m:
-                lines.append(possible(tmp, m[1])[0])
+                lines.append(m[1])
                 continue
             m = re.search(r"write e\.g\. (Build [AF] \S+)\)", duty)
             if m:
@@ -226,6 +226,27 @@ def test_hints_name_units_on_their_boards_and_results_say_how_orders_were_read(t
     out = ok(fivedp(tmp, "game", "orders", "g.yaml", "A b-Ber H", "A b-Boh - Sil"))
     assert "Germany: A b-Ber H (read as A b-Ber@1 H): legal" not in out  # one board, timeline written
     assert "Germany: A b-Ber H: legal" in out and "Germany: A b-Boh - Sil (read as A b-Boh@1 - b-Sil@1): legal" in out
+
+
+def test_retreat_hint_typed_back_on_a_fork(tmp_path):
+    """MDATC 3.A.2: the support forks a0, and Austria's army must retreat on b1; the hint names it as
+    an order names it there (plain 'A Tyr' would be a2's army, which stands)."""
+    tmp = tmp_path
+    ok(fivedp(tmp, "game", "new", "g.yaml", "--from", str(ROOT / "cases/mdatc/3.A.2.yaml")))
+    ok(fivedp(tmp, "game", "orders", "g.yaml", "A Tyrolia hold", "A Munich - Tyrolia"))
+    ok(fivedp(tmp, "game", "adjudicate", "g.yaml"))
+    ok(fivedp(tmp, "game", "orders", "g.yaml", "A Tyrolia hold", "A Munich supports A a-Munich@0 - Tyrolia"))
+    out = ok(fivedp(tmp, "game", "adjudicate", "g.yaml"))
+    assert "      read as A a-Mun@1 S a-Mun@0 - a-Tyr@0" in out.splitlines()
+    duties = todo(ok(fivedp(tmp, "game", "show", "g.yaml")))
+    assert len(duties) == 1 and duties[0].startswith("Austria on b1: A b-Tyr must retreat to "), duties
+    hint = re.search(r"\(write e\.g\. (.*)\)$", duties[0])[1]
+    assert hint.startswith("A b-Tyr - ")
+    out = ok(fivedp(tmp, "game", "orders", "g.yaml", hint))
+    dest = hint.split(" - ")[1]
+    assert f"Austria: {hint} (read as A b-Tyr@1 - b-{dest}@1): legal" in out.splitlines()  # on b1, as it must
+    out = ok(fivedp(tmp, "game", "adjudicate", "g.yaml"))
+    assert re.search(rf"^    {re.escape(hint)}  succeeds$", out, re.M), out
 
 
 def test_show_board_says_whether_it_was_fought_again(tmp_path):
