@@ -36,7 +36,7 @@ from .inputs import check_order_lines, path_name
 from .limits import MAX_FILE_BYTES, MAX_ORDERS
 from .map import GameMap
 from .map import load_map as _load_map
-from .multiverse import Board, Multiverse, board_name, opening
+from .multiverse import Board, Multiverse, Unit, board_name, opening
 from .options import validated
 from .possible import PossibleOrder
 from .possible import legal_orders as _legal_orders
@@ -171,17 +171,25 @@ def save_game(game: Game, path: str | Path) -> None:
     _game.save_game(_need_path("save_game", path, "game file"), game)
 
 
-def submit_orders(game: Game, lines: Sequence[str], *, power: str | None = None, replace: bool = False) -> Submission:
+def submit_orders(game: Game, lines: Sequence[str], *, power: str | None = None, replace: bool = False,
+                  check: bool = False, force: bool = False) -> Submission:
     """Orders for the next phase. ``power`` is read from each unit when not given (or from a
     ``Germany:`` prefix); a later order for a unit replaces its waiting one (``Submission.accepted``
     says which); ``replace`` first withdraws the power's waiting orders. Orders of another phase
     raise InputError naming the next phase, and so do more than ``limits.MAX_ORDERS`` lines (the
-    command line's limit). The new game is ``Submission.game``."""
+    command line's limit). The new game is ``Submission.game``.
+
+    ``check`` asks the legality rules about each line (one adjudication on a copy): every
+    ``Accepted`` then has ``legal`` and ``reason``, and an illegal line that would replace a legal
+    waiting order is not taken but listed in ``Submission.refused`` (``force`` takes it anyway).
+    Without ``check`` (the default) every line is taken, as before."""
     _need_game("submit_orders", game)
     checked = _need_lines("submit_orders", lines)
     _need_text("submit_orders", "power", power, optional=True)
     _need_flag("submit_orders", "replace", replace)
-    return _game.submit_orders(game, power, checked, replace_all=replace)
+    _need_flag("submit_orders", "check", check)
+    _need_flag("submit_orders", "force", force)
+    return _game.submit_orders(game, power, checked, replace_all=replace, check=check, force=force)
 
 
 def check_orders(game: Game) -> tuple[OrderOutcome, ...]:
@@ -265,9 +273,13 @@ def legal_orders(game: Game, *, power: str | None = None, unit: str | None = Non
 
 def board(game: Game | Multiverse, name: str) -> Board:
     """The board with this name (any board, head or past); InputError when there is none."""
+    return _board("board", game, name)
+
+
+def _board(_func: str, game: Any, name: Any) -> Board:
     if not isinstance(game, (Game, Multiverse)):
-        raise _wrong("board", "game", "a Game or a Multiverse", game)
-    _need_text("board", "name", name)
+        raise _wrong(_func, "game", "a Game or a Multiverse", game)
+    _need_text(_func, "name", name)
     mv = game.mv if isinstance(game, Game) else game
     found = mv.find_board(name)
     if found is None:
@@ -275,6 +287,15 @@ def board(game: Game | Multiverse, name: str) -> Board:
         listed = ", ".join(board_name(*k) for k in names[:20]) + (f", … ({len(names):,} boards)" if len(names) > 20 else "")
         raise InputError(f"no board {quoted(name)} (boards: {listed})")
     return found
+
+
+def board_units(game: Game | Multiverse, name: str) -> dict[str, Unit]:
+    """The units of the board with this name, keyed by their province as printed (``"Mun"``,
+    ``"Stp"``; the coast is the unit's own, ``unit_text``); ``board(...).units`` keys the same units
+    by the engine's lower-case province ids (``"mun"``)."""
+    found = _board("board_units", game, name)
+    m = (game.mv if isinstance(game, Game) else game).game_map
+    return {m.short_name(province): unit for province, unit in sorted(found.units.items())}
 
 
 def heads(game: Game) -> tuple[Board, ...]:
@@ -295,12 +316,15 @@ def game_json(game: Game) -> dict:
 
 
 def step_json(game: Game, report: StepReport) -> dict:
-    """A step as ``fivedp game adjudicate --json`` prints it (``game`` is the game after the step)."""
+    """A step as ``fivedp game adjudicate --json`` prints it (``game`` is the game after the step,
+    ``report`` the step's report, as :func:`adjudicate` returns both): ``kind: step``, the step
+    (every order's outcome, dislodged and disbanded units, new timelines, changed boards) and what
+    comes next."""
     return jsonout.game_step_document(_need_game("step_json", game), _need_report("step_json", report))
 
 
 def history_json(game: Game) -> dict:
-    """Every step played, as ``fivedp game history --json`` prints it."""
+    """The steps played as ``fivedp game history --json`` prints them."""
     return jsonout.history_document(_need_game("history_json", game))
 
 
@@ -343,8 +367,8 @@ def verify_game(game: Game) -> VerifyReport:
 
 
 __all__ = [
-    "Accepted", "AdjudicationError", "Board", "Case", "CaseRun", "Duty", "FileError", "FivedpError", "Game", "GameMap", "OrderOutcome", "PossibleOrder", "StepReport",
-    "Submission", "adjudicate", "adjudicate_many", "board", "board_json", "check_orders", "duties", "from_json", "game_from_scenario",
+    "Accepted", "AdjudicationError", "Board", "Case", "CaseRun", "Duty", "FileError", "FivedpError", "Game", "GameMap", "OrderOutcome", "PossibleOrder", "StepReport", "Unit",
+    "Submission", "adjudicate", "adjudicate_many", "board", "board_json", "board_units", "check_orders", "duties", "from_json", "game_from_scenario",
     "game_json", "heads", "history_json", "InputError", "legal_orders", "load_game", "load_map", "load_scenario", "new_game",
     "next_phase", "results", "run_scenario", "run_scenarios", "save_game", "schema", "step_json", "submit_orders", "to_json",
     "UsageError", "Divergence", "VerifyReport", "verify_game",

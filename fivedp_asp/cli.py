@@ -47,7 +47,7 @@ def board_lines(mv: Multiverse, board: Board) -> list[str]:
         text = f"    {power}: {', '.join(units) or '-'}"
         if retreating:
             text += f"; must retreat: {', '.join(retreating)}"
-        lines.append(text + f"  [{len(centers)} centres: {', '.join(centers)}]")
+        lines.append(text + f"  [{len(centers)} centre{'' if len(centers) == 1 else 's'}: {', '.join(centers)}]")
     return lines
 
 
@@ -93,7 +93,40 @@ def sustain_json(result: SustainResult, game_map) -> dict:
     }
 
 
-def step_lines(report: StepReport, index: int) -> list[str]:
+def disband_reason(report: StepReport, key: tuple[int, int], unit) -> str:
+    """Why a unit left its board in this step: its own disband order, or the rule that removed it."""
+    if report.phase == "movement":
+        return "dislodged with nowhere to retreat"
+    if _disband_ordered(report, key, unit):
+        return "disband ordered"
+    if report.phase == "retreat":
+        return "no retreat that succeeds: disbanded"
+    if report.phase == "adjustment":
+        return "civil disorder: too few disbands ordered, removed by rule (off a centre, farthest from home, fleets first)"
+    return "removed"
+
+
+def _disband_ordered(report: StepReport, key: tuple[int, int], unit) -> bool:
+    """Whether a disband order of this step that succeeded named this unit."""
+    from .errors import InputError
+    from .notation import parse_order
+    from .resolve import resolve
+
+    for o in report.outcomes:
+        if o.power != unit.power or o.result != "succeeds":
+            continue
+        try:
+            r = resolve(parse_order(o.text, report.before.game_map), o.power, o.text, report.before)
+        except InputError:
+            continue
+        if r.kind == "disband" and r.unit is not None and r.unit.board == key and r.unit.province == unit.province:
+            return True
+    return False
+
+
+def step_lines(report: StepReport, index: int, *, detail: bool = False) -> list[str]:
+    """A step in words. ``detail`` (``fivedp game``) adds below each line that leaves boards out the
+    fully designated order it was read as (``game.reading``), and why each disbanded unit went."""
     before = report.before
     if report.sustain is not None:
         timelines = ", ".join(timeline_name(tl) for tl in report.sustain.timelines)
@@ -110,6 +143,12 @@ def step_lines(report: StepReport, index: int) -> list[str]:
             lines.append(f"  {power}")
         reason = f" ({o.reason})" if o.reason else ""
         lines.append(f"    {o.text.ljust(width)}  {o.result}{reason}")
+        if detail:
+            from .game import reading
+
+            qualified = reading(before, o.power, o.text)
+            if qualified:
+                lines.append(f"      read as {qualified}")
     if report.sustain is not None:
         lines += sustain_lines(report.sustain, before.game_map)
     if report.dislodged:
@@ -126,7 +165,9 @@ def step_lines(report: StepReport, index: int) -> list[str]:
         lines.append("  Dislodged: " + ", ".join(f"{unit_text(u, before.game_map)} on {before.boards[k].name}{by(n, k)}"
                                                  for n, (k, u) in enumerate(report.dislodged)))
     if report.disbanded:
-        lines.append("  Disbanded: " + ", ".join(f"{unit_text(u, before.game_map)}" for _, u in report.disbanded))
+        lines.append("  Disbanded: " + ", ".join(f"{unit_text(u, before.game_map)}" + (
+            f" on {before.boards[k].name} ({disband_reason(report, k, u)})" if detail else "")
+            for k, u in report.disbanded))
     for note in report.backups:
         lines.append(f"  Backup rule: {note}")
     for tl, (parent, turn) in sorted(report.after.forks.items()):

@@ -36,7 +36,7 @@ from .inputs import (value_line, Anything, Fields, Flag, ListOf, LoadError, MapO
 from .limits import MAX_BOARDS, MAX_FILE_BYTES, MAX_TURN
 from .integrity import check_game, seal, unseal
 from .map import GameMap, load_map
-from .options import validated
+from .options import chosen, validated
 from .multiverse import (ADJUSTMENT, MOVEMENT, PHASES, RETREAT, Board, LazyBoards, Multiverse, Record, Retreat, Unit, board_name,
                          board_name_readings, make_board, unit_text)
 from .notation import format_order, parse_order, parse_timeline, parse_unit, parse_where, timeline_name
@@ -105,6 +105,39 @@ def qualify(mv: Multiverse, power: str, text: str) -> tuple[str | None, str | No
         return None, None
     board = board_name(*r.unit.board) if r.unit is not None else None
     return resolved_text(r, mv.game_map), board
+
+
+def _written_places(order: o.Order) -> list[o.Where]:
+    """The places an order line writes (its unit's, a target's, a destination)."""
+    places = []
+    for name in ("unit", "target"):
+        spec = getattr(order, name, None)
+        if isinstance(spec, o.UnitSpec):
+            places.append(spec.where)
+    dest = getattr(order, "dest", None)
+    if isinstance(dest, o.Where):
+        places.append(dest)
+    return places
+
+
+def reading(mv: Multiverse, power: str, text: str) -> str | None:
+    """The fully designated form of an order line, when printing it beside the line tells a player
+    something the line does not say: the order acts on more than one board (a support or move into
+    another board, whose board may have been filled in), or several timelines exist and the line
+    leaves a place's timeline out. None otherwise, and for a line that names no place of this
+    multiverse."""
+    try:
+        order = parse_order(text, mv.game_map)
+        r = resolve(order, power, text, mv)
+    except InputError:
+        return None
+    places = [p for p in (r.unit, r.target, r.dest) if p is not None]
+    boards = {(p.timeline, p.turn) for p in places}
+    implicit = any(w.timeline is None for w in _written_places(order))
+    if len(boards) <= 1 and not (implicit and len(mv.timelines) > 1):
+        return None
+    qualified = resolved_text(r, mv.game_map)
+    return None if qualified == text.strip() else qualified
 
 
 def _board_data(m: GameMap, b: Board) -> dict:
@@ -788,12 +821,20 @@ def _unit_key(mv: Multiverse, power: str, line: str) -> tuple | None:
 
 @dataclass(frozen=True)
 class Accepted:
-    """One order line taken for the next phase; ``replaces`` the waiting line it took the place of."""
+    """One order line given for the next phase; ``replaces`` the waiting line it took the place of.
+
+    ``legal`` is None when the line was not checked against the rules (``check=False``), otherwise
+    whether the legality rules accept it, with their ``reason`` when they do not (the reason
+    ``check_orders`` gives: the unit would hold, the order would be ignored). ``kept`` is the legal
+    waiting line an illegal line was refused in favour of (``Submission.refused``)."""
 
     power: str
     text: str
     qualified: str | None
     replaces: str | None = None
+    legal: bool | None = None
+    reason: str | None = None
+    kept: str | None = None
 
 
 @dataclass(frozen=True)
@@ -801,15 +842,13 @@ class Submission:
     game: Game
     accepted: tuple[Accepted, ...]
     withdrawn: tuple[tuple[str, str], ...] = ()  # (power, line) dropped because the power's orders were replaced
+    # illegal lines not taken, because they would have replaced a legal waiting order (without ``force``)
+    refused: tuple[Accepted, ...] = ()
 
 
-def submit_orders(game: Game, power: str | None, lines: list[str], *, replace_all: bool = False,
-                  check_phase: bool = True) -> Submission:
-    """Takes order lines for the next phase. A line for a unit that already has a waiting order takes
-    its place (and says so); other waiting orders stay. ``replace_all`` first withdraws every waiting
-    order of the powers that give orders now. Lines of another phase are refused (InputError), and
-    then nothing is taken; ``check_phase=False`` keeps them, to be reported ``invalid`` as a
-    scenario's would be."""
+def _group_lines(game: Game, power: str | None, lines: list[str], check_phase: bool) -> dict[str, list[str]]:
+    """The lines grouped by the power they belong to, each parsed (and, with ``check_phase``, checked
+    to be for the next phase); any problem refuses them all (InputError)."""
     mv = game.mv
     if mv.winner:
         raise InputError(f"the game is over: {mv.winner} has won")
@@ -835,8 +874,25 @@ def submit_orders(game: Game, power: str | None, lines: list[str], *, replace_al
         if problem:
             raise InputError(problem)
         by_power.setdefault(who, []).append(line)
+    return by_power
+
+
+def submit_orders(game: Game, power: str | None, lines: list[str], *, replace_all: bool = False,
+                  check_phase: bool = True, check: bool = False, force: bool = False) -> Submission:
+    """Takes order lines for the next phase. A line for a unit that already has a waiting order takes
+    its place (and says so); other waiting orders stay. ``replace_all`` first withdraws every waiting
+    order of the powers that give orders now. Lines of another phase are refused (InputError), and
+    then nothing is taken; ``check_phase=False`` keeps them, to be reported ``invalid`` as a
+    scenario's would be.
+
+    ``check`` asks the legality rules about every line (``check_orders`` on the orders as they would
+    stand): each ``Accepted`` then says whether it is legal and why not. An illegal line that would
+    replace a legal waiting order is not taken (``Submission.refused``): a typo must not silently
+    undo a good order. ``force`` takes it all the same."""
+    mv = game.mv
+    by_power = _group_lines(game, power, lines, check_phase)
     pending = {p: list(v) for p, v in game.pending.items()}
-    accepted: list[Accepted] = []
+    taken: list[Accepted] = []
     withdrawn: list[tuple[str, str]] = []
     for who, new in by_power.items():
         if replace_all:
@@ -850,9 +906,40 @@ def submit_orders(game: Game, power: str | None, lines: list[str], *, replace_al
             if old is not None:
                 replaced = waiting.pop(old)
             waiting.append(line)
-            accepted.append(Accepted(who, line, qualify(mv, who, line)[0], replaced if replaced != line else None))
+            taken.append(Accepted(who, line, qualify(mv, who, line)[0], replaced if replaced != line else None))
     pending = {p: v for p, v in pending.items() if v}
-    return Submission(replace(game, pending=pending), tuple(accepted), tuple(withdrawn))
+    if not check:
+        return Submission(replace(game, pending=pending), tuple(taken), tuple(withdrawn))
+    return _checked(game, replace(game, pending=pending), taken, withdrawn, force)
+
+
+def _illegal(game: Game) -> dict[tuple[str, str], str]:
+    """(power, line) -> the rules' reason, for every waiting line the rules would ignore."""
+    if not any(game.pending.values()):
+        return {}
+    return {(x.power, x.text): x.reason or "illegal" for x in check_orders(game)}
+
+
+def _checked(before: Game, after: Game, taken: list[Accepted], withdrawn: list[tuple[str, str]],
+             force: bool) -> Submission:
+    """``submit_orders`` with ``check``: the legality of every line taken, and illegal lines that
+    would replace a legal waiting order put back out (unless ``force``)."""
+    illegal = _illegal(after)
+    replacing = [a for a in taken if (a.power, a.text) in illegal and a.replaces is not None]
+    was_illegal = _illegal(before) if replacing and not force else {}
+    pending = {p: list(v) for p, v in after.pending.items()}
+    accepted: list[Accepted] = []
+    refused: list[Accepted] = []
+    for a in taken:
+        reason = illegal.get((a.power, a.text))
+        if reason is not None and a.replaces is not None and not force and (a.power, a.replaces) not in was_illegal:
+            lines = pending[a.power]
+            lines[lines.index(a.text)] = a.replaces
+            refused.append(replace(a, legal=False, reason=reason, replaces=None, kept=a.replaces))
+            continue
+        accepted.append(replace(a, legal=reason is None, reason=reason))
+    game = replace(after, pending=pending)
+    return Submission(game, tuple(accepted), tuple(withdrawn), tuple(refused))
 
 
 def submit(game: Game, power: str | None, lines: list[str], *, add: bool = False) -> Game:
@@ -871,6 +958,26 @@ def check_orders(game: Game) -> tuple[OrderOutcome, ...]:
     return tuple(x for x in report.outcomes if x.result == "invalid")
 
 
+def designate(mv: Multiverse, key: tuple[int, int], where: str) -> str:
+    """A place (``Sil``, ``Spa/nc``) or unit (``A Sil``) on board ``key`` written so that the game reads
+    it back as that board's and no other's: plain while there is one timeline and its units may be
+    written without one (``A Sil``), with the timeline on another timeline's head or when several
+    exist (``A b-Sil``), with timeline and turn on a board that is not a head (``A b-Sil@3``)."""
+    letter, _, place = where.rpartition(" ")
+    prefix = f"{letter} " if letter else ""
+    tl, turn = key
+    head = mv.latest_turn(tl) == turn and tl not in mv.dissolved
+    implicit = chosen(mv.options, "implicit_main_timeline")
+    if head and tl == 0 and len(mv.timelines) == 1 and implicit:
+        return where
+    return f"{prefix}{timeline_name(tl)}-{place}" + ("" if head else f"@{turn}")
+
+
+def unit_designation(mv: Multiverse, key: tuple[int, int], unit: Unit) -> str:
+    """A unit on board ``key`` as an order names it (``designate``)."""
+    return designate(mv, key, unit_text(unit, mv.game_map))
+
+
 @dataclass(frozen=True)
 class Duty:
     """What one power must do on one head in the next phase.
@@ -878,7 +985,10 @@ class Duty:
     ``kind``: ``orders`` (movement: ``units`` to order, ``ordered`` those with an order waiting),
     ``retreat`` (one dislodged unit, ``options`` the provinces it may retreat to; or disband),
     ``build`` or ``disband`` (``count``; ``options`` the free home centres for builds), or the name of
-    another phase."""
+    another phase. Units and home centres are written as an order names them (``designate``: ``A
+    b-Sil`` once there are several timelines), so that a player can type them back as they are;
+    retreat options are provinces of the retreating unit's own board, where a retreat goes unless it
+    says otherwise."""
 
     power: str
     board: str
@@ -910,8 +1020,8 @@ def duties(game: Game) -> tuple[Duty, ...]:
         for b in acting:
             for r in sorted(b.retreats, key=lambda r: (r.unit.power, r.unit.location)):
                 place = (b.timeline, b.turn, r.unit.province)
-                out.append(Duty(r.unit.power, b.name, RETREAT, (unit_text(r.unit, m),),
-                                (unit_text(r.unit, m),) if place in ordered else (), 1,
+                unit = unit_designation(mv, b.key, r.unit)
+                out.append(Duty(r.unit.power, b.name, RETREAT, (unit,), (unit,) if place in ordered else (), 1,
                                 tuple(m.short_name(p) for p in options.get(place, ()))))
     elif phase == ADJUSTMENT:
         balances = adjustment_balances(mv)
@@ -919,24 +1029,66 @@ def duties(game: Game) -> tuple[Duty, ...]:
             for (key, who), n in sorted(balances.items(), key=lambda x: (x[0][1], x[0][0])):
                 if key != b.key or n == 0 or who in mv.eliminated:
                     continue
-                units = tuple(sorted(unit_text(u, m) for u in b.units.values() if u.power == who))
+                units = tuple(sorted(unit_designation(mv, b.key, u) for u in b.units.values() if u.power == who))
                 if n > 0:
-                    free = tuple(m.short_name(h) for h in m.home_centers(who)
+                    free = tuple(designate(mv, b.key, m.short_name(h)) for h in m.home_centers(who)
                                  if b.centers.get(h) == who and h not in b.units)
                     out.append(Duty(who, b.name, "build", (), (), n, free))
                 else:
-                    mine = tuple(sorted(unit_text(u, m) for u in b.units.values()
+                    mine = tuple(sorted(unit_designation(mv, b.key, u) for u in b.units.values()
                                         if u.power == who and (b.timeline, b.turn, u.province) in ordered))
                     out.append(Duty(who, b.name, "disband", units, mine, -n))
     else:
         for b in acting:
             for who in sorted({u.power for u in b.units.values()}):
                 units = sorted(b.units.values(), key=lambda u: unit_text(u, m))
-                mine = tuple(unit_text(u, m) for u in units if u.power == who)
-                done = tuple(unit_text(u, m) for u in units if u.power == who
+                mine = tuple(unit_designation(mv, b.key, u) for u in units if u.power == who)
+                done = tuple(unit_designation(mv, b.key, u) for u in units if u.power == who
                              and (b.timeline, b.turn, u.province) in ordered)
                 out.append(Duty(who, b.name, "orders" if phase == MOVEMENT else phase, mine, done, len(mine)))
     return tuple(sorted(out, key=lambda d: d.power))
+
+
+@dataclass(frozen=True)
+class Fight:
+    """A step that fought a board again after its own battle, as the history records it: a legal move
+    or support from a later board reached it (RULES.md §5). ``forked_into`` is the timeline its changed
+    outcome started, or None when the outcome stood."""
+
+    step: int
+    forked_into: str | None
+
+
+def reached_board(qualified: str, m: GameMap) -> str | None:
+    """The board a fully designated move or support acts on, by name (None for other orders)."""
+    try:
+        order = parse_order(qualified, m)
+    except NotationError:
+        return None
+    where = None
+    if isinstance(order, (o.Move, o.SupportMove)):
+        where = order.dest
+    elif isinstance(order, o.SupportHold):
+        where = order.target.where
+    if where is None or where.timeline is None or where.turn is None:
+        return None
+    return board_name(where.timeline, where.turn)
+
+
+def fights(game: Game, name: str) -> tuple[Fight, ...]:
+    """Every later step that fought board ``name`` again, from the history: the steps with a legal
+    move or support into it from another board while it was not acting, and the fork it caused."""
+    out = []
+    m = game.mv.game_map
+    for i, h in enumerate(game.history, 1):
+        if h.get("phase") != MOVEMENT or name in h.get("boards", ()):
+            continue
+        forked = next((tl for tl, origin in (h.get("new_timelines") or {}).items() if origin == name), None)
+        reached = any(r.get("result") != "invalid" and r.get("qualified") and reached_board(r["qualified"], m) == name
+                      for r in h.get("results", ()))
+        if reached or forked:
+            out.append(Fight(i, forked))
+    return tuple(out)
 
 
 def _result_entry(mv: Multiverse, x: OrderOutcome) -> dict:
@@ -1005,3 +1157,41 @@ def export_case(game: Game, case_id: str) -> dict:
         case["map"] = game.mv.game_map.source
     case.update({"options": {str(k): v for k, v in game.mv.options.items()}, "start": start, "steps": steps})
     return case
+
+
+def _board_content(b: Board) -> tuple:
+    return (dict(b.units), dict(b.centers), b.retreats, b.adjustment_due)
+
+
+def undo(game: Game) -> tuple[Game, dict]:
+    """The game as it was before its last step, with that step's orders waiting again, and the
+    step's history entry (which the caller keeps: ``fivedp game undo`` appends it to the undo log).
+
+    The earlier multiverse is rebuilt by replaying every step from the game's start with the orders
+    the history recorded; the replay of the last step must reach the game as it stands, board for
+    board, or nothing is undone (a game edited by hand, say). Refused while orders for the next
+    phase are waiting: those were given against the position the undo would take away."""
+    from .cases import _start
+
+    if not game.history:
+        raise InputError("no step has been played: there is nothing to undo")
+    waiting = sorted(p for p, lines in game.pending.items() if lines)
+    if waiting:
+        raise InputError(f"orders for the next phase are waiting ({', '.join(waiting)}): "
+                         "undo takes back a step only before any orders are given after it")
+    case = export_case(game, "undo")
+    mv = _start(case, game.mv.game_map, dict(game.mv.options), "<the game's start>")
+    mv = replace(mv, players=game.mv.players)
+    history = list(game.history)
+    for h in history[:-1]:
+        mv = step(mv, plain(h.get("orders") or {})).after
+    last = history[-1]
+    replayed = step(mv, plain(last.get("orders") or {})).after
+    now = game.mv
+    if set(replayed.boards) != set(now.boards) or any(
+            _board_content(replayed.boards[k]) != _board_content(now.boards[k]) for k in [h.key for h in now.heads]
+    ) or replayed.eliminated != now.eliminated or replayed.winner != now.winner:
+        raise InputError("replaying the game from its start with its recorded orders does not reach the game "
+                         "as it stands (was the file edited by hand?): nothing undone")
+    pending = {str(p): list(v) for p, v in (last.get("orders") or {}).items() if v}
+    return Game(mv, pending, tuple(history[:-1]), game.start), last

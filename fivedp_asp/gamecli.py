@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from dataclasses import replace as replace_game
 from pathlib import Path
 
 import yaml
@@ -14,7 +16,7 @@ from .errors import InputError
 from .inputs import check_order_lines, read_stream, read_text, write_file
 from . import api
 from .api import adjudicate, check_orders, duties, legal_orders, load_game
-from .game import export_case, load_game as load_game_file, locked, new_game, save_game, update_game
+from .game import export_case, load_game as load_game_file, locked, new_game, reached_board, save_game, update_game
 from .jsonout import (board_document, game_document, game_step_document, history_document, history_results,
                       options_json, orders_document, possible_document, timelines_json)
 from .map import load_map
@@ -71,12 +73,33 @@ def _waiting_lines(game) -> list[str]:
     return lines
 
 
-def _illegal_lines(illegal, total: int, phase: str) -> list[str]:
+def _read_as(mv, power: str, text: str) -> str:
+    """`` (read as A a-Mun@1 S A a-Mun@0 - a-Tyr@0)`` when the boards a line stands for are not
+    plain from the line itself (``game.reading``), else nothing."""
+    from .game import reading
+
+    qualified = reading(mv, power, text)
+    return f" (read as {qualified})" if qualified else ""
+
+
+def _illegal_lines(game, illegal, total: int, phase: str) -> list[str]:
     if not illegal:
         return [f"Checked {total} waiting order{'s' if total != 1 else ''} for the {phase}: all legal."]
     lines = [f"Checked {total} waiting order{'s' if total != 1 else ''} for the {phase}: "
              f"{len(illegal)} illegal (the unit holds, or the order is ignored):"]
-    lines += [f"  {o.power}: {o.text}: {o.reason or 'illegal'}" for o in illegal]
+    lines += [f"  {o.power}: {o.text}{_read_as(game.mv, o.power, o.text)}: {o.reason or 'illegal'}" for o in illegal]
+    return lines
+
+
+def _submission_lines(before, sub) -> list[str]:
+    """Per line given: taken or not, and whether the rules accept it (and why not)."""
+    lines = []
+    for a in sub.accepted:
+        verdict = "legal" if a.legal else f"ILLEGAL ({a.reason}): taken, but the rules will ignore it"
+        lines.append(f"{a.power}: {a.text}{_read_as(before.mv, a.power, a.text)}: {verdict}")
+    for a in sub.refused:
+        lines.append(f"{a.power}: {a.text}{_read_as(before.mv, a.power, a.text)}: ILLEGAL ({a.reason}): "
+                     f"not taken, the legal {a.kept} stays (--force takes it)")
     return lines
 
 
@@ -92,33 +115,80 @@ def cmd_orders(args: argparse.Namespace) -> int:
             _emit(orders_document(game, sub, illegal, checked=True))
         else:
             total = sum(len(v) for v in game.pending.values())
-            print("\n".join(_illegal_lines(illegal, total, next_phase(game.mv))))
+            print("\n".join(_illegal_lines(game, illegal, total, next_phase(game.mv))))
         return 1 if illegal else 0
+    if args.sealed:
+        return _seal(args, lines)
     def give(game):
-        sub = api.submit_orders(game, lines, power=args.power, replace=args.replace)
-        return sub.game, sub
+        sub = api.submit_orders(game, lines, power=args.power, replace=args.replace, check=True, force=args.force)
+        return sub.game, (game, sub)
 
-    game, sub = update_game(args.file, give)
+    game, (before, sub) = update_game(args.file, give)
     if args.json:
         _emit(orders_document(game, sub))
-        return 0
+        return 1 if sub.refused else 0
+    print("\n".join(_submission_lines(before, sub)))
     for power, line in sub.withdrawn:
         print(f"Withdrawn: {power}: {line}")
     for a in sub.accepted:
         if a.replaces:
             print(f"Replaced: {a.power}: {a.replaces}  by  {a.text}")
     print("\n".join(_waiting_lines(game)))
+    return 1 if sub.refused else 0
+
+
+def _seal(args: argparse.Namespace, lines: list[str]) -> int:
+    """``orders --sealed``: the power's complete set for the next phase, checked and reported to the
+    one who gives it, then kept out of the game file until ``adjudicate`` (``fivedp_asp/sealed.py``)."""
+    from .game import submit_orders as submit_lines
+    from .sealed import seal
+
+    if not args.power:
+        raise InputError("--sealed needs --power: a sealed set is one power's orders")
+    if args.replace or args.json:
+        raise InputError("--sealed cannot be combined with --replace or --json (a sealed set always replaces "
+                         "the power's earlier sealed set)")
+    game = load_game(args.file)
+    power = game.mv.game_map.power(args.power)
+    if power is None:
+        raise InputError(f"unknown power {args.power!r} (powers: {', '.join(game.mv.game_map.powers)})")
+    alone = replace_game(game, pending={})
+    sub = submit_lines(alone, power, lines, replace_all=True, check=True, force=True)
+    others = sorted({a.power for a in sub.accepted} - {power})
+    if others:
+        raise InputError(f"--sealed --power {power}: lines for {', '.join(others)} (a sealed set is one power's orders)")
+    taken = list(sub.game.pending.get(power, ()))
+    seal(args.file, power, taken, len(game.history))
+    print("\n".join(_submission_lines(alone, sub)))
+    print(f"{power}: {len(taken)} order{'s' if len(taken) != 1 else ''} sealed for step {len(game.history) + 1} "
+          "(shown to nobody before adjudicate; a new sealed set replaces this one)")
     return 0
 
 
 def cmd_adjudicate(args: argparse.Namespace) -> int:
     from .cli import step_lines
+    from .game import submit_orders as submit_lines
+    from .sealed import clear, read_sealed
 
-    game, report = update_game(args.file, adjudicate)
+    opened: list[str] = []
+
+    def play(game):
+        # each power's sealed set replaces its open waiting orders, then the step is adjudicated
+        sealed = read_sealed(args.file, len(game.history))
+        opened[:] = sorted(sealed.orders)
+        for power, lines in sorted(sealed.orders.items()):
+            game = submit_lines(game, power, list(lines), replace_all=True).game
+        return adjudicate(game)
+
+    game, report = update_game(args.file, play)
+    if opened:
+        clear(args.file)
     if args.json:
         _emit(game_step_document(game, report))
         return 0
-    print("\n".join(step_lines(report, len(game.history))))
+    if opened:
+        print(f"Sealed orders opened: {', '.join(opened)}")
+    print("\n".join(step_lines(report, len(game.history), detail=True)))
     if game.mv.eliminated:
         print(f"Eliminated: {', '.join(sorted(game.mv.eliminated))}")
     if game.mv.winner:
@@ -145,14 +215,16 @@ def _duty_line(d) -> str:
     if d.kind == "retreat":
         where = ", ".join(d.options)
         done = " (order given)" if d.ordered else ""
-        return f"  {d.power} on {d.board}: {d.units[0]} must retreat to {where} or disband{done}"
+        example = f" (write e.g. {d.units[0]} - {d.options[0]})" if d.options and not d.ordered else ""
+        return f"  {d.power} on {d.board}: {d.units[0]} must retreat to {where} or disband{done}{example}"
     if d.kind == "build":
         free = ", ".join(d.options) or "no free home centre"
-        return f"  {d.power} on {d.board}: may build {d.count} (free home centres: {free})"
+        example = f"; write e.g. Build A {d.options[0]}" if d.options else ""
+        return f"  {d.power} on {d.board}: may build {d.count} (free home centres: {free}{example})"
     if d.kind == "disband":
         given = f"; {len(d.ordered)} given" if d.ordered else ""
         return (f"  {d.power} on {d.board}: must disband {d.count} of {', '.join(d.units)}{given}"
-                " (without orders, civil disorder chooses)")
+                f" (write e.g. {d.units[0]} Disband; without orders, civil disorder chooses)")
     return f"  {d.power} on {d.board}: {d.kind} orders for {', '.join(d.units)}"
 
 
@@ -164,8 +236,22 @@ def _board_history_lines(game, name: str) -> list[str]:
             step = r["step"]
             lines.append(f"  Step {step}: {r['phase']}")
         reason = f" ({r['reason']})" if r.get("reason") else ""
-        lines.append(f"    {r['power']}: {r['order']}  {r['result']}{reason}")
+        # on a board's own page, the full form is news only for an order that reached another board
+        read = (f" (read as {r['qualified']})" if r.get("qualified") and r["qualified"] != r["order"]
+                and reached_board(r["qualified"], game.mv.game_map) not in (None, name) else "")
+        lines.append(f"    {r['power']}: {r['order']}{read}  {r['result']}{reason}")
     return lines or ["  No orders were given on this board."]
+
+
+def _fight_lines(game, name: str) -> list[str]:
+    """Whether the board was fought again after its own battle, and whether that forked it."""
+    from .game import fights
+
+    lines = []
+    for f in fights(game, name):
+        lines.append(f"  Forked into {f.forked_into} at step {f.step}" if f.forked_into
+                     else f"  Fought again at step {f.step}, no fork")
+    return lines
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -186,11 +272,21 @@ def cmd_show(args: argparse.Namespace) -> int:
         print("\n".join(board_lines(mv, board)))
         if board.timeline in mv.dissolved:
             print(f"  (timeline {timeline_name(board.timeline)} has dissolved: this board is history, out of play)")
+        if board.record is not None:
+            print("\n".join(_fight_lines(game, board.name) or ["  Not fought again after its own battle."]))
         print("Orders given on this board:")
         print("\n".join(_board_history_lines(game, board.name)))
         return 0
+    from .sealed import read_sealed
+
+    sealed = read_sealed(args.file, len(game.history)).orders
+    power = None
+    if args.power:
+        power = mv.game_map.power(args.power)
+        if power is None:
+            raise InputError(f"unknown power {args.power!r} (powers: {', '.join(mv.game_map.powers)})")
     if args.json:
-        _emit(game_document(game))
+        _emit(game_document(game, power=power, sealed=sealed))
         return 0
     print(f"Timelines: {len(mv.timelines)}, boards: {len(mv.boards)}, steps played: {len(game.history)}")
     if mv.winner:
@@ -211,12 +307,48 @@ def cmd_show(args: argparse.Namespace) -> int:
         print(f"Eliminated: {', '.join(sorted(mv.eliminated))}")
     phase = next_phase(mv)
     if not mv.winner:
-        print(f"To do ({_next_text(mv)}):")
-        due = duties(game)
-        print("\n".join(_duty_line(d) for d in due) if due else "  nothing: adjudicate to go on")
+        print(f"To do ({_next_text(mv)})" + (f" for {power}:" if power else ":"))
+        due = [d for d in duties(game) if power is None or d.power == power]
+        print("\n".join(_duty_line(d) for d in due) if due
+              else f"  nothing for {power}" if power else "  nothing: adjudicate to go on")
     print(f"Next: {_next_text(mv) if phase == SUSTAIN else phase}")
-    for power, lines in sorted(game.pending.items()):
-        print(f"  {power}: " + "; ".join(lines))
+    for who, lines in sorted(game.pending.items()):
+        if power is None or who == power:
+            print(f"  {who}: " + "; ".join(lines))
+    for who, lines in sorted(sealed.items()):
+        if who == power:
+            print(f"  {who} (sealed): " + "; ".join(lines))
+        else:
+            print(f"  {who}: orders sealed ({len(lines)} line{'s' if len(lines) != 1 else ''})")
+    return 0
+
+
+def cmd_undo(args: argparse.Namespace) -> int:
+    """Takes back the last step; the step is first appended to the undo log beside the game file
+    (``FILE.undone``), so that no record a player could dispute is lost."""
+    from datetime import datetime, timezone
+
+    from .game import undo
+    from .sealed import read_sealed
+
+    with locked(args.file):
+        game = load_game_file(args.file)
+        if read_sealed(args.file, len(game.history)).orders:
+            raise InputError("sealed orders for the next phase are waiting: undo takes back a step only "
+                             "before any orders are given after it")
+        new, entry = undo(game)
+        log = Path(args.file).with_name(Path(args.file).name + ".undone")
+        record = {"format": "fivedp-undone", "undone_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                  "step": len(game.history), "entry": entry}
+        with open(log, "a", encoding="utf-8") as f:
+            f.write(json.dumps(record, sort_keys=False) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+        save_game(args.file, new)
+    waiting = sum(len(v) for v in new.pending.values())
+    print(f"Undone step {len(game.history)}: {entry.get('phase')} on {', '.join(entry.get('boards', ()))}; "
+          f"its {waiting} order{'s' if waiting != 1 else ''} wait again; the step is kept in {log}.")
+    print(f"Next: {_next_text(new.mv)}")
     return 0
 
 
@@ -334,8 +466,12 @@ def add_game_parser(sub) -> None:
     p.add_argument("--file", dest="orders_file", metavar="F", help="read order lines from F (- for standard input)")
     p.add_argument("--replace", action="store_true", help="withdraw the power's waiting orders first")
     p.add_argument("--add", action="store_true", help="add to the waiting orders (what happens anyway; kept for scripts)")
+    p.add_argument("--force", action="store_true",
+                   help="take an illegal line even where it would replace a legal waiting order")
     p.add_argument("--check", action="store_true",
                    help="report the waiting orders (and these) that the rules would find illegal; saves nothing")
+    p.add_argument("--sealed", action="store_true",
+                   help="keep these lines (with --power: the power's complete set) hidden until adjudicate")
     p.add_argument("--json", action="store_true", help="print a JSON document instead")
     p.set_defaults(func=cmd_orders)
     p = gsub.add_parser("adjudicate", help="adjudicate the next phase with the waiting orders")
@@ -345,9 +481,14 @@ def add_game_parser(sub) -> None:
     p = gsub.add_parser("show", help="show the heads, forks, options and what each power must do (or one board)")
     p.add_argument("file")
     p.add_argument("board", nargs="?", help="a board name such as a3 or b1 (its units, and the orders given on it)")
+    p.add_argument("--power", help="what this power must do, and only its own waiting orders")
     p.add_argument("--html", metavar="FILE", help="draw the multiverse (or the board) into an HTML page instead")
     p.add_argument("--json", action="store_true", help="print a JSON document instead")
     p.set_defaults(func=cmd_show)
+    p = gsub.add_parser("undo", help="take back the last step (before any orders are given after it); "
+                                     "the step is kept in FILE.undone")
+    p.add_argument("file")
+    p.set_defaults(func=cmd_undo)
     p = gsub.add_parser("history", help="list the steps played")
     p.add_argument("file")
     p.add_argument("-v", "--verbose", action="store_true", help="also list every order with its result")

@@ -119,6 +119,8 @@ def changed_boards(report: StepReport) -> list[Board]:
 
 
 def step_json(report: StepReport, index: int) -> dict:
+    from .cli import disband_reason
+
     before, after = report.before, report.after
     backups = report.solution.backups if report.solution is not None else ()
     notes = list(report.backups)
@@ -130,8 +132,8 @@ def step_json(report: StepReport, index: int) -> dict:
         "dislodged": [{"board": before.boards[k].name, "power": u.power, "unit": unit_text(u, before.game_map),
                        **({"by": report.dislodgers[n]} if n < len(report.dislodgers) else {})}
                       for n, (k, u) in enumerate(report.dislodged)],
-        "disbanded": [{"board": before.boards[k].name, "power": u.power, "unit": unit_text(u, before.game_map)}
-                      for k, u in report.disbanded],
+        "disbanded": [{"board": before.boards[k].name, "power": u.power, "unit": unit_text(u, before.game_map),
+                       "reason": disband_reason(report, k, u)} for k, u in report.disbanded],
         "backup_rules": [_backup_json(before, rule, places, notes[i] if i < len(notes) else rule)
                          for i, (rule, places) in enumerate(backups)],
         "new_timelines": [{"timeline": timeline_name(tl), "forked_from": board_name(p, k)}
@@ -190,8 +192,10 @@ def next_json(game) -> dict:
             "due": [duty_json(d) for d in duties(game)]}
 
 
-def game_document(game) -> dict:
-    """``fivedp game show --json``: the heads, forks, options, standing and what comes next."""
+def game_document(game, power: str | None = None, sealed: Mapping[str, Any] | None = None) -> dict:
+    """``fivedp game show --json``: the heads, forks, options, standing and what comes next. With
+    ``power`` (``--power``), only that power's duties and waiting orders; ``sealed`` gives the
+    number of sealed lines per power (and, for ``power``, its own lines)."""
     mv = game.mv
     heads = []
     for b in mv.heads:
@@ -199,10 +203,19 @@ def game_document(game) -> dict:
         present = set(data["units"]) | set(data["centers"]) | {r["power"] for r in data["retreats"]}
         data["powers"] = sorted(present - mv.eliminated)
         heads.append(data)
-    return document("game", map=mv.game_map.source, options=options_json(mv.options), players=list(mv.players),
-                    eliminated=sorted(mv.eliminated), winner=mv.winner, timelines=timelines_json(mv),
-                    boards=len(mv.boards), steps=len(game.history), heads=heads, next=next_json(game),
-                    pending={p: list(v) for p, v in sorted(game.pending.items())})
+    upcoming = next_json(game)
+    if power is not None:
+        upcoming["due"] = [d for d in upcoming["due"] if d["power"] == power]
+    doc = document("game", map=mv.game_map.source, options=options_json(mv.options), players=list(mv.players),
+                   eliminated=sorted(mv.eliminated), winner=mv.winner, timelines=timelines_json(mv),
+                   boards=len(mv.boards), steps=len(game.history), heads=heads, next=upcoming,
+                   pending={p: list(v) for p, v in sorted(game.pending.items()) if power is None or p == power},
+                   sealed={p: len(v) for p, v in sorted((sealed or {}).items())})
+    if power is not None:
+        doc["power"] = power
+        if power in (sealed or {}):
+            doc["own_sealed"] = list(sealed[power])
+    return doc
 
 
 def history_results(game, name: str) -> list[dict]:
@@ -229,11 +242,18 @@ def orders_document(game, submission=None, illegal=None, checked: bool = False) 
     """``fivedp game orders --json``: what was taken, what it replaced, what is now waiting."""
     from .step import next_phase
 
-    accepted = [] if submission is None else [
-        {"power": a.power, "order": a.text, "qualified": a.qualified, "replaces": a.replaces}
-        for a in submission.accepted]
+    def line(a) -> dict:
+        out = {"power": a.power, "order": a.text, "qualified": a.qualified, "replaces": a.replaces}
+        if a.legal is not None:
+            out.update(legal=a.legal, reason=a.reason)
+        if a.kept is not None:
+            out["kept"] = a.kept
+        return out
+
+    accepted = [] if submission is None else [line(a) for a in submission.accepted]
+    refused = [] if submission is None else [line(a) for a in submission.refused]
     withdrawn = [] if submission is None else [{"power": p, "order": line} for p, line in submission.withdrawn]
-    doc = document("orders", phase=next_phase(game.mv), accepted=accepted, withdrawn=withdrawn,
+    doc = document("orders", phase=next_phase(game.mv), accepted=accepted, refused=refused, withdrawn=withdrawn,
                    pending={p: list(v) for p, v in sorted(game.pending.items())}, saved=not checked)
     if checked:
         doc["illegal"] = [outcome_json(game.mv, o) for o in illegal or ()]

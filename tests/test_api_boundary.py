@@ -68,6 +68,8 @@ GOOD: dict[str, list] = {
     "power": [None, "Germany", "Atlantis"],
     "unit": [None, "A Mun", "A Narnia"],
     "replace": [True, False],
+    "check": [True, False],
+    "force": [True, False],
     "name": ["a0", "a1", "z9", "standard"],
     "map": ["standard"],
     "options": [None, {}, {"adjacency": "any"}, {"adjacency": "weird"}, {"nothing": True}],

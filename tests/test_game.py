@@ -441,7 +441,7 @@ def test_cli_game(tmp_path):
 
     # waiting orders are shown; an empty line list is refused
     p = fivedp(tmp_path, "game", "orders", "g.yaml", "--power", "Austria", "A c-Vie - c-Gal")
-    assert p.returncode == 0 and p.stdout == "Austria: 1 order waiting\n  A c-Vie - c-Gal\n"
+    assert p.returncode == 0 and p.stdout == "Austria: A c-Vie - c-Gal: legal\nAustria: 1 order waiting\n  A c-Vie - c-Gal\n"
     p = fivedp(tmp_path, "game", "show", "g.yaml")
     assert "Next: retreat\n  Austria: A c-Vie - c-Gal\n" in p.stdout
     assert_clean_error(fivedp(tmp_path, "game", "orders", "g.yaml"), "no orders given")

@@ -166,14 +166,15 @@ def test_the_game_goes_as_worked_out_by_hand(played):
 def test_show_says_what_each_power_must_do(played):
     _, seen = played
     due = {(d["power"], d["board"], d["kind"]): d for d in seen["show 3"]["next"]["due"]}
-    assert due[("Germany", "a2", "build")]["count"] == 2 and due[("Germany", "a2", "build")]["options"] == ["Ber", "Kie"]
+    # two timelines: the free centres are written as a build names them (a-Ber), so they can be typed back
+    assert due[("Germany", "a2", "build")]["count"] == 2 and due[("Germany", "a2", "build")]["options"] == ["a-Ber", "a-Kie"]
     assert due[("Austria", "a2", "build")]["count"] == 3
-    assert sorted(due[("Austria", "a2", "build")]["options"]) == ["Bud", "Tri", "Vie"]
+    assert sorted(due[("Austria", "a2", "build")]["options"]) == ["a-Bud", "a-Tri", "a-Vie"]
     retreat = [d for d in seen["show 5"]["next"]["due"] if d["kind"] == "retreat"]
-    assert retreat == [{"power": "Austria", "board": "b2", "kind": "retreat", "units": ["A Gal"], "ordered": [],
+    assert retreat == [{"power": "Austria", "board": "b2", "kind": "retreat", "units": ["A b-Gal"], "ordered": [],
                         "count": 1, "options": ["Bud", "Rum", "Ukr", "Vie"]}]
     text = seen["show text 5"]
-    assert "  Austria on b2: A Gal must retreat to Bud, Rum, Ukr, Vie or disband" in text
+    assert "  Austria on b2: A b-Gal must retreat to Bud, Rum, Ukr, Vie or disband" in text
     assert "Forks: b from a0; c from a1" in text
     assert "Options: all at their defaults" in text
     due6 = {(d["power"], d["board"]): d["count"] for d in seen["show 6"]["next"]["due"]}
@@ -199,7 +200,8 @@ def test_history_and_past_boards(played):
     assert {(o["qualified"], o["result"]) for o in past["orders"]} >= {("A a-Sil@1 - a-Pru@0", "succeeds"),
                                                                       ("A a-Gal@1 - a-Rum@1", "succeeds")}
     text = ok(fivedp(tmp, "game", "show", "g.yaml", "a1"))
-    assert re.search(r"^    Germany: A Sil - a-Pru@0  succeeds$", text, re.M), text
+    # the move reached another board: the page says how it was read
+    assert re.search(r"^    Germany: A Sil - a-Pru@0 \(read as A a-Sil@1 - a-Pru@0\)  succeeds$", text, re.M), text
 
 
 def test_json_round_trip_of_the_played_game(played):
@@ -223,12 +225,13 @@ def test_orders_refused_for_another_phase_and_replacements_said(tmp_path):
     assert "next phase is movement on a0" in p.stderr and "'Build A Ber'" in p.stderr
     assert (tmp_path / "g.yaml").read_text(encoding="utf-8") == before  # nothing taken
     out = ok(fivedp(tmp_path, "game", "orders", "g.yaml", "A Mun - Ruh", "F Kie - Den"))
-    assert out == "Germany: 2 orders waiting\n  A Mun - Ruh\n  F Kie - Den\n"
+    assert out == ("Germany: A Mun - Ruh: legal\nGermany: F Kie - Den: legal\n"
+                   "Germany: 2 orders waiting\n  A Mun - Ruh\n  F Kie - Den\n")
     out = ok(fivedp(tmp_path, "game", "orders", "g.yaml", "A Mun - Boh"))
-    assert out == ("Replaced: Germany: A Mun - Ruh  by  A Mun - Boh\n"
+    assert out == ("Germany: A Mun - Boh: legal\nReplaced: Germany: A Mun - Ruh  by  A Mun - Boh\n"
                    "Germany: 2 orders waiting\n  F Kie - Den\n  A Mun - Boh\n")
     out = ok(fivedp(tmp_path, "game", "orders", "g.yaml", "--replace", "A Ber - Kie"))
-    assert out.startswith("Withdrawn: Germany: F Kie - Den\nWithdrawn: Germany: A Mun - Boh\n")
+    assert out.startswith("Germany: A Ber - Kie: legal\nWithdrawn: Germany: F Kie - Den\nWithdrawn: Germany: A Mun - Boh\n")
     assert out.endswith("Germany: 1 order waiting\n  A Ber - Kie\n")
 
 
