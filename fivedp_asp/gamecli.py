@@ -13,7 +13,7 @@ import yaml
 
 from .cases import load_case
 from .errors import InputError
-from .inputs import check_order_lines, read_stream, read_text, write_file
+from .inputs import check_order_lines, read_order_text, read_stream, read_text, write_file
 from . import api
 from .api import adjudicate, check_orders, duties, legal_orders, load_game
 from .game import export_case, load_game as load_game_file, locked, new_game, reached_board, save_game, update_game
@@ -53,7 +53,7 @@ def _read_lines(args: argparse.Namespace, *, allow_none: bool = False) -> list[s
         if args.orders_file == "-":
             text = read_stream(sys.stdin.buffer, "<standard input>")
         else:
-            text = read_text(args.orders_file, "order file")
+            text = read_order_text(args.orders_file)
         lines += text.splitlines()
     check_order_lines(lines)
     if not lines and not allow_none:

@@ -131,6 +131,24 @@ def read_stream(stream: BinaryIO, name: str = "<stdin>") -> str:
     return decode(stream.read(MAX_FILE_BYTES + 1), name)
 
 
+def read_order_text(path: str | Path) -> str:
+    """An order file (``--file F``): a regular file as every file is read, or a stream the user named on
+    purpose, a FIFO or character device (``--file <(make_orders)``, ``--file /dev/stdin``), read to its
+    end as standard input is, with the same size cap: a game or scenario file is never read that way."""
+    name = path_name(path, "order file")
+    try:
+        mode = os.stat(name).st_mode
+    except OSError:
+        return read_text(path, "order file")  # the error, with the file named
+    if not (stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)):
+        return read_text(path, "order file")
+    try:
+        with open(name, "rb") as stream:
+            return read_stream(stream, name)
+    except OSError as exc:
+        raise FileError(name, f"cannot read the order file: {exc.strerror or exc}", exc.errno) from None
+
+
 _CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f]")
 """A control character, but a tab."""
 

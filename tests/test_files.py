@@ -35,11 +35,13 @@ ROOT = Path(__file__).resolve().parent.parent
 CASE = ROOT / "cases" / "mdatc" / "3.A.2.yaml"
 
 
+ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+
+
 def fivedp(cwd: Path, *args: str, stdin: bytes | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
     """The command as a program; a hang fails the test through the timeout."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     return subprocess.run([sys.executable, "-m", "fivedp_asp.cli", *args], cwd=cwd, capture_output=True,
-                          input=stdin, timeout=timeout, env=env)
+                          input=stdin, timeout=timeout, env=ENV)
 
 
 def run(*argv: str) -> tuple[int, str, str]:
@@ -95,23 +97,38 @@ def test_a_fifo_is_refused_at_once_by_every_command(tmp_path, argv):
     assert not (tmp_path / "out.html").exists()
 
 
-def test_an_order_file_that_is_a_fifo_is_refused(tmp_path):
+def test_an_order_file_that_is_a_fifo_is_read_as_a_stream(tmp_path):
+    """``--file <(make_orders)`` names a pipe on purpose: it is read to its end, like standard input
+    (a game or scenario file that is a FIFO is refused, above)."""
     a_game(tmp_path)
     os.mkfifo(tmp_path / "orders.txt")
-    p = fivedp(tmp_path, "game", "orders", "g.yaml", "--file", "orders.txt")
-    assert p.returncode == 2 and "orders.txt: cannot read the order file: it is a FIFO" in p.stderr.decode()
+    proc = subprocess.Popen([sys.executable, "-m", "fivedp_asp.cli", "game", "orders", "g.yaml", "--file", "orders.txt"],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV)
+    with open(tmp_path / "orders.txt", "w", encoding="utf-8") as pipe:
+        pipe.write("A Mun - Ruh\nF Kie - Den\n")
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert "Germany: 2 orders waiting" in out.decode()
 
 
-@pytest.mark.parametrize("argv", [["game", "show", "{}"], ["check", "{}"], ["adjudicate", "{}"], ["render", "{}"]],
-                         ids=lambda a: a[0] + (" " + a[1] if a[0] == "game" else ""))
-@pytest.mark.parametrize("special, kind", [("/dev/zero", "a character device"), ("/dev/null", "a character device"),
-                                           (".", "a directory")])
+def test_an_endless_device_as_order_file_stops_at_the_size_cap(tmp_path):
+    a_game(tmp_path)
+    p = fivedp(tmp_path, "game", "orders", "g.yaml", "--file", "/dev/zero", timeout=120)
+    assert p.returncode == 2 and "Traceback" not in p.stderr.decode()
+    assert "/dev/zero" in p.stderr.decode() and len(p.stderr) < 1000
+
+
+SPECIALS = [(argv, special, kind)
+            for argv in (["game", "show", "{}"], ["check", "{}"], ["adjudicate", "{}"], ["render", "{}"])
+            for special, kind in (("/dev/zero", "a character device"), ("/dev/null", "a character device"),
+                                  (".", "a directory"))
+            if not (argv[0] == "check" and special == ".")]  # check reads a folder's scenarios
+
+
+@pytest.mark.parametrize("argv, special, kind", SPECIALS,
+                         ids=[f"{' '.join(a[:2] if a[0] == 'game' else a[:1])}-{s}" for a, s, _ in SPECIALS])
 def test_devices_and_folders_are_refused(tmp_path, argv, special, kind):
-    if not os.path.exists(special):
-        pytest.skip(f"no {special} here")
     argv = [special if a == "{}" else a for a in argv]
-    if argv[0] == "check" and special == ".":
-        pytest.skip("check reads a folder's scenarios")
     code, out, err = run(*argv)
     assert code == 2 and "Traceback" not in err
     assert f"{special}: cannot read the" in err + out and f"it is {kind}, not a regular file" in err + out, (err, out)
