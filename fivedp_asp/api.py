@@ -26,6 +26,7 @@ from .options import validated
 from .possible import PossibleOrder
 from .possible import legal_orders as _legal_orders
 from .results import OrderOutcome
+from .solve import time_limit as _time_limit
 from .step import StepReport
 from .step import next_phase as _next_phase
 
@@ -46,9 +47,11 @@ def load_scenario(path: str | Path) -> Case:
     return load_case(path)
 
 
-def run_scenario(path: str | Path) -> CaseRun:
-    """Adjudicates every step of a scenario and checks its expectations (``run.passed``, ``run.problems``)."""
-    return run_case(load_case(path))
+def run_scenario(path: str | Path, *, time_limit: float | None = None) -> CaseRun:
+    """Adjudicates every step of a scenario and checks its expectations (``run.passed``, ``run.problems``).
+    ``time_limit``: seconds for each program solved (default 600); beyond it, TimeLimitError (an InputError)."""
+    with _time_limit(time_limit):
+        return run_case(load_case(path))
 
 
 def game_from_scenario(path: str | Path) -> Game:
@@ -79,13 +82,15 @@ def check_orders(game: Game) -> tuple[OrderOutcome, ...]:
     return _game.check_orders(game)
 
 
-def adjudicate(game: Game) -> tuple[Game, StepReport]:
+def adjudicate(game: Game, *, time_limit: float | None = None) -> tuple[Game, StepReport]:
     """Adjudicates the next phase with the waiting orders: the game after it, and the step's report
-    (``report.outcomes``: every order with its result and reason)."""
-    return _game.adjudicate(game)
+    (``report.outcomes``: every order with its result and reason). ``time_limit``: seconds for each
+    program solved (default 600); a step not settled by then raises TimeLimitError (an InputError)."""
+    with _time_limit(time_limit):
+        return _game.adjudicate(game)
 
 
-def adjudicate_many(games: Sequence[Game]) -> list[tuple[Game, StepReport] | Exception]:
+def adjudicate_many(games: Sequence[Game], *, time_limit: float | None = None) -> list[tuple[Game, StepReport] | Exception]:
     """:func:`adjudicate` for many independent games at once, their phases answered together in one
     program (faster than one by one when there are many); the same results, in the same order. A game
     that cannot be adjudicated gives its exception (``InputError``, ``AdjudicationError``) in its place."""
@@ -94,14 +99,15 @@ def adjudicate_many(games: Sequence[Game]) -> list[tuple[Game, StepReport] | Exc
     out: list[tuple[Game, StepReport] | Exception] = []
     over = {n: InputError(f"the game is over: {g.mv.winner} has won") for n, g in enumerate(games) if g.mv.winner}
     playing = [n for n in range(len(games)) if n not in over]
-    reports = dict(zip(playing, step_many([(games[n].mv, games[n].pending) for n in playing])))
+    with _time_limit(time_limit):
+        reports = dict(zip(playing, step_many([(games[n].mv, games[n].pending) for n in playing])))
     for n, game in enumerate(games):
         report = over.get(n) or reports[n]
         out.append(report if isinstance(report, Exception) else _game.adjudicate(game, report))
     return out
 
 
-def run_scenarios(paths: Sequence[str | Path]) -> list[CaseRun | Exception]:
+def run_scenarios(paths: Sequence[str | Path], *, time_limit: float | None = None) -> list[CaseRun | Exception]:
     """:func:`run_scenario` for many files, their steps adjudicated in lockstep (as ``fivedp check``
     does); a file that cannot be read or run gives its exception in its place."""
     loaded: list[Case | Exception] = []
@@ -110,7 +116,8 @@ def run_scenarios(paths: Sequence[str | Path]) -> list[CaseRun | Exception]:
             loaded.append(load_case(path))
         except InputError as exc:
             loaded.append(exc)
-    runs = iter(_run_cases([c for c in loaded if isinstance(c, Case)]))
+    with _time_limit(time_limit):
+        runs = iter(_run_cases([c for c in loaded if isinstance(c, Case)]))
     return [c if isinstance(c, Exception) else next(runs) for c in loaded]
 
 

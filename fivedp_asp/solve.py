@@ -276,6 +276,7 @@ class _Driver:
         self.failing = {a.symbol.arguments[0]: a.symbol for a in atoms.by_signature("all_hold", 1)}
         for sym in self.failing.values():
             ctl.assign_external(sym, None)
+        self.failing_unit = {atoms[s].literal: u for u, s in self.failing.items()}
         self.held: set[clingo.Symbol] = set()  # fleets held by the Szykman rule
         self.stopped: set[clingo.Symbol] = set()  # units whose moves a paradox made fail ('All Hold')
         self.fixed: dict[int, bool] = {}  # decision index -> value fixed by a backup rule
@@ -293,8 +294,9 @@ class _Driver:
     # -- solver calls ------------------------------------------------------------------------------
 
     def assumptions(self, relaxed: frozenset = frozenset()) -> list:
-        out: list = [(s, f in self.held) for f, s in self.szykman.items() if f not in relaxed]
-        out += [(s, u in self.stopped) for u, s in self.failing.items()]
+        # literals, not symbols: clingo would look every symbol up again on every call
+        out: list = [lit if f in self.held else -lit for lit, f in self.szykman_fleet.items() if f not in relaxed]
+        out += [lit if u in self.stopped else -lit for lit, u in self.failing_unit.items()]
         lits = self.parts.literals
         out += [lits[i] if v else -lits[i] for i, v in self.fixed.items()]
         return out
