@@ -347,6 +347,10 @@ class _Driver:
                 for lit in self.parts.literals:
                     backend.add_heuristic(lit, clingo.backend.HeuristicType.Sign, -1, 1, [])
                     backend.add_heuristic(lit, clingo.backend.HeuristicType.Sign, 1, 2, [flip])
+                # a free Szykman atom is decided first, false first (``part_cores``)
+                for lit in self.szykman_fleet:
+                    backend.add_heuristic(lit, clingo.backend.HeuristicType.Level, 1, 1, [])
+                    backend.add_heuristic(lit, clingo.backend.HeuristicType.Sign, -1, 1, [])
             self.ctl.configuration.solver.heuristic = "Domain"
             self.flip = flip
         return self.flip
@@ -397,8 +401,8 @@ class _Driver:
     def settle_cores(self) -> None:
         """No model: every disjoint unsatisfiable core's convoying fleets hold (Szykman), or under
         'All Hold' the moves of each core's paradox fail."""
-        relaxed: frozenset = frozenset()
-        cores: list[list[clingo.Symbol]] = []
+        cores = self.part_cores()
+        relaxed: frozenset = frozenset(f for core in cores for f in core)
         while True:
             core = self.core(relaxed)
             if core is None:
@@ -415,6 +419,37 @@ class _Driver:
                 continue
             self.held.update(core)
             self.backups.append(("szykman", tuple(core)))
+
+    def part_cores(self) -> list[list[clingo.Symbol]]:
+        """The cores of the parts that have no solution unless a convoying fleet holds, found with one
+        solver call for all parts: every fleet's Szykman atom is left free, decided before anything
+        else and false first, so that it comes out true only where holding no fleet of its part leaves
+        no solution. A part with one such fleet has it for its core; a part with several is asked for
+        its core alone. What this misses, the core loop of ``settle_cores`` finds."""
+        self._flip()
+        free = [(lit, f) for lit, f in self.szykman_fleet.items() if f not in self.held]
+        if not free:
+            return []
+        values: list[bool] = []
+        self.ctl.configuration.solve.models = 1
+        _solve(self.ctl, self.clock, self.assumptions(frozenset(f for _, f in free)) + [-self._flip()],
+               on_model=lambda m: values.extend(m.is_true(lit) for lit, _ in free))
+        parts = self.parts
+        fleets_of: dict[clingo.Symbol, list[clingo.Symbol]] = {}
+        for _, f in free:
+            fleets_of.setdefault(parts.of(f), []).append(f)
+        needing = sorted({parts.of(f) for (_, f), v in zip(free, values) if v})
+        cores = []
+        for part in needing:
+            mine = sorted(fleets_of[part])
+            if len(mine) == 1:
+                cores.append(mine)
+                continue
+            others = frozenset(f for _, f in free if parts.of(f) != part)
+            core = self.core(others)
+            if core:
+                cores.append(core)
+        return cores
 
     def settle_undecided(self, first: _Model) -> None:
         """Several models: each part's undecided decisions are settled by the rule that fits them."""
