@@ -29,7 +29,7 @@ import time
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
@@ -266,7 +266,6 @@ class _Driver:
         self.ctl = ctl
         self.clock = clock
         atoms = ctl.symbolic_atoms
-        self.parts = _Parts(atoms)
         self.szykman = {a.symbol.arguments[0]: a.symbol for a in atoms.by_signature("szykman", 1)}
         for sym in self.szykman.values():
             ctl.assign_external(sym, None)  # free: every solve call fixes it by assumption
@@ -286,6 +285,12 @@ class _Driver:
         self.seen = 1
         clock.size = self.size
 
+    @cached_property
+    def parts(self) -> _Parts:
+        """The step's parts and decisions, indexed when a backup rule is first needed (most steps have
+        one model at once, and need none of it)."""
+        return _Parts(self.ctl.symbolic_atoms)
+
     def size(self) -> str:
         p = self.parts
         return (f"{p.boards:,} boards in play, {p.orders:,} orders, {len(p.decisions):,} decisions, "
@@ -297,8 +302,9 @@ class _Driver:
         # literals, not symbols: clingo would look every symbol up again on every call
         out: list = [lit if f in self.held else -lit for lit, f in self.szykman_fleet.items() if f not in relaxed]
         out += [lit if u in self.stopped else -lit for lit, u in self.failing_unit.items()]
-        lits = self.parts.literals
-        out += [lits[i] if v else -lits[i] for i, v in self.fixed.items()]
+        if self.fixed:
+            lits = self.parts.literals
+            out += [lits[i] if v else -lits[i] for i, v in self.fixed.items()]
         return out
 
     def _assumed(self, extra: Sequence) -> list:
@@ -309,12 +315,13 @@ class _Driver:
             out.append(-self.flip)
         return out
 
-    def model(self, extra: Sequence = (), shown: bool = False, count: int = 1) -> tuple[_Model | None, int]:
+    def model(self, extra: Sequence = (), shown: bool = False, count: int = 1,
+              values: bool = True) -> tuple[_Model | None, int]:
         """The first model under the current assumptions (None: there is none), and how many there
-        are up to ``count``."""
+        are up to ``count``; the decisions' values unless ``values`` is false."""
         found: list[_Model] = []
         n = 0
-        lits = self.parts.literals
+        lits = self.parts.literals if values else []
 
         def on_model(m: clingo.Model) -> None:
             nonlocal n
@@ -385,17 +392,21 @@ class _Driver:
 
     def run(self) -> tuple[_Model, int]:
         """Applies backup rules until one model remains; that model, and the most models seen at once."""
-        # every round fixes at least one decision or external, so this many rounds always suffice
-        for _ in range(len(self.parts.decisions) + len(self.szykman) + len(self.failing) + 2):
-            first, count = self.model(shown=True, count=2)
+        rounds = 0
+        while True:
+            first, count = self.model(shown=True, count=2, values=False)
             self.seen = max(self.seen, count)
             if count == 1:
                 assert first is not None
                 return first, self.seen
+            rounds += 1
+            # every round fixes at least one decision or external, so this many rounds always suffice
+            if rounds > len(self.parts.decisions) + len(self.szykman) + len(self.failing) + 1:
+                break
             if first is None:
                 self.settle_cores()
             else:
-                self.settle_undecided(first)
+                self.settle_undecided()
         raise AdjudicationError("backup rules did not settle the adjudication")
 
     def settle_cores(self) -> None:
@@ -451,7 +462,7 @@ class _Driver:
                 cores.append(core)
         return cores
 
-    def settle_undecided(self, first: _Model) -> None:
+    def settle_undecided(self) -> None:
         """Several models: each part's undecided decisions are settled by the rule that fits them."""
         undecided = self.undecided()
         if not undecided:
