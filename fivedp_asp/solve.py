@@ -211,7 +211,8 @@ class _Parts:
 
 @dataclass
 class _Clock:
-    """The time left for one program, and what to say when it runs out."""
+    """The time left for one program, and what to say when it runs out (``size``: the driver tells it
+    the step's size once it knows it; not a value, so not frozen)."""
 
     limit: float
     started: float = field(default_factory=time.monotonic)
@@ -256,7 +257,6 @@ class _Model:
 
     values: list[bool]
     shown: tuple[clingo.Symbol, ...] = ()
-    convoys: frozenset = frozenset()
 
 
 class _Driver:

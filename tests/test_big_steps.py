@@ -5,6 +5,8 @@ settled within the time limit stops with a clear message (exit status 2), never 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from fivedp_asp import api
@@ -13,6 +15,8 @@ from fivedp_asp.cli import main
 from fivedp_asp.errors import InputError, TimeLimitError
 from fivedp_asp.solve import time_limit
 from fivedp_asp.step import step
+
+BETRAYAL = str(Path(__file__).resolve().parent.parent / "cases" / "datc" / "6.F.18.yaml")
 
 # The DATC's stated results (v3.1, chapter 6), written in the copies' names: province ``lon`` of copy k
 # is ``Lon`` + the copy's tag. 6.C.1: "All three units will move." 6.F.16 (Szykman rule): the support
@@ -56,7 +60,7 @@ def test_every_copy_as_the_datc_says(name, copies):
 
 
 def test_time_limit_exceeded_is_exit_2_with_the_size(capsys):
-    status = main(["adjudicate", "cases/datc/6.F.18.yaml", "--time-limit", "0.000001"])
+    status = main(["adjudicate", BETRAYAL, "--time-limit", "0.000001"])
     err = capsys.readouterr().err
     assert status == 2
     assert err.startswith("error: this step is too big to settle within the time limit of 1e-06 s (1 boards in play, 6 orders")
@@ -66,18 +70,18 @@ def test_time_limit_exceeded_is_exit_2_with_the_size(capsys):
 @pytest.mark.parametrize("value", ["0", "-3", "soon", "inf"])
 def test_time_limit_must_be_a_positive_number(capsys, value):
     with pytest.raises(SystemExit) as stop:
-        main(["check", "cases/datc/6.F.18.yaml", "--time-limit", value])
+        main(["check", BETRAYAL, "--time-limit", value])
     assert stop.value.code == 2
     assert "--time-limit" in capsys.readouterr().err
 
 
 def test_api_time_limit():
-    game = api.game_from_scenario("cases/datc/6.F.18.yaml")
+    game = api.game_from_scenario(BETRAYAL)
     with pytest.raises(TimeLimitError, match="time limit of 1e-06 s"):
-        api.run_scenario("cases/datc/6.F.18.yaml", time_limit=1e-6)
+        api.run_scenario(BETRAYAL, time_limit=1e-6)
     with pytest.raises(InputError, match="positive number"):
         api.adjudicate(game, time_limit=-1)
-    assert api.run_scenario("cases/datc/6.F.18.yaml", time_limit=30).passed
+    assert api.run_scenario(BETRAYAL, time_limit=30).passed
 
 
 def test_time_limit_is_scoped():
