@@ -280,7 +280,7 @@ class _Driver:
         self.stopped: set[clingo.Symbol] = set()  # units whose moves a paradox made fail ('All Hold')
         self.fixed: dict[int, bool] = {}  # decision index -> value fixed by a backup rule
         self.backups: list[tuple[str, tuple[clingo.Symbol, ...]]] = []
-        self.open_parts = 0  # the parts found undecided in the last round (for the time limit's message)
+        self.open_parts: int | None = None  # the parts found undecided in the last round (for the time limit's message)
         self.flip: int | None = None  # the literal that turns the decisions' preferred sign to true
         self.seen = 1
         clock.size = self.size
@@ -293,8 +293,9 @@ class _Driver:
 
     def size(self) -> str:
         p = self.parts
-        return (f"{p.boards:,} boards in play, {p.orders:,} orders, {len(p.decisions):,} decisions, "
-                f"{self.open_parts:,} undecided parts")
+        parts = (f"{self.open_parts:,} undecided parts" if self.open_parts is not None
+                 else f"{len(set(p.part)):,} independent parts with decisions")
+        return f"{p.boards:,} boards in play, {p.orders:,} orders, {len(p.decisions):,} decisions, {parts}"
 
     # -- solver calls ------------------------------------------------------------------------------
 
