@@ -41,6 +41,7 @@ from .options import validated
 from .possible import PossibleOrder
 from .possible import legal_orders as _legal_orders
 from .results import OrderOutcome
+from .solve import time_limit as _time_limit
 from .step import StepReport
 from .step import next_phase as _next_phase
 from .verify import Divergence, VerifyReport
@@ -82,6 +83,14 @@ def _need_text(func: str, arg: str, value: Any, *, optional: bool = False) -> st
 def _need_flag(func: str, arg: str, value: Any) -> bool:
     if not isinstance(value, bool):
         raise _wrong(func, arg, "True or False", value)
+    return value
+
+
+def _need_seconds(func: str, value: Any) -> float | None:
+    """A time limit: None (the default) or a number of seconds; its range is checked by the solver's
+    ``check_time_limit`` (InputError)."""
+    if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+        raise _wrong(func, "time_limit", "a number of seconds or None", value)
     return value
 
 
@@ -149,9 +158,12 @@ def load_scenario(path: str | Path) -> Case:
     return load_case(_need_path("load_scenario", path, "scenario"))
 
 
-def run_scenario(path: str | Path) -> CaseRun:
-    """Adjudicates every step of a scenario and checks its expectations (``run.passed``, ``run.problems``)."""
-    return run_case(load_case(_need_path("run_scenario", path, "scenario")))
+def run_scenario(path: str | Path, *, time_limit: float | None = None) -> CaseRun:
+    """Adjudicates every step of a scenario and checks its expectations (``run.passed``, ``run.problems``).
+    ``time_limit``: seconds for each program solved (default 600); beyond it, TimeLimitError (an InputError)."""
+    checked = _need_path("run_scenario", path, "scenario")
+    with _time_limit(_need_seconds("run_scenario", time_limit)):
+        return run_case(load_case(checked))
 
 
 def game_from_scenario(path: str | Path) -> Game:
@@ -197,13 +209,16 @@ def check_orders(game: Game) -> tuple[OrderOutcome, ...]:
     return _game.check_orders(_need_game("check_orders", game))
 
 
-def adjudicate(game: Game) -> tuple[Game, StepReport]:
+def adjudicate(game: Game, *, time_limit: float | None = None) -> tuple[Game, StepReport]:
     """Adjudicates the next phase with the waiting orders: the game after it, and the step's report
-    (``report.outcomes``: every order with its result and reason)."""
-    return _game.adjudicate(_need_game("adjudicate", game))
+    (``report.outcomes``: every order with its result and reason). ``time_limit``: seconds for each
+    program solved (default 600); a step not settled by then raises TimeLimitError (an InputError)."""
+    _need_game("adjudicate", game)
+    with _time_limit(_need_seconds("adjudicate", time_limit)):
+        return _game.adjudicate(game)
 
 
-def adjudicate_many(games: Sequence[Game]) -> list[tuple[Game, StepReport] | Exception]:
+def adjudicate_many(games: Sequence[Game], *, time_limit: float | None = None) -> list[tuple[Game, StepReport] | Exception]:
     """:func:`adjudicate` for many independent games at once, their phases answered together in one
     program (faster than one by one when there are many); the same results, in the same order. A game
     that cannot be adjudicated gives its exception (``InputError``, ``AdjudicationError``) in its
@@ -213,29 +228,33 @@ def adjudicate_many(games: Sequence[Game]) -> list[tuple[Game, StepReport] | Exc
     games = list(_need_sequence("adjudicate_many", "games", games, "Game"))
     for n, g in enumerate(games):
         _need_game("adjudicate_many", g, f"games[{n}]")
+    seconds = _need_seconds("adjudicate_many", time_limit)
     out: list[tuple[Game, StepReport] | Exception] = []
     over = {n: InputError(f"the game is over: {g.mv.winner} has won") for n, g in enumerate(games) if g.mv.winner}
     playing = [n for n in range(len(games)) if n not in over]
-    reports = dict(zip(playing, step_many([(games[n].mv, games[n].pending) for n in playing])))
+    with _time_limit(seconds):
+        reports = dict(zip(playing, step_many([(games[n].mv, games[n].pending) for n in playing])))
     for n, game in enumerate(games):
         report = over.get(n) or reports[n]
         out.append(report if isinstance(report, Exception) else _game.adjudicate(game, report))
     return out
 
 
-def run_scenarios(paths: Sequence[str | Path]) -> list[CaseRun | Exception]:
+def run_scenarios(paths: Sequence[str | Path], *, time_limit: float | None = None) -> list[CaseRun | Exception]:
     """:func:`run_scenario` for many files, their steps adjudicated in lockstep (as ``fivedp check``
     does); a file that cannot be read or run gives its exception in its place. ``paths`` must be a
     sequence of file names: one str or path alone is a UsageError (it is not iterated)."""
     names = [_need_path("run_scenarios", p, "scenario", f"paths[{n}]")
              for n, p in enumerate(_need_sequence("run_scenarios", "paths", paths, "str or os.PathLike"))]
+    seconds = _need_seconds("run_scenarios", time_limit)
     loaded: list[Case | Exception] = []
     for name in names:
         try:
             loaded.append(load_case(name))
         except InputError as exc:
             loaded.append(exc)
-    runs = iter(_run_cases([c for c in loaded if isinstance(c, Case)]))
+    with _time_limit(seconds):
+        runs = iter(_run_cases([c for c in loaded if isinstance(c, Case)]))
     return [c if isinstance(c, Exception) else next(runs) for c in loaded]
 
 

@@ -106,8 +106,7 @@ def solve_together(queries: Sequence[Query]) -> list[Solution]:
     # written twice is one fact, and clingo reads each line of text at some cost
     lines = dict.fromkeys(line for k, q in enumerate(queries) for line in shift_facts(q.facts, k).splitlines())
     facts = "\n".join(lines) + "\n"
-    joint = solve_decisions(first.programs, facts, first.static, max_rounds=20 * len(queries),
-                            statistics=any(q.statistics for q in queries))
+    joint = solve_decisions(first.programs, facts, first.static, statistics=any(q.statistics for q in queries))
     atoms: list[list[str]] = [[] for _ in queries]
     shared: list[str] = []
     for sym in joint.atoms:

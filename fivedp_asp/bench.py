@@ -5,6 +5,9 @@
   Prints time per step, clingo's grounding and solving time, and the ground program's size.
 - ``classic``: recorded random-game phases through our whole pipeline and through the reference
   adjudicator (``fivedp_asp.compare``), median per phase and the ratio.
+- ``big``: one step on a map made of N disjoint copies of a DATC position (circular movement 6.C.1,
+  Pandin's paradox 6.F.16, the betrayal paradox 6.F.18): how the time grows with independent
+  paradoxes, and whether every copy comes out as the DATC says.
 
 Timings are wall-clock medians over repeated runs on this machine; no test asserts a time.
 """
@@ -15,6 +18,7 @@ import random
 import statistics
 import time
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from types import MappingProxyType
 
 from .map import GameMap, load_map
@@ -499,6 +503,15 @@ def cmd_bench(args) -> int:
         for r in rows:
             print(f"{'':>{len(str(rows[0]['boards'])) + 8}} {r['question']:<36} {r['orders']:>7} {r['cpu_s']:>6.2f} "
                   f"{r['peak_mb']:>8.0f}", flush=True)
+    if args.suite == "big":
+        print(f"big: one movement step on one board of a map made of N disjoint copies of a DATC position's "
+              f"provinces; best of {args.repeat} runs")
+        print(f"{'position':<8} {'copies':>6} {'orders':>6} {'step s':>8} {'backups':>7} {'as DATC':>7}")
+        for name, sizes in BIG_RUNS:
+            for copies in (_ints(args.copies) if args.copies else sizes):
+                r = bench_big(name, copies, args.repeat)
+                print(f"{r.position:<8} {r.copies:>6} {r.orders:>6} {r.seconds:>8.2f} {r.backups:>7} "
+                      f"{r.as_datc:>7}", flush=True)
         return 0
     if args.suite == "multiverse":
         heads_list, history_list = _ints(args.heads), _ints(args.history)
@@ -547,8 +560,9 @@ def cmd_bench(args) -> int:
 
 
 def add_bench_parser(sub) -> None:
-    p = sub.add_parser("bench", help="benchmarks: classic (against the reference), multiverse (scaling), game (game file commands) or possible (legal orders)")
-    p.add_argument("suite", choices=("classic", "multiverse", "game", "possible"))
+    p = sub.add_parser("bench", help="benchmarks: classic (against the reference), multiverse (scaling), game (game "
+                                     "file commands), possible (legal orders) or big (many independent paradoxes in one step)")
+    p.add_argument("suite", choices=("classic", "multiverse", "game", "possible", "big"))
     p.add_argument("--phases", type=int, default=500, help="classic: movement phases to record (default 500)")
     p.add_argument("--batch", type=int, default=1,
                    help="classic: phases adjudicated together in one program (default 1: one at a time)")
@@ -560,4 +574,174 @@ def add_bench_parser(sub) -> None:
     p.add_argument("--steps", default="60,2000", help="game: steps of the game files, comma-separated")
     p.add_argument("--timelines", type=int, default=28,
                    help="possible: timelines of the random game the orders are listed on (default 28)")
+    p.add_argument("--copies", help="big: copies of each position, comma-separated (default: 128,512,1024 circles "
+                                    "of 6.C.1; 20,100,1000 of 6.F.18 and of 6.F.16)")
     p.set_defaults(func=cmd_bench)
+
+
+# -- big: many independent copies of one DATC position in one step -----------------------------------
+
+
+def _copy_tag(k: int) -> str:
+    """Three letters naming copy ``k`` (``aaa``, ``aab``, ...): province ids stay plain identifiers, and
+    a copy's province is written like any other (``Lonaab``)."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    return letters[k // 676 % 26] + letters[k // 26 % 26] + letters[k % 26]
+
+
+def copied_map(base: GameMap, provinces: set[str], copies: int) -> GameMap:
+    """A map made of ``copies`` disjoint copies of ``provinces`` of ``base``, each with the adjacency
+    among them that ``base`` has (an edge leaving the set is dropped). Copy k's province ``lon`` is
+    ``lon`` followed by k's tag (``lonaab``, named ``London aab``); powers and coasts are ``base``'s."""
+    from dataclasses import replace as _replace
+
+    from .map import Province
+
+    provs: dict[str, Province] = {}
+    army: set[tuple[str, str]] = set()
+    fleet: set[tuple[str, str]] = set()
+
+    def moved(loc: str, tag: str) -> str:
+        prov, slash, coast = loc.partition("/")
+        return f"{prov}{tag}{slash}{coast}"
+
+    for k in range(copies):
+        tag = _copy_tag(k)
+        for pid in sorted(provinces):
+            p = base.provinces[pid]
+            provs[pid + tag] = _replace(p, id=pid + tag, name=f"{p.name} {tag}", aliases=(), capital=False)
+        for edges, out in ((base.army_edges, army), (base.fleet_edges, fleet)):
+            out.update((moved(a, tag), moved(b, tag)) for a, b in edges
+                       if a.split("/")[0] in provinces and b.split("/")[0] in provinces)
+    return GameMap(name=f"{base.name}-x{copies}", title=f"{copies} copies of {len(provinces)} provinces of {base.name}",
+                   powers=base.powers, provinces=MappingProxyType(provs), coast_names=base.coast_names,
+                   army_edges=frozenset(army), fleet_edges=frozenset(fleet), start=MappingProxyType({}),
+                   power_aliases=base.power_aliases, coast_aliases=base.coast_aliases, source="<copies>")
+
+
+@dataclass(frozen=True)
+class Position:
+    """A one-board DATC position: units (``F Ankara``, by power) and orders (by power), in the
+    standard map's names."""
+
+    units: dict[str, tuple[str, ...]]
+    orders: dict[str, tuple[str, ...]]
+
+
+# The positions of the big benchmark, as the DATC (v3.1, chapter 6) writes them.
+POSITIONS = {
+    "6.C.1": Position(
+        {"Turkey": ("F Ankara", "A Constantinople", "A Smyrna")},
+        {"Turkey": ("F Ankara - Constantinople", "A Constantinople - Smyrna", "A Smyrna - Ankara")}),
+    "6.F.16": Position(
+        {"England": ("F London", "F Wales"), "France": ("A Brest", "F English Channel"),
+         "Germany": ("F North Sea", "F Belgium")},
+        {"England": ("F London Supports F Wales - English Channel", "F Wales - English Channel"),
+         "France": ("A Brest - London", "F English Channel Convoys A Brest - London"),
+         "Germany": ("F North Sea Supports F Belgium - English Channel", "F Belgium - English Channel")}),
+    "6.F.18": Position(
+        {"England": ("F North Sea", "A London", "F English Channel"), "France": ("F Belgium",),
+         "Germany": ("F Helgoland Bight", "F Skagerrak")},
+        {"England": ("F North Sea Convoys A London - Belgium", "A London - Belgium",
+                     "F English Channel Supports A London - Belgium"),
+         "France": ("F Belgium Supports F North Sea",),
+         "Germany": ("F Helgoland Bight Supports F Skagerrak - North Sea", "F Skagerrak - North Sea")}),
+}
+
+# What the DATC (v3.1, chapter 6) says each order of a position gives: 6.C.1 "All three units will
+# move"; 6.F.16 (Szykman rule) the support of London is not cut, the Channel not dislodged, "none of the
+# units succeed to move", and the convoy of the paradox fails; 6.F.18 (Szykman rule) the convoy fails,
+# so the move of London fails and the support of Belgium is not cut.
+DATC_RESULTS = {
+    "6.C.1": {"F Ankara - Constantinople": "succeeds", "A Constantinople - Smyrna": "succeeds",
+              "A Smyrna - Ankara": "succeeds"},
+    "6.F.16": {"F London Supports F Wales - English Channel": "succeeds", "F Wales - English Channel": "fails",
+               "A Brest - London": "fails", "F English Channel Convoys A Brest - London": "fails",
+               "F North Sea Supports F Belgium - English Channel": "succeeds", "F Belgium - English Channel": "fails"},
+    "6.F.18": {"F North Sea Convoys A London - Belgium": "fails", "A London - Belgium": "fails",
+               "F English Channel Supports A London - Belgium": "succeeds", "F Belgium Supports F North Sea": "succeeds",
+               "F Helgoland Bight Supports F Skagerrak - North Sea": "succeeds", "F Skagerrak - North Sea": "fails"},
+}
+
+
+@lru_cache(maxsize=4)
+def _names(base: GameMap):
+    """A pattern matching the province names of ``base`` (longest first), and each name's province."""
+    import re
+
+    names = sorted({p.name for p in base.provinces.values()}, key=len, reverse=True)
+    return (re.compile(r"\b(" + "|".join(re.escape(n) for n in names) + r")\b"),
+            {p.name: p.id for p in base.provinces.values()})
+
+
+def _rename(text: str, base: GameMap, tag: str) -> str:
+    """``text`` with every province name of ``base`` in it replaced by its copy's (``London`` → ``Lonaab``)."""
+    pattern, by_name = _names(base)
+    return pattern.sub(lambda m: (by_name[m[1]] + tag).capitalize(), text)
+
+
+def copied_position(name: str, copies: int) -> tuple[Multiverse, dict[str, list[str]], list[dict[str, list[str]]]]:
+    """``copies`` copies of the DATC position ``name`` side by side on one board of a map made for
+    them (``copied_map``): the multiverse, every copy's orders together, and each copy's orders apart."""
+    import re
+
+    base = load_map("standard")
+    pos = POSITIONS[name]
+    by_name = {p.name: p.id for p in base.provinces.values()}
+    used = {by_name[n] for lines in (*pos.units.values(), *pos.orders.values()) for line in lines
+            for n in by_name if re.search(rf"\b{re.escape(n)}\b", line)}
+    game_map = copied_map(base, used, copies)
+    units: list[Unit] = []
+    orders: dict[str, list[str]] = {}
+    per_copy: list[dict[str, list[str]]] = []
+    for k in range(copies):
+        tag = _copy_tag(k)
+        for power, lines in pos.units.items():
+            for line in lines:
+                letter, _, where = line.partition(" ")
+                units.append(Unit("army" if letter == "A" else "fleet", power, by_name[where] + tag))
+        mine = {power: [_rename(line, base, tag) for line in lines] for power, lines in pos.orders.items()}
+        per_copy.append(mine)
+        for power, lines in mine.items():
+            orders.setdefault(power, []).extend(lines)
+    board = make_board(0, 0, units, {})
+    mv = Multiverse(game_map, MappingProxyType({(0, 0): board}), MappingProxyType({}), MappingProxyType({}),
+                    players=tuple(game_map.powers))
+    return mv, orders, per_copy
+
+
+def copies_as_datc(name: str, copies: int, outcomes) -> int:
+    """How many of the copies got, order for order, the results the DATC states for the single case."""
+    base = load_map("standard")
+    got = {o.text: o.result for o in outcomes}
+    return sum(1 for k in range(copies)
+               if all(got.get(_rename(line, base, _copy_tag(k))) == want for line, want in DATC_RESULTS[name].items()))
+
+
+@dataclass(frozen=True)
+class BigRow:
+    position: str
+    copies: int
+    orders: int
+    seconds: float
+    backups: int
+    as_datc: int
+
+
+def bench_big(name: str, copies: int, repeat: int = 1) -> BigRow:
+    """One movement step of ``copies`` copies of a DATC position side by side (``copied_position``):
+    the best time of ``repeat`` runs, the backup rules applied and the copies that came out as the DATC says."""
+    mv, orders, _ = copied_position(name, copies)
+    times = []
+    report = None
+    for _ in range(repeat):
+        _uncached()
+        t0 = time.perf_counter()
+        report = step(mv, orders)
+        times.append(time.perf_counter() - t0)
+    assert report is not None
+    return BigRow(name, copies, sum(map(len, orders.values())), min(times), len(report.backups),
+                  copies_as_datc(name, copies, report.outcomes))
+
+
+BIG_RUNS = (("6.C.1", (128, 512, 1024)), ("6.F.18", (20, 100, 1000)), ("6.F.16", (20, 100, 1000)))

@@ -16,6 +16,7 @@ from typing import Sequence
 
 from .cases import find_cases, load_case, run_case
 from .errors import AdjudicationError, EncodingError, InputError, shown_path
+from .solve import DEFAULT_TIME_LIMIT, check_time_limit, time_limit
 from .bench import add_bench_parser
 from .explore import add_explore_parser
 from .optiondocs import add_options_parser
@@ -336,7 +337,26 @@ def build_parser() -> argparse.ArgumentParser:
                    help="--games: worker processes, each playing its share of the games (default 1)")
     p.add_argument("-v", "--verbose", action="store_true", help="also list the scenarios that agree")
     p.set_defaults(func=cmd_compare)
+    # every command that adjudicates takes a time limit for each program it solves (docs/limits.md)
+    game = _subcommands(sub.choices["game"])
+    for command in (sub.choices["adjudicate"], sub.choices["check"], game["adjudicate"], sub.choices["explore"],
+                    sub.choices["compare"]):
+        command.add_argument("--time-limit", type=_seconds, default=DEFAULT_TIME_LIMIT, metavar="SECONDS",
+                             help=f"give up on a step not settled within this many seconds (default {DEFAULT_TIME_LIMIT:g})")
     return parser
+
+
+def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """The subcommands of a command (argparse keeps them in its subparsers action)."""
+    return next(a.choices for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+
+
+def _seconds(text: str) -> float:
+    """A time limit as argparse reads it: a positive number of seconds."""
+    try:
+        return check_time_limit(text)
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(str(exc).split(": ", 1)[-1]) from None
 
 
 class _QuietPipe:
@@ -399,7 +419,8 @@ def _main(argv: Sequence[str] | None) -> int:
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
         args.orders = list(args.orders) + extra
     try:
-        return args.func(args)
+        with time_limit(getattr(args, "time_limit", None)):
+            return args.func(args)
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

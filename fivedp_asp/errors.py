@@ -117,3 +117,9 @@ class OrderError(InputError):
 
 class EncodingError(AdjudicationError):
     """A logic program that clingo cannot read or ground: the message carries clingo's file and line."""
+
+
+class TimeLimitError(InputError):
+    """A step too big to settle within the time limit (``--time-limit``, ``time_limit=``). It is the
+    input's size that the user controls, so it is reported like bad input: exit status 2, with the
+    step's size and how to raise the limit."""

@@ -4,29 +4,75 @@ The decision encodings have one stable model per solution of the rules. One mode
 result. None or several: a circular dependency that the rules leave open (DATC §5.B.9). The
 driver classifies it as RULES.md §1 says — an undecided move into a fleet with a convoy order
 means a convoy paradox, otherwise circular movement — and applies the backup rule by fixing
-atoms through assumptions on the same ground program:
+atoms through assumptions on the same ground program.
+
+A step's orders fall into independent parts: units that no move, support, convoy or jump assist
+links (``_Parts``). A paradox in one part changes nothing in another, so every round settles every
+undecided part at once: all disjoint unsatisfiable cores (zero models), or the undecided decisions of
+every part (several models) found with a handful of solver calls whatever the number of parts, and
+a backup rule applied to each part. The rules are the same for each part as if it stood alone:
 - convoy paradox: the Szykman rule, the paradox's convoying fleets hold (``szykman/1`` externals);
   or, when the program states ``backup_rule(all_hold)`` (an option's logic file, DATC 4.A.2), the
   'All Hold' rule: the paradox's moves fail and take no effect (``all_hold/1`` externals, which
   take the units' moves out of the program);
 - circular movement: the undecided moves succeed (assumptions on ``moves/1``);
 - any other cycle (DATC §5.B.9, for variants): its undecided decisions fail.
+
+Each round settles at least one decision, so the rounds are bounded by the decisions; a step that
+cannot be settled within the time limit (``time_limit``, default ``DEFAULT_TIME_LIMIT``) stops with
+``TimeLimitError``, which says how big the step was.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
-from functools import lru_cache
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Callable, Iterator, Sequence
 
 import clingo
 from clingo import ast
 
-from .errors import AdjudicationError, EncodingError
+from .errors import AdjudicationError, EncodingError, InputError, TimeLimitError
 
 DECISIONS = ("moves", "dislodged", "given", "path", "assist_given")
+# the predicates that link units into one part: a unit and where it moves, a supporter and whom and
+# where it supports, a convoying fleet and its army, a jump assist and the jump
+LINKS = (("move", 2), ("supports", 3), ("convoys", 2), ("assists", 3))
+DEFAULT_TIME_LIMIT = 600.0  # seconds for one solver program: far beyond any real game's step
+_WAIT = 0.25  # how often a waiting solve call looks up (so that Ctrl-C stops it)
+
+# The time limit of the commands and API calls running in this context: set around a command with
+# ``time_limit`` (a context variable, so that concurrent callers and worker processes started inside
+# the block each see their own value, and nothing outlives the block).
+_TIME_LIMIT: ContextVar[float] = ContextVar("fivedp_time_limit", default=DEFAULT_TIME_LIMIT)
+
+
+@contextmanager
+def time_limit(seconds: float | None) -> Iterator[None]:
+    """Every program solved inside the block must be settled within ``seconds`` (None: the default)."""
+    limit = check_time_limit(seconds)
+    token = _TIME_LIMIT.set(limit)
+    try:
+        yield
+    finally:
+        _TIME_LIMIT.reset(token)
+
+
+def check_time_limit(seconds: float | None) -> float:
+    """The limit in seconds, or InputError for one that is not a positive number."""
+    if seconds is None:
+        return DEFAULT_TIME_LIMIT
+    try:
+        value = float(seconds)
+    except (TypeError, ValueError):
+        raise InputError(f"time limit {str(seconds)[:40]!r}: give a number of seconds") from None
+    if not value > 0 or value == float("inf"):
+        raise InputError(f"time limit {str(seconds)[:40]!r}: give a positive number of seconds")
+    return value
 
 
 def asp_dir() -> Path:
@@ -102,145 +148,422 @@ def _control(programs: Sequence[str], facts: str, static: str) -> clingo.Control
     return ctl
 
 
-def _models(ctl: clingo.Control, assumptions: list, limit: int) -> list[tuple[clingo.Symbol, ...]]:
-    found = []
-    ctl.configuration.solve.models = limit
-    with ctl.solve(yield_=True, assumptions=assumptions) as handle:
-        for model in handle:
-            found.append(tuple(model.symbols(shown=True)))
-            if len(found) >= limit:
+
+
+def _places(sym: clingo.Symbol) -> Iterator[clingo.Symbol]:
+    """The unit places ``p(b(T,N),P)`` inside a term."""
+    for arg in sym.arguments:
+        if arg.type == clingo.SymbolType.Function:
+            if arg.name == "p" and len(arg.arguments) == 2:
+                yield arg
+            else:
+                yield from _places(arg)
+
+
+class _Parts:
+    """The independent parts of a step: places joined by a link atom (``LINKS``) are in one part.
+    Built once per program from the ground atoms, with the indexes the backup rules read."""
+
+    def __init__(self, atoms: clingo.SymbolicAtoms) -> None:
+        parent: dict[clingo.Symbol, clingo.Symbol] = {}
+
+        def find(x: clingo.Symbol) -> clingo.Symbol:
+            root = x
+            while parent.get(root, root) != root:
+                root = parent[root]
+            while x != root:
+                parent[x], x = root, parent[x]
+            return root
+
+        self.convoys_of: dict[clingo.Symbol, list[clingo.Symbol]] = {}
+        self.movers_into: dict[clingo.Symbol, list[clingo.Symbol]] = {}
+        self.dest: dict[clingo.Symbol, clingo.Symbol] = {}
+        for name, arity in LINKS:
+            for a in atoms.by_signature(name, arity):
+                places = list(_places(a.symbol))
+                for other in places[1:]:
+                    x, y = find(places[0]), find(other)
+                    if x != y:
+                        parent[max(x, y)] = min(x, y)
+                args = a.symbol.arguments
+                if name == "convoys":
+                    self.convoys_of.setdefault(args[0], []).append(args[1])
+                elif name == "move":
+                    self.movers_into.setdefault(args[1], []).append(args[0])
+                    self.dest[args[0]] = args[1]
+        self.find = find
+        # the decisions the rules guess (facts are settled by grounding), with their literals and parts
+        self.decisions: list[clingo.Symbol] = []
+        self.literals: list[int] = []
+        for name in DECISIONS:
+            for a in atoms.by_signature(name, 1):
+                if not a.is_fact:
+                    self.decisions.append(a.symbol)
+                    self.literals.append(a.literal)
+        self.part = [self.of(d.arguments[0]) for d in self.decisions]
+        self.boards = sum(1 for _ in atoms.by_signature("head", 1))
+        self.orders = sum(1 for _ in atoms.by_signature("order", 3))
+
+    def of(self, place: clingo.Symbol) -> clingo.Symbol:
+        """The part of a unit's place (its own, when nothing links it)."""
+        return self.find(place)
+
+
+@dataclass
+class _Clock:
+    """The time left for one program, and what to say when it runs out (``size``: the driver tells it
+    the step's size once it knows it; not a value, so not frozen)."""
+
+    limit: float
+    started: float = field(default_factory=time.monotonic)
+    size: Callable[[], str] = lambda: ""
+
+    def left(self) -> float:
+        return self.limit - (time.monotonic() - self.started)
+
+    def check(self) -> None:
+        if self.left() <= 0:
+            self.exceeded()
+
+    def exceeded(self) -> None:
+        limit = f"{self.limit:g}"
+        raise TimeLimitError(f"this step is too big to settle within the time limit of {limit} s "
+                             f"({self.size()}); raise --time-limit (time_limit= in the API)")
+
+
+def _solve(ctl: clingo.Control, clock: _Clock, assumptions: list, on_model=None,
+           core: list[int] | None = None) -> clingo.SolveResult:
+    """One solver call that gives up when the clock runs out (the search is interrupted). An
+    unsatisfiable call puts its core (the assumption literals it rests on) into ``core``."""
+    clock.check()
+    with ctl.solve(assumptions=assumptions, on_model=on_model, async_=True) as handle:
+        try:
+            while not handle.wait(max(0.0, min(_WAIT, clock.left()))):
+                if clock.left() <= 0:
+                    handle.cancel()
+                    clock.exceeded()
+            result = handle.get()
+            if core is not None and result.unsatisfiable:
+                core.extend(handle.core())
+            return result
+        except BaseException:
+            handle.cancel()
+            raise
+
+
+@dataclass
+class _Model:
+    """What the driver reads of a model: the truth of each decision and, when asked, the shown atoms."""
+
+    values: list[bool]
+    shown: tuple[clingo.Symbol, ...] = ()
+
+
+class _Driver:
+    """The backup rules on one ground program (see the module's docstring)."""
+
+    def __init__(self, ctl: clingo.Control, clock: _Clock) -> None:
+        self.ctl = ctl
+        self.clock = clock
+        atoms = ctl.symbolic_atoms
+        self.szykman = {a.symbol.arguments[0]: a.symbol for a in atoms.by_signature("szykman", 1)}
+        for sym in self.szykman.values():
+            ctl.assign_external(sym, None)  # free: every solve call fixes it by assumption
+        self.szykman_fleet = {atoms[s].literal: f for f, s in self.szykman.items()}
+        # the program says which paradox backup rule applies (datc_4a2); the Szykman rule unless it says otherwise
+        self.all_hold = any(str(a.symbol.arguments[0]) == "all_hold" for a in atoms.by_signature("backup_rule", 1))
+        self.failing = {a.symbol.arguments[0]: a.symbol for a in atoms.by_signature("all_hold", 1)}
+        for sym in self.failing.values():
+            ctl.assign_external(sym, None)
+        self.failing_unit = {atoms[s].literal: u for u, s in self.failing.items()}
+        self.held: set[clingo.Symbol] = set()  # fleets held by the Szykman rule
+        self.stopped: set[clingo.Symbol] = set()  # units whose moves a paradox made fail ('All Hold')
+        self.fixed: dict[int, bool] = {}  # decision index -> value fixed by a backup rule
+        self.backups: list[tuple[str, tuple[clingo.Symbol, ...]]] = []
+        self.open_parts: int | None = None  # the parts found undecided in the last round (for the time limit's message)
+        self.flip: int | None = None  # the literal that turns the decisions' preferred sign to true
+        self.seen = 1
+        clock.size = self.size
+
+    @cached_property
+    def parts(self) -> _Parts:
+        """The step's parts and decisions, indexed when a backup rule is first needed (most steps have
+        one model at once, and need none of it)."""
+        return _Parts(self.ctl.symbolic_atoms)
+
+    def size(self) -> str:
+        p = self.parts
+        parts = (f"{self.open_parts:,} undecided parts" if self.open_parts is not None
+                 else f"{len(set(p.part)):,} independent parts with decisions")
+        return f"{p.boards:,} boards in play, {p.orders:,} orders, {len(p.decisions):,} decisions, {parts}"
+
+    # -- solver calls ------------------------------------------------------------------------------
+
+    def assumptions(self, relaxed: frozenset = frozenset()) -> list:
+        # literals, not symbols: clingo would look every symbol up again on every call
+        out: list = [lit if f in self.held else -lit for lit, f in self.szykman_fleet.items() if f not in relaxed]
+        out += [lit if u in self.stopped else -lit for lit, u in self.failing_unit.items()]
+        if self.fixed:
+            lits = self.parts.literals
+            out += [lits[i] if v else -lits[i] for i, v in self.fixed.items()]
+        return out
+
+    def _assumed(self, extra: Sequence) -> list:
+        """The current assumptions and ``extra``; the preference literal is false unless ``extra`` has it
+        (left free, it would double every model)."""
+        out = self.assumptions() + list(extra)
+        if self.flip is not None and self.flip not in extra and -self.flip not in extra:
+            out.append(-self.flip)
+        return out
+
+    def model(self, extra: Sequence = (), shown: bool = False, count: int = 1,
+              values: bool = True) -> tuple[_Model | None, int]:
+        """The first model under the current assumptions (None: there is none), and how many there
+        are up to ``count``; the decisions' values unless ``values`` is false."""
+        found: list[_Model] = []
+        n = 0
+        lits = self.parts.literals if values else []
+
+        def on_model(m: clingo.Model) -> None:
+            nonlocal n
+            n += 1
+            if n == 1:
+                found.append(_Model([m.is_true(lit) for lit in lits], tuple(m.symbols(shown=True)) if shown else ()))
+
+        self.ctl.configuration.solve.models = count
+        _solve(self.ctl, self.clock, self._assumed(extra), on_model=on_model)
+        return (found[0] if found else None), n
+
+    def core(self, relaxed: frozenset) -> list[clingo.Symbol] | None:
+        """The fleets of an unsatisfiable core, with the fleets ``relaxed`` left free; None when there is
+        a model then; empty when the core holds no convoying fleet."""
+        core: list[int] = []
+        self.ctl.configuration.solve.models = 1
+        result = _solve(self.ctl, self.clock, self.assumptions(relaxed) + ([-self.flip] if self.flip else []), core=core)
+        if result.satisfiable:
+            return None
+        fleets = self.szykman_fleet
+        return sorted({fleets[-lit] for lit in core if -lit in fleets and fleets[-lit] not in self.held})
+
+    def _flip(self) -> int:
+        """A literal that, assumed, makes the solver try every decision true first (and false first
+        otherwise): two models far apart, so that one comparison finds the undecided parts."""
+        if self.flip is None:
+            with self.ctl.backend() as backend:
+                flip = backend.add_atom(clingo.Function("fivedp_prefer_true"))
+                backend.add_external(flip, clingo.TruthValue.Free)
+                for lit in self.parts.literals:
+                    backend.add_heuristic(lit, clingo.backend.HeuristicType.Sign, -1, 1, [])
+                    backend.add_heuristic(lit, clingo.backend.HeuristicType.Sign, 1, 2, [flip])
+                # a free Szykman atom is decided first, false first (``part_cores``)
+                for lit in self.szykman_fleet:
+                    backend.add_heuristic(lit, clingo.backend.HeuristicType.Level, 1, 1, [])
+                    backend.add_heuristic(lit, clingo.backend.HeuristicType.Sign, -1, 1, [])
+            self.ctl.configuration.solver.heuristic = "Domain"
+            self.flip = flip
+        return self.flip
+
+    def _differs(self, base: _Model, among: Sequence[int]) -> int:
+        """A new atom that holds in a model where one of the decisions ``among`` differs from ``base``."""
+        lits = self.parts.literals
+        with self.ctl.backend() as backend:
+            atom = backend.add_atom()
+            for i in among:
+                backend.add_rule([atom], [-lits[i] if base.values[i] else lits[i]])
+        return atom
+
+    def undecided(self) -> set[int]:
+        """The decisions that differ between models (brave but not cautious consequences): two
+        models of opposite preferences, then a model that differs elsewhere, until there is none."""
+        flip = self._flip()
+        low, _ = self.model([-flip])
+        high, _ = self.model([flip])
+        assert low is not None and high is not None
+        differ = {i for i, (a, b) in enumerate(zip(low.values, high.values)) if a != b}
+        while True:
+            rest = [i for i in range(len(low.values)) if i not in differ and i not in self.fixed]
+            if not rest:
+                return differ
+            other, _ = self.model([self._differs(low, rest)])
+            if other is None:
+                return differ
+            differ |= {i for i in rest if other.values[i] != low.values[i]}
+
+    # -- the rounds --------------------------------------------------------------------------------
+
+    def run(self) -> tuple[_Model, int]:
+        """Applies backup rules until one model remains; that model, and the most models seen at once."""
+        rounds = 0
+        while True:
+            first, count = self.model(shown=True, count=2, values=False)
+            self.seen = max(self.seen, count)
+            if count == 1:
+                assert first is not None
+                return first, self.seen
+            rounds += 1
+            # every round fixes at least one decision or external, so this many rounds always suffice
+            if rounds > len(self.parts.decisions) + len(self.szykman) + len(self.failing) + 1:
                 break
-    return found
+            if first is None:
+                self.settle_cores()
+            else:
+                self.settle_undecided()
+        raise AdjudicationError("backup rules did not settle the adjudication")
+
+    def settle_cores(self) -> None:
+        """No model: every disjoint unsatisfiable core's convoying fleets hold (Szykman), or under
+        'All Hold' the moves of each core's paradox fail."""
+        cores = self.part_cores()
+        relaxed: frozenset = frozenset(f for core in cores for f in core)
+        while True:
+            core = self.core(relaxed)
+            if core is None:
+                break
+            if not core:
+                if cores:
+                    break  # settle these first: what remains is found again next round
+                raise AdjudicationError("no adjudication satisfies the rules, and no convoy paradox explains it")
+            cores.append(core)
+            relaxed |= frozenset(core)
+        self.open_parts = len(cores)
+        for core in sorted(cores, key=lambda c: c[0]):
+            if self.all_hold and self.hold_all(self.paradox_units(set(core), set())):
+                continue
+            self.held.update(core)
+            self.backups.append(("szykman", tuple(core)))
+
+    def part_cores(self) -> list[list[clingo.Symbol]]:
+        """The cores of the parts that have no solution unless a convoying fleet holds, found with one
+        solver call for all parts: every fleet's Szykman atom is left free, decided before anything
+        else and false first, so that it comes out true only where holding no fleet of its part leaves
+        no solution. A part with one such fleet has it for its core; a part with several is asked for
+        its core alone. What this misses, the core loop of ``settle_cores`` finds."""
+        self._flip()
+        free = [(lit, f) for lit, f in self.szykman_fleet.items() if f not in self.held]
+        if not free:
+            return []
+        values: list[bool] = []
+        self.ctl.configuration.solve.models = 1
+        _solve(self.ctl, self.clock, self.assumptions(frozenset(f for _, f in free)) + [-self._flip()],
+               on_model=lambda m: values.extend(m.is_true(lit) for lit, _ in free))
+        parts = self.parts
+        fleets_of: dict[clingo.Symbol, list[clingo.Symbol]] = {}
+        for _, f in free:
+            fleets_of.setdefault(parts.of(f), []).append(f)
+        needing = sorted({parts.of(f) for (_, f), v in zip(free, values) if v})
+        cores = []
+        for part in needing:
+            mine = sorted(fleets_of[part])
+            if len(mine) == 1:
+                cores.append(mine)
+                continue
+            others = frozenset(f for _, f in free if parts.of(f) != part)
+            core = self.core(others)
+            if core:
+                cores.append(core)
+        return cores
+
+    def settle_undecided(self) -> None:
+        """Several models: each part's undecided decisions are settled by the rule that fits them."""
+        undecided = self.undecided()
+        if not undecided:
+            raise AdjudicationError("several adjudications differ in no decision")
+        parts = self.parts
+        by_part: dict[clingo.Symbol, list[int]] = {}
+        for i in sorted(undecided):
+            by_part.setdefault(parts.part[i], []).append(i)
+        self.open_parts = len(by_part)
+        convoying = frozenset(parts.convoys_of)
+        circular: list[list[int]] = []
+        for part in sorted(by_part):
+            mine = by_part[part]
+            fleets = set()
+            for i in mine:
+                d = parts.decisions[i]
+                if d.name == "moves" and parts.dest.get(d.arguments[0]) in convoying:
+                    fleets.add(parts.dest[d.arguments[0]])
+                elif d.name == "dislodged" and d.arguments[0] in convoying:
+                    fleets.add(d.arguments[0])
+            moves = {parts.decisions[i].arguments[0] for i in mine if parts.decisions[i].name == "moves"}
+            if self.all_hold and fleets and self.hold_all(self.paradox_units(fleets, moves)):
+                continue
+            new = sorted(f for f in fleets if f in self.szykman and f not in self.held)
+            if new:
+                self.held.update(new)
+                self.backups.append(("szykman", tuple(new)))
+                continue
+            moving = [i for i in mine if parts.decisions[i].name == "moves"]
+            if not moving:
+                # not circular movement and no convoying fleet: DATC §5.B.9 lets the orders of the cycle fail
+                self.fixed.update((i, False) for i in mine)
+                self.backups.append(("fail", tuple(sorted(parts.decisions[i].arguments[0] for i in mine))))
+                continue
+            circular.append(sorted(moving, key=lambda i: parts.decisions[i]))
+        if circular:
+            self.settle_circular(circular)
+
+    def settle_circular(self, circles: list[list[int]]) -> None:
+        """Circular movement: every undecided move succeeds, all parts at once when that leaves a
+        solution; otherwise part by part, the moves kept one by one while a solution remains."""
+        decisions = self.parts.decisions
+        for circle in circles:
+            self.fixed.update((i, True) for i in circle)
+        if self.model()[0] is None:
+            for circle in circles:
+                for i in circle:
+                    del self.fixed[i]
+            for circle in circles:
+                for i in circle:
+                    self.fixed[i] = True
+                    if self.model()[0] is None:
+                        del self.fixed[i]
+        for circle in circles:
+            kept = [decisions[i].arguments[0] for i in circle if self.fixed.get(i)]
+            self.backups.append(("circular", tuple(kept)))
+
+    def hold_all(self, units: list[clingo.Symbol]) -> bool:
+        self.stopped.update(units)
+        if units:
+            self.backups.append(("all_hold", tuple(units)))
+        return bool(units)
+
+    def paradox_units(self, fleets: set, moving: set) -> list[clingo.Symbol]:
+        """The 'All Hold' rule (DATC 4.A.2): the units whose moves make up the paradox, not yet held.
+        They are the units moving into the paradox's convoying fleets and the armies those fleets
+        convoy; only when those are all held already, the units of the undecided moves. Empty when
+        those too are held (the driver then falls back to the Szykman rule). A move that merely
+        depends on the paradox's outcome is not part of it: it is adjudicated once the paradox's
+        moves have failed."""
+        parts = self.parts
+        armies = {a for f in fleets for a in parts.convoys_of.get(f, ())}
+        movers = {u for f in fleets for u in parts.movers_into.get(f, ())} | {a for a in armies if a in parts.dest}
+        for units in (movers, moving):
+            new = sorted(u for u in units if u in self.failing and u not in self.stopped)
+            if new:
+                return new
+        return []
 
 
-def _consequences(ctl: clingo.Control, assumptions: list, mode: str) -> set[clingo.Symbol]:
-    ctl.configuration.solve.enum_mode = mode
-    ctl.configuration.solve.models = 0
-    last: set[clingo.Symbol] = set()
-    with ctl.solve(yield_=True, assumptions=assumptions) as handle:
-        for model in handle:
-            last = set(model.symbols(shown=True))
-    ctl.configuration.solve.enum_mode = "auto"
-    return last
-
-
-def _core(ctl: clingo.Control, assumptions: list) -> list[int]:
-    core: list[int] = []
-
-    def on_core(lits: Iterable[int]) -> None:
-        core.extend(lits)
-
-    ctl.configuration.solve.models = 1
-    ctl.solve(assumptions=assumptions, on_core=on_core)
-    return core
-
-
-def _paradox_units(ctl: clingo.Control, fleets: set, undecided: set, held: set) -> list[clingo.Symbol]:
-    """The 'All Hold' rule (DATC 4.A.2): the units whose moves make up the paradox, not yet held. They are
-    the units moving into the paradox's convoying fleets and the armies those fleets convoy; only when
-    those are all held already, the units of the undecided moves. Empty when those too are held (the
-    driver then falls back to the Szykman rule). A move that merely depends on the paradox's outcome
-    is not part of it: it is adjudicated once the paradox's moves have failed."""
-    atoms = ctl.symbolic_atoms
-    armies = {a.symbol.arguments[1] for a in atoms.by_signature("convoys", 2) if a.symbol.arguments[0] in fleets}
-    movers = {a.symbol.arguments[0] for a in atoms.by_signature("move", 2)
-              if a.symbol.arguments[1] in fleets or a.symbol.arguments[0] in armies}
-    for units in (movers, {m.arguments[0] for m in undecided}):
-        new = sorted(u for u in units if clingo.Function("all_hold", [u]) in atoms and u not in held)
-        if new:
-            return new
-    return []
-
-
-def solve_decisions(programs: Sequence[str], facts: str, static: str = "", *, max_rounds: int = 20,
-                    statistics: bool = False) -> Solution:
+def solve_decisions(programs: Sequence[str], facts: str, static: str = "", *, statistics: bool = False,
+                    time_limit: float | None = None) -> Solution:
     """Solves a phase's program on ``facts`` plus the unchanging ``static`` facts (the map); for movement,
-    applies the backup rules until one model remains."""
+    applies the backup rules until one model remains. ``time_limit`` (seconds; by default the limit
+    set with ``time_limit()``, else ``DEFAULT_TIME_LIMIT``) bounds the whole call: TimeLimitError."""
+    clock = _Clock(check_time_limit(time_limit) if time_limit is not None else _TIME_LIMIT.get())
     t0 = time.perf_counter()
     ctl = _control(programs, facts, static)
     t1 = time.perf_counter()
-    atoms = ctl.symbolic_atoms
-    szykman = sorted(a.symbol for a in atoms.by_signature("szykman", 1))
-    for sym in szykman:
-        ctl.assign_external(sym, None)  # free: every solve call fixes it by assumption
-    # the program says which paradox backup rule applies (datc_4a2); the Szykman rule unless it says otherwise
-    all_hold = any(str(a.symbol.arguments[0]) == "all_hold" for a in atoms.by_signature("backup_rule", 1))
-    failing = sorted(a.symbol for a in atoms.by_signature("all_hold", 1))
-    for sym in failing:
-        ctl.assign_external(sym, None)
-    held: set[clingo.Symbol] = set()
-    stopped: set[clingo.Symbol] = set()  # units whose moves a paradox made fail ('All Hold')
-    circular: list[tuple[clingo.Symbol, bool]] = []
-    backups: list[str] = []
-    seen = 0
-
-    def assumptions() -> list:
-        return ([(s, s in held) for s in szykman] + [(s, s.arguments[0] in stopped) for s in failing]
-                + circular)
-
-    def hold_all(units: list[clingo.Symbol]) -> bool:
-        stopped.update(units)
-        if units:
-            backups.append(("all_hold", tuple(units)))
-        return bool(units)
-
-    for _ in range(max_rounds):
-        models = _models(ctl, assumptions(), 2)
-        seen = max(seen, len(models))
-        if len(models) == 1:
-            t2 = time.perf_counter()
-            # reading clingo's statistics converts its whole tree: only when a benchmark asks
-            stats = ctl.statistics.get("problem", {}).get("lp", {}) if statistics else {}
-            return Solution(
-                atoms=models[0],
-                backups=tuple(backups),
-                models_seen=seen,
-                ground_seconds=t1 - t0,
-                solve_seconds=t2 - t1,
-                atoms_count=int(stats.get("atoms", 0)),
-                rules_count=int(stats.get("rules", 0)),
-            )
-        if not models:
-            # no solution: find the convoying fleets the contradiction rests on (an unsat core)
-            lits = {atoms[s].literal: s for s in szykman if s not in held}
-            core = [lits[-lit] for lit in _core(ctl, assumptions()) if -lit in lits]
-            if not core:
-                raise AdjudicationError("no adjudication satisfies the rules, and no convoy paradox explains it")
-            if all_hold and hold_all(_paradox_units(ctl, {c.arguments[0] for c in core}, set(), stopped)):
-                continue
-            held.update(core)
-            backups.append(("szykman", tuple(sorted(c.arguments[0] for c in core))))
-            continue
-        brave = _consequences(ctl, assumptions(), "brave")
-        cautious = _consequences(ctl, assumptions(), "cautious")
-        undecided = {s for s in brave - cautious if s.name in DECISIONS}
-        convoying = {s.arguments[0] for s in cautious if s.name == "convoys"}
-        fleets = set()
-        for s in undecided:
-            if s.name == "moves":
-                dest = next((m.arguments[1] for m in cautious if m.name == "move" and m.arguments[0] == s.arguments[0]), None)
-                if dest in convoying:
-                    fleets.add(dest)
-            elif s.name == "dislodged" and s.arguments[0] in convoying:
-                fleets.add(s.arguments[0])
-        if all_hold and fleets and hold_all(_paradox_units(ctl, fleets, {s for s in undecided if s.name == "moves"},
-                                                           stopped)):
-            continue
-        new = {clingo.Function("szykman", [f]) for f in fleets} - held
-        if new:
-            held.update(new)
-            backups.append(("szykman", tuple(sorted(c.arguments[0] for c in new))))
-            continue
-        moves = sorted(s for s in undecided if s.name == "moves")
-        if not moves:
-            # not circular movement and no convoying fleet: DATC §5.B.9 lets the orders of the cycle fail
-            circular.extend((s, False) for s in sorted(undecided) if (s, False) not in circular)
-            backups.append(("fail", tuple(sorted(s.arguments[0] for s in undecided))))
-            continue
-        # circular movement: every undecided move succeeds, kept one by one while a solution remains
-        for m in moves:
-            circular.append((m, True))
-            if not _models(ctl, assumptions(), 1):
-                circular.pop()
-        backups.append(("circular", tuple(m.arguments[0] for m, _ in circular if m in moves)))
-    raise AdjudicationError("backup rules did not settle the adjudication")
+    driver = _Driver(ctl, clock)
+    model, seen = driver.run()
+    t2 = time.perf_counter()
+    # reading clingo's statistics converts its whole tree: only when a benchmark asks
+    stats = ctl.statistics.get("problem", {}).get("lp", {}) if statistics else {}
+    return Solution(
+        atoms=model.shown,
+        backups=tuple(driver.backups),
+        models_seen=seen,
+        ground_seconds=t1 - t0,
+        solve_seconds=t2 - t1,
+        atoms_count=int(stats.get("atoms", 0)),
+        rules_count=int(stats.get("rules", 0)),
+    )
