@@ -75,6 +75,10 @@ def check_time_limit(seconds: float | None) -> float:
     return value
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
 def asp_dir() -> Path:
     """Where the logic programs are: inside the installed package, or ``asp/`` in a source checkout."""
     here = Path(__file__).resolve().parent
@@ -293,9 +297,10 @@ class _Driver:
 
     def size(self) -> str:
         p = self.parts
-        parts = (f"{self.open_parts:,} undecided parts" if self.open_parts is not None
-                 else f"{len(set(p.part)):,} independent parts with decisions")
-        return f"{p.boards:,} boards in play, {p.orders:,} orders, {len(p.decisions):,} decisions, {parts}"
+        parts = (_count(self.open_parts, "undecided part") if self.open_parts is not None
+                 else _count(len(set(p.part)), "independent part") + " with decisions")
+        return (f"{_count(p.boards, 'board')} in play, {_count(p.orders, 'order')}, "
+                f"{_count(len(p.decisions), 'decision')}, {parts}")
 
     # -- solver calls ------------------------------------------------------------------------------
 

@@ -63,7 +63,7 @@ def test_time_limit_exceeded_is_exit_2_with_the_size(capsys):
     status = main(["adjudicate", BETRAYAL, "--time-limit", "0.000001"])
     err = capsys.readouterr().err
     assert status == 2
-    assert err.startswith("error: this step is too big to settle within the time limit of 1e-06 s (1 boards in play, 6 orders")
+    assert err.startswith("error: this step is too big to settle within the time limit of 1e-06 s (1 board in play, 6 orders")
     assert "raise --time-limit" in err and "Traceback" not in err
 
 
