@@ -81,8 +81,15 @@ def check_orders(game: Game) -> tuple[OrderOutcome, ...]:
 
 def adjudicate(game: Game) -> tuple[Game, StepReport]:
     """Adjudicates the next phase with the waiting orders: the game after it, and the step's report
-    (``report.outcomes``: every order with its result and reason)."""
-    return _game.adjudicate(game)
+    (``report.outcomes``: every order with its result and reason). A step that a rule of your own
+    leaves with no single adjudication raises ``RuleError`` (an ``InputError``) naming the rule."""
+    from .errors import AdjudicationError
+    from .userrules import unsettled
+
+    try:
+        return _game.adjudicate(game)
+    except AdjudicationError as exc:
+        raise unsettled(exc, game.mv.options, game.pending) from None
 
 
 def adjudicate_many(games: Sequence[Game]) -> list[tuple[Game, StepReport] | Exception]:

@@ -20,7 +20,7 @@ from .limits import MAX_TURN
 from .map import GameMap, load_map
 from .multiverse import ADJUSTMENT, MOVEMENT, PHASES, RETREAT, SUSTAIN, Board, Multiverse, Retreat, Unit, board_name_readings, make_board
 from .notation import parse_timeline, parse_unit, timeline_name
-from .options import problem as option_problem, validated
+from .options import RULES, problem as option_problem, validated
 from .resolve import subject_place
 from .results import CAUSE_KINDS
 from .batch import step_many
@@ -228,12 +228,18 @@ def load_case(path: str | Path) -> Case:
     except InputError as exc:
         raise CaseError(path, _line(map_name), str(exc)) from None
     raw_options = _mapping(data.get("options"), "options", path, _key_line(data, "options"))
+    # rules of your own (options: rules:) first: they add options and values (userrules.py)
+    rules_key = next((k for k in raw_options if str(k) == RULES), None)
+    try:
+        own = validated({RULES: plain(raw_options[rules_key])}, Path(path).parent) if rules_key is not None else {}
+    except InputError as exc:
+        raise CaseError(path, _line(rules_key), str(exc)) from None
     for key, value in raw_options.items():
-        reason = option_problem(str(key), value)
+        reason = option_problem(str(key), value, own) if str(key) != RULES else None
         if reason:
             raise CaseError(path, _line(key), reason)
     # plain values, not the loader's line-numbered strings: options are saved in game files
-    options = validated(plain(raw_options))
+    options = validated(plain(raw_options), Path(path).parent)
     with _within(path, _key_line(data, "start") or 1):
         start = _start(data, game_map, options, path)
     steps = []
@@ -567,7 +573,10 @@ def _step_error(case: Case, s: CaseStep, exc: Exception) -> Exception:
         return CaseError(case.path, line, str(exc))
     if isinstance(exc, InputError) and not isinstance(exc, CaseError):
         return CaseError(case.path, s.line, str(exc))
-    return exc
+    from .userrules import unsettled
+
+    exc = unsettled(exc, case.options, s.orders)  # a rule of your own that leaves the step unsettled
+    return CaseError(case.path, s.line, str(exc)) if isinstance(exc, InputError) else exc
 
 
 def run_cases(cases: Sequence[Case]) -> list[CaseRun | Exception]:

@@ -149,7 +149,10 @@ def run_json(run) -> dict:
 
 
 def cmd_adjudicate(args: argparse.Namespace) -> int:
-    run = run_case(load_case(args.file))
+    from .userrules import case_with_rules, parse_specs
+
+    rules = parse_specs(args.rule)
+    run = run_case(case_with_rules(load_case(args.file), rules))
     if args.json:
         print(json.dumps(scenario_document(run), indent=2))
         return 0
@@ -173,7 +176,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     bad_input = defect = False
     cases: list[dict] = []
     say = (lambda text: None) if args.json else print
-    for c in check_paths([str(p) for p in find_cases(args.paths)], args.jobs):
+    from .userrules import parse_specs
+
+    rules = parse_specs(args.rule)
+    for c in check_paths([str(p) for p in find_cases(args.paths)], args.jobs, rules=rules):
         entry: dict = {"path": c.path, "id": c.id, "passed": c.passed, "problems": list(c.problems), "error": None}
         cases.append(entry)
         if c.error == "encoding":
@@ -271,6 +277,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("adjudicate", help="adjudicate a scenario file and print every step's results and positions")
     p.add_argument("file")
     p.add_argument("--json", action="store_true", help="print the same as JSON")
+    p.add_argument("--rule", action="append", default=[], metavar="NAME=FILE", help="a rule of your own: NAME=FILE.lp (a new option) or NAME=VALUE:FILE.lp (a new value), in effect (repeatable; docs/rules-of-your-own.md)")
     p.set_defaults(func=cmd_adjudicate)
     p = sub.add_parser("check", help="run scenario files (or folders of them) and check their expectations")
     p.add_argument("paths", nargs="+")
@@ -278,6 +285,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the outcome of every case as one JSON document")
     p.add_argument("-j", "--jobs", type=int, default=1,
                    help="worker processes, each running its share of the files in lockstep batches (default 1)")
+    p.add_argument("--rule", action="append", default=[], metavar="NAME=FILE", help="a rule of your own: NAME=FILE.lp (a new option) or NAME=VALUE:FILE.lp (a new value), in effect (repeatable; docs/rules-of-your-own.md)")
     p.set_defaults(func=cmd_check)
     add_game_parser(sub)
     add_render_parser(sub)

@@ -31,3 +31,9 @@ class OrderError(InputError):
 
 class EncodingError(AdjudicationError):
     """A logic program that clingo cannot read or ground: the message carries clingo's file and line."""
+
+
+class RuleError(InputError):
+    """A rule of your own (``--rule``, a scenario's ``options: rules:``) that cannot be used: clingo cannot
+    read it, it breaks the contract of docs/rules-of-your-own.md, or it leaves a step with no single
+    adjudication. The message names the file (line and column where there is one) and the problem."""

@@ -35,7 +35,7 @@ from .inputs import (value_line, Anything, Fields, Flag, ListOf, LoadError, MapO
 from .limits import MAX_BOARDS, MAX_FILE_BYTES, MAX_TURN
 from .integrity import check_game, seal, unseal
 from .map import GameMap, load_map
-from .options import validated
+from .options import options_document, validated
 from .multiverse import (ADJUSTMENT, MOVEMENT, PHASES, RETREAT, Board, LazyBoards, Multiverse, Record, Retreat, Unit, board_name,
                          board_name_readings, make_board, unit_text)
 from .notation import format_order, parse_order, parse_timeline, parse_unit, parse_where, timeline_name
@@ -158,7 +158,7 @@ def game_top(game: Game) -> dict:
         "format": FORMAT,
         "version": VERSION,
         "map": mv.game_map.source,
-        "options": {str(k): v for k, v in mv.options.items()},
+        "options": options_document(mv.options),
         "players": list(mv.players),
         "eliminated": sorted(mv.eliminated),
         "winner": mv.winner,
@@ -343,7 +343,7 @@ _HISTORY = Fields({
     "new_timelines": Opt(MapOf(Text(), Text())), "eliminated": Opt(ListOf(Text())), "winner": Opt(Text()),
 })
 GAME_SCHEMA = Fields({
-    "format": Text(), "version": Whole(0, 1_000_000), "map": Text(), "options": Opt(MapOf(Text(), Scalar())),
+    "format": Text(), "version": Whole(0, 1_000_000), "map": Text(), "options": Opt(MapOf(Text(), Anything())),
     "players": Opt(ListOf(Text())), "eliminated": Opt(ListOf(Text())), "winner": Opt(Text()),
     "forks": Opt(MapOf(Text(), Text())), "boards": MapOf(Text(), Opt(_BOARD)),
     "sustain": Opt(Fields({"dissolved": Opt(ListOf(Text())), "due": Opt(Whole(1901, 1901 + MAX_TURN)),
@@ -1011,5 +1011,5 @@ def export_case(game: Game, case_id: str) -> dict:
                             "description": "Exported from a game file; the expectations are the results the game recorded."}
     if game.mv.game_map.source != "standard":
         case["map"] = game.mv.game_map.source
-    case.update({"options": {str(k): v for k, v in game.mv.options.items()}, "start": start, "steps": steps})
+    case.update({"options": options_document(game.mv.options), "start": start, "steps": steps})
     return case

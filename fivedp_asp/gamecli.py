@@ -40,6 +40,15 @@ def cmd_new(args: argparse.Namespace) -> int:
             raise InputError("--option cannot be combined with --from (the scenario sets its options)")
     else:
         mv = opening(load_map("standard"), _options(args.option))
+    if args.rule:
+        from dataclasses import replace
+        from types import MappingProxyType
+
+        from .options import with_rules
+        from .userrules import parse_specs
+
+        # rules of your own: in effect, and recorded with their text in the game file
+        mv = replace(mv, options=MappingProxyType(with_rules(mv.options, parse_specs(args.rule), in_effect=True)))
     with locked(path):
         save_game(path, new_game(mv))
     print(f"New game in {path}: {', '.join(b.name for b in mv.heads)} waiting for {next_phase(mv)} orders.")
@@ -124,7 +133,7 @@ def cmd_orders(args: argparse.Namespace) -> int:
 def cmd_adjudicate(args: argparse.Namespace) -> int:
     from .cli import step_lines
 
-    game, report = update_game(args.file, adjudicate)
+    game, report = update_game(args.file, _adjudicate)
     if args.json:
         _emit(game_step_document(game, report))
         return 0
@@ -136,6 +145,17 @@ def cmd_adjudicate(args: argparse.Namespace) -> int:
     else:
         print(f"Next: {_next_text(game.mv)}")
     return 0
+
+
+def _adjudicate(game):
+    """``adjudicate``, with a step that a rule of your own leaves unsettled reported as bad input."""
+    from .errors import AdjudicationError
+    from .userrules import unsettled
+
+    try:
+        return adjudicate(game)
+    except AdjudicationError as exc:
+        raise unsettled(exc, game.mv.options, game.pending) from None
 
 
 def _next_text(mv) -> str:
@@ -310,6 +330,9 @@ def add_game_parser(sub) -> None:
     p.add_argument("file")
     p.add_argument("--from", dest="from_case", metavar="CASE", help="start from this scenario's start position")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a rule option (repeatable)")
+    p.add_argument("--rule", action="append", default=[], metavar="NAME=FILE",
+                   help="a rule of your own: NAME=FILE.lp or NAME=VALUE:FILE.lp, in effect; the game file records "
+                        "its text (repeatable; docs/rules-of-your-own.md)")
     p.add_argument("--force", action="store_true", help="replace an existing game file")
     p.set_defaults(func=cmd_new)
     p = gsub.add_parser("orders", help="submit orders for the next phase (a later order for a unit replaces its earlier one)")
