@@ -1,0 +1,130 @@
+"""Triangulation: classic scenarios through this engine and two (or more) reference adjudicators.
+
+``fivedp compare --reference diplomacy --reference pydip PATH...`` compares each scenario step by
+step with every reference (scenarios.compare_case; the references follow this engine's history) and
+reports the steps where the references do not all say the same thing: which reference this engine
+agrees with, and, for each reference it does not, whether that reference's difference is one of
+its known deviations (the DATC case and its entry: judge.py for diplomacy, pydip_deviations.py for
+pydip) or unexplained. A step where the references agree with each other but not with this engine
+is the strongest sign of a defect here, and is reported as such.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from ..cases import find_cases
+from ..map import GameMap
+from .reference import ReferenceAdjudicator
+from .scenarios import compare_case
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One reference's view of one step, against this engine."""
+
+    reference: str
+    agrees: bool
+    excused_by: tuple[str, ...]
+    explanation: str
+    differences: tuple[str, ...]  # as the comparison describes them
+
+
+@dataclass(frozen=True)
+class Split:
+    """A step the references do not all read alike (or all read against this engine)."""
+
+    case: str
+    step: int
+    season: str
+    readings: tuple[Reading, ...]
+
+    @property
+    def siding(self) -> tuple[str, ...]:
+        """The references this engine agrees with here."""
+        return tuple(r.reference for r in self.readings if r.agrees)
+
+    @property
+    def against_all(self) -> bool:
+        """Every reference differs from this engine, and all in the same way."""
+        return not self.siding and len({r.differences for r in self.readings}) == 1
+
+
+@dataclass
+class Triangulation:
+    steps: int = 0  # steps every reference compared
+    all_agree: int = 0
+    skipped: int = 0
+    errors: int = 0
+    splits: list = None  # type: ignore[assignment]
+    sides: Counter = None  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        self.splits = []
+        self.sides = Counter()
+
+
+def triangulate(paths: Sequence[str], references: Sequence[ReferenceAdjudicator], game_map: GameMap) -> Triangulation:
+    out = Triangulation()
+    for path in find_cases(list(paths)):
+        comps = [compare_case(Path(path), ref, game_map.name) for ref in references]
+        if any(c.error for c in comps):
+            out.errors += 1
+            continue
+        if any(c.skipped for c in comps) and not any(c.steps for c in comps):
+            out.skipped += 1
+            continue
+        case_id = comps[0].case.id if comps[0].case else str(path)
+        for steps in zip(*(c.steps for c in comps)):
+            out.steps += 1
+            readings = tuple(
+                Reading(ref.title, s.run.verdict.agree, s.run.verdict.excused_by, s.run.verdict.explanation,
+                        tuple(f"{d.subject}: fivedp {d.ours}, {ref.title} {d.theirs}"
+                              for d in s.run.verdict.differences))
+                for ref, s in zip(references, steps))
+            if all(r.agrees for r in readings):
+                out.all_agree += 1
+                continue
+            split = Split(case_id, steps[0].index, steps[0].season, readings)
+            out.splits.append(split)
+            out.sides[split.siding or (("all, alike",) if split.against_all else ())] += 1
+    return out
+
+
+def _why(r: Reading) -> str:
+    if r.excused_by:
+        return f"{r.reference} deviates, known: {', '.join(r.excused_by)} ({r.explanation})"
+    return f"{r.reference} differs, unexplained (REAL): {'; '.join(r.differences[:3])}"
+
+
+def triangulation_lines(t: Triangulation, references: Sequence[ReferenceAdjudicator], *,
+                        verbose: bool = False) -> list[str]:
+    lines = []
+    for s in t.splits:
+        head = f"SPLIT {s.case} step {s.step} ({s.season}): "
+        if s.siding:
+            head += f"fivedp agrees with {', '.join(s.siding)}"
+        elif s.against_all and all(r.excused_by for r in s.readings):
+            head += "the references agree with each other against fivedp, each by a known deviation"
+        elif s.against_all:
+            head += "the references agree with each other, NOT with fivedp"
+        else:
+            head += "fivedp agrees with none of them"
+        lines.append(head)
+        lines += [f"  {_why(r)}" for r in s.readings if not r.agrees]
+    names = " and ".join(r.title for r in references)
+    lines.append(f"fivedp, {names}: {t.steps} steps compared by all"
+                 + (f" ({t.skipped} scenarios skipped: multiverse or not classic)" if t.skipped else "")
+                 + (f", {t.errors} with errors" if t.errors else ""))
+    lines.append(f"  all agree: {t.all_agree}")
+    lines.append(f"  the references disagree, or differ from fivedp: {len(t.splits)}")
+    for side, n in sorted(t.sides.items(), key=lambda kv: -kv[1]):
+        label = ("fivedp with " + ", ".join(side)) if side and side != ("all, alike",) else \
+            ("the references together against fivedp" if side else "fivedp with none")
+        lines.append(f"    {label}: {n}")
+    real = sum(1 for s in t.splits for r in s.readings if not r.agrees and not r.excused_by)
+    lines.append(f"  unexplained differences (a reference's, or a defect of fivedp): {real}")
+    return lines
