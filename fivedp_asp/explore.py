@@ -658,6 +658,12 @@ def cmd_explore(args: argparse.Namespace) -> int:
     asked = asked_values(args.option or [], args.all_values or [], rules)
     if args.jobs < 1:
         raise InputError("--jobs must be at least 1")
+    if args.random_games is not None:
+        return _study(args, asked, rules)
+    if args.out or args.html:
+        raise InputError("--out and --html report a study: give --random-games N")
+    if not args.paths:
+        raise InputError("give scenario or game files to explore, or --random-games N")
     paths = [str(p) for p in find_cases(args.paths)]
     if not paths:
         raise InputError(f"no scenario files (.yaml) under {', '.join(args.paths)}")
@@ -688,6 +694,25 @@ def cmd_explore(args: argparse.Namespace) -> int:
     return max((f.status for f in failures), default=0)
 
 
+def _study(args: argparse.Namespace, asked: Asked, rules) -> int:
+    """``--random-games N``: an option study over random games (study.py)."""
+    from .study import run_study, study_html, study_lines
+
+    if args.paths:
+        raise InputError("--random-games plays its own games: give no PATH")
+    if args.random_games < 1 or args.years < 1:
+        raise InputError("--random-games and --years must be at least 1")
+    if args.jobs > 1:
+        raise InputError("--random-games runs in one process (its games are adjudicated together)")
+    own = with_rules({}, tuple(rules), in_effect=False)
+    study = run_study(args.random_games, args.seed, args.years, asked, options=own,
+                      out=Path(args.out) if args.out else None)
+    print("\n".join(study_lines(study)))
+    if args.html:
+        Path(args.html).write_text(study_html(study), encoding="utf-8")
+    return 0
+
+
 def add_explore_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "explore", help="run scenarios (or game files) under several rule options and show only what differs",
@@ -695,7 +720,13 @@ def add_explore_parser(sub: argparse._SubParsersAction) -> None:
                     "scenario's own value of each is always included, marked (own)) and prints, step by "
                     "step, only what differs between them. Several scenarios end with a summary: how many "
                     "each combination changes, and which.")
-    p.add_argument("paths", nargs="+", metavar="PATH", help="scenario files, folders of them, or game files (their adjudicated steps)")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="scenario files, folders of them, or game files (their adjudicated steps)")
+    p.add_argument("--random-games", type=int, metavar="N",
+                   help="a study instead: N seeded random classic games, their orders replayed under each value")
+    p.add_argument("--seed", type=int, default=1, help="seed of the random games (default 1)")
+    p.add_argument("--years", type=int, default=5, help="years each random game lasts (default 5)")
+    p.add_argument("--out", metavar="DIR", help="write each game's first divergence as a scenario here")
+    p.add_argument("--html", metavar="FILE", help="write the study as one self-contained HTML page")
     p.add_argument("--option", action="append", metavar="NAME=V1,V2",
                    help="values of an option to compare (repeat for more options: every combination is run)")
     p.add_argument("--all-values", action="append", metavar="NAME", help="compare every value of this option")

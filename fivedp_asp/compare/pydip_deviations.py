@@ -12,7 +12,8 @@ DATC      deviation, and how it is emulated
           can carry, a convoy of such a move, and a move of an army whose convoy is not ordered
           (6.D.32, 6.F.1, 6.F.12) are orders that fail, and a unit so ordered counts as moving, so
           it cannot be supported to hold. Emulated by taking out the supports to hold of such a
-          unit (the supporters hold; their results are not compared), our ``invalid`` read as
+          unit (the supporters hold; their results are not compared) and not comparing the
+          supports of its move (they match to pydip and cannot help), our ``invalid`` read as
           ``fails``. (Orders its constructors refuse, such as an army's move to a sea, are plain
           holds to pydip, as to us.)
 6.A.5     a move to the unit's own province is a hold to pydip (its hold *is* such a move), so a
@@ -22,9 +23,9 @@ DATC      deviation, and how it is emulated
           for the ``diplomacy`` package (judge.py), which also carries our rule choice 4.B.4.
 6.D.31    a fleet's support of an army move whose only convoy route runs through that fleet is
           accepted. Emulated as for the ``diplomacy`` package: the support's result is not compared.
-6.D.15    the unit at the destination of a fleet's supported move cuts the support when it attacks
-          the supporter (pydip compares the coast territory moved to with the defender's province,
-          and they differ). Emulated by taking the support out: the supporter holds; its result is
+6.D.15    the unit at the destination of a supported move cuts the support when it attacks the
+          supporter and pydip writes the two places differently (a fleet's move goes to a coast, a
+          fleet on a coastal province stands on its coast, an army on the land). Emulated by taking the support out: the supporter holds; its result is
           not compared.
 4.D.8     civil disorder removes units in alphabetical order of pydip's territory names, with no
           distance rule (DATC 4.D.8, and 6.J.*). Emulated by ordering the units pydip removed
@@ -54,7 +55,8 @@ DEVIATIONS = {
     "6.B.9": "coasts in support orders ignored",
     "6.D.31": "support of an army move whose only convoy route runs through the supporting fleet accepted",
     "4.D.8": "civil disorder removes units alphabetically by territory name",
-    "6.D.15": "the defender cuts a support of a fleet's attack on it (pydip compares coast and province names)",
+    "6.D.15": "the defender cuts a support of an attack on it when one of the two is a fleet on a coast "
+              "(pydip compares coast and province names)",
 }
 
 
@@ -75,6 +77,8 @@ def _impossible_orders(ctx: Context) -> list[Emulation]:
         if isinstance(o, SupportHold) and o.target.where.province in moving:
             emu.replace[i] = _given(g.power, Hold(o.unit), ctx.map)
             emu.skip.add(i)
+        elif isinstance(o, SupportMove) and o.target.where.province in moving:
+            emu.skip.add(i)  # matches to pydip, and cannot help a move that has no route
 
     def post(res: PhaseResult, given: Sequence) -> PhaseResult:
         results = list(res.results)
@@ -101,22 +105,27 @@ def _support_of_own_place(ctx: Context) -> list[Emulation]:
 
 
 def _defender_cuts_fleet_support(ctx: Context) -> list[Emulation]:
-    """6.D.15: the unit at the destination of a supported fleet's move, attacking the supporter, cuts
-    the support to pydip (it compares the coast territory moved to with the defender's province).
-    Emulated by taking such supports out: the supporter holds; its result is not compared."""
+    """6.D.15: the unit at the destination of a supported move, attacking the supporter, cuts the
+    support to pydip when the two are written differently there: pydip compares the territory the
+    support is given into (a coast, for a fleet's move) with the one the defender stands on (a coast,
+    for a fleet on a coastal province). Emulated by taking such supports out: the supporter holds;
+    its result is not compared."""
     if ctx.phase != MOVEMENT:
         return []
     emu = Emulation(("6.D.15",))
     moves = {g.order.unit.where.province: g.order.dest.province for g in ctx.given if isinstance(g.order, Move)}
+    ref = _pydip(ctx)
     for i, g in enumerate(ctx.given):
         o = g.order
         if not isinstance(o, SupportMove):
             continue
         supported = ctx.board.units.get(o.target.where.province)
         defender = ctx.board.units.get(o.dest.province)
-        if supported is None or supported.kind != "fleet" or defender is None:
+        if supported is None or defender is None or moves.get(o.dest.province) != o.unit.where.province:
             continue
-        if moves.get(o.dest.province) == o.unit.where.province:
+        into = (ref._dest_coast(supported, o.dest, any_coast=True) if supported.kind == "fleet"
+                else ref.land.get(o.dest.province))
+        if into != ref._where(defender):
             emu.replace[i] = _given(g.power, Hold(o.unit), ctx.map)
             emu.skip.add(i)
     return [emu] if emu.replace else []
@@ -152,14 +161,15 @@ def _alphabetical_disorder(ctx: Context) -> list[Emulation]:
     return [emu]
 
 
-def _pydip_names(ctx: Context):
+def _pydip(ctx: Context):
+    """pydip's names for our places (the adapter's mapping)."""
     from .pydip_ref import PydipReference
 
-    ref = PydipReference(ctx.map)
+    return PydipReference(ctx.map)
 
-    def name(u: Unit) -> str:
-        return ref._where(u)
-    return name
+
+def _pydip_names(ctx: Context):
+    return _pydip(ctx)._where
 
 
 EMULATORS = (_support_coasts, _support_through_own_route, _impossible_orders, _support_of_own_place,

@@ -82,7 +82,7 @@ def triangulate(paths: Sequence[str], references: Sequence[ReferenceAdjudicator]
             out.steps += 1
             readings = tuple(
                 Reading(ref.title, s.run.verdict.agree, s.run.verdict.excused_by, s.run.verdict.explanation,
-                        tuple(f"{d.subject}: fivedp {d.ours}, {ref.title} {d.theirs}"
+                        tuple(f"{d.subject}: fivedp {d.ours}, it {d.theirs}"
                               for d in s.run.verdict.differences))
                 for ref, s in zip(references, steps))
             if all(r.agrees for r in readings):
