@@ -660,8 +660,8 @@ def cmd_explore(args: argparse.Namespace) -> int:
         raise InputError("--jobs must be at least 1")
     if args.random_games is not None:
         return _study(args, asked, rules)
-    if args.out or args.html:
-        raise InputError("--out and --html report a study: give --random-games N")
+    if args.out:
+        raise InputError("--out writes a study's first divergences: give --random-games N")
     if not args.paths:
         raise InputError("give scenario or game files to explore, or --random-games N")
     paths = [str(p) for p in find_cases(args.paths)]
@@ -691,6 +691,11 @@ def cmd_explore(args: argparse.Namespace) -> int:
         print()
     elif len(paths) > 1:
         print("\n".join(summary_lines(names, tallies, len(explored), len(failures))))
+    if args.html:
+        from .explorehtml import exploration_page
+
+        differing = [registering(load_scenario(ex.path), rules) for ex in explored if ex.steps]
+        Path(args.html).write_text(exploration_page(differing, explored, asked), encoding="utf-8")
     return max((f.status for f in failures), default=0)
 
 
@@ -726,7 +731,9 @@ def add_explore_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=1, help="seed of the random games (default 1)")
     p.add_argument("--years", type=int, default=5, help="years each random game lasts (default 5)")
     p.add_argument("--out", metavar="DIR", help="write each game's first divergence as a scenario here")
-    p.add_argument("--html", metavar="FILE", help="write the study as one self-contained HTML page")
+    p.add_argument("--html", metavar="FILE",
+                   help="write what differs as one self-contained HTML page: the boards under each value side by "
+                        "side, the changed orders with their reasons (a study: its report)")
     p.add_argument("--option", action="append", metavar="NAME=V1,V2",
                    help="values of an option to compare (repeat for more options: every combination is run)")
     p.add_argument("--all-values", action="append", metavar="NAME", help="compare every value of this option")
