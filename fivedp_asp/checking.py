@@ -62,6 +62,8 @@ def check_batch(paths: Sequence[str], rules: tuple[UserRule, ...] = ()) -> list[
 
 
 def check_paths(paths: Sequence[str], jobs: int = 1, batch: int = BATCH,
-                rules: tuple[UserRule, ...] = ()) -> Iterator[Checked]:
-    """Each file's outcome, in the order given; ``jobs`` worker processes take batches in turn."""
-    return in_batches(paths, partial(check_batch, rules=rules) if rules else check_batch, batch, jobs)
+                rules: tuple[UserRule, ...] = (), scheduler: str | None = None) -> Iterator[Checked]:
+    """Each file's outcome, in the order given; ``jobs`` worker processes (or the workers of a Dask
+    cluster, ``scheduler``) take batches in turn."""
+    return in_batches(paths, partial(check_batch, rules=rules) if rules else check_batch, batch, jobs,
+                      scheduler=scheduler)

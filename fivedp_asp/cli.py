@@ -179,7 +179,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     from .userrules import parse_specs
 
     rules = parse_specs(args.rule)
-    for c in check_paths([str(p) for p in find_cases(args.paths)], args.jobs, rules=rules):
+    for c in check_paths([str(p) for p in find_cases(args.paths)], args.jobs, rules=rules, scheduler=args.scheduler):
         entry: dict = {"path": c.path, "id": c.id, "passed": c.passed, "problems": list(c.problems), "error": None}
         cases.append(entry)
         if c.error == "encoding":
@@ -305,6 +305,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the outcome of every case as one JSON document")
     p.add_argument("-j", "--jobs", type=int, default=1,
                    help="worker processes, each running its share of the files in lockstep batches (default 1)")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run the batches on a Dask cluster: its scheduler's address, or local for a local cluster "
+                        "of -j worker processes (the 'dist' extra)")
     p.add_argument("--rule", action="append", default=[], metavar="NAME=FILE", help="a rule of your own: NAME=FILE.lp (a new option) or NAME=VALUE:FILE.lp (a new value), in effect (repeatable; docs/rules-of-your-own.md)")
     p.set_defaults(func=cmd_check)
     add_game_parser(sub)

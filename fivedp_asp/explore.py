@@ -432,10 +432,12 @@ def explore_batch(paths: Sequence[str], asked: Asked, rules: Sequence[UserRule] 
 BATCH = 16  # files explored together: their runs are adjudicated in lockstep
 
 
-def explore_paths(paths: Sequence[str], asked: Asked, jobs: int = 1,
-                  rules: Sequence[UserRule] = ()) -> Iterator[Exploration | Failure]:
-    """Each file's exploration, in the order of the files, a batch of files at a time."""
-    return in_batches(paths, partial(explore_batch, asked=dict(asked), rules=tuple(rules)), BATCH, jobs)
+def explore_paths(paths: Sequence[str], asked: Asked, jobs: int = 1, rules: Sequence[UserRule] = (),
+                  scheduler: str | None = None) -> Iterator[Exploration | Failure]:
+    """Each file's exploration, in the order of the files, a batch of files at a time (on a Dask
+    cluster with ``scheduler``)."""
+    return in_batches(paths, partial(explore_batch, asked=dict(asked), rules=tuple(rules)), BATCH, jobs,
+                      scheduler=scheduler)
 
 
 # -- the summary of a sweep ----------------------------------------------------------------------
@@ -670,7 +672,7 @@ def cmd_explore(args: argparse.Namespace) -> int:
     names = tuple(asked)
     explored: list[Exploration] = []
     failures: list[Failure] = []
-    for result in explore_paths(paths, asked, args.jobs, rules):
+    for result in explore_paths(paths, asked, args.jobs, rules, args.scheduler):
         if isinstance(result, Failure):
             failures.append(result)
             print(f"error: {result.message}" if result.status == 2 else result.message, file=sys.stderr)
@@ -707,11 +709,9 @@ def _study(args: argparse.Namespace, asked: Asked, rules) -> int:
         raise InputError("--random-games plays its own games: give no PATH")
     if args.random_games < 1 or args.years < 1:
         raise InputError("--random-games and --years must be at least 1")
-    if args.jobs > 1:
-        raise InputError("--random-games runs in one process (its games are adjudicated together)")
     own = with_rules({}, tuple(rules), in_effect=False)
     study = run_study(args.random_games, args.seed, args.years, asked, options=own,
-                      out=Path(args.out) if args.out else None)
+                      out=Path(args.out) if args.out else None, jobs=args.jobs, scheduler=args.scheduler)
     print("\n".join(study_lines(study)))
     if args.html:
         Path(args.html).write_text(study_html(study), encoding="utf-8")
@@ -742,5 +742,9 @@ def add_explore_parser(sub: argparse._SubParsersAction) -> None:
                         "NAME=VALUE:FILE.lp (a new value); compared with the scenario's own setting when no "
                         "--option asks otherwise (repeatable; docs/rules-of-your-own.md)")
     p.add_argument("--json", action="store_true", help="print the same as JSON")
-    p.add_argument("-j", "--jobs", type=int, default=1, help="scenarios explored at once, in worker processes (default 1)")
+    p.add_argument("-j", "--jobs", type=int, default=1,
+                   help="worker processes (default 1); with --scheduler local, the local Dask cluster's workers")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run the batches on a Dask cluster: its scheduler's address (tcp://host:8786), or local "
+                        "for a local cluster of -j worker processes (the 'dist' extra)")
     p.set_defaults(func=cmd_explore)

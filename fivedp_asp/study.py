@@ -39,17 +39,18 @@ KINDS = ((Move, "move"), (SupportMove, "support to move"), (SupportHold, "suppor
          (Hold, "hold"), (Build, "build"), (Disband, "disband or removal"), (Waive, "waive"))
 
 
-def random_games(count: int, seed: int, years: int, options: Mapping[str, Any] | None = None,
+def random_games(count: int | Sequence[int], seed: int, years: int, options: Mapping[str, Any] | None = None,
                  game_map: GameMap | None = None, illegal_share: float = 0.05) -> list[tuple[Case, list[str]]]:
-    """``count`` seeded random games of ``years`` years as scenarios (their orders, no expectations),
-    each with the phase of every step, played in lockstep so that their phases are adjudicated
-    together."""
+    """Seeded random games of ``years`` years (games 1 to ``count``, or the game numbers given) as
+    scenarios (their orders, no expectations), each with the phase of every step, played in lockstep
+    so that their phases are adjudicated together. A game depends on the seed and its number only."""
     from .compare.random_games import OrderGenerator
 
     game_map = game_map or load_map("standard")
     start = opening(game_map, dict(options or {}))
-    gens = [OrderGenerator(game_map, random.Random(f"fivedp-study/{seed}/{i}"), illegal_share)
-            for i in range(1, count + 1)]
+    numbers = list(range(1, count + 1)) if isinstance(count, int) else list(count)
+    count = len(numbers)
+    gens = [OrderGenerator(game_map, random.Random(f"fivedp-study/{seed}/{i}"), illegal_share) for i in numbers]
     positions = [start] * count
     steps: list[list[CaseStep]] = [[] for _ in range(count)]
     phases: list[list[str]] = [[] for _ in range(count)]
@@ -77,9 +78,9 @@ def random_games(count: int, seed: int, years: int, options: Mapping[str, Any] |
                 continue
             still.append(n)
         playing = still
-    return [(Case(f"random game {n + 1} of seed {seed}", f"random game {n + 1} of seed {seed}, {years} years",
-                  f"<random game {n + 1} of seed {seed}>", start, tuple(steps[n]), "", dict(start.options)), phases[n])
-            for n in range(count)]
+    return [(Case(f"random game {k} of seed {seed}", f"random game {k} of seed {seed}, {years} years",
+                  f"<random game {k} of seed {seed}>", start, tuple(steps[n]), "", dict(start.options)), phases[n])
+            for n, k in enumerate(numbers)]
 
 
 @dataclass
@@ -113,29 +114,52 @@ def _kind(text: str, game_map: GameMap) -> str:
     return next((name for cls, name in KINDS if isinstance(order, cls)), type(order).__name__.lower())
 
 
+BATCH = 8  # games drawn and explored together (in lockstep), the unit of work given to a worker
+
+
+def study_batch(numbers: Sequence[int], seed: int, years: int, asked: Asked,
+                options: Mapping[str, Any] | None = None) -> list[tuple[int, list, list[str], Any]]:
+    """Games ``numbers`` drawn and explored: per game its number, its orders per step, its phases and
+    its exploration (or the error that stopped it), as plain data a worker process can send back."""
+    drawn = random_games(list(numbers), seed, years, options)
+    results = explore_cases([g for g, _ in drawn], asked)
+    out = []
+    for n, (game, phases), ex in zip(numbers, drawn, results):
+        if isinstance(ex, Exception):
+            ex = RuntimeError(f"{type(ex).__name__}: {ex}")
+        out.append((n, [s.orders for s in game.steps], phases, ex))
+    return out
+
+
 def run_study(count: int, seed: int, years: int, asked: Asked, *, options: Mapping[str, Any] | None = None,
-              out: Path | None = None) -> Study:
+              out: Path | None = None, jobs: int = 1, scheduler: str | None = None) -> Study:
+    """The study of games 1 to ``count``; with ``jobs`` or a Dask ``scheduler``, batches of games go to
+    workers (workers.in_batches), and the study is the same whatever runs it."""
+    from functools import partial
+
+    from .workers import in_batches
+
     game_map = load_map("standard")
-    drawn = random_games(count, seed, years, options, game_map)
-    games = [g for g, _ in drawn]
-    results = explore_cases(games, asked)
+    run = partial(study_batch, seed=seed, years=years, asked=dict(asked), options=dict(options or {}))
     names = tuple(asked)
     study: Study | None = None
-    for (game, phases), ex in zip(drawn, results):
+    failures = []
+    for n, orders, phases, ex in in_batches(list(range(1, count + 1)), run, BATCH, jobs, scheduler=scheduler):
         if isinstance(ex, Exception):
-            if study is not None:
-                study.failures.append(f"{game.id}: {ex}")
+            failures.append(f"random game {n} of seed {seed}: {ex}")
             continue
         if study is None:
             study = Study(names, ex.columns, ex.own, count, seed, years)
-        _add(study, game, phases, ex, game_map, out)
+        _add(study, n, orders, phases, ex, game_map, out)
     if study is None:
-        raise RuntimeError("no game could be explored: " + "; ".join(str(r) for r in results[:3]))
+        raise RuntimeError("no game could be explored: " + "; ".join(failures[:3]))
+    study.failures = failures
     return study
 
 
-def _add(study: Study, game: Case, phases: list[str], ex: Exploration, game_map: GameMap, out: Path | None) -> None:
-    study.lengths.append(len(game.steps))
+def _add(study: Study, number: int, orders: list, phases: list[str], ex: Exploration, game_map: GameMap,
+         out: Path | None) -> None:
+    study.lengths.append(len(orders))
     first = ex.steps[0].number if ex.steps else None
     study.first.append(first)
     for i in ex.changed_by():
@@ -147,22 +171,22 @@ def _add(study: Study, game: Case, phases: list[str], ex: Exploration, game_map:
                 study.by_kind[_kind(r.order, game_map)] += 1
     study.steps_by_phase.update(phases)
     if out is not None and first is not None:
-        _write_first(out, game, ex, first)
+        _write_first(out, number, study.seed, orders, ex, first)
 
 
-def _write_first(out: Path, game: Case, ex: Exploration, first: int) -> Path:
+def _write_first(out: Path, number: int, seed: int, orders: list, ex: Exploration, first: int) -> Path:
     """The game up to its first diverging step, as a scenario of its own orders."""
     out.mkdir(parents=True, exist_ok=True)
-    index = game.id.split()[2]
-    path = out / f"study-s{game.id.split()[-1]}-g{int(index):03d}-step{first}.yaml"
+    game_id = f"random game {number} of seed {seed}"
+    path = out / f"study-s{seed}-g{number:03d}-step{first}.yaml"
     what = "; ".join(f"{r.power + ': ' if r.power else ''}{r.order or r.what}" for r in ex.steps[0].rows[:4])
     data = {
-        "id": f"study {game.id}, step {first}",
-        "title": f"first divergence of {game.id} under {', '.join(ex.names)}",
+        "id": f"study {game_id}, step {first}",
+        "title": f"first divergence of {game_id} under {', '.join(ex.names)}",
         "description": (f"Written by `fivedp explore --random-games` ({column_label(ex.names, ex.columns[ex.own])} "
                         f"is the game's own setting). Step {first} is the first whose outcome depends on the "
                         f"option; it differs in: {what}. Explore it with --option."),
-        "steps": [{"orders": {p: list(ls) for p, ls in s.orders.items()}} for s in game.steps[:first]],
+        "steps": [{"orders": {p: list(ls) for p, ls in step.items()}} for step in orders[:first]],
     }
     path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100), encoding="utf-8")
     return path
