@@ -38,7 +38,7 @@ from typing import Any, Iterable, Mapping
 import clingo
 from clingo import ast
 
-from .errors import AdjudicationError, InputError, RuleError
+from .errors import AdjudicationError, EncodingError, RuleError
 from .options import REGISTRY, RULES, UserRule, registry, rules_of, with_rules
 from .solve import DECISIONS, asp_dir
 
@@ -196,6 +196,7 @@ def check_text(text: str, source: str, option: str, value: str | bool, file: Pat
             shown = str(s).splitlines()[0][:_QUOTE]
             raise RuleError(f"{_where(source, s.location)}: a rule of your own decides: one atom per head, no "
                             f"choice or disjunction ({shown!r})")
+    _ground_alone(statements, source)
     c = contract()
     use = _use(statements)
     if use.externals:
@@ -235,6 +236,22 @@ def check_text(text: str, source: str, option: str, value: str | bool, file: Pat
     if not defined:
         raise RuleError(f"{source}: the rule defines none of the predicates the encodings read from option "
                         f"files, so it could change nothing (it may define: {_hook_hint(c)})")
+
+
+def _ground_alone(statements: list, source: str) -> None:
+    """Grounds the rule on no facts: what clingo refuses only when grounding (unsafe variables, a
+    wrong use of an aggregate) is then reported with the file's line and column, not later as a
+    failure of the whole program."""
+    messages: list[str] = []
+    ctl = clingo.Control(["--warn=none"], logger=lambda code, message: messages.append(message.strip()))
+    try:
+        with ast.ProgramBuilder(ctl) as builder:
+            for s in statements:
+                builder.add(s)
+        ctl.ground([("base", [])])
+    except RuntimeError:
+        detail = "; ".join(m.replace("<string>", source) for m in messages) or "clingo cannot ground it"
+        raise RuleError(f"{source}: {detail[:400]}") from None
 
 
 def _hook_hint(c: Contract) -> str:
@@ -367,7 +384,7 @@ def unsettled(exc: Exception, options: Mapping[str, Any], orders: Mapping[str, A
     """An adjudication that failed under rules of your own, as the user's problem (RuleError): the
     rules in effect, whether no adjudication or several remained, and the step's orders. Any other
     failure is returned as it is."""
-    if not isinstance(exc, AdjudicationError) or not isinstance(exc, Exception):
+    if not isinstance(exc, AdjudicationError) or isinstance(exc, EncodingError):
         return exc
     active = [r for r in rules_of(options) if _in_effect(r, options)]
     if not active:

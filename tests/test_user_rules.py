@@ -89,6 +89,7 @@ BAD_RULES = [
     ("cut(S) ; bad(S,x) :- supports(S,X,T).\n", r"no choice or disjunction"),
     ('#script (python)\ndef f(): pass\n#end.\ncut(S) :- supports(S,X,T).\n', r"only rules and constraints"),
     ("#external cut(S) : supports(S,X,T).\n", r"only rules and constraints"),
+    ("cut(S) :- supports(X,Y,Z).\n", r"mine\.lp:1:1-27: error: unsafe variables"),
 ]
 
 
