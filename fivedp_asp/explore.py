@@ -711,7 +711,8 @@ def _study(args: argparse.Namespace, asked: Asked, rules) -> int:
         raise InputError("--random-games and --years must be at least 1")
     own = with_rules({}, tuple(rules), in_effect=False)
     study = run_study(args.random_games, args.seed, args.years, asked, options=own,
-                      out=Path(args.out) if args.out else None, jobs=args.jobs, scheduler=args.scheduler)
+                      out=Path(args.out) if args.out else None, jobs=args.jobs, scheduler=args.scheduler,
+                      multiverse=args.multiverse)
     print("\n".join(study_lines(study)))
     if args.html:
         Path(args.html).write_text(study_html(study), encoding="utf-8")
@@ -730,6 +731,9 @@ def add_explore_parser(sub: argparse._SubParsersAction) -> None:
                    help="a study instead: N seeded random classic games, their orders replayed under each value")
     p.add_argument("--seed", type=int, default=1, help="seed of the random games (default 1)")
     p.add_argument("--years", type=int, default=5, help="years each random game lasts (default 5)")
+    p.add_argument("--multiverse", action="store_true",
+                   help="random games with time travel: orders on every head, moves and supports into the past, "
+                        "other heads and parent timelines")
     p.add_argument("--out", metavar="DIR", help="write each game's first divergence as a scenario here")
     p.add_argument("--html", metavar="FILE",
                    help="write what differs as one self-contained HTML page: the boards under each value side by "

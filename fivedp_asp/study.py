@@ -39,18 +39,88 @@ KINDS = ((Move, "move"), (SupportMove, "support to move"), (SupportHold, "suppor
          (Hold, "hold"), (Build, "build"), (Disband, "disband or removal"), (Waive, "waive"))
 
 
+def _designated(x: Any, board) -> Any:
+    """An order of the classic generator with every place put on the board it is given on."""
+    import dataclasses
+
+    from .orders import Where
+
+    if isinstance(x, Where):
+        return Where(x.province, x.coast, board.timeline if x.timeline is None else x.timeline,
+                     board.turn if x.turn is None else x.turn)
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        return dataclasses.replace(x, **{f.name: _designated(getattr(x, f.name), board)
+                                         for f in dataclasses.fields(x) if f.init})
+    return x
+
+
+def _travel(mv, rng: random.Random, game_map: GameMap) -> list[tuple[str, str]]:
+    """A few orders across time and timelines: from a head, a move into (or a support to hold of a
+    unit on) the previous board of its timeline, another head, or a board of its parent timeline."""
+    from .notation import timeline_name
+
+    out = []
+    for _ in range(rng.randint(1, 4)):
+        head = rng.choice(mv.heads)
+        if not head.units:
+            continue
+        unit = rng.choice(sorted(head.units.values(), key=lambda u: u.location))
+        targets = [(head.timeline, head.turn - 1)] + [h.key for h in mv.heads if h.key != head.key]
+        if head.timeline in mv.forks:
+            parent = mv.forks[head.timeline][0]
+            targets += [(parent, head.turn - 1), (parent, head.turn)]
+        board = mv.board(*rng.choice(targets))
+        if board is None:
+            continue
+
+        def at(b, loc: str) -> str:
+            return f"{timeline_name(b.timeline)}-{game_map.short_name(loc)}@{b.turn}"
+
+        here = f"{unit.letter} {at(head, unit.location)}"
+        if rng.random() < 0.6 or not board.units:
+            dest = rng.choice(list(game_map.neighbours.get((unit.kind, unit.location), ())) + [unit.location])
+            out.append((unit.power, f"{here} - {at(board, dest)}"))
+        else:
+            other = rng.choice(sorted(board.units.values(), key=lambda u: u.location))
+            out.append((unit.power, f"{here} S {other.letter} {at(board, other.location)}"))
+    return out
+
+
+def _orders(mv, gen, rng: random.Random, game_map: GameMap, multiverse: bool) -> dict[str, list[str]]:
+    from .notation import format_order
+
+    phase = next_phase(mv)
+    if not multiverse:
+        return gen.orders(mv.heads[0], phase)
+    orders: dict[str, list[str]] = {}
+    for head in mv.heads:
+        if head.phase != phase:
+            continue
+        for power, lines in gen.orders(head, phase).items():
+            orders.setdefault(power, []).extend(
+                format_order(_designated(parse_order(line, game_map), head), game_map) for line in lines)
+    if phase == MOVEMENT:
+        for power, line in _travel(mv, rng, game_map):
+            orders.setdefault(power, []).append(line)
+    return orders
+
+
 def random_games(count: int | Sequence[int], seed: int, years: int, options: Mapping[str, Any] | None = None,
-                 game_map: GameMap | None = None, illegal_share: float = 0.05) -> list[tuple[Case, list[str]]]:
+                 game_map: GameMap | None = None, illegal_share: float = 0.05,
+                 multiverse: bool = False) -> list[tuple[Case, list[str]]]:
     """Seeded random games of ``years`` years (games 1 to ``count``, or the game numbers given) as
     scenarios (their orders, no expectations), each with the phase of every step, played in lockstep
-    so that their phases are adjudicated together. A game depends on the seed and its number only."""
+    so that their phases are adjudicated together. A game depends on the seed and its number only.
+    ``multiverse``: every head gets orders, and a few units travel to the past, to other heads and to
+    parent timelines each movement step (a game then lasts six steps a year)."""
     from .compare.random_games import OrderGenerator
 
     game_map = game_map or load_map("standard")
     start = opening(game_map, dict(options or {}))
     numbers = list(range(1, count + 1)) if isinstance(count, int) else list(count)
     count = len(numbers)
-    gens = [OrderGenerator(game_map, random.Random(f"fivedp-study/{seed}/{i}"), illegal_share) for i in numbers]
+    rngs = [random.Random(f"fivedp-study/{seed}/{i}{'/mv' if multiverse else ''}") for i in numbers]
+    gens = [OrderGenerator(game_map, rng, illegal_share) for rng in rngs]
     positions = [start] * count
     steps: list[list[CaseStep]] = [[] for _ in range(count)]
     phases: list[list[str]] = [[] for _ in range(count)]
@@ -59,9 +129,8 @@ def random_games(count: int | Sequence[int], seed: int, years: int, options: Map
         asked = []
         for n in playing:
             mv = positions[n]
-            board = mv.heads[0]
             phase = next_phase(mv)
-            orders = gens[n].orders(board, phase)
+            orders = _orders(mv, gens[n], rngs[n], game_map, multiverse)
             steps[n].append(CaseStep(orders, {}, 0))
             phases[n].append(phase)
             asked.append((mv, orders))
@@ -74,7 +143,8 @@ def random_games(count: int | Sequence[int], seed: int, years: int, options: Map
                 continue
             positions[n] = report.after
             nxt = positions[n]
-            if nxt.winner or (nxt.heads[0].turn >= 2 * years and next_phase(nxt) == MOVEMENT):
+            if nxt.winner or (nxt.heads[0].turn >= 2 * years and next_phase(nxt) == MOVEMENT) \
+                    or (multiverse and len(steps[n]) >= 6 * years):
                 continue
             still.append(n)
         playing = still
@@ -100,6 +170,7 @@ class Study:
     by_kind: Counter = field(default_factory=Counter)  # order kind -> orders whose result changed
     by_column: Counter = field(default_factory=Counter)  # column -> games it changes
     failures: list[str] = field(default_factory=list)
+    multiverse: bool = False
 
     @property
     def diverged(self) -> int:
@@ -118,10 +189,10 @@ BATCH = 8  # games drawn and explored together (in lockstep), the unit of work g
 
 
 def study_batch(numbers: Sequence[int], seed: int, years: int, asked: Asked,
-                options: Mapping[str, Any] | None = None) -> list[tuple[int, list, list[str], Any]]:
+                options: Mapping[str, Any] | None = None, multiverse: bool = False) -> list[tuple[int, list, list[str], Any]]:
     """Games ``numbers`` drawn and explored: per game its number, its orders per step, its phases and
     its exploration (or the error that stopped it), as plain data a worker process can send back."""
-    drawn = random_games(list(numbers), seed, years, options)
+    drawn = random_games(list(numbers), seed, years, options, multiverse=multiverse)
     results = explore_cases([g for g, _ in drawn], asked)
     out = []
     for n, (game, phases), ex in zip(numbers, drawn, results):
@@ -132,7 +203,8 @@ def study_batch(numbers: Sequence[int], seed: int, years: int, asked: Asked,
 
 
 def run_study(count: int, seed: int, years: int, asked: Asked, *, options: Mapping[str, Any] | None = None,
-              out: Path | None = None, jobs: int = 1, scheduler: str | None = None) -> Study:
+              out: Path | None = None, jobs: int = 1, scheduler: str | None = None,
+              multiverse: bool = False) -> Study:
     """The study of games 1 to ``count``; with ``jobs`` or a Dask ``scheduler``, batches of games go to
     workers (workers.in_batches), and the study is the same whatever runs it."""
     from functools import partial
@@ -140,7 +212,8 @@ def run_study(count: int, seed: int, years: int, asked: Asked, *, options: Mappi
     from .workers import in_batches
 
     game_map = load_map("standard")
-    run = partial(study_batch, seed=seed, years=years, asked=dict(asked), options=dict(options or {}))
+    run = partial(study_batch, seed=seed, years=years, asked=dict(asked), options=dict(options or {}),
+                  multiverse=multiverse)
     names = tuple(asked)
     study: Study | None = None
     failures = []
@@ -149,7 +222,7 @@ def run_study(count: int, seed: int, years: int, asked: Asked, *, options: Mappi
             failures.append(f"random game {n} of seed {seed}: {ex}")
             continue
         if study is None:
-            study = Study(names, ex.columns, ex.own, count, seed, years)
+            study = Study(names, ex.columns, ex.own, count, seed, years, multiverse=multiverse)
         _add(study, n, orders, phases, ex, game_map, out)
     if study is None:
         raise RuntimeError("no game could be explored: " + "; ".join(failures[:3]))
@@ -197,7 +270,8 @@ def _write_first(out: Path, number: int, seed: int, orders: list, ex: Exploratio
 
 def study_lines(study: Study) -> list[str]:
     n = len(study.first)
-    lines = [f"Study: {n} random games of {study.years} years, seed {study.seed}; "
+    kind = "multiverse" if study.multiverse else "classic"
+    lines = [f"Study: {n} random {kind} games of {study.years} years, seed {study.seed}; "
              f"options {', '.join(study.names)}; own: {column_label(study.names, study.columns[study.own])}"]
     lines.append(f"  games whose outcome diverges: {study.diverged} of {n}")
     for i, column in enumerate(study.columns):

@@ -76,3 +76,19 @@ def test_a_rule_of_your_own_in_a_study(capsys):
     assert status == 0 and "no_cross_timeline_support=true: changes 0 games" in out  # one timeline only
     status = main(["explore", "--random-games", "2", str(NO_CROSS), "--option", "datc_4e1=counts"])
     assert status == 2 and "give no PATH" in capsys.readouterr().err
+
+
+def test_a_multiverse_study_reaches_other_timelines_and_a_rule_about_them_shows(tmp_path, capsys):
+    drawn = random_games(2, 1, 3, multiverse=True)
+    lines = [x for g, _ in drawn for s in g.steps for ls in s.orders.values() for x in ls]
+    # moves and supports into the past and other timelines
+    assert sum(1 for x in lines if re.search(r"@\d+ - [a-z]+-\w+@\d+", x)) > 10
+    assert any(re.search(r"@\d+ S ", x) for x in lines)
+    status = main(["explore", "--random-games", "8", "--seed", "1", "--years", "5", "--multiverse",
+                   "--rule", f"no_cross_timeline_support={NO_CROSS}", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert status == 0 and "random multiverse games" in out
+    changed = int(re.search(r"no_cross_timeline_support=true: changes (\d+) games", out)[1])
+    assert changed >= 1 and changed == len(list(tmp_path.glob("*.yaml")))
+    # only supports can change under a rule that only makes supports illegal
+    assert re.search(r"by kind: support to (hold|move) \d+(, support to (hold|move) \d+)?$", out, re.M)
