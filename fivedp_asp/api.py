@@ -89,7 +89,7 @@ def adjudicate(game: Game) -> tuple[Game, StepReport]:
     try:
         return _game.adjudicate(game)
     except AdjudicationError as exc:
-        raise unsettled(exc, game.mv.options, game.pending) from None
+        raise unsettled(exc, game.mv.options, game.pending, game.mv) from None
 
 
 def adjudicate_many(games: Sequence[Game]) -> list[tuple[Game, StepReport] | Exception]:

@@ -566,7 +566,7 @@ def run_case(case: Case) -> CaseRun:
     return run
 
 
-def _step_error(case: Case, s: CaseStep, exc: Exception) -> Exception:
+def _step_error(case: Case, s: CaseStep, exc: Exception, mv: Multiverse | None = None) -> Exception:
     """A step's error as the scenario's: bad input placed on its file and line."""
     if isinstance(exc, OrderError):
         line = next((_line(x) for lines in s.orders.values() for x in lines if str(x) == exc.text), s.line)
@@ -575,7 +575,7 @@ def _step_error(case: Case, s: CaseStep, exc: Exception) -> Exception:
         return CaseError(case.path, s.line, str(exc))
     from .userrules import unsettled
 
-    exc = unsettled(exc, case.options, s.orders)  # a rule of your own that leaves the step unsettled
+    exc = unsettled(exc, case.options, s.orders, mv)  # a rule of your own that leaves the step unsettled
     return CaseError(case.path, s.line, str(exc)) if isinstance(exc, InputError) else exc
 
 
@@ -599,7 +599,7 @@ def run_cases(cases: Sequence[Case]) -> list[CaseRun | Exception]:
             i = len(reports[n])
             s = case.steps[i]
             if isinstance(report, Exception):
-                runs[n] = _step_error(case, s, report)
+                runs[n] = _step_error(case, s, report, positions[n])
                 continue
             reports[n].append(report)
             try:

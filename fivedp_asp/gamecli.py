@@ -155,7 +155,7 @@ def _adjudicate(game):
     try:
         return adjudicate(game)
     except AdjudicationError as exc:
-        raise unsettled(exc, game.mv.options, game.pending) from None
+        raise unsettled(exc, game.mv.options, game.pending, game.mv) from None
 
 
 def _next_text(mv) -> str:

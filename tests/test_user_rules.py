@@ -223,6 +223,13 @@ def test_unsatisfiable_and_ambiguous_rules_are_reported_with_the_orders(tmp_path
     status, _, err = run(capsys, "adjudicate", str(MV12), "--rule", f"mine={unsat}")
     assert status == 2
     assert "unsatisfiable" in err and "Germany: A Bohemia - a-Silesia@0" in err and "unsat.lp" in err
+    # the orders involved, narrowed: of DATC 6.D.1's four orders, only the support to hold breaks
+    # a rule that forbids every support to hold
+    no_hold_support = rule_file(tmp_path, ":- ordered_support_hold(I,S), new(I).\n"
+                                          "cut(S) :- supports(S,X,T), not supports(S,X,T).\n", "nohold.lp")
+    status, _, err = run(capsys, "adjudicate", str(ROOT / "cases" / "datc" / "6.D.01.yaml"),
+                         "--rule", f"mine={no_hold_support}")
+    assert status == 2 and err.rstrip().endswith("the orders involved: Italy: A Tyrolia Supports A Venice")
     loop = rule_file(tmp_path, "x :- not y.\ny :- not x.\ncut(S) :- supports(S,X,T), x.\n", "loop.lp")
     status, _, err = run(capsys, "adjudicate", str(MV12), "--rule", f"mine={loop}")
     assert status == 2 and "ambiguous" in err and "loop.lp" in err
