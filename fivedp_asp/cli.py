@@ -237,13 +237,18 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if len(names) > 1 or args.triangulate:
         from .compare.triangulate import triangulate, triangulation_lines
 
+        if args.jobs > 1:
+            raise InputError("triangulation runs in one process: leave out -j")
         if len(names) < 2:
             names = list(dict.fromkeys(names + ["diplomacy", "pydip"]))
-        if not args.paths:
-            raise InputError("triangulation compares scenario files: give PATH... (with --games, one --reference)")
         references = [get_reference(n, game_map) for n in names]
-        found = triangulate(args.paths, references, game_map)
-        print("\n".join(triangulation_lines(found, references)))
+        if args.games is not None:
+            from .compare.triangulate import triangulate_games
+
+            found = triangulate_games(references, game_map, games=args.games, seed=args.seed, years=args.years)
+        else:
+            found = triangulate(args.paths, references, game_map)
+        print("\n".join(triangulation_lines(found, references, games=args.games is not None)))
         if found.errors:
             return 2
         return 1 if any(not r.agrees and not r.excused_by for s in found.splits for r in s.readings) else 0

@@ -91,3 +91,14 @@ def test_random_games_with_pydip_run_and_classify_every_difference(pydip, capsys
     assert phases > 10 and agree + excused + real >= phases - real
     # every real disagreement is written as a scenario
     assert len(list(tmp_path.glob("*.yaml"))) == len(re.findall(r"^    \S+\.yaml  \[", out, re.M))
+
+
+def test_triangulation_over_random_games(pydip, capsys):
+    pytest.importorskip("diplomacy")
+    status = main(["compare", "--triangulate", "--games", "2", "--years", "3", "--seed", "1"])
+    out = capsys.readouterr().out
+    phases = int(re.search(r"(\d+) phases compared by all", out)[1])
+    agree = int(re.search(r"all agree: (\d+)", out)[1])
+    splits = re.findall(r"^SPLIT game \d phase \d+ \(\w+\): (.*)$", out, re.M)
+    assert phases > 10 and agree + len(splits) == phases
+    assert status == (1 if "REAL" in out else 0)

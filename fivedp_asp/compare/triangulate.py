@@ -1,4 +1,4 @@
-"""Triangulation: classic scenarios through this engine and two (or more) reference adjudicators.
+"""Triangulation: classic scenarios (or random games) through this engine and two or more references.
 
 ``fivedp compare --reference diplomacy --reference pydip PATH...`` compares each scenario step by
 step with every reference (scenarios.compare_case; the references follow this engine's history) and
@@ -6,7 +6,9 @@ reports the steps where the references do not all say the same thing: which refe
 agrees with, and, for each reference it does not, whether that reference's difference is one of
 its known deviations (the DATC case and its entry: judge.py for diplomacy, pydip_deviations.py for
 pydip) or unexplained. A step where the references agree with each other but not with this engine
-is the strongest sign of a defect here, and is reported as such.
+is the strongest sign of a defect here, and is reported as such. ``--games N`` does the same over the
+random games of ``fivedp compare --games`` (this engine plays them; every reference adjudicates each
+phase from this engine's position).
 """
 
 from __future__ import annotations
@@ -80,17 +82,66 @@ def triangulate(paths: Sequence[str], references: Sequence[ReferenceAdjudicator]
         case_id = comps[0].case.id if comps[0].case else str(path)
         for steps in zip(*(c.steps for c in comps)):
             out.steps += 1
-            readings = tuple(
-                Reading(ref.title, s.run.verdict.agree, s.run.verdict.excused_by, s.run.verdict.explanation,
-                        tuple(f"{d.subject}: fivedp {d.ours}, it {d.theirs}"
-                              for d in s.run.verdict.differences))
-                for ref, s in zip(references, steps))
+            readings = _readings(references, [s.run for s in steps])
             if all(r.agrees for r in readings):
                 out.all_agree += 1
                 continue
             split = Split(case_id, steps[0].index, steps[0].season, readings)
             out.splits.append(split)
             out.sides[split.siding or (("all, alike",) if split.against_all else ())] += 1
+    return out
+
+
+def _readings(references: Sequence[ReferenceAdjudicator], runs) -> tuple[Reading, ...]:
+    return tuple(Reading(ref.title, run.verdict.agree, run.verdict.excused_by, run.verdict.explanation,
+                         tuple(f"{d.subject}: fivedp {d.ours}, it {d.theirs}" for d in run.verdict.differences))
+                 for ref, run in zip(references, runs))
+
+
+def triangulate_games(references: Sequence[ReferenceAdjudicator], game_map: GameMap, *, games: int, seed: int,
+                      years: int) -> Triangulation:
+    """The random games of ``fivedp compare --games`` (the same seeds, so the same games), this engine
+    playing them and every reference adjudicating each phase from this engine's position."""
+    import random
+
+    from ..step import next_phase, step
+    from .geo import Geography
+    from .judge import orders_dict, parse_given, play_phase
+    from .lockstep import opening
+    from .random_games import OrderGenerator
+    from .reference import Position
+
+    out = Triangulation()
+    geo = Geography(game_map)
+    for index in range(1, games + 1):
+        gen = OrderGenerator(game_map, random.Random(f"fivedp-compare/{seed}/{index}"), 0.05)
+        mv = opening(game_map)
+        played = 0
+        while True:
+            board = mv.heads[0]
+            phase = next_phase(mv)
+            if board.turn >= 2 * years and phase == "movement":
+                break
+            given = parse_given(gen.orders(board, phase), game_map)
+            try:
+                report = step(mv, orders_dict(given))
+            except Exception:  # noqa: BLE001 - counted; `fivedp compare --games` reports engine failures
+                out.errors += 1
+                break
+            runs = [play_phase(mv, given, ref, geo, load=True, report=report) for ref in references]
+            out.steps += 1
+            played += 1
+            readings = _readings(references, runs)
+            if all(r.agrees for r in readings):
+                out.all_agree += 1
+            else:
+                season = Position(board.turn, phase, frozenset(), {}).season
+                split = Split(f"game {index}", played, season, readings)
+                out.splits.append(split)
+                out.sides[split.siding or (("all, alike",) if split.against_all else ())] += 1
+            if any(run.theirs.ended for run in runs):
+                break
+            mv = report.after
     return out
 
 
@@ -101,10 +152,10 @@ def _why(r: Reading) -> str:
 
 
 def triangulation_lines(t: Triangulation, references: Sequence[ReferenceAdjudicator], *,
-                        verbose: bool = False) -> list[str]:
+                        games: bool = False) -> list[str]:
     lines = []
     for s in t.splits:
-        head = f"SPLIT {s.case} step {s.step} ({s.season}): "
+        head = f"SPLIT {s.case} {'phase' if games else 'step'} {s.step} ({s.season}): "
         if s.siding:
             head += f"fivedp agrees with {', '.join(s.siding)}"
         elif s.against_all and all(r.excused_by for r in s.readings):
@@ -116,9 +167,10 @@ def triangulation_lines(t: Triangulation, references: Sequence[ReferenceAdjudica
         lines.append(head)
         lines += [f"  {_why(r)}" for r in s.readings if not r.agrees]
     names = " and ".join(r.title for r in references)
-    lines.append(f"fivedp, {names}: {t.steps} steps compared by all"
+    lines.append(f"fivedp, {names}: {t.steps} {'phases' if games else 'steps'} compared by all"
                  + (f" ({t.skipped} scenarios skipped: multiverse or not classic)" if t.skipped else "")
-                 + (f", {t.errors} with errors" if t.errors else ""))
+                 + (f", {t.errors} {'games stopped by an engine failure' if games else 'with errors'}"
+                    if t.errors else ""))
     lines.append(f"  all agree: {t.all_agree}")
     lines.append(f"  the references disagree, or differ from fivedp: {len(t.splits)}")
     for side, n in sorted(t.sides.items(), key=lambda kv: -kv[1]):
