@@ -168,6 +168,10 @@ def test_options_command_lists_rules_of_your_own(capsys):
     assert re.search(r"^no_cross_timeline_support: a rule of your own", out, re.M)
     assert re.search(r"^    parent_child +a rule of your own \(.*adjacency_parent_child\.lp\)", out, re.M)
     status, out, _ = run(capsys, "options", "--json", "--rule", f"no_cross_timeline_support={NO_CROSS}")
+    from schema_check import errors
+    from fivedp_asp.jsonout import load_schema
+
+    assert not errors(json.loads(out), load_schema())  # the options document, with a rule of your own in it
     listed = {o["name"]: o for o in json.loads(out)["options"]}
     assert listed["no_cross_timeline_support"]["values"][1]["file"] == str(NO_CROSS)
     status, _, err = run(capsys, "options", "--markdown", "--rule", f"no_cross_timeline_support={NO_CROSS}")
@@ -282,6 +286,10 @@ def test_a_game_records_its_rules_and_replays_without_the_file(tmp_path, capsys)
         assert status == 0, err
     assert re.search(re.escape(SUPPORT) + r" +invalid \(supports may not cross timelines\)", out)
     status, out, _ = run(capsys, "game", "show", str(game), "--json")
+    from schema_check import errors
+    from fivedp_asp.jsonout import load_schema
+
+    assert not errors(json.loads(out), load_schema())
     assert json.loads(out)["options"]["no_cross_timeline_support"] == {"value": True, "default": False}
     # the game's orders explored with its rule switched off: the game file brings the rule along
     status, out, err = run(capsys, "explore", str(game), "--json", "--option", "no_cross_timeline_support=false")
