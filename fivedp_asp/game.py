@@ -30,7 +30,7 @@ from . import orders as o
 from .errors import InputError, NotationError
 from . import gamefile
 from .gamefile import StoredHistory, checked_digest, json_line
-from .inputs import (value_line, Anything, Fields, Flag, ListOf, LoadError, MapOf, Opt, Scalar, Text, Whole, decode, line_of,
+from .inputs import (value_line, Anything, Fields, Flag, ListOf, LoadError, MapOf, Opt, Text, Whole, decode, line_of,
                      lined_list, lined_map, on_line, parse_yaml, read_bytes, plain)
 from .limits import MAX_BOARDS, MAX_FILE_BYTES, MAX_TURN
 from .integrity import check_game, seal, unseal
