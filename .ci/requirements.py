@@ -12,20 +12,18 @@ import sys
 import tomllib
 from pathlib import Path
 
-EXTRAS = ("test", "reference")
-
-
 def requirements() -> list[str]:
+    """Every requirement, the extras' included: CI runs every test, none skipped for a missing extra."""
     project = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())["project"]
     found = list(project["dependencies"])
-    for extra in EXTRAS:
-        found += project["optional-dependencies"][extra]
+    for extra in project["optional-dependencies"].values():
+        found += extra
     return found
 
 
 def split(requirement: str) -> tuple[str, str | None]:
     """The distribution name and the version the requirement is pinned to or bounded below by."""
-    name = re.match(r"[A-Za-z0-9_.-]+", requirement).group(0)
+    name = re.match(r"[A-Za-z0-9_.-]+(\[[A-Za-z0-9_,.-]+\])?", requirement).group(0)  # dask[distributed]
     low = re.search(r"(?:>=|==)\s*([0-9][^,;\s]*)", requirement)
     return name, low.group(1) if low else None
 

@@ -212,10 +212,17 @@ def check_orders(game: Game) -> tuple[OrderOutcome, ...]:
 def adjudicate(game: Game, *, time_limit: float | None = None) -> tuple[Game, StepReport]:
     """Adjudicates the next phase with the waiting orders: the game after it, and the step's report
     (``report.outcomes``: every order with its result and reason). ``time_limit``: seconds for each
-    program solved (default 600); a step not settled by then raises TimeLimitError (an InputError)."""
+    program solved (default 600); a step not settled by then raises TimeLimitError (an InputError). A
+    step that a rule of your own leaves with no single adjudication raises ``RuleError`` (an
+    ``InputError``) naming the rule."""
+    from .userrules import unsettled
+
     _need_game("adjudicate", game)
     with _time_limit(_need_seconds("adjudicate", time_limit)):
-        return _game.adjudicate(game)
+        try:
+            return _game.adjudicate(game)
+        except AdjudicationError as exc:
+            raise unsettled(exc, game.mv.options, game.pending, game.mv) from None
 
 
 def adjudicate_many(games: Sequence[Game], *, time_limit: float | None = None) -> list[tuple[Game, StepReport] | Exception]:

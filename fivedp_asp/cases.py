@@ -11,19 +11,22 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 
 from .errors import InputError, NotationError, OrderError
-from .inputs import (Anything, Choice, Fields, ListOf, LoadError, MapOf, Opt, Scalar, Text, Whole, key_line, line_of, value_line,
+from .inputs import (Anything, Choice, Fields, ListOf, LoadError, MapOf, Opt, Text, Whole, key_line, line_of, value_line,
                      load_yaml, plain)
 from .limits import MAX_TURN
 from .map import GameMap, load_map
 from .multiverse import ADJUSTMENT, MOVEMENT, PHASES, RETREAT, SUSTAIN, Board, Multiverse, Retreat, Unit, board_name_readings, make_board
 from .notation import parse_timeline, parse_unit, timeline_name
-from .options import problem as option_problem, validated
+from .options import RULES, problem as option_problem, validated
 from .resolve import subject_place
 from .results import CAUSE_KINDS
 from .batch import step_many
+
+if TYPE_CHECKING:
+    from .step import StepReport
 
 RESULTS = ("succeeds", "fails", "invalid")
 CASE_KEYS = {"id", "title", "description", "options", "start", "steps", "map"}
@@ -228,12 +231,18 @@ def load_case(path: str | Path) -> Case:
     except InputError as exc:
         raise CaseError(path, _line(map_name), str(exc)) from None
     raw_options = _mapping(data.get("options"), "options", path, _key_line(data, "options"))
+    # rules of your own (options: rules:) first: they add options and values (userrules.py)
+    rules_key = next((k for k in raw_options if str(k) == RULES), None)
+    try:
+        own = validated({RULES: plain(raw_options[rules_key])}, Path(path).parent) if rules_key is not None else {}
+    except InputError as exc:
+        raise CaseError(path, _line(rules_key), str(exc)) from None
     for key, value in raw_options.items():
-        reason = option_problem(str(key), value)
+        reason = option_problem(str(key), value, own) if str(key) != RULES else None
         if reason:
             raise CaseError(path, _line(key), reason)
     # plain values, not the loader's line-numbered strings: options are saved in game files
-    options = validated(plain(raw_options))
+    options = validated(plain(raw_options), Path(path).parent)
     with _within(path, _key_line(data, "start") or 1):
         start = _start(data, game_map, options, path)
     steps = []
@@ -560,14 +569,17 @@ def run_case(case: Case) -> CaseRun:
     return run
 
 
-def _step_error(case: Case, s: CaseStep, exc: Exception) -> Exception:
+def _step_error(case: Case, s: CaseStep, exc: Exception, mv: Multiverse | None = None) -> Exception:
     """A step's error as the scenario's: bad input placed on its file and line."""
     if isinstance(exc, OrderError):
         line = next((_line(x) for lines in s.orders.values() for x in lines if str(x) == exc.text), s.line)
         return CaseError(case.path, line, str(exc))
     if isinstance(exc, InputError) and not isinstance(exc, CaseError):
         return CaseError(case.path, s.line, str(exc))
-    return exc
+    from .userrules import unsettled
+
+    exc = unsettled(exc, case.options, s.orders, mv)  # a rule of your own that leaves the step unsettled
+    return CaseError(case.path, s.line, str(exc)) if isinstance(exc, InputError) else exc
 
 
 def run_cases(cases: Sequence[Case]) -> list[CaseRun | Exception]:
@@ -590,7 +602,7 @@ def run_cases(cases: Sequence[Case]) -> list[CaseRun | Exception]:
             i = len(reports[n])
             s = case.steps[i]
             if isinstance(report, Exception):
-                runs[n] = _step_error(case, s, report)
+                runs[n] = _step_error(case, s, report, positions[n])
                 continue
             reports[n].append(report)
             try:

@@ -8,10 +8,13 @@ which a worker process can send back; the files are reported in the order they w
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Iterator, Sequence
 
 from .cases import Case, CaseRun, load_case, run_cases
 from .errors import AdjudicationError, EncodingError, InputError
+from .options import UserRule
+from .userrules import case_with_rules
 from .workers import in_batches
 
 BATCH = 64  # files run in lockstep at a time: enough to share the fixed cost, few enough to report early
@@ -44,12 +47,13 @@ def _outcome(path: str, run: CaseRun | Exception) -> Checked:
     return Checked(path, error="engine", message=crash_message(run).splitlines()[0])
 
 
-def check_batch(paths: Sequence[str]) -> list[Checked]:
-    """Loads and runs these files together; every file gets its outcome, whatever the others do."""
+def check_batch(paths: Sequence[str], rules: tuple[UserRule, ...] = ()) -> list[Checked]:
+    """Loads and runs these files together; every file gets its outcome, whatever the others do.
+    ``rules`` (rules of your own, ``--rule``) are in effect in every file."""
     loaded: list[Case | Exception] = []
     for path in paths:
         try:
-            loaded.append(load_case(path))
+            loaded.append(case_with_rules(load_case(path), rules))
         except Exception as exc:  # noqa: BLE001 - reported as this file's outcome
             loaded.append(exc)
     cases = [c for c in loaded if isinstance(c, Case)]
@@ -57,6 +61,9 @@ def check_batch(paths: Sequence[str]) -> list[Checked]:
     return [_outcome(path, c if isinstance(c, Exception) else next(runs)) for path, c in zip(paths, loaded)]
 
 
-def check_paths(paths: Sequence[str], jobs: int = 1, batch: int = BATCH) -> Iterator[Checked]:
-    """Each file's outcome, in the order given; ``jobs`` worker processes take batches in turn."""
-    return in_batches(paths, check_batch, batch, jobs)
+def check_paths(paths: Sequence[str], jobs: int = 1, batch: int = BATCH,
+                rules: tuple[UserRule, ...] = (), scheduler: str | None = None) -> Iterator[Checked]:
+    """Each file's outcome, in the order given; ``jobs`` worker processes (or the workers of a Dask
+    cluster, ``scheduler``) take batches in turn."""
+    return in_batches(paths, partial(check_batch, rules=rules) if rules else check_batch, batch, jobs,
+                      scheduler=scheduler)

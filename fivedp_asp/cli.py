@@ -191,7 +191,10 @@ def run_json(run) -> dict:
 
 
 def cmd_adjudicate(args: argparse.Namespace) -> int:
-    run = run_case(load_case(args.file))
+    from .userrules import case_with_rules, parse_specs
+
+    rules = parse_specs(args.rule)
+    run = run_case(case_with_rules(load_case(args.file), rules))
     if args.json:
         print(json.dumps(scenario_document(run), indent=2))
         return 0
@@ -215,7 +218,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     bad_input = defect = False
     cases: list[dict] = []
     say = (lambda text: None) if args.json else print
-    for c in check_paths([str(p) for p in find_cases(args.paths)], args.jobs):
+    from .userrules import parse_specs
+
+    rules = parse_specs(args.rule)
+    for c in check_paths([str(p) for p in find_cases(args.paths)], args.jobs, rules=rules, scheduler=args.scheduler):
         entry: dict = {"path": c.path, "id": c.id, "passed": c.passed, "problems": list(c.problems), "error": None}
         cases.append(entry)
         if c.error == "encoding":
@@ -269,10 +275,29 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if args.years < 1:
         raise InputError("--years must be at least 1")
     game_map = load_map("standard")
-    reference = get_reference(args.reference, game_map)
+    names = list(dict.fromkeys(args.reference or ["diplomacy"]))
+    if len(names) > 1 or args.triangulate:
+        from .compare.triangulate import triangulate, triangulation_lines
+
+        if args.jobs > 1:
+            raise InputError("triangulation runs in one process: leave out -j")
+        if len(names) < 2:
+            names = list(dict.fromkeys(names + ["diplomacy", "pydip"]))
+        references = [get_reference(n, game_map) for n in names]
+        if args.games is not None:
+            from .compare.triangulate import triangulate_games
+
+            found = triangulate_games(references, game_map, games=args.games, seed=args.seed, years=args.years)
+        else:
+            found = triangulate(args.paths, references, game_map)
+        print("\n".join(triangulation_lines(found, references, games=args.games is not None)))
+        if found.errors:
+            return 2
+        return 1 if any(not r.agrees and not r.excused_by for s in found.splits for r in s.readings) else 0
+    reference = get_reference(names[0], game_map)
     if args.paths:
         tally = run_scenarios(args.paths, reference, game_map, verbose=args.verbose)
-        print("\n".join(scenarios_summary(tally, reference=reference.title)))
+        print("\n".join(scenarios_summary(tally, reference=reference.title, **_deviations(reference))))
         if tally.errors:
             return 2
         if tally.cases and tally.skipped == tally.cases:
@@ -281,20 +306,26 @@ def cmd_compare(args: argparse.Namespace) -> int:
             return 2
         return 1 if tally.real else 0
     started = time.perf_counter()
-    origin = f"`fivedp compare --reference {args.reference} --games {args.games} --seed {args.seed}`"
+    origin = f"`fivedp compare --reference {names[0]} --games {args.games} --seed {args.seed}`"
     if args.jobs < 1:
         raise InputError("--jobs must be at least 1")
     if args.jobs > 1 and args.games > 1:
         from .compare.lockstep import run_games_parallel
 
-        tally = run_games_parallel(args.reference, min(args.jobs, args.games), games=args.games, seed=args.seed,
+        tally = run_games_parallel(names[0], min(args.jobs, args.games), games=args.games, seed=args.seed,
                                    years=args.years, out=Path(args.out), origin=origin)
     else:
         tally = run_games(reference, game_map, games=args.games, seed=args.seed, years=args.years,
                           out=Path(args.out), origin=origin)
-    print("\n".join(games_summary(tally, reference=reference.title, games=args.games, seed=args.seed,
+    print("\n".join(games_summary(tally, reference=reference.title, **_deviations(reference), games=args.games,
+                                  seed=args.seed,
                                   years=args.years, elapsed=time.perf_counter() - started)))
     return 1 if tally.findings else 0
+
+
+def _deviations(reference) -> dict:
+    """The reference's own list of known deviations, for the summary (the diplomacy package's by default)."""
+    return {"deviations": getattr(reference, "deviations", None), "found": getattr(reference, "found_by_compare", None)}
 
 
 def _version() -> str:
@@ -313,6 +344,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("adjudicate", help="adjudicate a scenario file and print every step's results and positions")
     p.add_argument("file")
     p.add_argument("--json", action="store_true", help="print the same as JSON")
+    p.add_argument("--rule", action="append", default=[], metavar="NAME=FILE", help="a rule of your own: NAME=FILE.lp (a new option) or NAME=VALUE:FILE.lp (a new value), in effect (repeatable; docs/rules-of-your-own.md)")
     p.set_defaults(func=cmd_adjudicate)
     p = sub.add_parser("check", help="run scenario files (or folders of them) and check their expectations")
     p.add_argument("paths", nargs="+")
@@ -320,6 +352,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the outcome of every case as one JSON document")
     p.add_argument("-j", "--jobs", type=int, default=1,
                    help="worker processes, each running its share of the files in lockstep batches (default 1)")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run the batches on a Dask cluster: its scheduler's address, or local for a local cluster "
+                        "of -j worker processes (the 'dist' extra)")
+    p.add_argument("--rule", action="append", default=[], metavar="NAME=FILE", help="a rule of your own: NAME=FILE.lp (a new option) or NAME=VALUE:FILE.lp (a new value), in effect (repeatable; docs/rules-of-your-own.md)")
     p.set_defaults(func=cmd_check)
     add_game_parser(sub)
     add_render_parser(sub)
@@ -328,7 +364,11 @@ def build_parser() -> argparse.ArgumentParser:
     add_options_parser(sub)
     p = sub.add_parser("compare", help="compare this engine with a reference adjudicator, on scenarios or random games")
     p.add_argument("paths", nargs="*", help="scenario files or folders (classic scenarios only)")
-    p.add_argument("--reference", default="diplomacy", help="the reference adjudicator (default: diplomacy)")
+    p.add_argument("--reference", action="append",
+                   help="the reference adjudicator: diplomacy (default) or pydip; give two to triangulate")
+    p.add_argument("--triangulate", action="store_true",
+                   help="compare with diplomacy and pydip at once and report where they disagree with each "
+                        "other, and which one fivedp agrees with")
     p.add_argument("--games", type=int, help="play this many random games in lockstep instead")
     p.add_argument("--seed", type=int, default=1, help="seed of the random games (default 1)")
     p.add_argument("--years", type=int, default=10, help="years each random game lasts (default 10)")

@@ -123,3 +123,9 @@ class TimeLimitError(InputError):
     """A step too big to settle within the time limit (``--time-limit``, ``time_limit=``). It is the
     input's size that the user controls, so it is reported like bad input: exit status 2, with the
     step's size and how to raise the limit."""
+
+
+class RuleError(InputError):
+    """A rule of your own (``--rule``, a scenario's ``options: rules:``) that cannot be used: clingo cannot
+    read it, it breaks the contract of docs/rules-of-your-own.md, or it leaves a step with no single
+    adjudication. The message names the file (line and column where there is one) and the problem."""

@@ -9,7 +9,9 @@ same in all of them is reported. The scenario's own value of each asked option i
 columns, so asking for one other value answers "what would change".
 
 Everything is generic over the option registry (options.py): a new option can be explored as soon as
-it is registered. The comparison is plain data (no clingo symbols, no multiverses), so scenarios can
+it is registered, and a rule of your own (``--rule``, userrules.py) is swept like a built-in value:
+it is added to every scenario's options without being put in effect, so the scenario's own setting
+stays one column and the rule's value is another. The comparison is plain data (no clingo symbols, no multiverses), so scenarios can
 be explored in worker processes and sent back.
 """
 
@@ -38,7 +40,7 @@ from .inputs import read_text
 from .workers import in_batches
 from .multiverse import Board, board_name, unit_text
 from .notation import timeline_name
-from .options import REGISTRY, chosen, option, parse_setting, show
+from .options import UserRule, chosen, option, parse_setting, problem, registry, show, with_rules
 from .step import StepReport
 
 Value = str | bool
@@ -48,26 +50,39 @@ NO_BOARD = "(no board)"
 # -- what to explore ------------------------------------------------------------------------------
 
 
-def asked_values(settings: Sequence[str], all_values: Sequence[str]) -> dict[str, tuple[Value, ...]]:
-    """The values asked for per option, from ``--option NAME=V1,V2`` and ``--all-values NAME``.
-    Raises InputError naming the option and the values allowed."""
+def asked_values(settings: Sequence[str], all_values: Sequence[str],
+                 rules: Sequence[UserRule] = ()) -> dict[str, tuple[Value, ...]]:
+    """The values asked for per option, from ``--option NAME=V1,V2`` and ``--all-values NAME``; the
+    options and values of ``rules`` (``--rule``) are known too, and when nothing else is asked, each
+    rule's value is. Raises InputError naming the option and the values allowed."""
+    mine = with_rules({}, tuple(rules), in_effect=False)
+    known = registry(mine)
     asked: dict[str, list[Value]] = {}
     for text in settings:
         name, sep, raw = text.partition("=")
         if not sep or not name.strip() or not raw.strip():
-            raise InputError(f"--option {text!r}: write NAME=VALUE or NAME=V1,V2 (options: {', '.join(REGISTRY)})")
-        option(name.strip())  # an unknown option is named before its values are read
+            raise InputError(f"--option {text!r}: write NAME=VALUE or NAME=V1,V2 (options: {', '.join(known)})")
+        if name.strip() not in known and not re.fullmatch(r"[a-z][a-z0-9_]*", name.strip()):
+            option(name.strip(), mine)  # not even a name: refused before its values are read
         for part in raw.split(","):
-            name_, value = parse_setting(f"{name.strip()}={part.strip()}")
+            if name.strip() in known:
+                name_, value = parse_setting(f"{name.strip()}={part.strip()}", mine)
+            else:
+                # perhaps an option of the scenarios' own rules (a game file's): checked per scenario
+                name_, value = name.strip(), part.strip()
+                value = value.lower() == "true" if value.lower() in ("true", "false") else value
             if value not in asked.setdefault(name_, []):
                 asked[name_].append(value)
     for name in all_values:
-        for v in option(name.strip()).values:
+        for v in option(name.strip(), mine).values:
             if v.value not in asked.setdefault(name.strip(), []):
                 asked[name.strip()].append(v.value)
     if not asked:
-        raise InputError("say what to explore: --option NAME=V1,V2 or --all-values NAME "
-                         f"(options: {', '.join(REGISTRY)}; `fivedp options` lists their values)")
+        for rule in rules:
+            asked.setdefault(rule.option, []).append(rule.value)
+    if not asked:
+        raise InputError("say what to explore: --option NAME=V1,V2, --all-values NAME or --rule NAME=FILE "
+                         f"(options: {', '.join(known)}; `fivedp options` lists their values)")
     return {name: tuple(values) for name, values in asked.items()}
 
 
@@ -298,6 +313,11 @@ def _diff_step(number: int, reports: Sequence[StepReport]) -> StepDiff | None:
 def _variants(case: Case, asked: Asked) -> tuple[tuple, list, object, list[Case]]:
     """The case under every combination of the asked values: (option names, columns, the case's own
     column, one case per column, expectations dropped since they hold for one reading only)."""
+    for name, values in asked.items():
+        for value in values:
+            reason = problem(name, value, case.options)
+            if reason:
+                raise InputError(f"{case.path}: {reason}")
     columns, own = columns_for(case.options, asked)
     names = tuple(asked)
     plain = tuple(replace(s, expect={}) for s in case.steps)
@@ -376,14 +396,22 @@ def _explore_each(cases: Sequence[Case], asked: Asked) -> list[Exploration | Exc
     return out
 
 
-def explore_batch(paths: Sequence[str], asked: Asked) -> list[Exploration | Failure]:
+def registering(case: Case, rules: Sequence[UserRule]) -> Case:
+    """The case with these rules of your own among its options' known values, none of them in effect."""
+    if not rules:
+        return case
+    options = MappingProxyType(with_rules(case.options, tuple(rules), in_effect=False))
+    return replace(case, options=dict(options), start=replace(case.start, options=options))
+
+
+def explore_batch(paths: Sequence[str], asked: Asked, rules: Sequence[UserRule] = ()) -> list[Exploration | Failure]:
     """Several files explored together, with their problems as values (so that a worker process can
     send them back): a file that cannot be read or explored, for whatever reason, is reported as a
     ``Failure`` naming it, and the other files of the batch are explored all the same."""
     loaded: list[Case | Failure] = []
     for path in paths:
         try:
-            loaded.append(load_scenario(path))
+            loaded.append(registering(load_scenario(path), rules))
         except Exception as exc:  # noqa: BLE001 - reported as this file's failure
             loaded.append(_failure(path, exc))
     explored = iter(_explore_each([c for c in loaded if isinstance(c, Case)], asked))
@@ -400,9 +428,12 @@ def explore_batch(paths: Sequence[str], asked: Asked) -> list[Exploration | Fail
 BATCH = 16  # files explored together: their runs are adjudicated in lockstep
 
 
-def explore_paths(paths: Sequence[str], asked: Asked, jobs: int = 1) -> Iterator[Exploration | Failure]:
-    """Each file's exploration, in the order of the files, a batch of files at a time."""
-    return in_batches(paths, partial(explore_batch, asked=dict(asked)), BATCH, jobs)
+def explore_paths(paths: Sequence[str], asked: Asked, jobs: int = 1, rules: Sequence[UserRule] = (),
+                  scheduler: str | None = None) -> Iterator[Exploration | Failure]:
+    """Each file's exploration, in the order of the files, a batch of files at a time (on a Dask
+    cluster with ``scheduler``)."""
+    return in_batches(paths, partial(explore_batch, asked=dict(asked), rules=tuple(rules)), BATCH, jobs,
+                      scheduler=scheduler)
 
 
 # -- the summary of a sweep ----------------------------------------------------------------------
@@ -619,16 +650,25 @@ def exploration_json(ex: Exploration) -> dict:
 
 
 def cmd_explore(args: argparse.Namespace) -> int:
-    asked = asked_values(args.option or [], args.all_values or [])
+    from .userrules import parse_specs
+
+    rules = parse_specs(args.rule or [])
+    asked = asked_values(args.option or [], args.all_values or [], rules)
     if args.jobs < 1:
         raise InputError("--jobs must be at least 1")
+    if args.random_games is not None:
+        return _study(args, asked, rules)
+    if args.out:
+        raise InputError("--out writes a study's first divergences: give --random-games N")
+    if not args.paths:
+        raise InputError("give scenario or game files to explore, or --random-games N")
     paths = [str(p) for p in find_cases(args.paths)]
     if not paths:
         raise InputError(f"no scenario files (.yaml) under {', '.join(args.paths)}")
     names = tuple(asked)
     explored: list[Exploration] = []
     failures: list[Failure] = []
-    for result in explore_paths(paths, asked, args.jobs):
+    for result in explore_paths(paths, asked, args.jobs, rules, args.scheduler):
         if isinstance(result, Failure):
             failures.append(result)
             print(f"error: {result.message}" if result.status == 2 else result.message, file=sys.stderr)
@@ -649,7 +689,30 @@ def cmd_explore(args: argparse.Namespace) -> int:
         print()
     elif len(paths) > 1:
         print("\n".join(summary_lines(names, tallies, len(explored), len(failures))))
+    if args.html:
+        from .explorehtml import exploration_page
+
+        differing = [registering(load_scenario(ex.path), rules) for ex in explored if ex.steps]
+        Path(args.html).write_text(exploration_page(differing, explored, asked), encoding="utf-8")
     return max((f.status for f in failures), default=0)
+
+
+def _study(args: argparse.Namespace, asked: Asked, rules) -> int:
+    """``--random-games N``: an option study over random games (study.py)."""
+    from .study import run_study, study_html, study_lines
+
+    if args.paths:
+        raise InputError("--random-games plays its own games: give no PATH")
+    if args.random_games < 1 or args.years < 1:
+        raise InputError("--random-games and --years must be at least 1")
+    own = with_rules({}, tuple(rules), in_effect=False)
+    study = run_study(args.random_games, args.seed, args.years, asked, options=own,
+                      out=Path(args.out) if args.out else None, jobs=args.jobs, scheduler=args.scheduler,
+                      multiverse=args.multiverse)
+    print("\n".join(study_lines(study)))
+    if args.html:
+        Path(args.html).write_text(study_html(study), encoding="utf-8")
+    return 0
 
 
 def add_explore_parser(sub: argparse._SubParsersAction) -> None:
@@ -659,10 +722,29 @@ def add_explore_parser(sub: argparse._SubParsersAction) -> None:
                     "scenario's own value of each is always included, marked (own)) and prints, step by "
                     "step, only what differs between them. Several scenarios end with a summary: how many "
                     "each combination changes, and which.")
-    p.add_argument("paths", nargs="+", metavar="PATH", help="scenario files, folders of them, or game files (their adjudicated steps)")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="scenario files, folders of them, or game files (their adjudicated steps)")
+    p.add_argument("--random-games", type=int, metavar="N",
+                   help="a study instead: N seeded random classic games, their orders replayed under each value")
+    p.add_argument("--seed", type=int, default=1, help="seed of the random games (default 1)")
+    p.add_argument("--years", type=int, default=5, help="years each random game lasts (default 5)")
+    p.add_argument("--multiverse", action="store_true",
+                   help="random games with time travel: orders on every head, moves and supports into the past, "
+                        "other heads and parent timelines")
+    p.add_argument("--out", metavar="DIR", help="write each game's first divergence as a scenario here")
+    p.add_argument("--html", metavar="FILE",
+                   help="write what differs as one self-contained HTML page: the boards under each value side by "
+                        "side, the changed orders with their reasons (a study: its report)")
     p.add_argument("--option", action="append", metavar="NAME=V1,V2",
                    help="values of an option to compare (repeat for more options: every combination is run)")
     p.add_argument("--all-values", action="append", metavar="NAME", help="compare every value of this option")
+    p.add_argument("--rule", action="append", metavar="NAME=FILE",
+                   help="a rule of your own to sweep: NAME=FILE.lp (a new option, compared off and on) or "
+                        "NAME=VALUE:FILE.lp (a new value); compared with the scenario's own setting when no "
+                        "--option asks otherwise (repeatable; docs/rules-of-your-own.md)")
     p.add_argument("--json", action="store_true", help="print the same as JSON")
-    p.add_argument("-j", "--jobs", type=int, default=1, help="scenarios explored at once, in worker processes (default 1)")
+    p.add_argument("-j", "--jobs", type=int, default=1,
+                   help="worker processes (default 1); with --scheduler local, the local Dask cluster's workers")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run the batches on a Dask cluster: its scheduler's address (tcp://host:8786), or local "
+                        "for a local cluster of -j worker processes (the 'dist' extra)")
     p.set_defaults(func=cmd_explore)

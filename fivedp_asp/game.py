@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Callable, Iterator, Mapping, Sequence, TypeVar
+from typing import Any, Callable, Iterator, Sequence, TypeVar
 
 import yaml
 
@@ -30,13 +30,13 @@ from . import orders as o
 from .errors import FileError, InputError, NotationError, quoted
 from . import gamefile
 from .gamefile import StoredHistory, checked_digest, json_line
-from .inputs import (value_line, Anything, Fields, Flag, ListOf, LoadError, MapOf, Opt, Scalar, Text, Whole, decode, line_of,
+from .inputs import (value_line, Anything, Fields, Flag, ListOf, LoadError, MapOf, Opt, Text, Whole, decode, line_of,
                      lined_list, lined_map, on_line, parse_yaml, read_bytes, plain, write_file,
                      write_target)
 from .limits import MAX_BOARDS, MAX_FILE_BYTES, MAX_TURN
 from .integrity import check_game, seal, unseal
 from .map import GameMap, load_map
-from .options import chosen, validated
+from .options import chosen, options_document, validated
 from .multiverse import (ADJUSTMENT, MOVEMENT, PHASES, RETREAT, Board, LazyBoards, Multiverse, Record, Retreat, Unit, board_name,
                          board_name_readings, make_board, unit_text)
 from .notation import format_order, parse_order, parse_timeline, parse_unit, parse_where, timeline_name
@@ -192,7 +192,7 @@ def game_top(game: Game) -> dict:
         "format": FORMAT,
         "version": VERSION,
         "map": mv.game_map.source,
-        "options": {str(k): v for k, v in mv.options.items()},
+        "options": options_document(mv.options),
         "players": list(mv.players),
         "eliminated": sorted(mv.eliminated),
         "winner": mv.winner,
@@ -364,7 +364,7 @@ _HISTORY = Fields({
     "new_timelines": Opt(MapOf(Text(), Text())), "eliminated": Opt(ListOf(Text())), "winner": Opt(Text()),
 })
 GAME_SCHEMA = Fields({
-    "format": Text(), "version": Whole(0, 1_000_000), "map": Text(), "options": Opt(MapOf(Text(), Scalar())),
+    "format": Text(), "version": Whole(0, 1_000_000), "map": Text(), "options": Opt(MapOf(Text(), Anything())),
     "players": Opt(ListOf(Text())), "eliminated": Opt(ListOf(Text())), "winner": Opt(Text()),
     "forks": Opt(MapOf(Text(), Text())), "boards": MapOf(Text(), Opt(_BOARD)),
     "sustain": Opt(Fields({"dissolved": Opt(ListOf(Text())), "due": Opt(Whole(1901, 1901 + MAX_TURN)),
@@ -1155,7 +1155,7 @@ def export_case(game: Game, case_id: str) -> dict:
                             "description": "Exported from a game file; the expectations are the results the game recorded."}
     if game.mv.game_map.source != "standard":
         case["map"] = game.mv.game_map.source
-    case.update({"options": {str(k): v for k, v in game.mv.options.items()}, "start": start, "steps": steps})
+    case.update({"options": options_document(game.mv.options), "start": start, "steps": steps})
     return case
 
 

@@ -13,7 +13,7 @@ import yaml
 
 from .cases import load_case
 from .errors import InputError
-from .inputs import check_order_lines, read_order_text, read_stream, read_text, write_file
+from .inputs import check_order_lines, read_order_text, read_stream, write_file
 from . import api
 from .api import adjudicate, check_orders, duties, legal_orders, load_game
 from .game import export_case, load_game as load_game_file, locked, new_game, reached_board, save_game, update_game
@@ -41,6 +41,15 @@ def cmd_new(args: argparse.Namespace) -> int:
             raise InputError("--option cannot be combined with --from (the scenario sets its options)")
     else:
         mv = opening(load_map("standard"), _options(args.option))
+    if args.rule:
+        from dataclasses import replace
+        from types import MappingProxyType
+
+        from .options import with_rules
+        from .userrules import parse_specs
+
+        # rules of your own: in effect, and recorded with their text in the game file
+        mv = replace(mv, options=MappingProxyType(with_rules(mv.options, parse_specs(args.rule), in_effect=True)))
     with locked(path):
         save_game(path, new_game(mv))
     print(f"New game in {path}: {', '.join(b.name for b in mv.heads)} waiting for {next_phase(mv)} orders.")
@@ -178,7 +187,7 @@ def cmd_adjudicate(args: argparse.Namespace) -> int:
         opened[:] = sorted(sealed.orders)
         for power, lines in sorted(sealed.orders.items()):
             game = submit_lines(game, power, list(lines), replace_all=True).game
-        return adjudicate(game)
+        return _adjudicate(game)
 
     game, report = update_game(args.file, play)
     if opened:
@@ -196,6 +205,17 @@ def cmd_adjudicate(args: argparse.Namespace) -> int:
     else:
         print(f"Next: {_next_text(game.mv)}")
     return 0
+
+
+def _adjudicate(game):
+    """``adjudicate``, with a step that a rule of your own leaves unsettled reported as bad input."""
+    from .errors import AdjudicationError
+    from .userrules import unsettled
+
+    try:
+        return adjudicate(game)
+    except AdjudicationError as exc:
+        raise unsettled(exc, game.mv.options, game.pending, game.mv) from None
 
 
 def _next_text(mv) -> str:
@@ -457,6 +477,9 @@ def add_game_parser(sub) -> None:
     p.add_argument("file")
     p.add_argument("--from", dest="from_case", metavar="CASE", help="start from this scenario's start position")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a rule option (repeatable)")
+    p.add_argument("--rule", action="append", default=[], metavar="NAME=FILE",
+                   help="a rule of your own: NAME=FILE.lp or NAME=VALUE:FILE.lp, in effect; the game file records "
+                        "its text (repeatable; docs/rules-of-your-own.md)")
     p.add_argument("--force", action="store_true", help="replace an existing game file")
     p.set_defaults(func=cmd_new)
     p = gsub.add_parser("orders", help="submit orders for the next phase (a later order for a unit replaces its earlier one)")

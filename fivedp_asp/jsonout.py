@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from .multiverse import Board, LazyBoards, Multiverse, board_name, season_name, unit_text
 from .notation import timeline_name
-from .options import REGISTRY, chosen
+from .options import chosen, registry
 from .results import OrderOutcome
 from .step import StepReport
 
@@ -78,9 +78,10 @@ def outcome_json(mv: Multiverse, outcome: OrderOutcome) -> dict:
 
 
 def options_json(options: Mapping[str, object]) -> dict:
-    """Every option of the registry with the value in effect, and whether it is the default."""
+    """Every option of the registry (with the rules of your own the options carry) with the value in
+    effect, and whether it is the default."""
     return {name: {"value": chosen(options, name), "default": name not in options or options[name] == opt.default}
-            for name, opt in REGISTRY.items()}
+            for name, opt in registry(options).items()}
 
 
 def timelines_json(mv: Multiverse) -> list[dict]:

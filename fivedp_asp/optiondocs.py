@@ -1,5 +1,8 @@
 """``fivedp options``: the option registry (options.py) as text, JSON or the Markdown of docs/options.md.
 
+With ``--rule``, the registry extended by those rules of your own (options.registry) is listed: their
+values appear among the built-in ones, each with its file as given.
+
 Everything here reads the registry and nothing else, so an option added there is listed, documented
 and checked (tests/test_explore.py compares docs/options.md with ``markdown()``) with no change here.
 """
@@ -13,14 +16,20 @@ import textwrap
 
 from .errors import InputError
 from .jsonout import document
-from .options import REGISTRY, Option, show
+from typing import Any, Mapping
+
+from .options import REGISTRY, Option, Value, registry, show, with_rules
 
 
 def _programs(opt: Option) -> str:
     return ", ".join(opt.programs) if opt.programs else "order reading (Python)"
 
 
-def as_data() -> list[dict]:
+def _file(v: Value) -> str | None:
+    return v.origin if v.origin else f"asp/options/{v.file}" if v.file else None
+
+
+def as_data(options: Mapping[str, Any] | None = None) -> list[dict]:
     return [{
         "name": opt.name,
         "meaning": opt.meaning,
@@ -28,13 +37,13 @@ def as_data() -> list[dict]:
         "default": opt.default,
         "acts_in": list(opt.programs),
         "values": [{"value": v.value, "meaning": v.meaning, "default": _is_default(opt, v.value),
-                    "file": f"asp/options/{v.file}" if v.file else None} for v in opt.values],
-    } for opt in REGISTRY.values()]
+                    "file": _file(v)} for v in opt.values],
+    } for opt in registry(options).values()]
 
 
-def text(width: int = 100) -> str:
+def text(width: int = 100, options: Mapping[str, Any] | None = None) -> str:
     lines = []
-    for opt in REGISTRY.values():
+    for opt in registry(options).values():
         if lines:
             lines.append("")
         lines.append(f"{opt.name}: {opt.meaning}")
@@ -90,15 +99,20 @@ def markdown() -> str:
 
 
 def cmd_options(args: argparse.Namespace) -> int:
+    from .userrules import parse_specs
+
     if args.json and args.markdown:
         raise InputError("give --json or --markdown, not both")
+    if args.markdown and args.rule:
+        raise InputError("--markdown prints docs/options.md, the built-in options only: leave out --rule")
+    mine = with_rules({}, parse_specs(args.rule), in_effect=False)
     if args.json:
-        json.dump(document("options", options=as_data()), sys.stdout, indent=2)
+        json.dump(document("options", options=as_data(mine)), sys.stdout, indent=2)
         print()
     elif args.markdown:
         sys.stdout.write(markdown())
     else:
-        print(text())
+        print(text(options=mine))
     return 0
 
 
@@ -106,4 +120,7 @@ def add_options_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("options", help="list every rule option with its values, default, meanings and source")
     p.add_argument("--json", action="store_true", help="print the registry as JSON")
     p.add_argument("--markdown", action="store_true", help="print docs/options.md")
+    p.add_argument("--rule", action="append", default=[], metavar="NAME=FILE",
+                   help="also list a rule of your own: NAME=FILE.lp (a new option) or NAME=VALUE:FILE.lp (a new "
+                        "value; repeatable; docs/rules-of-your-own.md)")
     p.set_defaults(func=cmd_options)

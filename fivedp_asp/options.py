@@ -7,24 +7,71 @@ means adding one ``Option`` here and one logic file per value that needs one (``
 A value's ``file`` is loaded beside the entry encodings of the programs the option acts in
 (``programs``). A value without a file is the behaviour the core encodings already have (or one
 that Python reads from the options, such as the notation defaults).
+
+Rules of your own (``UserRule``, checked by userrules.py) join the registry through the options that
+carry them: an options mapping may hold, under the reserved key ``rules``, a tuple of user rules,
+each a new value of a built-in option or a new boolean option. ``registry(options)`` is the built-in
+registry extended by them, and every function here that takes options reads that one registry, so a
+user rule is validated, chosen, loaded, listed and explored like a built-in value. Nothing is kept
+between calls: the rules travel with the options (into game files too, text and all).
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
+import tempfile
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping
 
 from .errors import InputError, quoted
 
 PROGRAMS = ("movement", "retreat", "adjustment", "victory", "sustain")
+RULES = "rules"  # the reserved options key that carries rules of your own (a tuple of UserRule)
 
 
 @dataclass(frozen=True)
 class Value:
     value: str | bool
     meaning: str
-    file: str | None = None  # under asp/options/
+    file: str | None = None  # under asp/options/, or an absolute path (a rule of your own)
+    origin: str | None = None  # a rule of your own: its file as the user named it
+
+
+@dataclass(frozen=True)
+class UserRule:
+    """A logic file of the user's, already checked against the contract (userrules.py): a new value
+    ``value`` of the built-in option ``option``, or (``value`` True) a new boolean option of that name.
+    The text travels with it, so that a game file records it and a worker process can load it."""
+
+    option: str
+    value: str | bool
+    source: str  # the file as the user named it (for messages and listings)
+    text: str
+
+    @property
+    def new_option(self) -> bool:
+        return self.option not in _BUILTIN
+
+    @property
+    def label(self) -> str:
+        return f"{self.option}={show(self.value)}" if not self.new_option else self.option
+
+    def path(self) -> str:
+        """The text as a file clingo can load. Its name is the digest of the text, so a path never
+        changes its content and the solver's per-process cache of parsed programs stays right."""
+        digest = hashlib.sha256(self.text.encode("utf-8")).hexdigest()[:24]
+        folder = Path(tempfile.gettempdir()) / f"fivedp-rules-{os.getuid() if hasattr(os, 'getuid') else 0}"
+        target = folder / f"{digest}.lp"
+        if not target.is_file():
+            folder.mkdir(parents=True, exist_ok=True)
+            partial = folder / f"{digest}.{os.getpid()}.tmp"
+            partial.write_text(self.text, encoding="utf-8")
+            os.replace(partial, target)  # atomic: a concurrent worker sees the whole file or none
+        return str(target)
 
 
 @dataclass(frozen=True)
@@ -316,21 +363,59 @@ _OPTIONS: tuple[Option, ...] = (
     ),
 )
 
-REGISTRY: Mapping[str, Option] = MappingProxyType({o.name: o for o in _OPTIONS})
+_BUILTIN: Mapping[str, Option] = MappingProxyType({o.name: o for o in _OPTIONS})
+REGISTRY = _BUILTIN  # the built-in options; ``registry(options)`` adds the rules of your own those carry
 
 
-def option(name: str) -> Option:
+def rules_of(options: Mapping[str, Any] | None) -> tuple[UserRule, ...]:
+    """The rules of your own an options mapping carries (none for a plain one)."""
+    return tuple(options.get(RULES, ())) if options else ()
+
+
+def registry(options: Mapping[str, Any] | None = None) -> Mapping[str, Option]:
+    """The built-in options extended by the rules of your own that ``options`` carries."""
+    return _extended(rules_of(options))
+
+
+@lru_cache(maxsize=64)
+def _extended(rules: tuple[UserRule, ...]) -> Mapping[str, Option]:
+    if not rules:
+        return _BUILTIN
+    out = dict(_BUILTIN)
+    for rule in rules:
+        meaning = f"a rule of your own ({rule.source})"
+        if rule.option in _BUILTIN:
+            opt = out[rule.option]
+            out[rule.option] = Option(opt.name, opt.meaning, opt.source,
+                                      opt.values + (Value(rule.value, meaning, rule.path(), rule.source),), opt.default,
+                                      opt.programs)
+        else:
+            out[rule.option] = Option(rule.option, meaning, rule.source,
+                                      (Value(False, "the rule is not loaded"),
+                                       Value(True, f"the rule is loaded: {rule.source}", rule.path(), rule.source)),
+                                      False)
+    return MappingProxyType(out)
+
+
+def user_file(value: Value) -> bool:
+    """Whether a value's logic file is a rule of your own (an absolute path) rather than a built-in."""
+    return bool(value.file) and os.path.isabs(value.file or "")
+
+
+def option(name: str, options: Mapping[str, Any] | None = None) -> Option:
+    known = registry(options)
     try:
-        return REGISTRY[name]
+        return known[name]
     except KeyError:
-        raise InputError(f"unknown option {quoted(name)} (known: {', '.join(REGISTRY)})") from None
+        raise InputError(f"unknown option {quoted(name)} (known: {', '.join(known)})") from None
 
 
-def problem(name: str, value: Any) -> str | None:
+def problem(name: str, value: Any, options: Mapping[str, Any] | None = None) -> str | None:
     """Why ``name: value`` is not a valid option setting, or None when it is."""
-    if name not in REGISTRY:
-        return f"unknown option {quoted(name)} (known: {', '.join(REGISTRY)})"
-    opt = REGISTRY[name]
+    known = registry(options)
+    if name not in known:
+        return f"unknown option {quoted(name)} (known: {', '.join(known)})"
+    opt = known[name]
     try:
         opt.value(value)
     except KeyError:
@@ -351,45 +436,91 @@ def _written(value: Any) -> str:
     return quoted(str(value)) if isinstance(value, str) else repr(value)
 
 
-def parse_setting(text: str) -> tuple[str, str | bool]:
-    """``NAME=VALUE`` from the command line; booleans written ``true``/``false``."""
+def parse_setting(text: str, options: Mapping[str, Any] | None = None) -> tuple[str, str | bool]:
+    """``NAME=VALUE`` from the command line; booleans written ``true``/``false``. ``options`` may carry
+    rules of your own, whose values are then known too."""
+    known = registry(options)
     name, sep, raw = text.partition("=")
     name, raw = name.strip(), raw.strip()
     if not sep or not name:
-        raise InputError(f"option {quoted(text)}: write NAME=VALUE (known options: {', '.join(REGISTRY)})")
-    opt = option(name)
+        raise InputError(f"option {quoted(text)}: write NAME=VALUE (known options: {', '.join(known)})")
+    opt = option(name, options)
     value: str | bool = raw
     if opt.boolean and raw.lower() in ("true", "false"):
         value = raw.lower() == "true"
-    reason = problem(name, value)
+    reason = problem(name, value, options)
     if reason:
         raise InputError(reason)
     return name, value
 
 
-def validated(raw: Mapping[Any, Any]) -> dict[str, str | bool]:
-    """Plain values of a checked ``options:`` mapping (raises InputError naming the first bad one)."""
-    out: dict[str, str | bool] = {}
+def validated(raw: Mapping[Any, Any], base: str | Path | None = None) -> dict[str, Any]:
+    """Plain values of a checked ``options:`` mapping (raises InputError naming the first bad one).
+
+    Its ``rules`` entry, if any, names rules of your own (``NAME: FILE``, ``NAME: VALUE:FILE``, or a
+    mapping with ``value`` and ``file`` or ``text``; files relative to ``base``): each is read and
+    checked (userrules.py) and is in effect unless the mapping sets its option otherwise."""
+    out: dict[str, Any] = {}
+    rules: tuple[UserRule, ...] = ()
+    if RULES in raw:
+        from .userrules import rules_from_mapping
+
+        rules = rules_from_mapping(raw[RULES], base)
+        out[RULES] = rules
     for key, value in raw.items():
+        if str(key) == RULES:
+            continue
         value = str(value) if isinstance(value, str) else value  # plain str, not a line-numbered one
-        reason = problem(str(key), value)
+        reason = problem(str(key), value, out)
         if reason:
             raise InputError(reason)
         out[str(key)] = value
+    for rule in rules:
+        out.setdefault(rule.option, rule.value)
+    return out
+
+
+def with_rules(options: Mapping[str, Any], rules: tuple[UserRule, ...], *, in_effect: bool) -> dict[str, Any]:
+    """``options`` carrying these rules too (a rule for an option already carried replaces that one's
+    value of the same name); with ``in_effect`` each rule's value is the one chosen."""
+    out = dict(options)
+    kept = tuple(r for r in rules_of(options)
+                 if not any(r.option == n.option and _same_value(r.value, n.value) for n in rules))
+    if kept or rules:
+        out[RULES] = kept + tuple(rules)
+    if in_effect:
+        for rule in rules:
+            out[rule.option] = rule.value
+    return out
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    return isinstance(a, bool) == isinstance(b, bool) and a == b
+
+
+def options_document(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The options as plain YAML data (game files, exported scenarios): each rule of your own with its
+    file's name and its whole text, so that the game can be replayed without the file."""
+    out: dict[str, Any] = {str(k): v for k, v in options.items() if k != RULES}
+    rules = rules_of(options)
+    if rules:
+        out[RULES] = {r.option: ({"file": r.source, "text": r.text} if r.new_option else
+                                 {"value": r.value, "file": r.source, "text": r.text}) for r in rules}
     return out
 
 
 def chosen(options: Mapping[str, Any], name: str) -> str | bool:
     """The value in effect: the one given, or the registry's default."""
-    return options.get(name, REGISTRY[name].default)
+    return options.get(name, registry(options)[name].default)
 
 
 def logic_files(options: Mapping[str, Any], program: str) -> list[str]:
-    """The option files (paths under asp/) loaded with ``program`` for these settings."""
+    """The option files loaded with ``program`` for these settings: paths under asp/, or absolute
+    paths for rules of your own (the solver joins them to asp/, which leaves an absolute path as it is)."""
     files = []
-    for opt in _OPTIONS:
+    for opt in registry(options).values():
         if program in opt.programs:
             file = opt.value(chosen(options, opt.name)).file
             if file:
-                files.append(f"options/{file}")
+                files.append(file if os.path.isabs(file) else f"options/{file}")
     return files

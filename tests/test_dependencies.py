@@ -20,7 +20,7 @@ def _requirements() -> list[str]:
 
 
 def _parts(requirement: str) -> tuple[str, str]:
-    name = re.match(r"[A-Za-z0-9_.-]+", requirement).group(0)
+    name = re.match(r"[A-Za-z0-9_.-]+(\[[a-z,]+\])?", requirement).group(0)  # with its extras: dask[distributed]
     return name.lower(), requirement[len(name):].strip()
 
 
@@ -36,5 +36,5 @@ def test_every_requirement_is_bounded_below_the_next_major():
 
 def test_readme_states_the_bounds():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    table = dict(re.findall(r"^\| ([a-z][\w.-]*) \| `([^`]+)` \|", readme, flags=re.M))
+    table = dict(re.findall(r"^\| ([a-z][\w.\[\],-]*) \| `([^`]+)` \|", readme, flags=re.M))
     assert table == dict(_parts(r) for r in _requirements())

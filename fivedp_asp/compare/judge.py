@@ -290,6 +290,10 @@ class Context:
     ours: PhaseResult
     theirs: PhaseResult
     geo: Geography
+    # the reference's known deviations: how each is emulated, and what each DATC id stands for
+    # (None: the diplomacy package's, in this module)
+    emulators: Sequence[Callable[["Context"], list["Emulation"]]] | None = None
+    deviations: Mapping[str, str] | None = None
 
     @property
     def board(self) -> Board:
@@ -906,7 +910,8 @@ def _apply(ctx: Context, emus: Sequence[Emulation]) -> tuple[list[Difference], s
 def classify(ctx: Context, diffs: Sequence[Difference]) -> Verdict:
     if not diffs:
         return Verdict()
-    emus = [e for make in EMULATORS for e in make(ctx)]
+    emus = [e for make in (EMULATORS if ctx.emulators is None else ctx.emulators) for e in make(ctx)]
+    deviations = DEVIATIONS if ctx.deviations is None else ctx.deviations
     notes: list[str] = []
 
     def explains(chosen: list[Emulation]) -> bool:
@@ -937,7 +942,7 @@ def classify(ctx: Context, diffs: Sequence[Difference]) -> Verdict:
     if chosen is None:
         return Verdict(tuple(diffs), (), "; ".join(dict.fromkeys(notes)))
     cases = tuple(sorted({c for e in chosen for c in e.cases}, key=case_key))
-    return Verdict(tuple(diffs), cases or ("?",), "; ".join(DEVIATIONS.get(c, c) for c in cases))
+    return Verdict(tuple(diffs), cases or ("?",), "; ".join(deviations.get(c, c) for c in cases))
 
 
 def case_key(case: str):
@@ -963,7 +968,9 @@ def play_phase(mv: Multiverse, given: list[GivenOrder], reference: ReferenceAdju
     theirs = reference.adjudicate(given)
     t2 = time.perf_counter()
     diffs = compare(given, ours, theirs, mv.game_map)
-    verdict = classify(Context(mv, given, report, ours, theirs, geo), diffs) if diffs else Verdict()
+    context = Context(mv, given, report, ours, theirs, geo, getattr(reference, "emulators", None),
+                      getattr(reference, "deviations", None))
+    verdict = classify(context, diffs) if diffs else Verdict()
     seconds = {"ours": t1 - t0, "reference": t2 - t1, "classify": time.perf_counter() - t2}
     return PhaseRun(mv, given, report, ours, theirs, verdict, seconds)
 

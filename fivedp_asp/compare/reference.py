@@ -164,4 +164,13 @@ def _diplomacy(game_map: GameMap) -> ReferenceAdjudicator:
 
 register("diplomacy", _diplomacy)
 
+
+def _pydip(game_map: GameMap) -> ReferenceAdjudicator:
+    from .pydip_ref import PydipReference
+
+    return PydipReference(game_map)
+
+
+register("pydip", _pydip)
+
 PHASES = (MOVEMENT, RETREAT, ADJUSTMENT)

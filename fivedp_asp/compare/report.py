@@ -9,27 +9,31 @@ from .lockstep import Tally
 from .scenarios import ScenarioTally
 
 
-def _excused_lines(excused: Counter) -> list[str]:
-    """Excused differences by DATC case: a phase excused by several cases counts for each."""
+def _excused_lines(excused: Counter, deviations=None, found=None) -> list[str]:
+    """Excused differences by DATC case: a phase excused by several cases counts for each. The
+    reference's own list of deviations, when given, names them (the diplomacy package's otherwise)."""
+    deviations = DEVIATIONS if deviations is None else deviations
+    found = FOUND_BY_COMPARE if found is None else found
     by_case: Counter = Counter()
     for cases, n in excused.items():
         for case in cases:
             by_case[case] += n
     lines = []
     for case in sorted(by_case, key=case_key):
-        origin = " (found by fivedp compare, not in the reference's documented list)" if case in FOUND_BY_COMPARE else ""
-        lines.append(f"    {case:<7} {by_case[case]:>5}  {DEVIATIONS.get(case, '')}{origin}")
+        origin = " (found by fivedp compare, not in the reference's documented list)" if case in found else ""
+        lines.append(f"    {case:<7} {by_case[case]:>5}  {deviations.get(case, '')}{origin}")
     return lines
 
 
-def games_summary(tally: Tally, *, reference: str, games: int, seed: int, years: int, elapsed: float) -> list[str]:
+def games_summary(tally: Tally, *, reference: str, games: int, seed: int, years: int, elapsed: float,
+                  deviations=None, found=None) -> list[str]:
     lines = [f"fivedp against {reference}: {games} games of {years} years, seed {seed}"]
     kinds = ", ".join(f"{k} {tally.phases[k]}" for k in ("movement", "retreat", "adjustment") if tally.phases[k])
     lines.append(f"  phases compared: {tally.compared} ({kinds})")
     lines.append(f"  agreements: {tally.agree}")
     excused = sum(tally.excused.values())
     lines.append(f"  excused differences: {excused} phases")
-    lines += _excused_lines(tally.excused)
+    lines += _excused_lines(tally.excused, deviations, found)
     total = sum(1 + len(f.again) for f in tally.findings)
     lines.append(f"  real disagreements: {total}" + (f" of {len(tally.findings)} kinds" if total else ""))
     for f in tally.findings:
@@ -45,14 +49,14 @@ def games_summary(tally: Tally, *, reference: str, games: int, seed: int, years:
     return lines
 
 
-def scenarios_summary(tally: ScenarioTally, *, reference: str) -> list[str]:
+def scenarios_summary(tally: ScenarioTally, *, reference: str, deviations=None, found=None) -> list[str]:
     lines = [f"fivedp against {reference}: {tally.cases} scenarios"
              + (f" ({tally.skipped} skipped: multiverse or not classic)" if tally.skipped else "")
              + (f", {tally.errors} with errors" if tally.errors else "")]
     lines.append(f"  steps compared: {tally.steps}")
     lines.append(f"  agreements: {tally.agree}")
     lines.append(f"  excused differences: {sum(tally.excused.values())} steps")
-    lines += _excused_lines(tally.excused)
+    lines += _excused_lines(tally.excused, deviations, found)
     lines.append(f"  real disagreements: {len(tally.real)}" + (f" ({', '.join(tally.real)})" if tally.real else ""))
     lines.append(f"  time: {tally.seconds:.1f} s")
     return lines

@@ -19,7 +19,7 @@ from ..errors import AdjudicationError, EncodingError, InputError
 from ..map import GameMap
 from ..multiverse import Board
 from ..notation import parse_order
-from ..options import chosen, show
+from ..options import RULES, chosen, show
 from ..orders import Where
 from ..step import next_phase
 from .geo import Geography
@@ -61,6 +61,8 @@ def multiverse_reason(case: Case) -> str | None:
     scenario with options other than the defaults, or whose orders name a timeline or a turn, cannot
     be compared (its differences would not be disagreements about the classic rules)."""
     for name, value in case.options.items():
+        if name == RULES:
+            return "it carries rules of your own (options: rules)"
         if value != chosen({}, name):
             return f"option {name} is {show(value)}, not its default"
     for i, s in enumerate(case.steps, 1):
