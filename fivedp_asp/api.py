@@ -37,7 +37,7 @@ from .limits import MAX_FILE_BYTES, MAX_ORDERS
 from .map import GameMap
 from .map import load_map as _load_map
 from .multiverse import Board, Multiverse, Unit, board_name, opening
-from .options import validated
+from .options import RULES, validated
 from .possible import PossibleOrder
 from .possible import legal_orders as _legal_orders
 from .results import OrderOutcome
@@ -133,7 +133,10 @@ def _need_options(func: str, value: Any) -> dict:
     for key, v in value.items():
         if not isinstance(key, str):
             raise _wrong(func, "an option's name", "a str", key)
-        if not isinstance(v, (str, bool)):
+        if key == RULES:  # rules of one's own: a mapping of names to logic files, checked by ``validated``
+            if not isinstance(v, _Mapping):
+                raise _wrong(func, f"option {quoted(key)}", "a mapping of rule names to logic files", v)
+        elif not isinstance(v, (str, bool)):
             raise _wrong(func, f"option {quoted(key)}", "a str or a bool", v)
     return validated(value)
 

@@ -27,7 +27,7 @@ from typing import Any, Callable, Iterator, Sequence, TypeVar
 import yaml
 
 from . import orders as o
-from .errors import FileError, InputError, NotationError, quoted
+from .errors import AdjudicationError, FileError, InputError, NotationError, quoted
 from . import gamefile
 from .gamefile import StoredHistory, checked_digest, json_line
 from .inputs import (value_line, Anything, Fields, Flag, ListOf, LoadError, MapOf, Opt, Text, Whole, decode, line_of,
@@ -923,8 +923,14 @@ def _illegal(game: Game) -> dict[tuple[str, str], str]:
 def _checked(before: Game, after: Game, taken: list[Accepted], withdrawn: list[tuple[str, str]],
              force: bool) -> Submission:
     """``submit_orders`` with ``check``: the legality of every line taken, and illegal lines that
-    would replace a legal waiting order put back out (unless ``force``)."""
-    illegal = _illegal(after)
+    would replace a legal waiting order put back out (unless ``force``). When the next phase as it
+    would stand has no single adjudication (a rule of one's own can make it so), nothing can be judged:
+    every line is taken, unchecked (``legal`` None), and adjudicating will report the problem."""
+    try:
+        illegal = _illegal(after)
+    except AdjudicationError:
+        unchecked = "not checked: the rules give the next phase no single adjudication as it stands"
+        return Submission(after, tuple(replace(a, reason=unchecked) for a in taken), tuple(withdrawn))
     replacing = [a for a in taken if (a.power, a.text) in illegal and a.replaces is not None]
     was_illegal = _illegal(before) if replacing and not force else {}
     pending = {p: list(v) for p, v in after.pending.items()}

@@ -104,7 +104,8 @@ def _submission_lines(before, sub) -> list[str]:
     """Per line given: taken or not, and whether the rules accept it (and why not)."""
     lines = []
     for a in sub.accepted:
-        verdict = "legal" if a.legal else f"ILLEGAL ({a.reason}): taken, but the rules will ignore it"
+        verdict = ("legal" if a.legal else f"taken, {a.reason}" if a.legal is None
+                   else f"ILLEGAL ({a.reason}): taken, but the rules will ignore it")
         lines.append(f"{a.power}: {a.text}{_read_as(before.mv, a.power, a.text)}: {verdict}")
     for a in sub.refused:
         lines.append(f"{a.power}: {a.text}{_read_as(before.mv, a.power, a.text)}: ILLEGAL ({a.reason}): "
