@@ -36,7 +36,7 @@ import yaml
 from .cases import Case, find_cases, load_case, run_cases
 from .errors import AdjudicationError, InputError
 from .jsonout import document
-from .inputs import read_text
+from .inputs import read_text, write_file
 from .workers import in_batches
 from .multiverse import Board, board_name, unit_text
 from .notation import timeline_name
@@ -693,13 +693,13 @@ def cmd_explore(args: argparse.Namespace) -> int:
         from .explorehtml import exploration_page
 
         differing = [registering(load_scenario(ex.path), rules) for ex in explored if ex.steps]
-        Path(args.html).write_text(exploration_page(differing, explored, asked), encoding="utf-8")
+        write_file(args.html, exploration_page(differing, explored, asked), "report")
     return max((f.status for f in failures), default=0)
 
 
 def _study(args: argparse.Namespace, asked: Asked, rules) -> int:
     """``--random-games N``: an option study over random games (study.py)."""
-    from .study import run_study, study_html, study_lines
+    from .study import run_study, study_html, study_json, study_lines
 
     if args.paths:
         raise InputError("--random-games plays its own games: give no PATH")
@@ -709,9 +709,13 @@ def _study(args: argparse.Namespace, asked: Asked, rules) -> int:
     study = run_study(args.random_games, args.seed, args.years, asked, options=own,
                       out=Path(args.out) if args.out else None, jobs=args.jobs, scheduler=args.scheduler,
                       multiverse=args.multiverse)
-    print("\n".join(study_lines(study)))
+    if args.json:
+        json.dump(study_json(study), sys.stdout, indent=2)
+        print()
+    else:
+        print("\n".join(study_lines(study)))
     if args.html:
-        Path(args.html).write_text(study_html(study), encoding="utf-8")
+        write_file(args.html, study_html(study), "report")
     return 0
 
 

@@ -28,6 +28,8 @@ import yaml
 from .batch import step_many
 from .cases import Case, CaseStep
 from .explore import Asked, Exploration, column_label, explore_cases
+from .inputs import write_file
+from .jsonout import document
 from .map import GameMap, load_map
 from .multiverse import MOVEMENT, opening
 from .notation import parse_order
@@ -260,7 +262,7 @@ def _write_first(out: Path, number: int, seed: int, orders: list, ex: Exploratio
                         f"option; it differs in: {what}. Explore it with --option."),
         "steps": [{"orders": {p: list(ls) for p, ls in step.items()}} for step in orders[:first]],
     }
-    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100), encoding="utf-8")
+    write_file(path, yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100), "scenario")
     return path
 
 
@@ -270,12 +272,13 @@ def _write_first(out: Path, number: int, seed: int, orders: list, ex: Exploratio
 def study_lines(study: Study) -> list[str]:
     n = len(study.first)
     kind = "multiverse" if study.multiverse else "classic"
-    lines = [f"Study: {n} random {kind} games of {study.years} years, seed {study.seed}; "
+    lines = [f"Study: {n} random {kind} game{'' if n == 1 else 's'} of {study.years} "
+             f"year{'' if study.years == 1 else 's'}, seed {study.seed}; "
              f"options {', '.join(study.names)}; own: {column_label(study.names, study.columns[study.own])}"]
     lines.append(f"  games whose outcome diverges: {study.diverged} of {n}")
     for i, column in enumerate(study.columns):
         if i != study.own:
-            lines.append(f"    {column_label(study.names, column)}: changes {study.by_column[i]} games")
+            lines.append(f"    {column_label(study.names, column)}: changes {study.by_column[i]} game{'' if study.by_column[i] == 1 else 's'}")
     if study.diverged:
         firsts = sorted(f for f in study.first if f is not None)
         lines.append(f"  first divergence: step {firsts[0]} at the earliest, median step {firsts[len(firsts) // 2]}")
@@ -286,6 +289,23 @@ def study_lines(study: Study) -> list[str]:
     for f in study.failures:
         lines.append(f"  could not explore {f}")
     return lines
+
+
+def study_json(study: Study) -> dict:
+    """``explore --random-games --json``: the study's counts, per game its length and first diverging
+    step (null where none), as one document like every other."""
+    return document(
+        "study", games=len(study.first), seed=study.seed, years=study.years, multiverse=study.multiverse,
+        options=list(study.names), columns=[dict(zip(study.names, c)) for c in study.columns], own=study.own,
+        diverged=study.diverged,
+        changes=[{"options": dict(zip(study.names, study.columns[i])), "games": study.by_column[i]}
+                 for i in range(len(study.columns)) if i != study.own],
+        by_phase=[{"phase": p, "diverging": study.by_phase[p], "played": study.steps_by_phase[p]}
+                  for p in sorted(set(study.steps_by_phase) | set(study.by_phase))],
+        by_kind=dict(sorted(study.by_kind.items(), key=lambda kv: (-kv[1], kv[0]))),
+        per_game=[{"game": n, "steps": length, "first_divergence": first}
+                  for n, (length, first) in enumerate(zip(study.lengths, study.first), 1)],
+        failures=list(study.failures))
 
 
 def study_html(study: Study) -> str:

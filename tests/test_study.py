@@ -92,3 +92,22 @@ def test_a_multiverse_study_reaches_other_timelines_and_a_rule_about_them_shows(
     assert changed >= 1 and changed == len(list(tmp_path.glob("*.yaml")))
     # only supports can change under a rule that only makes supports illegal
     assert re.search(r"by kind: support to (hold|move) \d+(, support to (hold|move) \d+)?$", out, re.M)
+
+
+def test_a_study_as_json_is_a_document_that_agrees_with_the_text(capsys):
+    import json
+
+    from fivedp_asp.jsonout import load_schema
+    from schema_check import errors
+
+    argv = ["explore", "--random-games", "6", "--seed", "3", "--years", "1", "--option", "datc_4a3=rule_1982"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "games of 1 year," in text
+    assert main(argv + ["--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["kind"] == "study" and not errors(doc, load_schema())
+    assert len(doc["per_game"]) == doc["games"] == 6
+    assert doc["diverged"] == sum(g["first_divergence"] is not None for g in doc["per_game"])
+    assert f"games whose outcome diverges: {doc['diverged']} of 6" in text
+    assert sum(p["played"] for p in doc["by_phase"]) == sum(g["steps"] for g in doc["per_game"])
