@@ -5,6 +5,8 @@ undo, the per-power view and what `show BOARD` says about a board's later battle
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import re
@@ -15,6 +17,7 @@ from pathlib import Path
 import pytest
 
 import fivedp_asp as fd
+from fivedp_asp.cli import main
 from fivedp_asp.jsonout import load_schema
 from schema_check import errors
 
@@ -32,8 +35,27 @@ def doc(p: subprocess.CompletedProcess, kind: str, status: int = 0) -> dict:
 
 
 def fivedp(cwd: Path, *args: str, input: str | None = None) -> subprocess.CompletedProcess:
+    """The command in this process: ``cli.main``, the program's own entry, in ``cwd`` with its standard
+    streams captured (a process per call made the twelve-step game take minutes; one test below runs
+    the program as a process all the same)."""
+    out, err = io.StringIO(), io.StringIO()
+    stdin = io.TextIOWrapper(io.BytesIO((input or "").encode("utf-8")), encoding="utf-8")
+    here = os.getcwd()
+    saved = sys.stdin
+    os.chdir(cwd)
+    try:
+        sys.stdin = stdin
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(list(args))
+    finally:
+        sys.stdin = saved
+        os.chdir(here)
+    return subprocess.CompletedProcess(["fivedp", *args], code, out.getvalue(), err.getvalue())
+
+
+def fivedp_process(cwd: Path, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "fivedp_asp.cli", *args], cwd=cwd, env=env, input=input,
+    return subprocess.run([sys.executable, "-m", "fivedp_asp.cli", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=300)
 
 
@@ -126,7 +148,7 @@ def test_twelve_steps_of_a_three_timeline_game_from_printed_text(tmp_path):
         assert out.startswith(f"Step {step}: ")
         assert " invalid" not in out, (step, lines, out)
     assert timelines(tmp) == 3
-    history = json.loads(ok(fivedp(tmp, "game", "history", "g.yaml", "--json")))
+    history = json.loads(ok(fivedp_process(tmp, "game", "history", "g.yaml", "--json")))
     assert len(history["steps"]) == 12
     assert all(r["result"] != "invalid" for s in history["steps"] for r in s["results"])
 
