@@ -22,7 +22,7 @@ from .options import chosen, logic_files
 from .written import implied_orders, refuse_written
 from .resolve import ResolvedOrder, resolve
 from .results import CAUSE_KINDS, Answer, Cause, OrderOutcome, explain
-from .solve import DECISIONS, Solution, solve_decisions
+from .solve import DECISIONS, Solution, Universe, solve_decisions, solve_in_universe
 
 OrderLines = Mapping[str, Sequence[str]]
 
@@ -38,6 +38,9 @@ class Query:
     facts: str
     static: str = ""
     statistics: bool = False
+    # the same question over a small fixed universe of atoms: one phase at a time, it is answered on a
+    # program grounded once (``solve_in_universe``); a batch answers ``facts`` in its joint program
+    universe: Universe | None = None
 
 
 Steps = Generator[Query, Solution, "StepReport"]
@@ -48,7 +51,11 @@ def run(steps: Generator[Query, Solution, object]):
     try:
         query = next(steps)
         while True:
-            query = steps.send(solve_decisions(query.programs, query.facts, query.static, statistics=query.statistics))
+            if query.universe is not None and not query.statistics:
+                answer = solve_in_universe(query.programs, query.universe, query.static)
+            else:
+                answer = solve_decisions(query.programs, query.facts, query.static, statistics=query.statistics)
+            query = steps.send(answer)
     except StopIteration as stop:
         return stop.value
 
@@ -500,13 +507,50 @@ def _victory(mv: Multiverse) -> Generator[Query, Solution, Multiverse]:
     lines += [f"player(0,{t.const(p)})." for p in mv.players]
     lines += [f"out(0,{t.const(p)})." for p in sorted(mv.eliminated)]
     facts = "\n".join(lines) + "\n"
-    answer = Answer.of((yield Query(_program(mv, "victory"), facts, center_facts(mv.game_map))).atoms)
+    programs = _program(mv, "victory")
+    universe = _victory_universe(mv) if programs == VICTORY_UNIVERSE_PROGRAMS else None
+    query = Query(programs, facts, center_facts(mv.game_map), universe=universe)
+    answer = Answer.of((yield query).atoms)
     by_const = {t.const(p): p for p in mv.players}
     eliminated = mv.eliminated | {by_const[t.name_of(a[1])] for a in answer.get("eliminated")}
     winners = sorted(by_const[t.name_of(a[1])] for a in answer.get("winner"))
     if eliminated == mv.eliminated and not winners:
         return mv
     return mv.standing(frozenset(eliminated), winners[0] if len(winners) == 1 else None)
+
+
+VICTORY_UNIVERSE_HEADS = 2  # up to this many heads, the victory rules are grounded once and reused
+# the programs whose rules read the heads' facts only as "some head": those of option victory=elimination
+# (the other options sum centres over heads, and a universe would ground every possible sum)
+VICTORY_UNIVERSE_PROGRAMS = ("victory.lp", "options/victory_elimination.lp")
+
+
+def _victory_universe(mv: Multiverse) -> Universe | None:
+    """The victory facts over a universe that does not change from phase to phase: the heads are named
+    by their rank (``h(K)``), as the rules only tell heads apart and never read a board's name, and every
+    atom a head could state for a power is in it. None beyond ``VICTORY_UNIVERSE_HEADS`` heads, where the
+    universe (heads x powers x centres) would cost more to ground than the facts of one phase."""
+    heads = mv.heads
+    if len(heads) > VICTORY_UNIVERSE_HEADS:
+        return None
+    powers = [t.const(p) for p in mv.players]
+    centres = sorted(t.const(p.id) for p in mv.game_map.provinces.values() if p.center)
+    fixed = [f"head(0,h({k}))." for k in range(len(heads))] + [f"player(0,{p})." for p in powers]
+    atoms = [f"out(0,{p})" for p in powers]
+    for k in range(len(heads)):
+        for p in powers:
+            atoms.append(f"has_units(h({k}),{p})")
+            atoms += [f"center_count(h({k}),{p},{n})" for n in range(1, len(centres) + 1)]
+    true = {f"out(0,{t.const(p)})" for p in mv.eliminated}
+    for k, h in enumerate(heads):
+        for power in {u.power for u in h.units.values()} | {r.unit.power for r in h.retreats}:
+            true.add(f"has_units(h({k}),{t.const(power)})")
+        for power in set(h.centers.values()):
+            count = sum(1 for o in h.centers.values() if o == power)
+            true.add(f"center_count(h({k}),{t.const(power)},{count})")
+    if not true <= set(atoms):
+        return None  # a power that is not a player holds something: the plain facts say it as it is
+    return Universe("\n".join(fixed) + "\n", tuple(atoms), frozenset(true))
 
 
 def check_limits(mv: Multiverse, orders: OrderLines, phase: str) -> None:
