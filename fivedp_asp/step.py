@@ -443,8 +443,9 @@ def adjustment_balances(mv: Multiverse) -> dict[tuple[tuple[int, int], str], int
     boards = [b for b in mv.heads if b.phase == ADJUSTMENT]
     if not boards:
         return {}
+    # the balances never depend on the removals nobody ordered: the map's adjacency is not needed
     answer = Answer.of(solve_decisions(_program(mv, "adjustment"), _adjustment_facts(mv, boards, []),
-                                       adjustment_map_facts(mv.game_map)).atoms)
+                                       adjustment_map_facts(mv.game_map, civil_disorder=False)).atoms)
     powers = {t.const(p): p for p in mv.game_map.powers}
     out = {}
     for board, power, n in answer.get("balance"):
@@ -455,8 +456,13 @@ def adjustment_balances(mv: Multiverse) -> dict[tuple[tuple[int, int], str], int
 
 def _adjustment(mv: Multiverse, orders) -> Steps:
     boards = [b for b in mv.heads if b.phase == ADJUSTMENT]
-    answer = Answer.of((yield Query(_program(mv, "adjustment"), _adjustment_facts(mv, boards, orders),
-                                    adjustment_map_facts(mv.game_map))).atoms)
+    facts = _adjustment_facts(mv, boards, orders)
+    # first without the map's adjacency and names, which only a power short of removals needs (civil
+    # disorder); when the answer says a power is short, again with them
+    answer = Answer.of((yield Query(_program(mv, "adjustment"), facts,
+                                    adjustment_map_facts(mv.game_map, civil_disorder=False))).atoms)
+    if "removals_unordered" in answer.texts:
+        answer = Answer.of((yield Query(_program(mv, "adjustment"), facts, adjustment_map_facts(mv.game_map))).atoms)
     removed = answer.places("removed")
     built = {t.read_place(a): (k.name, t.read_location(loc)) for a, k, loc in answer.get("built")}
     new_boards, disbanded = [], []
