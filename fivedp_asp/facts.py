@@ -37,14 +37,23 @@ def map_facts(game_map: GameMap) -> str:
     return "\n".join(sorted(set(lines))) + "\n"
 
 
-def edge_facts(game_map: GameMap, units: Iterable[tuple[str, str]]) -> list[str]:
-    """The edges from where these (kind, location) units stand that ``map_facts`` leaves out."""
+def edge_facts(game_map: GameMap, units: Iterable[tuple[str, str]], every: bool = False) -> list[str]:
+    """The edges from where these (kind, location) units stand that ``map_facts`` leaves out; with
+    ``every``, all their edges (for ``retreat_map_facts``, which has none)."""
     lines = []
     for kind, loc in sorted(set(units)):
         for to in game_map.neighbours.get((kind, loc), ()):
-            if kind == "army" or not _touches_sea(game_map, loc, to):
+            if every or kind == "army" or not _touches_sea(game_map, loc, to):
                 lines.append(f"edge({kind},{t.location(loc)},{t.location(to)}).")
     return lines
+
+
+@lru_cache(maxsize=8)
+def retreat_map_facts(game_map: GameMap) -> str:
+    """What retreats read of the map besides the edges from where the dislodged units stand (given with
+    the phase's facts, ``edge_facts(every=True)``): province types and locations. The sea graph that
+    ``map_facts`` adds for convoy routes is more than half of its facts, and no retreat goes by convoy."""
+    return "".join(line + "\n" for line in map_facts(game_map).splitlines() if not line.startswith("edge("))
 
 
 @lru_cache(maxsize=8)

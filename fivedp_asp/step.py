@@ -15,7 +15,8 @@ from . import sustain as sustain_phase
 from . import terms as t
 from .errors import InputError, NotationError, OrderError, quoted
 from .limits import MAX_BOARDS, MAX_HEADS, MAX_ORDERS, MAX_TIMELINES, MAX_UNITS
-from .facts import adjustment_map_facts, board_facts, center_facts, edge_facts, map_facts, movement_facts, order_facts
+from .facts import (adjustment_map_facts, board_facts, center_facts, edge_facts, map_facts, movement_facts, order_facts,
+                    retreat_map_facts)
 from .multiverse import ADJUSTMENT, MOVEMENT, RETREAT, SUSTAIN, Board, Multiverse, Record, Retreat, Unit, make_board
 from .notation import parse_order, timeline_name
 from .options import chosen, logic_files
@@ -356,7 +357,7 @@ def _movement(mv: Multiverse, orders, statistics: bool = False) -> Steps:
 
 def _retreat_facts(mv: Multiverse, boards: Sequence[Board], orders) -> str:
     lines = board_facts(mv, boards)
-    lines += edge_facts(mv.game_map, ((r.unit.kind, r.unit.location) for b in boards for r in b.retreats))
+    lines += edge_facts(mv.game_map, ((r.unit.kind, r.unit.location) for b in boards for r in b.retreats), every=True)
     for b in boards:
         for r in b.retreats:
             u = r.unit
@@ -373,7 +374,7 @@ def _drop_hopeless_retreats(mv: Multiverse, boards: Sequence[Board]):
     waiting = [b for b in boards if b.retreats]
     if not waiting:
         return mv, ()
-    answer = Answer.of((yield Query(_program(mv, "retreat"), _retreat_facts(mv, waiting, []), map_facts(mv.game_map))).atoms)
+    answer = Answer.of((yield Query(_program(mv, "retreat"), _retreat_facts(mv, waiting, []), retreat_map_facts(mv.game_map))).atoms)
     can_move = answer.first_places("option")
     updated, gone = [], []
     for b in waiting:
@@ -390,7 +391,7 @@ def retreat_options(mv: Multiverse) -> dict[tuple[int, int, str], tuple[str, ...
     if not waiting:
         return {}
     answer = Answer.of(solve_decisions(_program(mv, "retreat"), _retreat_facts(mv, waiting, []),
-                                       map_facts(mv.game_map)).atoms)
+                                       retreat_map_facts(mv.game_map)).atoms)
     options: dict[tuple[int, int, str], list[str]] = {
         (b.timeline, b.turn, r.unit.province): [] for b in waiting for r in b.retreats}
     for sym in answer.symbols_of("option"):
@@ -401,7 +402,7 @@ def retreat_options(mv: Multiverse) -> dict[tuple[int, int, str], tuple[str, ...
 
 def _retreat(mv: Multiverse, orders) -> Steps:
     boards = [b for b in mv.heads if b.phase == RETREAT]
-    answer = Answer.of((yield Query(_program(mv, "retreat"), _retreat_facts(mv, boards, orders), map_facts(mv.game_map))).atoms)
+    answer = Answer.of((yield Query(_program(mv, "retreat"), _retreat_facts(mv, boards, orders), retreat_map_facts(mv.game_map))).atoms)
     arrivals = answer.arrivals("retreats_to")
     new_boards, disbanded = [], []
     for b in boards:
