@@ -170,7 +170,7 @@ class StageProfile:
 def profile_step(mv: Multiverse, orders) -> StageProfile:
     """Runs one step as ``step.run`` does, timing each stage (``STAGES``); clingo's statistics are read
     for every program, which costs a little time outside the stages."""
-    from .solve import encoding_size, solve_decisions
+    from .solve import encoding_size, solve_decisions, solve_in_universe
     from .step import steps as step_queries
 
     seconds = dict.fromkeys(STAGES, 0.0)
@@ -186,14 +186,19 @@ def profile_step(mv: Multiverse, orders) -> StageProfile:
         seconds["facts"] = time.perf_counter() - t1
         while True:
             q0 = time.perf_counter()
-            solution = solve_decisions(query.programs, query.facts, query.static, statistics=True)
+            if query.universe is not None:
+                # answered as ``step.run`` answers it: on a program grounded once (not counted as grounded)
+                solution = solve_in_universe(query.programs, query.universe, query.static)
+            else:
+                solution = solve_decisions(query.programs, query.facts, query.static, statistics=True)
             q1 = time.perf_counter()
             seconds["add"] += solution.add_seconds
             seconds["ground"] += solution.ground_seconds - solution.add_seconds
             seconds["solve"] += solution.solve_seconds
             seconds["free"] += (q1 - q0) - solution.ground_seconds - solution.solve_seconds
-            programs.append(query.programs[0].removesuffix(".lp"))
-            sizes.append((encoding_size(query.programs), solution.rules_count, solution.atoms_count))
+            if query.universe is None:
+                programs.append(query.programs[0].removesuffix(".lp"))
+                sizes.append((encoding_size(query.programs), solution.rules_count, solution.atoms_count))
             q2 = time.perf_counter()
             try:
                 query = queries.send(solution)

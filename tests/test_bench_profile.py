@@ -27,6 +27,15 @@ def _grounded_programs(mv, orders) -> list[str]:
     return seen
 
 
+def test_a_classic_phase_grounds_one_program_and_reuses_the_victory_program():
+    from fivedp_asp.api import new_game
+
+    mv = new_game().mv
+    orders = {"France": ["A Paris - Burgundy"]}
+    profile = profile_step(mv, orders)
+    assert list(profile.programs) == _grounded_programs(mv, orders) == ["movement"]
+
+
 def test_profile_counts_every_program_and_stays_within_the_wall_time():
     mv = synthetic_multiverse(2, 20)
     orders, _ = step_orders(mv, 4, 1)
