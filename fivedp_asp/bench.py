@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from types import MappingProxyType
+from typing import Sequence
 
 from .map import GameMap, load_map
 from .multiverse import Board, Multiverse, Record, Unit, make_board, opening
@@ -137,6 +138,103 @@ MULTIVERSE_HEADER = (f"{'heads':>5} {'history':>7} {'orders':>6} {'travel':>6} {
 def format_row(r: MultiverseRow) -> str:
     return (f"{r.heads:>5} {r.history:>7} {r.orders:>6} {r.time_travel:>6} {r.step_ms:>8.1f} {r.ground_ms:>9.1f} "
             f"{r.solve_ms:>8.1f} {r.atoms:>7} {r.rules:>7} {r.forks:>5}")
+
+
+# -- where a step's time goes ----------------------------------------------------------------------
+
+STAGES = ("parse", "facts", "add", "ground", "solve", "free", "answer")
+STAGE_NOTES = {
+    "parse": "reading the order text (the parser's cache cleared) and checking the limits",
+    "facts": "Python building the first program's facts",
+    "add": "handing the encoding (cached syntax tree) and the facts' text to clingo",
+    "ground": "clingo grounding",
+    "solve": "the driver's solver calls and reading the model's shown atoms",
+    "free": "releasing the program",
+    "answer": "Python reading answers into results and positions, and building any later program's facts",
+}
+
+
+@dataclass(frozen=True)
+class StageProfile:
+    """Where one step's time went (seconds per stage, ``STAGES``), how many programs it grounded, and
+    the size of its first program: statements handed to the grounder, ground rules and atoms."""
+
+    phase: str
+    seconds: dict[str, float]
+    programs: tuple[str, ...]
+    statements: int
+    rules: int
+    atoms: int
+
+
+def profile_step(mv: Multiverse, orders) -> StageProfile:
+    """Runs one step as ``step.run`` does, timing each stage (``STAGES``); clingo's statistics are read
+    for every program, which costs a little time outside the stages."""
+    from .solve import encoding_size, solve_decisions, solve_in_universe
+    from .step import steps as step_queries
+
+    seconds = dict.fromkeys(STAGES, 0.0)
+    programs: list[str] = []
+    sizes: list[tuple[int, int, int]] = []
+    _uncached()
+    t0 = time.perf_counter()
+    queries = step_queries(mv, orders, statistics=True)
+    t1 = time.perf_counter()
+    seconds["parse"] = t1 - t0
+    try:
+        query = next(queries)
+        seconds["facts"] = time.perf_counter() - t1
+        while True:
+            q0 = time.perf_counter()
+            if query.universe is not None:
+                # answered as ``step.run`` answers it: on a program grounded once (not counted as grounded)
+                solution = solve_in_universe(query.programs, query.universe, query.static)
+            else:
+                solution = solve_decisions(query.programs, query.facts, query.static, statistics=True)
+            q1 = time.perf_counter()
+            seconds["add"] += solution.add_seconds
+            seconds["ground"] += solution.ground_seconds - solution.add_seconds
+            seconds["solve"] += solution.solve_seconds
+            seconds["free"] += (q1 - q0) - solution.ground_seconds - solution.solve_seconds
+            if query.universe is None:
+                programs.append(query.programs[0].removesuffix(".lp"))
+                sizes.append((encoding_size(query.programs), solution.rules_count, solution.atoms_count))
+            q2 = time.perf_counter()
+            try:
+                query = queries.send(solution)
+            finally:
+                seconds["answer"] += time.perf_counter() - q2
+    except StopIteration as stop:
+        report = stop.value
+    return StageProfile(report.phase, seconds, tuple(programs), *sizes[0])
+
+
+def profile_rows(profiles: Sequence[StageProfile]) -> list[str]:
+    """The median of each stage per phase kind, in milliseconds, and the programs and sizes."""
+    by_phase: dict[str, list[StageProfile]] = {}
+    for p in profiles:
+        by_phase.setdefault(p.phase, []).append(p)
+    lines = [f"{'phase':<11} {'n':>4} " + " ".join(f"{s:>7}" for s in STAGES)
+             + f" {'total':>7} {'programs':>8} {'stmts':>6} {'rules':>7} {'atoms':>7}"]
+    for phase, group in by_phase.items():
+        med = {s: statistics.median(p.seconds[s] for p in group) * 1000 for s in STAGES}
+        total = statistics.median(sum(p.seconds.values()) for p in group) * 1000
+        n_programs = statistics.median(len(p.programs) for p in group)
+        lines.append(f"{phase:<11} {len(group):>4} " + " ".join(f"{med[s]:>7.2f}" for s in STAGES)
+                     + f" {total:>7.2f} {n_programs:>8.1f} {statistics.median(p.statements for p in group):>6.0f}"
+                     f" {statistics.median(p.rules for p in group):>7.0f} {statistics.median(p.atoms for p in group):>7.0f}")
+    return lines
+
+
+def print_profile(profiles_of_runs: Sequence[Sequence[StageProfile]]) -> None:
+    """Prints the stage table of the fastest run of each step (``profile_rows``) and what the stages are."""
+    best = [min(runs, key=lambda p: sum(p.seconds.values())) for runs in zip(*profiles_of_runs)]
+    for line in profile_rows(best):
+        print(line)
+    print("ms per step, median over steps (each the fastest of its runs); programs: programs grounded a step;"
+          " stmts, rules, atoms: the first program's encoding statements, ground rules and atoms")
+    for s in STAGES:
+        print(f"  {s:<7} {STAGE_NOTES[s]}")
 
 
 # -- classic: against the reference ----------------------------------------------------------------
@@ -484,6 +582,10 @@ def _ints(text: str) -> list[int]:
 def cmd_bench(args) -> int:
     import sys
 
+    if args.profile and args.suite not in ("classic", "multiverse"):
+        from .errors import InputError
+
+        raise InputError("--profile is for the classic and multiverse benchmarks")
     if args.suite == "game":
         print(f"game: commands on synthetic game files (8 timelines, 4 past boards and one history entry of 34 "
               f"orders per step), in process; median of {args.repeat} runs")
@@ -512,6 +614,27 @@ def cmd_bench(args) -> int:
                 r = bench_big(name, copies, args.repeat)
                 print(f"{r.position:<8} {r.copies:>6} {r.orders:>6} {r.seconds:>8.2f} {r.backups:>7} "
                       f"{r.as_datc:>7}", flush=True)
+        return 0
+    if args.profile:
+        if args.suite == "classic":
+            print(f"classic --profile: {args.phases} movement phases of seeded random games (seed {args.seed}) and "
+                  f"their retreat and adjustment phases, one at a time; best of {args.repeat}", flush=True)
+            cases = [(p.mv, p.orders) for p in record_phases(args.phases, args.seed)]
+        else:
+            print(f"multiverse --profile: one movement step, every head's units ordered, {args.travel} of them "
+                  f"travelling in time; best of {args.repeat}", flush=True)
+            cases = []
+            for heads in _ints(args.heads):
+                for history in _ints(args.history):
+                    mv = synthetic_multiverse(heads, history)
+                    cases.append((mv, step_orders(mv, args.travel, args.seed)[0]))
+        runs = [[profile_step(mv, orders) for mv, orders in cases] for _ in range(args.repeat)]
+        if args.suite == "classic":
+            print_profile(runs)
+        else:
+            for k, (mv, _) in enumerate(cases):
+                print(f"{len(mv.heads)} heads, {len(mv.boards)} boards:")
+                print_profile([[r[k]] for r in runs])
         return 0
     if args.suite == "multiverse":
         heads_list, history_list = _ints(args.heads), _ints(args.history)
@@ -568,6 +691,8 @@ def add_bench_parser(sub) -> None:
                    help="classic: phases adjudicated together in one program (default 1: one at a time)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--repeat", type=int, default=3, help="runs per measurement (default 3)")
+    p.add_argument("--profile", action="store_true",
+                   help="classic, multiverse: where each step's time goes, stage by stage, with the programs' sizes")
     p.add_argument("--heads", default="1,4,16,64", help="multiverse: boards in play, comma-separated")
     p.add_argument("--history", default="200,1000", help="multiverse: boards of history, comma-separated")
     p.add_argument("--travel", type=int, default=30, help="multiverse: time-travel orders in the step")

@@ -37,14 +37,23 @@ def map_facts(game_map: GameMap) -> str:
     return "\n".join(sorted(set(lines))) + "\n"
 
 
-def edge_facts(game_map: GameMap, units: Iterable[tuple[str, str]]) -> list[str]:
-    """The edges from where these (kind, location) units stand that ``map_facts`` leaves out."""
+def edge_facts(game_map: GameMap, units: Iterable[tuple[str, str]], every: bool = False) -> list[str]:
+    """The edges from where these (kind, location) units stand that ``map_facts`` leaves out; with
+    ``every``, all their edges (for ``retreat_map_facts``, which has none)."""
     lines = []
     for kind, loc in sorted(set(units)):
         for to in game_map.neighbours.get((kind, loc), ()):
-            if kind == "army" or not _touches_sea(game_map, loc, to):
+            if every or kind == "army" or not _touches_sea(game_map, loc, to):
                 lines.append(f"edge({kind},{t.location(loc)},{t.location(to)}).")
     return lines
+
+
+@lru_cache(maxsize=8)
+def retreat_map_facts(game_map: GameMap) -> str:
+    """What retreats read of the map besides the edges from where the dislodged units stand (given with
+    the phase's facts, ``edge_facts(every=True)``): province types and locations. The sea graph that
+    ``map_facts`` adds for convoy routes is more than half of its facts, and no retreat goes by convoy."""
+    return "".join(line + "\n" for line in map_facts(game_map).splitlines() if not line.startswith("edge("))
 
 
 @lru_cache(maxsize=8)
@@ -59,21 +68,25 @@ def center_facts(game_map: GameMap) -> str:
     return "\n".join(lines) + "\n"
 
 
-@lru_cache(maxsize=8)
-def adjustment_map_facts(game_map: GameMap) -> str:
-    """What adjustments need besides the geography: centres, province adjacency (any unit, and fleets
-    alone), alphabetical ranks."""
-    lines = set()
-    for kind in ("army", "fleet"):
-        for a, b in game_map.edges(kind):
-            # province adjacency whatever the unit type (civil disorder distances)
-            lines.add(f"padj({t.const(game_map.province_of(a))},{t.const(game_map.province_of(b))}).")
-            if kind == "fleet":
-                # fleet adjacency of provinces (the older civil disorder rule, option datc_4d8)
-                lines.add(f"fadj({t.const(game_map.province_of(a))},{t.const(game_map.province_of(b))}).")
-    by_name = sorted(game_map.provinces.values(), key=lambda p: p.name.lower())
-    lines |= {f"name_rank({t.const(p.id)},{rank})." for rank, p in enumerate(by_name)}
-    return map_facts(game_map) + center_facts(game_map) + "\n".join(sorted(lines)) + "\n"
+@lru_cache(maxsize=16)
+def adjustment_map_facts(game_map: GameMap, civil_disorder: bool = True) -> str:
+    """What adjustments read of the map: province types, locations (coasts), centres and home centres;
+    with ``civil_disorder``, also province adjacency (any unit, and fleets alone) and alphabetical ranks,
+    which only the removals a power did not order read (civil_disorder.lp, datc_4d8) and which are
+    two thirds of the map's facts: a phase is first adjudicated without them, and again with them only
+    when a power is short of removals (``removals_unordered``, step.py)."""
+    lines = {line for line in map_facts(game_map).splitlines() if not line.startswith("edge(")}
+    if civil_disorder:
+        for kind in ("army", "fleet"):
+            for a, b in game_map.edges(kind):
+                # province adjacency whatever the unit type (civil disorder distances)
+                lines.add(f"padj({t.const(game_map.province_of(a))},{t.const(game_map.province_of(b))}).")
+                if kind == "fleet":
+                    # fleet adjacency of provinces (the older civil disorder rule, option datc_4d8)
+                    lines.add(f"fadj({t.const(game_map.province_of(a))},{t.const(game_map.province_of(b))}).")
+        by_name = sorted(game_map.provinces.values(), key=lambda p: p.name.lower())
+        lines |= {f"name_rank({t.const(p.id)},{rank})." for rank, p in enumerate(by_name)}
+    return "\n".join(sorted(lines)) + "\n" + center_facts(game_map)
 
 
 def place_term(place: Place) -> str:

@@ -25,6 +25,7 @@ cannot be settled within the time limit (``time_limit``, default ``DEFAULT_TIME_
 
 from __future__ import annotations
 
+import threading
 import time
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -99,6 +100,7 @@ class Solution:
     solve_seconds: float = 0.0
     atoms_count: int = 0
     rules_count: int = 0
+    add_seconds: float = 0.0  # of ``ground_seconds``: handing the encoding and the facts to clingo
 
 
 class _Messages:
@@ -137,19 +139,28 @@ def _parsed_facts(text: str) -> tuple[ast.AST, ...]:
     return tuple(statements)
 
 
-def _control(programs: Sequence[str], facts: str, static: str) -> clingo.Control:
+def _control(programs: Sequence[str], facts: str, static: str) -> tuple[clingo.Control, float]:
+    """The ground program, and the seconds spent handing the encoding and facts to clingo before grounding."""
     parsed = _parsed_programs(tuple(programs)) + _parsed_facts(static)
     messages = _Messages()
+    t0 = time.perf_counter()
     ctl = clingo.Control(["--warn=none"], logger=messages)
     try:
         with ast.ProgramBuilder(ctl) as builder:
             for statement in parsed:
                 builder.add(statement)
         ctl.add("base", [], facts)
+        added = time.perf_counter() - t0
         ctl.ground([("base", [])])
     except RuntimeError:
         raise messages.error(f"the logic programs cannot be grounded ({', '.join(programs)})") from None
-    return ctl
+    return ctl, added
+
+
+def encoding_size(programs: Sequence[str]) -> int:
+    """How many statements (rules, constraints, directives) the encodings hand to the grounder: its fixed
+    cost per program, paid whatever the facts (benchmarks)."""
+    return len(_parsed_programs(tuple(programs)))
 
 
 
@@ -549,6 +560,64 @@ class _Driver:
         return []
 
 
+@dataclass(frozen=True)
+class Universe:
+    """A query over a small fixed universe of atoms, answered by a program grounded once and reused
+    (``solve_in_universe``): ``fixed`` holds the facts that are the same for every query of this universe,
+    ``atoms`` every atom a query may state (as text), ``true`` those this query states. The rules must
+    derive from the atoms alone, not from their absence in the universe: the program sees the
+    universe's other atoms as false, exactly as if they were not given."""
+
+    fixed: str
+    atoms: tuple[str, ...]
+    true: frozenset[str]
+
+
+class _Grounded:
+    """A program grounded once with every atom of its universe an external, and a lock: a query assumes
+    its atoms true and the rest false, and is solved on the same ground program (the solver keeps no
+    state between calls that changes an answer)."""
+
+    def __init__(self, programs: tuple[str, ...], static: str, fixed: str, atoms: tuple[str, ...]) -> None:
+        externals = "".join(f"#external {a}.\n" for a in atoms)
+        self.ctl, _ = _control(programs, fixed + externals, static)
+        symbolic = self.ctl.symbolic_atoms
+        self.literal: dict[str, int] = {}
+        for a in atoms:
+            found = symbolic[clingo.parse_term(a)]
+            self.literal[a] = found.literal if found is not None else 0
+            if self.literal[a]:
+                self.ctl.assign_external(self.literal[a], None)  # free: each query fixes it by assumption
+        self.lock = threading.Lock()
+
+
+@lru_cache(maxsize=8)
+def _grounded(programs: tuple[str, ...], static: str, fixed: str, atoms: tuple[str, ...]) -> _Grounded:
+    """The ground program of a universe, made once per process (a few universes are ever in use: one
+    per map, option and number of boards in play)."""
+    return _Grounded(programs, static, fixed, atoms)
+
+
+def solve_in_universe(programs: Sequence[str], universe: Universe, static: str = "") -> Solution:
+    """The one model of a program without choices (the victory rules) on the atoms ``universe.true``,
+    read off a ground program shared by every query of the same universe: a new program each time
+    would cost more to ground than the answer costs to find."""
+    t0 = time.perf_counter()
+    grounded = _grounded(tuple(programs), static, universe.fixed, universe.atoms)
+    clock = _Clock(_TIME_LIMIT.get())
+    # an atom no rule can read grounds to no literal (0): nothing to assume about it
+    assumptions = [(lit if a in universe.true else -lit) for a, lit in grounded.literal.items() if lit]
+    shown: list[tuple[clingo.Symbol, ...]] = []
+    with grounded.lock:
+        t1 = time.perf_counter()
+        grounded.ctl.configuration.solve.models = 2
+        _solve(grounded.ctl, clock, assumptions, on_model=lambda m: shown.append(tuple(m.symbols(shown=True))))
+    t2 = time.perf_counter()
+    if len(shown) != 1:
+        raise AdjudicationError(f"the rules ({', '.join(programs)}) have {len(shown)} answers where one was expected")
+    return Solution(atoms=shown[0], ground_seconds=t1 - t0, solve_seconds=t2 - t1)
+
+
 def solve_decisions(programs: Sequence[str], facts: str, static: str = "", *, statistics: bool = False,
                     time_limit: float | None = None) -> Solution:
     """Solves a phase's program on ``facts`` plus the unchanging ``static`` facts (the map); for movement,
@@ -556,7 +625,7 @@ def solve_decisions(programs: Sequence[str], facts: str, static: str = "", *, st
     set with ``time_limit()``, else ``DEFAULT_TIME_LIMIT``) bounds the whole call: TimeLimitError."""
     clock = _Clock(check_time_limit(time_limit) if time_limit is not None else _TIME_LIMIT.get())
     t0 = time.perf_counter()
-    ctl = _control(programs, facts, static)
+    ctl, added = _control(programs, facts, static)
     t1 = time.perf_counter()
     driver = _Driver(ctl, clock)
     model, seen = driver.run()
@@ -571,4 +640,5 @@ def solve_decisions(programs: Sequence[str], facts: str, static: str = "", *, st
         solve_seconds=t2 - t1,
         atoms_count=int(stats.get("atoms", 0)),
         rules_count=int(stats.get("rules", 0)),
+        add_seconds=added,
     )

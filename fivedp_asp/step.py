@@ -15,14 +15,15 @@ from . import sustain as sustain_phase
 from . import terms as t
 from .errors import InputError, NotationError, OrderError, quoted
 from .limits import MAX_BOARDS, MAX_HEADS, MAX_ORDERS, MAX_TIMELINES, MAX_UNITS
-from .facts import adjustment_map_facts, board_facts, center_facts, edge_facts, map_facts, movement_facts, order_facts
+from .facts import (adjustment_map_facts, board_facts, center_facts, edge_facts, map_facts, movement_facts, order_facts,
+                    retreat_map_facts)
 from .multiverse import ADJUSTMENT, MOVEMENT, RETREAT, SUSTAIN, Board, Multiverse, Record, Retreat, Unit, make_board
 from .notation import parse_order, timeline_name
 from .options import chosen, logic_files
 from .written import implied_orders, refuse_written
 from .resolve import ResolvedOrder, resolve
 from .results import CAUSE_KINDS, Answer, Cause, OrderOutcome, explain
-from .solve import DECISIONS, Solution, solve_decisions
+from .solve import DECISIONS, Solution, Universe, solve_decisions, solve_in_universe
 
 OrderLines = Mapping[str, Sequence[str]]
 
@@ -38,6 +39,9 @@ class Query:
     facts: str
     static: str = ""
     statistics: bool = False
+    # the same question over a small fixed universe of atoms: one phase at a time, it is answered on a
+    # program grounded once (``solve_in_universe``); a batch answers ``facts`` in its joint program
+    universe: Universe | None = None
 
 
 Steps = Generator[Query, Solution, "StepReport"]
@@ -48,7 +52,11 @@ def run(steps: Generator[Query, Solution, object]):
     try:
         query = next(steps)
         while True:
-            query = steps.send(solve_decisions(query.programs, query.facts, query.static, statistics=query.statistics))
+            if query.universe is not None and not query.statistics:
+                answer = solve_in_universe(query.programs, query.universe, query.static)
+            else:
+                answer = solve_decisions(query.programs, query.facts, query.static, statistics=query.statistics)
+            query = steps.send(answer)
     except StopIteration as stop:
         return stop.value
 
@@ -349,7 +357,7 @@ def _movement(mv: Multiverse, orders, statistics: bool = False) -> Steps:
 
 def _retreat_facts(mv: Multiverse, boards: Sequence[Board], orders) -> str:
     lines = board_facts(mv, boards)
-    lines += edge_facts(mv.game_map, ((r.unit.kind, r.unit.location) for b in boards for r in b.retreats))
+    lines += edge_facts(mv.game_map, ((r.unit.kind, r.unit.location) for b in boards for r in b.retreats), every=True)
     for b in boards:
         for r in b.retreats:
             u = r.unit
@@ -366,7 +374,7 @@ def _drop_hopeless_retreats(mv: Multiverse, boards: Sequence[Board]):
     waiting = [b for b in boards if b.retreats]
     if not waiting:
         return mv, ()
-    answer = Answer.of((yield Query(_program(mv, "retreat"), _retreat_facts(mv, waiting, []), map_facts(mv.game_map))).atoms)
+    answer = Answer.of((yield Query(_program(mv, "retreat"), _retreat_facts(mv, waiting, []), retreat_map_facts(mv.game_map))).atoms)
     can_move = answer.first_places("option")
     updated, gone = [], []
     for b in waiting:
@@ -383,7 +391,7 @@ def retreat_options(mv: Multiverse) -> dict[tuple[int, int, str], tuple[str, ...
     if not waiting:
         return {}
     answer = Answer.of(solve_decisions(_program(mv, "retreat"), _retreat_facts(mv, waiting, []),
-                                       map_facts(mv.game_map)).atoms)
+                                       retreat_map_facts(mv.game_map)).atoms)
     options: dict[tuple[int, int, str], list[str]] = {
         (b.timeline, b.turn, r.unit.province): [] for b in waiting for r in b.retreats}
     for sym in answer.symbols_of("option"):
@@ -394,7 +402,7 @@ def retreat_options(mv: Multiverse) -> dict[tuple[int, int, str], tuple[str, ...
 
 def _retreat(mv: Multiverse, orders) -> Steps:
     boards = [b for b in mv.heads if b.phase == RETREAT]
-    answer = Answer.of((yield Query(_program(mv, "retreat"), _retreat_facts(mv, boards, orders), map_facts(mv.game_map))).atoms)
+    answer = Answer.of((yield Query(_program(mv, "retreat"), _retreat_facts(mv, boards, orders), retreat_map_facts(mv.game_map))).atoms)
     arrivals = answer.arrivals("retreats_to")
     new_boards, disbanded = [], []
     for b in boards:
@@ -436,8 +444,9 @@ def adjustment_balances(mv: Multiverse) -> dict[tuple[tuple[int, int], str], int
     boards = [b for b in mv.heads if b.phase == ADJUSTMENT]
     if not boards:
         return {}
+    # the balances never depend on the removals nobody ordered: the map's adjacency is not needed
     answer = Answer.of(solve_decisions(_program(mv, "adjustment"), _adjustment_facts(mv, boards, []),
-                                       adjustment_map_facts(mv.game_map)).atoms)
+                                       adjustment_map_facts(mv.game_map, civil_disorder=False)).atoms)
     powers = {t.const(p): p for p in mv.game_map.powers}
     out = {}
     for board, power, n in answer.get("balance"):
@@ -448,8 +457,13 @@ def adjustment_balances(mv: Multiverse) -> dict[tuple[tuple[int, int], str], int
 
 def _adjustment(mv: Multiverse, orders) -> Steps:
     boards = [b for b in mv.heads if b.phase == ADJUSTMENT]
-    answer = Answer.of((yield Query(_program(mv, "adjustment"), _adjustment_facts(mv, boards, orders),
-                                    adjustment_map_facts(mv.game_map))).atoms)
+    facts = _adjustment_facts(mv, boards, orders)
+    # first without the map's adjacency and names, which only a power short of removals needs (civil
+    # disorder); when the answer says a power is short, again with them
+    answer = Answer.of((yield Query(_program(mv, "adjustment"), facts,
+                                    adjustment_map_facts(mv.game_map, civil_disorder=False))).atoms)
+    if "removals_unordered" in answer.texts:
+        answer = Answer.of((yield Query(_program(mv, "adjustment"), facts, adjustment_map_facts(mv.game_map))).atoms)
     removed = answer.places("removed")
     built = {t.read_place(a): (k.name, t.read_location(loc)) for a, k, loc in answer.get("built")}
     new_boards, disbanded = [], []
@@ -500,13 +514,50 @@ def _victory(mv: Multiverse) -> Generator[Query, Solution, Multiverse]:
     lines += [f"player(0,{t.const(p)})." for p in mv.players]
     lines += [f"out(0,{t.const(p)})." for p in sorted(mv.eliminated)]
     facts = "\n".join(lines) + "\n"
-    answer = Answer.of((yield Query(_program(mv, "victory"), facts, center_facts(mv.game_map))).atoms)
+    programs = _program(mv, "victory")
+    universe = _victory_universe(mv) if programs == VICTORY_UNIVERSE_PROGRAMS else None
+    query = Query(programs, facts, center_facts(mv.game_map), universe=universe)
+    answer = Answer.of((yield query).atoms)
     by_const = {t.const(p): p for p in mv.players}
     eliminated = mv.eliminated | {by_const[t.name_of(a[1])] for a in answer.get("eliminated")}
     winners = sorted(by_const[t.name_of(a[1])] for a in answer.get("winner"))
     if eliminated == mv.eliminated and not winners:
         return mv
     return mv.standing(frozenset(eliminated), winners[0] if len(winners) == 1 else None)
+
+
+VICTORY_UNIVERSE_HEADS = 2  # up to this many heads, the victory rules are grounded once and reused
+# the programs whose rules read the heads' facts only as "some head": those of option victory=elimination
+# (the other options sum centres over heads, and a universe would ground every possible sum)
+VICTORY_UNIVERSE_PROGRAMS = ("victory.lp", "options/victory_elimination.lp")
+
+
+def _victory_universe(mv: Multiverse) -> Universe | None:
+    """The victory facts over a universe that does not change from phase to phase: the heads are named
+    by their rank (``h(K)``), as the rules only tell heads apart and never read a board's name, and every
+    atom a head could state for a power is in it. None beyond ``VICTORY_UNIVERSE_HEADS`` heads, where the
+    universe (heads x powers x centres) would cost more to ground than the facts of one phase."""
+    heads = mv.heads
+    if len(heads) > VICTORY_UNIVERSE_HEADS:
+        return None
+    powers = [t.const(p) for p in mv.players]
+    centres = sorted(t.const(p.id) for p in mv.game_map.provinces.values() if p.center)
+    fixed = [f"head(0,h({k}))." for k in range(len(heads))] + [f"player(0,{p})." for p in powers]
+    atoms = [f"out(0,{p})" for p in powers]
+    for k in range(len(heads)):
+        for p in powers:
+            atoms.append(f"has_units(h({k}),{p})")
+            atoms += [f"center_count(h({k}),{p},{n})" for n in range(1, len(centres) + 1)]
+    true = {f"out(0,{t.const(p)})" for p in mv.eliminated}
+    for k, h in enumerate(heads):
+        for power in {u.power for u in h.units.values()} | {r.unit.power for r in h.retreats}:
+            true.add(f"has_units(h({k}),{t.const(power)})")
+        for power in set(h.centers.values()):
+            count = sum(1 for o in h.centers.values() if o == power)
+            true.add(f"center_count(h({k}),{t.const(power)},{count})")
+    if not true <= set(atoms):
+        return None  # a power that is not a player holds something: the plain facts say it as it is
+    return Universe("\n".join(fixed) + "\n", tuple(atoms), frozenset(true))
 
 
 def check_limits(mv: Multiverse, orders: OrderLines, phase: str) -> None:

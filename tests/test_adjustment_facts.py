@@ -1,0 +1,73 @@
+"""Adjustments are adjudicated without the map's adjacency and names unless a power is short of
+removals; then again with them, so that civil disorder removes the unit DATC 4.D.8 names."""
+
+from __future__ import annotations
+
+import pytest
+
+from fivedp_asp import step as step_module
+from fivedp_asp.api import load_map, load_scenario
+from fivedp_asp.facts import adjustment_map_facts
+
+SCENARIO = """\
+id: "civil disorder by distance"
+title: "France owes one removal and orders none"
+start:
+  turn: 2
+  phase: adjustment
+  units:
+    France: [A Gascony, A Piedmont]
+    England: [A London]
+  centers:
+    France: [Paris]
+    England: [London]
+steps:
+  - orders:
+      France: []
+"""
+
+
+def _run(tmp_path, text):
+    """The step's report and whether each adjustment program it solved had the map's adjacency."""
+    path = tmp_path / "case.yaml"
+    path.write_text(text)
+    case = load_scenario(path)
+    statics: list[bool] = []
+    real = step_module.solve_decisions
+
+    def recording(programs, facts, static="", **kwargs):
+        if programs[0] == "adjustment.lp":
+            statics.append("padj(" in static)
+        return real(programs, facts, static, **kwargs)
+
+    step_module.solve_decisions = recording
+    try:
+        report = step_module.step(case.start, case.steps[0].orders)
+    finally:
+        step_module.solve_decisions = real
+    return report, statics
+
+
+def test_the_map_facts_without_civil_disorder_leave_out_adjacency_and_names():
+    m = load_map("standard")
+    small, full = adjustment_map_facts(m, civil_disorder=False), adjustment_map_facts(m)
+    for name in ("padj(", "fadj(", "name_rank("):
+        assert name not in small and name in full
+    assert set(small.splitlines()) < set(full.splitlines())
+
+
+def test_a_power_short_of_removals_is_adjudicated_again_with_distances(tmp_path):
+    report, statics = _run(tmp_path, SCENARIO)
+    assert statics == [False, True]
+    # Piedmont is three provinces from Paris, Gascony one, neither a centre: the farther unit goes
+    # (DATC 4.D.8, 2023 rule), although Gascony comes first by name
+    france = sorted(u.location for b in report.after.heads for u in b.units.values() if u.power == "France")
+    assert france == ["gas"]
+
+
+def test_ordered_removals_need_no_second_program(tmp_path):
+    text = SCENARIO.replace("France: []", "France: [Remove A Piedmont]")
+    report, statics = _run(tmp_path, text)
+    assert statics == [False]
+    france = sorted(u.location for b in report.after.heads for u in b.units.values() if u.power == "France")
+    assert france == ["gas"]

@@ -1,0 +1,76 @@
+"""The victory rules answered on a program grounded once (solve.solve_in_universe) give the answer of a
+program grounded for the phase's own facts, and the answer the rules state (docs/rules.md §8)."""
+
+from __future__ import annotations
+
+import pytest
+
+from fivedp_asp import step as step_module
+from fivedp_asp.api import new_game
+from fivedp_asp.multiverse import make_board
+from fivedp_asp.results import Answer
+from fivedp_asp.solve import solve_decisions, solve_in_universe
+
+
+def _with_head(mv, keep_units, keep_centres, timeline=0):
+    """``mv`` with the head of ``timeline`` replaced by one whose units and centres pass the filters."""
+    head = next(h for h in mv.heads if h.timeline == timeline)
+    units = [u for u in head.units.values() if keep_units(u)]
+    centres = {p: o for p, o in head.centers.items() if keep_centres(p, o)}
+    return mv.with_boards([make_board(head.timeline, head.turn, units, centres)])
+
+
+def _answers(mv):
+    """(eliminated, winners) from the plain program and from the universe's program."""
+    query = next(step_module._victory(mv))
+    assert query.universe is not None
+    out = []
+    for solution in (solve_decisions(query.programs, query.facts, query.static),
+                     solve_in_universe(query.programs, query.universe, query.static)):
+        answer = Answer.of(solution.atoms)
+        out.append((sorted(str(a[1]) for a in answer.get("eliminated")), sorted(str(a[1]) for a in answer.get("winner"))))
+    return out
+
+
+def test_nothing_happens_at_the_opening():
+    plain, universe = _answers(new_game().mv)
+    assert plain == universe == ([], [])
+
+
+def test_a_power_with_nothing_left_is_eliminated():
+    mv = _with_head(new_game().mv, lambda u: u.power != "Austria", lambda p, o: o != "Austria")
+    plain, universe = _answers(mv)
+    assert plain == universe == (["austria"], [])
+
+
+def test_units_alone_or_centres_alone_keep_a_power_in():
+    mv = new_game().mv
+    no_units = _with_head(mv, lambda u: u.power != "Italy", lambda p, o: True)
+    no_centres = _with_head(mv, lambda u: True, lambda p, o: o != "Italy")
+    for case in (no_units, no_centres):
+        plain, universe = _answers(case)
+        assert plain == universe == ([], [])
+
+
+def test_the_last_power_left_wins():
+    mv = _with_head(new_game().mv, lambda u: u.power == "France", lambda p, o: o == "France")
+    plain, universe = _answers(mv)
+    assert plain == universe
+    assert universe[1] == ["france"]
+    assert len(universe[0]) == 6
+
+
+def test_a_power_eliminated_before_stays_out():
+    mv = new_game().mv
+    mv = mv.standing(frozenset({"Turkey"}), None)
+    mv = _with_head(mv, lambda u: u.power != "Russia", lambda p, o: o != "Russia")
+    plain, universe = _answers(mv)
+    assert plain == universe
+    assert "russia" in universe[0] and "turkey" not in universe[0]
+
+
+@pytest.mark.parametrize("option", ["majority", "unique"])
+def test_other_options_are_answered_by_their_own_program(option):
+    game = new_game({"victory": option})
+    query = next(step_module._victory(game.mv))
+    assert query.universe is None
