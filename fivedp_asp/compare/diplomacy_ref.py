@@ -345,23 +345,7 @@ class DiplomacyReference(ReferenceAdjudicator):
         geo = self._geo
         seas = sorted(carriers)
         origin = army[2:5].lower()
-        reached = {s for s in seas if s in geo.seas_next_to(origin)}
-        frontier = list(reached)
-        while frontier:
-            at = frontier.pop()
-            for s in seas:
-                if s not in reached and geo.sea_adjacent(at, s):
-                    reached.add(s)
-                    frontier.append(s)
-        back = {s for s in seas if s in geo.seas_next_to(dest.lower())}
-        frontier = list(back)
-        while frontier:
-            at = frontier.pop()
-            for s in seas:
-                if s not in back and geo.sea_adjacent(at, s):
-                    back.add(s)
-                    frontier.append(s)
-        return key[2:].lower() in reached & back
+        return key[2:].lower() in geo.seas_reached(seas, origin) & geo.seas_reached(seas, dest.lower())
 
     @staticmethod
     def _attacked(key: str, command: str, commands: dict[str, str], codes: dict[str, list[str]],

@@ -105,6 +105,20 @@ class Geography:
     def sea_adjacent(self, a: str, b: str) -> bool:
         return b in self._sea_adj.get(a, ())
 
+    def seas_reached(self, seas: Iterable[str], start: str) -> set[str]:
+        """The seas among ``seas`` linked to province ``start`` through a chain of them: a sea next to
+        ``start``, then seas adjacent to one already reached (a convoy network seen from one end)."""
+        seas = list(seas)
+        reached = {s for s in seas if s in self.seas_next_to(start)}
+        frontier = list(reached)
+        while frontier:
+            at = frontier.pop()
+            for s in seas:
+                if s not in reached and self.sea_adjacent(at, s):
+                    reached.add(s)
+                    frontier.append(s)
+        return reached
+
     def route_exists(self, origin: str, dest: str, seas: Iterable[str]) -> bool:
         return dest in self.convoy_routes(origin, seas)
 

@@ -347,20 +347,7 @@ class PydipReference(ReferenceAdjudicator):
     def _on_route(self, sea: str, origin: str, dest: str, seas: set[str]) -> bool:
         """Whether the fleet in ``sea`` lies on a chain of the ``seas`` from the army's province to its
         destination (our engine's convoy succeeds only so; pydip has no such notion)."""
-        geo = self._geo
-
-        def spread(start: str) -> set[str]:
-            reached = {s for s in seas if s in geo.seas_next_to(start)}
-            frontier = list(reached)
-            while frontier:
-                at = frontier.pop()
-                for s in seas:
-                    if s not in reached and geo.sea_adjacent(at, s):
-                        reached.add(s)
-                        frontier.append(s)
-            return reached
-
-        return sea in spread(origin) & spread(dest)
+        return sea in self._geo.seas_reached(sorted(seas), origin) & self._geo.seas_reached(sorted(seas), dest)
 
     def _land_reach(self, piece) -> set[str]:
         return {t for t in self.pmap.adjacency.get(piece.position, ()) if not t.endswith(" Coast")}
