@@ -25,27 +25,27 @@ from collections.abc import Sequence as _Sequence
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from . import game as _game
-from . import jsonout
-from .cases import Case, CaseRun, load_case, run_case
-from .cases import run_cases as _run_cases
+from .files import games as _game
+from .report import jsonout
+from .files.scenarios import Case, CaseRun, load_case, run_case
+from .files.scenarios import run_cases as _run_cases
 from .errors import AdjudicationError, FileError, FivedpError, InputError, UsageError, quoted
-from .game import Accepted, Duty, Game, Submission
-from .gamefile import JsonRefused, load_json
+from .files.games import Accepted, Duty, Game, Submission
+from .files.layout import JsonRefused, load_json
 from .inputs import check_order_lines, path_name
 from .limits import MAX_FILE_BYTES, MAX_ORDERS
-from .map import GameMap
-from .map import load_map as _load_map
-from .multiverse import Board, Multiverse, Unit, board_name, opening
-from .options import RULES, validated
-from .possible import PossibleOrder
-from .possible import legal_orders as _legal_orders
-from .results import OrderOutcome
-from .solve import time_limit as _time_limit
-from .step import StepReport
-from .step import next_phase as _next_phase
-from .verify import Divergence, VerifyReport
-from .verify import verify_game as _verify_game
+from .model.map import GameMap
+from .model.map import load_map as _load_map
+from .model.multiverse import Board, Multiverse, Unit, board_name, opening
+from .engine.options import RULES, validated
+from .engine.possible import PossibleOrder
+from .engine.possible import legal_orders as _legal_orders
+from .engine.answer import OrderOutcome
+from .solver.driver import time_limit as _time_limit
+from .engine.step import StepReport
+from .engine.step import next_phase as _next_phase
+from .files.verify import Divergence, VerifyReport
+from .files.verify import verify_game as _verify_game
 
 
 # -- the boundary ------------------------------------------------------------------------------------
@@ -151,7 +151,7 @@ def load_map(name: str = "standard") -> GameMap:
 
 def new_game(options: Mapping[str, Any] | None = None, *, map: str = "standard") -> Game:
     """A game from the map's opening position (Spring 1901, board ``a0``) with these rule options
-    (names and values of ``fivedp_asp/options.py``; unknown ones raise InputError)."""
+    (names and values of ``fivedp_asp/engine/options.py``; unknown ones raise InputError)."""
     chosen = _need_options("new_game", options)
     return _game.new_game(opening(load_map(_need_path("new_game", map, "map file", "map")), chosen))
 
@@ -218,7 +218,7 @@ def adjudicate(game: Game, *, time_limit: float | None = None) -> tuple[Game, St
     program solved (default 600); a step not settled by then raises TimeLimitError (an InputError). A
     step that a rule of your own leaves with no single adjudication raises ``RuleError`` (an
     ``InputError``) naming the rule."""
-    from .userrules import unsettled
+    from .engine.userrules import unsettled
 
     _need_game("adjudicate", game)
     with _time_limit(_need_seconds("adjudicate", time_limit)):
@@ -233,7 +233,7 @@ def adjudicate_many(games: Sequence[Game], *, time_limit: float | None = None) -
     program (faster than one by one when there are many); the same results, in the same order. A game
     that cannot be adjudicated gives its exception (``InputError``, ``AdjudicationError``) in its
     place. ``games`` must be a sequence of Game (a single Game, a str or a path is a UsageError)."""
-    from .batch import step_many
+    from .engine.batch import step_many
 
     games = list(_need_sequence("adjudicate_many", "games", games, "Game"))
     for n, g in enumerate(games):

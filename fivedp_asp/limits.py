@@ -39,7 +39,7 @@ MAX_ORDERS = 16_384
 MAX_BOARDS = 1_000_000
 """Most boards in a multiverse (the whole history of every timeline)."""
 
-# -- maps drawn as geometry (fivedp_asp/geometry.py) ------------------------------------------------
+# -- maps drawn as geometry (fivedp_asp/model/geometry.py) ------------------------------------------------
 
 MAX_GEOMETRY_COORD = 1_000_000
 """Largest coordinate magnitude of a geometry point, and the largest drawing size."""

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from fivedp_asp import step as step_module
+from fivedp_asp.engine import step as step_module
 from fivedp_asp.api import load_map, load_scenario
-from fivedp_asp.facts import adjustment_map_facts
+from fivedp_asp.engine.facts import adjustment_map_facts
 
 SCENARIO = """\
 id: "civil disorder by distance"

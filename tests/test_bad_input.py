@@ -26,15 +26,15 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fivedp_asp.cases import load_case
+from fivedp_asp.files.scenarios import load_case
 from fivedp_asp.cli import main
 from fivedp_asp.errors import InputError, NotationError
-from fivedp_asp.game import load_game, new_game, save_game
+from fivedp_asp.files.games import load_game, new_game, save_game
 from fivedp_asp.limits import MAX_DEPTH, MAX_TURN
-from fivedp_asp.map import load_map
-from fivedp_asp.multiverse import opening
-from fivedp_asp.notation import parse_order
-from fivedp_asp.step import step
+from fivedp_asp.model.map import load_map
+from fivedp_asp.model.multiverse import opening
+from fivedp_asp.model.notation import parse_order
+from fivedp_asp.engine.step import step
 
 SCALE = int(os.environ.get("FIVEDP_FUZZ_EXAMPLES", "0"))
 GM = load_map("standard")
@@ -314,7 +314,7 @@ def test_a_step_beyond_the_order_limit_stops_before_solving():
 @pytest.mark.parametrize("name, message", [("MAX_HEADS", "boards in play"), ("MAX_UNITS", "units on the boards in play"),
                                            ("MAX_TIMELINES", "timelines"), ("MAX_BOARDS", "boards")])
 def test_each_step_limit_is_checked(monkeypatch, name, message):
-    import fivedp_asp.step as step_module
+    import fivedp_asp.engine.step as step_module
 
     monkeypatch.setattr(step_module, name, 0)
     with pytest.raises(InputError, match=f"beyond the limits of fivedp: .*{message} \\(the limit is 0\\)"):

@@ -1,4 +1,4 @@
-"""Phases adjudicated together (fivedp_asp/batch.py) give exactly the reports they give alone.
+"""Phases adjudicated together (fivedp_asp/engine/batch.py) give exactly the reports they give alone.
 
 The expectations are the one-at-a-time reports themselves: batching is a way of asking the solver,
 not a rule, so every scenario of ``cases/`` and every step of random classic and multiversal games
@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from fivedp_asp.batch import ORDER_STRIDE, TIMELINE_STRIDE, shift_facts, step_many
-from fivedp_asp.cases import find_cases, load_case, run_case, run_cases
+from fivedp_asp.engine.batch import ORDER_STRIDE, TIMELINE_STRIDE, shift_facts, step_many
+from fivedp_asp.files.scenarios import find_cases, load_case, run_case, run_cases
 from fivedp_asp.compare.lockstep import opening
 from fivedp_asp.compare.random_games import OrderGenerator
 from fivedp_asp.errors import InputError, OrderError
-from fivedp_asp.map import load_map
-from fivedp_asp.step import next_phase, step
+from fivedp_asp.model.map import load_map
+from fivedp_asp.engine.step import next_phase, step
 from test_random_multiverse import _options_orders, _play
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -148,7 +148,7 @@ def test_check_reports_the_same_with_worker_processes(tmp_path, capsys):
 def test_phases_waiting_together_share_one_program(monkeypatch):
     """The point of batching: twenty classic phases of one kind ask the solver once per program they
     need (the phase's own, the retreat options after a movement, the victory check), not once each."""
-    from fivedp_asp import batch
+    from fivedp_asp.engine import batch
 
     played = [p for p in _classic_phases(4, 12) if p[2].phase == "movement"][:20]
     assert len(played) == 20

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import time
 
-from fivedp_asp import step as step_module
-from fivedp_asp.bench import STAGES, profile_step, step_orders, synthetic_multiverse
+from fivedp_asp.engine import step as step_module
+from fivedp_asp.bench.benchmarks import STAGES, profile_step, step_orders, synthetic_multiverse
 from fivedp_asp.cli import main
-from fivedp_asp.solve import encoding_size
+from fivedp_asp.solver.driver import encoding_size
 
 
 def _grounded_programs(mv, orders) -> list[str]:

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from fivedp_asp import api
-from fivedp_asp.bench import _copy_tag, copied_position
+from fivedp_asp.bench.benchmarks import _copy_tag, copied_position
 from fivedp_asp.cli import main
 from fivedp_asp.errors import InputError, TimeLimitError
-from fivedp_asp.solve import time_limit
-from fivedp_asp.step import step
+from fivedp_asp.solver.driver import time_limit
+from fivedp_asp.engine.step import step
 
 BETRAYAL = str(Path(__file__).resolve().parent.parent / "cases" / "datc" / "6.F.18.yaml")
 

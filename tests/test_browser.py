@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from fivedp_asp.render import render_file
+from fivedp_asp.report.render import render_file
 
 ROOT = Path(__file__).resolve().parents[1]
 BROWSERS = ("chromium", "chromium-browser")
@@ -213,7 +213,7 @@ def test_views_of_8_64_and_300_boards_open_and_draw_each_board_once(tmp_path):
 
 
 def render_page(title, frames):
-    from fivedp_asp.render import page
+    from fivedp_asp.report.render import page
 
     return page(title, frames)
 
@@ -253,7 +253,7 @@ def test_the_view_switches_steps_filters_timelines_shows_details_and_opens_a_boa
     import json
     import re
 
-    from fivedp_asp.render import scenario_frames
+    from fivedp_asp.report.render import scenario_frames
 
     path = ROOT / "cases/multiverse/4.06-seed004-example-1-dislodged-past-supporter.yaml"
     _, frames = scenario_frames(str(path))

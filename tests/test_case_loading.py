@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from fivedp_asp.cases import CaseError, load_case
+from fivedp_asp.files.scenarios import CaseError, load_case
 from fivedp_asp.cli import main
 from fivedp_asp.errors import InputError
 

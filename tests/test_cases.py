@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fivedp_asp.cases import find_cases, load_case, run_case
+from fivedp_asp.files.scenarios import find_cases, load_case, run_case
 
 CASES_DIR = Path(__file__).resolve().parent.parent / "cases"
 CASE_FILES = sorted(find_cases([str(CASES_DIR)])) if CASES_DIR.is_dir() else []

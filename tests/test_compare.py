@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from fivedp_asp.cases import load_case, run_case
+from fivedp_asp.files.scenarios import load_case, run_case
 from fivedp_asp.cli import main
 from fivedp_asp.compare.geo import Geography
 from fivedp_asp.compare.judge import PhaseResult, parse_given, play_phase
@@ -14,10 +14,10 @@ from fivedp_asp.compare.minimize import Repro, shrink, write_scenario
 from fivedp_asp.compare.random_games import OrderGenerator
 from fivedp_asp.compare.reference import Position, ReferenceAdjudicator, get_reference
 from fivedp_asp.errors import InputError
-from fivedp_asp.map import load_map
-from fivedp_asp.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Retreat, Unit, make_board
-from fivedp_asp.notation import parse_order
-from fivedp_asp.step import next_phase, step
+from fivedp_asp.model.map import load_map
+from fivedp_asp.model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Retreat, Unit, make_board
+from fivedp_asp.model.notation import parse_order
+from fivedp_asp.engine.step import next_phase, step
 from fivedp_asp.compare.judge import ours_phase, single_board
 
 DATC = Path(__file__).parent.parent / "cases" / "datc"

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from fivedp_asp.cases import load_case, run_case
+from fivedp_asp.files.scenarios import load_case, run_case
 from fivedp_asp.compare.geo import Geography
 from fivedp_asp.compare.judge import parse_given, play_phase
 from fivedp_asp.compare.lockstep import play_game
 from fivedp_asp.compare.reference import get_reference
-from fivedp_asp.map import load_map
+from fivedp_asp.model.map import load_map
 
 HERE = Path(__file__).parent / "compare"
 GM = load_map("standard")

@@ -11,7 +11,7 @@ from fivedp_asp.cli import main
 from fivedp_asp.compare.geo import Geography
 from fivedp_asp.compare.reference import get_reference
 from fivedp_asp.compare.scenarios import compare_case
-from fivedp_asp.map import load_map
+from fivedp_asp.model.map import load_map
 
 ROOT = Path(__file__).resolve().parent.parent
 DATC = ROOT / "cases" / "datc"

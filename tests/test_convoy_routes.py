@@ -16,8 +16,8 @@ from pathlib import Path
 
 import yaml
 
-from fivedp_asp.cases import load_case, run_cases
-from fivedp_asp.map import load_map
+from fivedp_asp.files.scenarios import load_case, run_cases
+from fivedp_asp.model.map import load_map
 
 POSITIONS = 60
 

@@ -1,4 +1,4 @@
-"""The DATC chapter 4 readings registered as options (fivedp_asp/options.py, RULES.md §9.4): each value
+"""The DATC chapter 4 readings registered as options (fivedp_asp/engine/options.py, RULES.md §9.4): each value
 has its logic file (or is read from the written lines), each one is exercised by a scenario of
 cases/datc-options/, and the options combine freely on the DATC corpus without an engine error."""
 
@@ -12,9 +12,9 @@ from types import MappingProxyType
 import pytest
 import yaml
 
-from fivedp_asp.cases import find_cases, load_case, run_case
-from fivedp_asp.options import REGISTRY
-from fivedp_asp.solve import asp_dir
+from fivedp_asp.files.scenarios import find_cases, load_case, run_case
+from fivedp_asp.engine.options import REGISTRY
+from fivedp_asp.solver.driver import asp_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 DATC_OPTIONS = [o for o in REGISTRY.values() if o.name.startswith("datc_")]

@@ -14,16 +14,16 @@ from pathlib import Path
 
 import pytest
 
-from fivedp_asp.cases import load_case
-from fivedp_asp import explore
+from fivedp_asp.files.scenarios import load_case
+from fivedp_asp.explore import exploration as explore
 from fivedp_asp.cli import main
-from fivedp_asp.explore import Exploration, asked_values, explore_case, exploration_lines
-from fivedp_asp.game import adjudicate, new_game, save_game, submit
-from fivedp_asp.multiverse import Unit, unit_text
-from fivedp_asp.notation import parse_unit
-from fivedp_asp.jsonout import load_schema
-from fivedp_asp.optiondocs import markdown
-from fivedp_asp.options import REGISTRY, show
+from fivedp_asp.explore.exploration import Exploration, asked_values, explore_case, exploration_lines
+from fivedp_asp.files.games import adjudicate, new_game, save_game, submit
+from fivedp_asp.model.multiverse import Unit, unit_text
+from fivedp_asp.model.notation import parse_unit
+from fivedp_asp.report.jsonout import load_schema
+from fivedp_asp.report.optiondocs import markdown
+from fivedp_asp.engine.options import REGISTRY, show
 
 from schema_check import errors
 

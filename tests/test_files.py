@@ -23,13 +23,13 @@ from pathlib import Path
 
 import pytest
 
-from fivedp_asp import game as game_module
+from fivedp_asp.files import games as game_module
 from fivedp_asp import inputs
 from fivedp_asp.cli import main
 from fivedp_asp.errors import FileError, InputError
-from fivedp_asp.game import adjudicate, game_data, load_game, new_game, save_game, submit_orders
-from fivedp_asp.map import load_map
-from fivedp_asp.multiverse import opening
+from fivedp_asp.files.games import adjudicate, game_data, load_game, new_game, save_game, submit_orders
+from fivedp_asp.model.map import load_map
+from fivedp_asp.model.multiverse import opening
 
 ROOT = Path(__file__).resolve().parent.parent
 CASE = ROOT / "cases" / "mdatc" / "3.A.2.yaml"
@@ -378,7 +378,7 @@ def test_long_file_names_and_values_are_cut_in_messages(tmp_path):
     (lambda line: line.replace('"incoming": []', '"incoming": [NaN]', 1), "NaN is not a JSON value"),
 ], ids=["duplicate", "deep", "very deep", "huge integer", "NaN"])
 def test_a_past_line_beyond_the_json_bounds_is_damage(tmp_path, edit, problem):
-    from fivedp_asp.integrity import reseal
+    from fivedp_asp.files.integrity import reseal
 
     path = a_game(tmp_path)
     save_game(path, adjudicate(load_game(path))[0])

@@ -28,14 +28,14 @@ from types import MappingProxyType
 import pytest
 import yaml
 
-from fivedp_asp import game as game_module
-from fivedp_asp.cases import find_cases, load_case, run_case
+from fivedp_asp.files import games as game_module
+from fivedp_asp.files.scenarios import find_cases, load_case, run_case
 from fivedp_asp.errors import InputError
-from fivedp_asp.integrity import reseal
-from fivedp_asp.game import (Game, adjudicate, export_case, game_data, load_game, new_game, save_game,
+from fivedp_asp.files.integrity import reseal
+from fivedp_asp.files.games import (Game, adjudicate, export_case, game_data, load_game, new_game, save_game,
                              submit)
-from fivedp_asp.multiverse import Multiverse, Record, make_board
-from fivedp_asp.step import StepReport, next_phase
+from fivedp_asp.model.multiverse import Multiverse, Record, make_board
+from fivedp_asp.engine.step import StepReport, next_phase
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "game-format.md"
@@ -522,7 +522,7 @@ def test_kill_during_adjudicate_leaves_the_old_or_the_new_game(tmp_path):
 
 LOOP = """\
 import sys
-from fivedp_asp.game import adjudicate, load_game, save_game, submit
+from fivedp_asp.files.games import adjudicate, load_game, save_game, submit
 path = sys.argv[1]
 for i in range(int(sys.argv[2])):
     g = load_game(path)
@@ -576,7 +576,7 @@ def test_kill_during_a_loop_of_orders_and_adjudication(tmp_path):
 
 KILL_AT = """\
 import os, signal, sys
-from fivedp_asp.game import adjudicate, load_game, save_game
+from fivedp_asp.files.games import adjudicate, load_game, save_game
 point = sys.argv[2]
 real_write, real_replace = os.write, os.replace
 
@@ -658,7 +658,7 @@ def test_a_failed_write_keeps_the_old_game_and_cleans_up(tmp_path, monkeypatch, 
 
 def format_2_text(game: Game) -> str:
     """The game as fivedp wrote it in format 2: one block-YAML document, every board under ``boards``."""
-    from fivedp_asp.integrity import seal
+    from fivedp_asp.files.integrity import seal
 
     data = {**game_data(game), "version": 2}
     return seal("# fivedp game file (docs/game-format.md)\n"

@@ -36,7 +36,7 @@ import pytest
 import yaml
 
 from fivedp_asp import from_json, load_game, to_json
-from fivedp_asp.jsonout import load_schema
+from fivedp_asp.report.jsonout import load_schema
 
 from schema_check import errors
 
@@ -210,7 +210,7 @@ def test_json_round_trip_of_the_played_game(played):
     text = to_json(game)
     again = from_json(text)
     assert to_json(again) == text
-    from fivedp_asp.game import game_data
+    from fivedp_asp.files.games import game_data
     assert game_data(again) == game_data(game)
 
 

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from fivedp_asp import cli
+from fivedp_asp.cli import commands as cli
 from fivedp_asp.errors import InputError
-from fivedp_asp.game import game_data, load_game, save_game, submit
-from fivedp_asp.integrity import reseal
+from fivedp_asp.files.games import game_data, load_game, save_game, submit
+from fivedp_asp.files.integrity import reseal
 
 from test_game import GAME, format_2_text, opening, play_in_memory  # the multiversal game of test_game.py
 
@@ -367,12 +367,12 @@ def test_random_games_pass_their_own_checks(tmp_path, seed, options):
     from types import MappingProxyType
 
     from fivedp_asp.compare.random_games import OrderGenerator
-    from fivedp_asp.game import adjudicate, new_game
-    from fivedp_asp.step import MOVEMENT, next_phase
+    from fivedp_asp.files.games import adjudicate, new_game
+    from fivedp_asp.engine.step import MOVEMENT, next_phase
 
     from test_random_multiverse import MAP, _designate, _options_orders, _sustain_orders, _travel
     from fivedp_asp.compare.lockstep import opening as classic_opening
-    from fivedp_asp.notation import format_order, parse_order
+    from fivedp_asp.model.notation import format_order, parse_order
 
     rng = random.Random(f"fivedp-integrity/{seed}")
     gen = OrderGenerator(MAP, rng)
@@ -403,7 +403,7 @@ def test_random_games_pass_their_own_checks(tmp_path, seed, options):
 
 def test_an_engine_defect_in_check_exits_3(tmp_path, monkeypatch, capsys):
     """`fivedp check`: a case the engine cannot adjudicate is a defect (3), not a failed case (1)."""
-    from fivedp_asp import checking
+    from fivedp_asp.check import checking
     from fivedp_asp.errors import AdjudicationError
 
     case = tmp_path / "case.yaml"

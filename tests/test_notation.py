@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from fivedp_asp.errors import NotationError
-from fivedp_asp.map import load_map
-from fivedp_asp.notation import (
+from fivedp_asp.model.map import load_map
+from fivedp_asp.model.notation import (
     format_order,
     format_unit,
     format_where,
@@ -17,7 +17,7 @@ from fivedp_asp.notation import (
     parse_where,
     timeline_name,
 )
-from fivedp_asp.orders import (
+from fivedp_asp.model.orders import (
     ARMY,
     FLEET,
     Build,
@@ -31,7 +31,7 @@ from fivedp_asp.orders import (
     Waive,
     Where,
 )
-from fivedp_asp.orders import JumpAssist, OpenConvoy  # options open_convoys and jump_assists (RULES.md §9.1-9.2)
+from fivedp_asp.model.orders import JumpAssist, OpenConvoy  # options open_convoys and jump_assists (RULES.md §9.1-9.2)
 
 
 @pytest.fixture(scope="module")
@@ -1054,7 +1054,7 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from fivedp_asp.limits import MAX_TIMELINES, MAX_TURN  # noqa: E402
-from fivedp_asp.notation import _simple_order, _parse, _Parser  # noqa: E402
+from fivedp_asp.model.notation import _simple_order, _parse, _Parser  # noqa: E402
 
 def grammar_reading(text, game_map):
     """What the grammar alone makes of a line: ("ok", order) or ("error", position, problem)."""

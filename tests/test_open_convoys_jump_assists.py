@@ -14,12 +14,12 @@ from types import MappingProxyType
 
 import yaml
 
-from fivedp_asp.cases import load_case, run_case
-from fivedp_asp.facts import map_facts, movement_facts
-from fivedp_asp.game import adjudicate, game_data, load_game, new_game, save_game, submit
-from fivedp_asp.options import logic_files
-from fivedp_asp.solve import solve_decisions
-from fivedp_asp.step import read_orders, step
+from fivedp_asp.files.scenarios import load_case, run_case
+from fivedp_asp.engine.facts import map_facts, movement_facts
+from fivedp_asp.files.games import adjudicate, game_data, load_game, new_game, save_game, submit
+from fivedp_asp.engine.options import logic_files
+from fivedp_asp.solver.driver import solve_decisions
+from fivedp_asp.engine.step import read_orders, step
 
 CASES = Path(__file__).resolve().parent.parent / "cases" / "options"
 

@@ -18,7 +18,7 @@ import pytest
 
 import fivedp_asp as fd
 from fivedp_asp.cli import main
-from fivedp_asp.jsonout import load_schema
+from fivedp_asp.report.jsonout import load_schema
 from schema_check import errors
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -17,13 +17,13 @@ from functools import lru_cache
 
 import pytest
 
-from fivedp_asp import orders as o
-from fivedp_asp.bench import random_game
+from fivedp_asp.model import orders as o
+from fivedp_asp.bench.benchmarks import random_game
 from fivedp_asp.errors import InputError
-from fivedp_asp.multiverse import MOVEMENT, Board, Unit
-from fivedp_asp.notation import format_order, parse_order
-from fivedp_asp.possible import legal_orders
-from fivedp_asp.step import next_phase, step
+from fivedp_asp.model.multiverse import MOVEMENT, Board, Unit
+from fivedp_asp.model.notation import format_order, parse_order
+from fivedp_asp.engine.possible import legal_orders
+from fivedp_asp.engine.step import next_phase, step
 
 SCENARIOS = {
     "family": ({}, 5, 11),
@@ -266,7 +266,7 @@ def test_json_document_follows_the_schema():
     import json
     from pathlib import Path
 
-    from fivedp_asp.jsonout import possible_document
+    from fivedp_asp.report.jsonout import possible_document
     from schema_check import errors
 
     schema = json.loads((Path(__file__).parent.parent / "fivedp_asp/schema/fivedp.schema.json").read_text())
@@ -284,9 +284,9 @@ def test_bad_filters_are_input_errors(kw, words):
 
 
 def test_cli_filters(tmp_path):
-    from fivedp_asp.game import new_game, save_game
-    from fivedp_asp.multiverse import opening
-    from fivedp_asp.map import load_map
+    from fivedp_asp.files.games import new_game, save_game
+    from fivedp_asp.model.multiverse import opening
+    from fivedp_asp.model.map import load_map
 
     path = tmp_path / "g.yaml"
     save_game(path, new_game(opening(load_map("standard"))))

@@ -14,12 +14,12 @@ from types import MappingProxyType
 
 import pytest
 
-from fivedp_asp import orders as o
+from fivedp_asp.model import orders as o
 from fivedp_asp.compare.lockstep import opening
 from fivedp_asp.compare.random_games import OrderGenerator
-from fivedp_asp.map import load_map
-from fivedp_asp.notation import format_order, parse_order, timeline_name
-from fivedp_asp.step import MOVEMENT, next_phase, step
+from fivedp_asp.model.map import load_map
+from fivedp_asp.model.notation import format_order, parse_order, timeline_name
+from fivedp_asp.engine.step import MOVEMENT, next_phase, step
 
 MAP = load_map("standard")
 

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import clingo
 
-from fivedp_asp.cases import load_case
+from fivedp_asp.files.scenarios import load_case
 from fivedp_asp.cli import main
-from fivedp_asp.multiverse import ADJUSTMENT, Unit, make_board
-from fivedp_asp.results import Cause
-from fivedp_asp.step import _paradox_causes, step
+from fivedp_asp.model.multiverse import ADJUSTMENT, Unit, make_board
+from fivedp_asp.engine.answer import Cause
+from fivedp_asp.engine.step import _paradox_causes, step
 
 DATC = Path(__file__).parent.parent / "cases" / "datc"
 

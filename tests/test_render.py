@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from fivedp_asp.cases import find_cases
+from fivedp_asp.files.scenarios import find_cases
 from fivedp_asp.cli import main
-from fivedp_asp.render import DrawnOrder, Frame, frame_svg, page, render_file, scenario_frames
+from fivedp_asp.report.render import DrawnOrder, Frame, frame_svg, page, render_file, scenario_frames
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "cases"
@@ -115,8 +115,8 @@ def test_bad_board_and_bad_output_are_bad_input(tmp_path, capsys):
 
 
 def test_game_show_html(tmp_path):
-    from fivedp_asp.game import load_game
-    from fivedp_asp.render import _recorded_frame
+    from fivedp_asp.files.games import load_game
+    from fivedp_asp.report.render import _recorded_frame
 
     game = tmp_path / "g.yaml"
     assert main(["game", "new", str(game)]) == 0
@@ -157,8 +157,8 @@ def test_every_case_draws(path):
 
 
 def test_a_64_board_multiverse_draws_in_under_a_second():
-    from fivedp_asp.bench import step_orders, synthetic_multiverse
-    from fivedp_asp.step import read_orders
+    from fivedp_asp.bench.benchmarks import step_orders, synthetic_multiverse
+    from fivedp_asp.engine.step import read_orders
 
     mv = synthetic_multiverse(8, 58)
     assert len(mv.boards) >= 64
@@ -295,7 +295,7 @@ def test_a_board_is_drawn_once_for_each_state_it_was_shown_in():
 
 
 def view_svg_of(frames):
-    from fivedp_asp.render import view_svg
+    from fivedp_asp.report.render import view_svg
 
     return view_svg(frames)
 
@@ -305,8 +305,8 @@ def test_arrows_between_boards_never_cross_a_third_board():
     leg of the routed arrow runs inside its own two boards or in the gutters."""
     import random
 
-    from fivedp_asp.bench import synthetic_multiverse
-    from fivedp_asp.render import _route, grid_layout
+    from fivedp_asp.bench.benchmarks import synthetic_multiverse
+    from fivedp_asp.report.render import _route, grid_layout
 
     mv = synthetic_multiverse(12, 290)
     layout = grid_layout(mv.boards, mv.game_map.geometry)
@@ -338,7 +338,7 @@ def test_a_random_game_replays_as_its_scenario_and_draws(tmp_path):
     the multiverse it played, and the same seed gives the same game."""
     import yaml
 
-    from fivedp_asp.randomplay import random_game
+    from fivedp_asp.bench.randomplay import random_game
 
     case, mv = random_game(3, 8, (4, 8), empty_share=0.9)
     assert random_game(3, 8, (4, 8), empty_share=0.9)[0] == case

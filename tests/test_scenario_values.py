@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from fivedp_asp.cases import load_case
+from fivedp_asp.files.scenarios import load_case
 from fivedp_asp.errors import InputError
 
 

@@ -12,13 +12,13 @@ from types import MappingProxyType
 import pytest
 
 from fivedp_asp.errors import InputError
-from fivedp_asp.map import load_map
-from fivedp_asp.multiverse import (
+from fivedp_asp.model.map import load_map
+from fivedp_asp.model.multiverse import (
     ADJUSTMENT, MOVEMENT, RETREAT, Multiverse, Retreat, Unit, make_board, season_name,
 )
-from fivedp_asp.notation import parse_order
-from fivedp_asp.resolve import Place, resolve
-from fivedp_asp.step import needs_adjustment, next_phase, settle
+from fivedp_asp.model.notation import parse_order
+from fivedp_asp.engine.resolve import Place, resolve
+from fivedp_asp.engine.step import needs_adjustment, next_phase, settle
 
 
 @pytest.fixture(scope="module")

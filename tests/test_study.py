@@ -7,12 +7,12 @@ from pathlib import Path
 
 import yaml
 
-from fivedp_asp.cases import load_case, run_case
+from fivedp_asp.files.scenarios import load_case, run_case
 from fivedp_asp.cli import main
-from fivedp_asp.explore import asked_values
-from fivedp_asp.notation import parse_order
-from fivedp_asp.orders import Move, SupportHold
-from fivedp_asp.study import Study, random_games, run_study, study_html
+from fivedp_asp.explore.exploration import asked_values
+from fivedp_asp.model.notation import parse_order
+from fivedp_asp.model.orders import Move, SupportHold
+from fivedp_asp.explore.study import Study, random_games, run_study, study_html
 
 ROOT = Path(__file__).resolve().parent.parent
 NO_CROSS = ROOT / "docs" / "examples" / "no_cross_timeline_support.lp"
@@ -97,7 +97,7 @@ def test_a_multiverse_study_reaches_other_timelines_and_a_rule_about_them_shows(
 def test_a_study_as_json_is_a_document_that_agrees_with_the_text(capsys):
     import json
 
-    from fivedp_asp.jsonout import load_schema
+    from fivedp_asp.report.jsonout import load_schema
     from schema_check import errors
 
     argv = ["explore", "--random-games", "6", "--seed", "3", "--years", "1", "--option", "datc_4a3=rule_1982"]

@@ -12,13 +12,13 @@ from types import MappingProxyType
 
 import pytest
 
-from fivedp_asp.cases import load_case, run_case
-from fivedp_asp.game import adjudicate, load_game, new_game, save_game, submit
-from fivedp_asp.map import load_map
-from fivedp_asp.multiverse import Multiverse, Unit, make_board
-from fivedp_asp.notation import format_order, parse_order
-from fivedp_asp.orders import Sustain
-from fivedp_asp.step import MOVEMENT, next_phase, step
+from fivedp_asp.files.scenarios import load_case, run_case
+from fivedp_asp.files.games import adjudicate, load_game, new_game, save_game, submit
+from fivedp_asp.model.map import load_map
+from fivedp_asp.model.multiverse import Multiverse, Unit, make_board
+from fivedp_asp.model.notation import format_order, parse_order
+from fivedp_asp.model.orders import Sustain
+from fivedp_asp.engine.step import MOVEMENT, next_phase, step
 
 MAP = load_map("standard")
 CASES = Path(__file__).resolve().parent.parent / "cases" / "options" / "sustain"
@@ -108,7 +108,7 @@ def test_game_file_keeps_dissolved_timelines_and_sustain_state(tmp_path):
 
 
 def test_results_list_fractions_choice_and_dissolved():
-    from fivedp_asp.cli import run_json, step_lines
+    from fivedp_asp.cli.commands import run_json, step_lines
 
     run = run_case(load_case(CASES / "01-default-votes.yaml"))
     sustain = run_json(run)["steps"][2]["sustain"]

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fivedp_asp.cases import load_case, run_case
+from fivedp_asp.files.scenarios import load_case, run_case
 from fivedp_asp.cli import main
 from fivedp_asp.errors import InputError, RuleError
-from fivedp_asp.explore import asked_values, explore_case, registering
-from fivedp_asp.options import RULES, logic_files, options_document, registry, validated, with_rules
-from fivedp_asp.userrules import case_with_rules, contract, parse_spec, parse_specs
+from fivedp_asp.explore.exploration import asked_values, explore_case, registering
+from fivedp_asp.engine.options import RULES, logic_files, options_document, registry, validated, with_rules
+from fivedp_asp.engine.userrules import case_with_rules, contract, parse_spec, parse_specs
 
 ROOT = Path(__file__).resolve().parent.parent
 NO_CROSS = ROOT / "docs" / "examples" / "no_cross_timeline_support.lp"
@@ -169,7 +169,7 @@ def test_options_command_lists_rules_of_your_own(capsys):
     assert re.search(r"^    parent_child +a rule of your own \(.*adjacency_parent_child\.lp\)", out, re.M)
     status, out, _ = run(capsys, "options", "--json", "--rule", f"no_cross_timeline_support={NO_CROSS}")
     from schema_check import errors
-    from fivedp_asp.jsonout import load_schema
+    from fivedp_asp.report.jsonout import load_schema
 
     assert not errors(json.loads(out), load_schema())  # the options document, with a rule of your own in it
     listed = {o["name"]: o for o in json.loads(out)["options"]}
@@ -287,7 +287,7 @@ def test_a_game_records_its_rules_and_replays_without_the_file(tmp_path, capsys)
     assert re.search(re.escape(SUPPORT) + r" +invalid \(supports may not cross timelines\)", out)
     status, out, _ = run(capsys, "game", "show", str(game), "--json")
     from schema_check import errors
-    from fivedp_asp.jsonout import load_schema
+    from fivedp_asp.report.jsonout import load_schema
 
     assert not errors(json.loads(out), load_schema())
     assert json.loads(out)["options"]["no_cross_timeline_support"] == {"value": True, "default": False}

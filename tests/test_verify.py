@@ -26,13 +26,13 @@ import yaml
 
 from fivedp_asp import api
 from fivedp_asp.errors import InputError
-from fivedp_asp.game import Game, adjudicate, game_data, load_game, new_game, save_game, submit
-from fivedp_asp.gamefile import json_line
-from fivedp_asp.integrity import reseal
-from fivedp_asp.jsonout import load_schema
-from fivedp_asp.map import load_map
-from fivedp_asp.multiverse import board_name, board_name_readings
-from fivedp_asp.verify import verify_games
+from fivedp_asp.files.games import Game, adjudicate, game_data, load_game, new_game, save_game, submit
+from fivedp_asp.files.layout import json_line
+from fivedp_asp.files.integrity import reseal
+from fivedp_asp.report.jsonout import load_schema
+from fivedp_asp.model.map import load_map
+from fivedp_asp.model.multiverse import board_name, board_name_readings
+from fivedp_asp.files.verify import verify_games
 
 from schema_check import errors as schema_errors
 from test_game import GAME, opening, play_in_memory
@@ -57,8 +57,8 @@ def _random_game(seed: int, options: dict, steps: int = STEPS) -> Game:
     votes in sustain phases."""
     from fivedp_asp.compare.lockstep import opening as classic_opening
     from fivedp_asp.compare.random_games import OrderGenerator
-    from fivedp_asp.notation import format_order, parse_order
-    from fivedp_asp.step import MOVEMENT, next_phase
+    from fivedp_asp.model.notation import format_order, parse_order
+    from fivedp_asp.engine.step import MOVEMENT, next_phase
 
     from test_random_multiverse import _designate, _options_orders, _sustain_orders, _travel
 
@@ -149,8 +149,8 @@ def _changes_nothing(phase: str, result: dict) -> bool:
     nothing; a disband or a waive may do what no order does (a dislodged unit without an order
     disbands, civil disorder may remove the same unit, builds not made are waived). A legal movement
     order is kept in its board's record, so it always leaves a trace."""
-    from fivedp_asp import orders as o
-    from fivedp_asp.notation import parse_order
+    from fivedp_asp.model import orders as o
+    from fivedp_asp.model.notation import parse_order
 
     if result["result"] == "invalid":
         return True
@@ -338,8 +338,8 @@ def _case_games(tmp_path: Path) -> list[tuple[str, Game]]:
     """Every scenario of cases/ played as a game from its start (as ``fivedp game new --from CASE``
     and each step's orders given and adjudicated), in lockstep; saved and loaded back. A scenario
     whose game is won before its last step stops there (a won game takes no more orders)."""
-    from fivedp_asp.batch import step_many
-    from fivedp_asp.cases import find_cases, load_case
+    from fivedp_asp.engine.batch import step_many
+    from fivedp_asp.files.scenarios import find_cases, load_case
 
     cases = [load_case(p) for p in find_cases([str(ROOT / "cases")])]
     games = []

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from fivedp_asp import step as step_module
+from fivedp_asp.engine import step as step_module
 from fivedp_asp.api import new_game
-from fivedp_asp.multiverse import make_board
-from fivedp_asp.results import Answer
-from fivedp_asp.solve import solve_decisions, solve_in_universe
+from fivedp_asp.model.multiverse import make_board
+from fivedp_asp.engine.answer import Answer
+from fivedp_asp.solver.driver import solve_decisions, solve_in_universe
 
 
 def _with_head(mv, keep_units, keep_centres, timeline=0):

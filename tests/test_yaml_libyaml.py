@@ -14,8 +14,8 @@ import pytest
 import yaml
 
 from fivedp_asp import inputs
-from fivedp_asp.bench import synthetic_game
-from fivedp_asp.game import save_game
+from fivedp_asp.bench.benchmarks import synthetic_game
+from fivedp_asp.files.games import save_game
 from fivedp_asp.limits import MAX_DEPTH
 
 pytestmark = pytest.mark.skipif(getattr(yaml, "CSafeLoader", None) is None, reason="PyYAML built without libyaml")

@@ -4,9 +4,9 @@ solver so that hundreds of boards are quick to make."""
 
 from __future__ import annotations
 
-from fivedp_asp.bench import step_orders, synthetic_multiverse
-from fivedp_asp.render import DrawnOrder, Frame
-from fivedp_asp.step import read_orders
+from fivedp_asp.bench.benchmarks import step_orders, synthetic_multiverse
+from fivedp_asp.report.render import DrawnOrder, Frame
+from fivedp_asp.engine.step import read_orders
 
 SIZES = {8: (2, 6), 64: (8, 58), 300: (12, 290)}
 """Boards wanted → (timelines, boards asked of ``synthetic_multiverse``); it gives 8, 65 and 299."""

@@ -23,8 +23,8 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from fivedp_asp.geometry import derive, parse_geometry  # noqa: E402
-from fivedp_asp.map import load_map  # noqa: E402
+from fivedp_asp.model.geometry import derive, parse_geometry  # noqa: E402
+from fivedp_asp.model.map import load_map  # noqa: E402
 
 W, H = 150, 120  # raster cells
 LON0, LON1, LAT0, LAT1 = -13.0, 44.0, 32.0, 71.0

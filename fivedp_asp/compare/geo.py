@@ -1,6 +1,6 @@
 """Geography questions the comparison asks of a map: neighbours, convoy routes, retreat options.
 
-Everything here reads :class:`fivedp_asp.map.GameMap` only; the engine's rules are not consulted.
+Everything here reads :class:`fivedp_asp.model.map.GameMap` only; the engine's rules are not consulted.
 These answers drive the random order generator and the classification of disagreements, so they
 follow the same definitions as RULES.md (a convoy chain runs through fleets in sea provinces, from a
 sea touching the army's province to a sea touching the destination).
@@ -12,8 +12,8 @@ from collections import deque
 from functools import cached_property
 from typing import Iterable, Mapping
 
-from ..map import GameMap
-from ..multiverse import Board, Retreat
+from ..model.map import GameMap
+from ..model.multiverse import Board, Retreat
 
 
 class Geography:

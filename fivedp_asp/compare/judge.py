@@ -59,11 +59,11 @@ from types import MappingProxyType
 from typing import Callable, Iterable, Mapping, Sequence
 
 from ..errors import InputError, NotationError
-from ..map import GameMap
-from ..multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Board, Multiverse, Retreat, Unit, unit_text
-from ..notation import format_order, parse_order
-from ..orders import ARMY, FLEET, Convoy, Disband, Hold, Move, SupportHold, SupportMove, UnitSpec, Where
-from ..step import StepReport, step
+from ..model.map import GameMap
+from ..model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Board, Multiverse, Retreat, Unit, unit_text
+from ..model.notation import format_order, parse_order
+from ..model.orders import ARMY, FLEET, Convoy, Disband, Hold, Move, SupportHold, SupportMove, UnitSpec, Where
+from ..engine.step import StepReport, step
 from .geo import Geography
 from .reference import GivenOrder, PhaseResult, Position, ReferenceAdjudicator
 

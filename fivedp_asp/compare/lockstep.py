@@ -23,10 +23,10 @@ from typing import Generator, TextIO
 
 from ..errors import AdjudicationError, EncodingError
 from ..inputs import write_file
-from ..map import GameMap
-from ..multiverse import MOVEMENT, RETREAT, Multiverse
-from ..multiverse import opening as standard_opening
-from ..step import StepReport, next_phase, step
+from ..model.map import GameMap
+from ..model.multiverse import MOVEMENT, RETREAT, Multiverse
+from ..model.multiverse import opening as standard_opening
+from ..engine.step import StepReport, next_phase, step
 from .geo import Geography
 from .judge import PhaseRun, Verdict, orders_dict, parse_given, play_phase
 from .minimize import Repro, shrink, write_scenario
@@ -235,7 +235,7 @@ def run_games(reference: ReferenceAdjudicator, game_map: GameMap, *, games: int,
     """``games`` random games (those of ``indices``, 1 to ``games`` when not given), ``batch`` of them at a
     time in lockstep: the phases waiting in those games are adjudicated together (``batch.step_many``);
     each game's line is printed, in order, when its group of games has ended."""
-    from ..batch import step_many
+    from ..engine.batch import step_many
 
     progress = progress or sys.stderr
     total = Tally()
@@ -279,7 +279,7 @@ def _progress(progress: TextIO, index: int, games: int, tally: Tally, seen: dict
 
 def _games_part(job: tuple) -> Tally:
     reference_name, indices, kwargs = job
-    from ..map import load_map
+    from ..model.map import load_map
     from .reference import get_reference
 
     game_map = load_map("standard")

@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Hashable, Sequence
 
-from ..cases import load_case, run_case
+from ..files.scenarios import load_case, run_case
 from ..errors import AdjudicationError, InputError
 from ..inputs import write_file
-from ..map import GameMap
-from ..multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Board, make_board, season_name, unit_text
+from ..model.map import GameMap
+from ..model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Board, make_board, season_name, unit_text
 from .geo import Geography
 from .judge import GivenOrder, PhaseRun, play_phase, single_board
 from .reference import Position, ReferenceAdjudicator

@@ -43,8 +43,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence
 
-from ..multiverse import ADJUSTMENT, MOVEMENT
-from ..orders import Convoy, Disband, Hold, Move, SupportHold, SupportMove
+from ..model.multiverse import ADJUSTMENT, MOVEMENT
+from ..model.orders import Convoy, Disband, Hold, Move, SupportHold, SupportMove
 from .judge import Context, Emulation, _given, _support_coasts, _support_through_own_route, unit_spec
 from .reference import PhaseResult
 

@@ -36,9 +36,9 @@ from types import MappingProxyType
 from typing import Any, Sequence
 
 from ..errors import InputError
-from ..map import GameMap
-from ..multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Unit
-from ..orders import Build, Convoy, Disband, Hold, Move, SupportHold, SupportMove, Waive, Where
+from ..model.map import GameMap
+from ..model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Unit
+from ..model.orders import Build, Convoy, Disband, Hold, Move, SupportHold, SupportMove, Waive, Where
 from .geo import Geography
 from .reference import GivenOrder, PhaseResult, Position, ReferenceAdjudicator
 

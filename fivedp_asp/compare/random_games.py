@@ -27,10 +27,10 @@ from __future__ import annotations
 import random
 from typing import Sequence
 
-from ..map import GameMap
-from ..multiverse import ADJUSTMENT, RETREAT, Board, Unit
-from ..notation import format_order
-from ..orders import (
+from ..model.map import GameMap
+from ..model.multiverse import ADJUSTMENT, RETREAT, Board, Unit
+from ..model.notation import format_order
+from ..model.orders import (
     ARMY, FLEET, Build, Convoy, Disband, Hold, Move, Order, SupportHold, SupportMove, UnitSpec, Waive, Where,
 )
 from .geo import Geography

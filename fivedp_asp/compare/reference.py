@@ -43,9 +43,9 @@ from types import MappingProxyType
 from typing import Callable, Mapping, Sequence
 
 from ..errors import InputError
-from ..map import GameMap
-from ..multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Board, Unit
-from ..orders import Order
+from ..model.map import GameMap
+from ..model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Board, Unit
+from ..model.orders import Order
 from .geo import Geography
 
 RESULTS = ("succeeds", "fails", "invalid")

@@ -14,14 +14,14 @@ from dataclasses import dataclass, field, fields, is_dataclass
 from pathlib import Path
 from typing import Iterator
 
-from ..cases import Case, CaseError, find_cases, load_case
+from ..files.scenarios import Case, CaseError, find_cases, load_case
 from ..errors import AdjudicationError, EncodingError, InputError
-from ..map import GameMap
-from ..multiverse import Board
-from ..notation import parse_order
-from ..options import RULES, chosen, show
-from ..orders import Where
-from ..step import next_phase
+from ..model.map import GameMap
+from ..model.multiverse import Board
+from ..model.notation import parse_order
+from ..engine.options import RULES, chosen, show
+from ..model.orders import Where
+from ..engine.step import next_phase
 from .geo import Geography
 from .judge import PhaseRun, is_classic, parse_given, play_phase
 from .reference import Position, ReferenceAdjudicator

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from ..cases import find_cases
-from ..map import GameMap
+from ..files.scenarios import find_cases
+from ..model.map import GameMap
 from .reference import ReferenceAdjudicator
 from .scenarios import compare_case
 
@@ -104,7 +104,7 @@ def triangulate_games(references: Sequence[ReferenceAdjudicator], game_map: Game
     playing them and every reference adjudicating each phase from this engine's position."""
     import random
 
-    from ..step import next_phase, step
+    from ..engine.step import next_phase, step
     from .geo import Geography
     from .judge import orders_dict, parse_given, play_phase
     from .lockstep import opening

@@ -1,0 +1,1 @@
+"""``fivedp check``: scenario files run in lockstep batches, in this process or in workers."""

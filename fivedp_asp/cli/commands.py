@@ -1,0 +1,499 @@
+"""The ``fivedp`` command.
+
+Exit status: 0 success, 1 a checked case failed (or engines disagreed), 2 bad input, 3 an engine
+defect or any other unexpected failure (reported as a short message saying where to report it, never
+a traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from ..files.scenarios import find_cases, load_case, run_case
+from ..errors import AdjudicationError, EncodingError, InputError, shown_path
+from ..solver.driver import DEFAULT_TIME_LIMIT, check_time_limit, time_limit
+from ..bench.benchmarks import add_bench_parser
+from ..explore.exploration import add_explore_parser
+from ..report.optiondocs import add_options_parser
+from .game import add_game_parser
+from ..report.render import add_render_parser
+from ..model.multiverse import Board, Multiverse, season_name, unit_text
+from ..model.notation import timeline_name
+from ..report.jsonout import changed_boards, check_document, scenario_document
+from ..engine.step import StepReport
+from ..engine.sustain import SustainResult
+
+REPORT_HINT = ("This is a defect in fivedp, not in your input: please report it with the command and its files "
+               "(see 'Reporting problems' in README.md).")
+
+PHASE_TITLES = {"movement": "movement", "retreat": "retreats", "adjustment": "adjustments", "sustain": "sustain"}
+
+
+# -- rendering -----------------------------------------------------------------------------------
+
+
+def board_lines(mv: Multiverse, board: Board) -> list[str]:
+    lines = [f"  {board.name} ({season_name(board.turn)}){'' if board.phase == 'movement' else ', waiting for ' + board.phase}"]
+    powers = sorted({u.power for u in board.units.values()} | {r.unit.power for r in board.retreats}
+                    | set(board.centers.values()))
+    for power in powers:
+        units = sorted(unit_text(u, mv.game_map) for u in board.units.values() if u.power == power)
+        centers = sorted(p.capitalize() for p, owner in board.centers.items() if owner == power)
+        retreating = sorted(unit_text(r.unit, mv.game_map) for r in board.retreats if r.unit.power == power)
+        text = f"    {power}: {', '.join(units) or '-'}"
+        if retreating:
+            text += f"; must retreat: {', '.join(retreating)}"
+        lines.append(text + f"  [{len(centers)} centre{'' if len(centers) == 1 else 's'}: {', '.join(centers)}]")
+    return lines
+
+
+def _fraction_text(fraction: tuple[int, str, int]) -> str:
+    own, power, voted = fraction
+    return f"{timeline_name(own)} ({power}) -> {timeline_name(voted)}"
+
+
+def sustain_lines(result: SustainResult, game_map) -> list[str]:
+    """Per time centre the fractions cast and the timeline chosen, then the timelines dissolved."""
+    lines = []
+    for c in result.centres:
+        name = game_map.provinces[c.center].name
+        chosen = timeline_name(c.sustains) if c.sustains is not None else "nothing (no fraction cast)"
+        cast = ", ".join(_fraction_text(f) for f in c.fractions) or "-"
+        n = len(result.timelines)
+        shares = "".join(f", {timeline_name(tl)} {k}/{n}" for tl, k in _shares(c.fractions))
+        lines.append(f"  {name}: {cast}; sustains {chosen}{' (' + shares[2:] + ')' if shares else ''}")
+    dissolved = ", ".join(timeline_name(tl) for tl in result.dissolved) or "none"
+    lines.append(f"  Dissolved: {dissolved}")
+    return lines
+
+
+def _shares(fractions) -> list[tuple[int, int]]:
+    """How many fractions (of n) each timeline received, by timeline."""
+    counts: dict[int, int] = {}
+    for _, _, voted in fractions:
+        counts[voted] = counts.get(voted, 0) + 1
+    return sorted(counts.items())
+
+
+def sustain_json(result: SustainResult, game_map) -> dict:
+    return {
+        "year": 1901 + result.year,
+        "timelines_in_play": [timeline_name(tl) for tl in result.timelines],
+        "centres": {game_map.provinces[c.center].name: {
+            "fractions": [{"timeline": timeline_name(own), "power": power, "votes_for": timeline_name(voted)}
+                          for own, power, voted in c.fractions],
+            "shares": {timeline_name(tl): f"{k}/{len(result.timelines)}" for tl, k in _shares(c.fractions)},
+            "sustains": timeline_name(c.sustains) if c.sustains is not None else None,
+        } for c in result.centres},
+        "dissolved": [timeline_name(tl) for tl in result.dissolved],
+    }
+
+
+def disband_reason(report: StepReport, key: tuple[int, int], unit) -> str:
+    """Why a unit left its board in this step: its own disband order, or the rule that removed it."""
+    if report.phase == "movement":
+        return "dislodged with nowhere to retreat"
+    if _disband_ordered(report, key, unit):
+        return "disband ordered"
+    if report.phase == "retreat":
+        return "no retreat that succeeds: disbanded"
+    if report.phase == "adjustment":
+        return "civil disorder: too few disbands ordered, removed by rule (off a centre, farthest from home, fleets first)"
+    return "removed"
+
+
+def _disband_ordered(report: StepReport, key: tuple[int, int], unit) -> bool:
+    """Whether a disband order of this step that succeeded named this unit."""
+    from ..errors import InputError
+    from ..model.notation import parse_order
+    from ..engine.resolve import resolve
+
+    for o in report.outcomes:
+        if o.power != unit.power or o.result != "succeeds":
+            continue
+        try:
+            r = resolve(parse_order(o.text, report.before.game_map), o.power, o.text, report.before)
+        except InputError:
+            continue
+        if r.kind == "disband" and r.unit is not None and r.unit.board == key and r.unit.province == unit.province:
+            return True
+    return False
+
+
+def step_lines(report: StepReport, index: int, *, detail: bool = False) -> list[str]:
+    """A step in words. ``detail`` (``fivedp game``) adds below each line that leaves boards out the
+    fully designated order it was read as (``game.reading``), and why each disbanded unit went."""
+    before = report.before
+    if report.sustain is not None:
+        timelines = ", ".join(timeline_name(tl) for tl in report.sustain.timelines)
+        lines = [f"Step {index}: sustain phase of {1901 + report.sustain.year} (timelines in play: {timelines})"]
+    else:
+        acting = [b for b in before.heads if b.phase == report.phase]
+        where = ", ".join(f"{b.name} ({season_name(b.turn)})" for b in acting)
+        lines = [f"Step {index}: {PHASE_TITLES.get(report.phase, report.phase)} on {where}"]
+    width = max((len(o.text) for o in report.outcomes), default=0)
+    power = None
+    for o in sorted(report.outcomes, key=lambda o: o.power):
+        if o.power != power:
+            power = o.power
+            lines.append(f"  {power}")
+        reason = f" ({o.reason})" if o.reason else ""
+        lines.append(f"    {o.text.ljust(width)}  {o.result}{reason}")
+        if detail:
+            from ..files.games import reading
+
+            qualified = reading(before, o.power, o.text)
+            if qualified:
+                lines.append(f"      read as {qualified}")
+    if report.sustain is not None:
+        lines += sustain_lines(report.sustain, before.game_map)
+    if report.dislodged:
+        def by(n: int, board: tuple[int, int]) -> str:
+            # the attacker, without its board when it came from the victim's own board
+            if n >= len(report.dislodgers):
+                return ""
+            letter, _, where = report.dislodgers[n].partition(" ")
+            own = f"{timeline_name(board[0])}-"
+            if where.startswith(own) and where.endswith(f"@{board[1]}"):
+                where = where[len(own):-len(f"@{board[1]}")]
+            return f" (by {letter} {where})"
+
+        lines.append("  Dislodged: " + ", ".join(f"{unit_text(u, before.game_map)} on {before.boards[k].name}{by(n, k)}"
+                                                 for n, (k, u) in enumerate(report.dislodged)))
+    if report.disbanded:
+        lines.append("  Disbanded: " + ", ".join(f"{unit_text(u, before.game_map)}" + (
+            f" on {before.boards[k].name} ({disband_reason(report, k, u)})" if detail else "")
+            for k, u in report.disbanded))
+    for note in report.backups:
+        lines.append(f"  Backup rule: {note}")
+    for tl, (parent, turn) in sorted(report.after.forks.items()):
+        if tl not in report.before.forks:
+            lines.append(f"  New timeline {timeline_name(tl)}: forked from {timeline_name(parent)}{turn}")
+    changed = changed_boards(report)
+    if changed or report.sustain is None:
+        lines.append("  Positions:")
+    for board in changed:
+        lines += ["  " + line for line in board_lines(report.after, board)]
+    return lines
+
+
+def run_json(run) -> dict:
+    """A scenario run as ``fivedp adjudicate --json`` prints it (jsonout.scenario_document)."""
+    return scenario_document(run)
+
+
+# -- commands ------------------------------------------------------------------------------------
+
+
+def cmd_adjudicate(args: argparse.Namespace) -> int:
+    from ..engine.userrules import case_with_rules, parse_specs
+
+    rules = parse_specs(args.rule)
+    run = run_case(case_with_rules(load_case(args.file), rules))
+    if args.json:
+        print(json.dumps(scenario_document(run), indent=2))
+        return 0
+    title = f"{run.case.id}: {run.case.title}" if run.case.title else run.case.id
+    print(title)
+    for i, report in enumerate(run.reports, 1):
+        print("\n".join(step_lines(report, i)))
+    if run.case.steps and any(s.expect for s in run.case.steps):
+        print("Expectations: " + ("all met" if run.passed else "NOT met"))
+        for p in run.problems:
+            print(f"  {p}")
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from ..check.checking import check_paths
+
+    if args.jobs < 1:
+        raise InputError("--jobs must be at least 1")
+    passed = failed = 0
+    bad_input = defect = False
+    cases: list[dict] = []
+    say = (lambda text: None) if args.json else print
+    from ..engine.userrules import parse_specs
+
+    rules = parse_specs(args.rule)
+    for c in check_paths([str(p) for p in find_cases(args.paths)], args.jobs, rules=rules, scheduler=args.scheduler):
+        entry: dict = {"path": c.path, "id": c.id, "passed": c.passed, "problems": list(c.problems), "error": None}
+        cases.append(entry)
+        if c.error == "encoding":
+            raise EncodingError(c.message)  # no case can run: exit 3 at once with clingo's file and line
+        if c.error == "input":
+            say(f"ERROR {c.message}")
+            entry["error"] = {"kind": "input", "message": c.message}
+            failed += 1
+            bad_input = True
+        elif c.error:
+            say(f"DEFECT {c.path}: {c.message}")
+            entry["error"] = {"kind": "engine", "message": c.message}
+            failed += 1
+            defect = True
+        elif c.passed:
+            passed += 1
+            if args.verbose:
+                say(f"ok   {c.id}")
+        else:
+            failed += 1
+            for problem in c.problems:
+                say(f"FAIL {c.id} ({c.path}): {problem}")
+    if args.json:
+        print(json.dumps(check_document(cases, passed, failed), indent=2))
+    else:
+        print(f"{passed} passed, {failed} failed")
+    if defect:
+        print(REPORT_HINT, file=sys.stderr)
+        return 3
+    if bad_input:
+        return 2
+    return 1 if failed else 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    import time
+    from pathlib import Path
+
+    from ..compare.lockstep import run_games
+    from ..compare.reference import get_reference
+    from ..compare.report import games_summary, scenarios_summary
+    from ..compare.scenarios import run_scenarios
+    from ..model.map import load_map
+
+    if args.paths and args.games is not None:
+        raise InputError("give scenario paths or --games, not both")
+    if not args.paths and args.games is None:
+        raise InputError("give scenario paths to compare, or --games N for random games")
+    if args.games is not None and args.games < 1:
+        raise InputError("--games must be at least 1")
+    if args.years < 1:
+        raise InputError("--years must be at least 1")
+    game_map = load_map("standard")
+    names = list(dict.fromkeys(args.reference or ["diplomacy"]))
+    if len(names) > 1 or args.triangulate:
+        from ..compare.triangulate import triangulate, triangulation_lines
+
+        if args.jobs > 1:
+            raise InputError("triangulation runs in one process: leave out -j")
+        if len(names) < 2:
+            names = list(dict.fromkeys(names + ["diplomacy", "pydip"]))
+        references = [get_reference(n, game_map) for n in names]
+        if args.games is not None:
+            from ..compare.triangulate import triangulate_games
+
+            found = triangulate_games(references, game_map, games=args.games, seed=args.seed, years=args.years)
+        else:
+            found = triangulate(args.paths, references, game_map)
+        print("\n".join(triangulation_lines(found, references, games=args.games is not None)))
+        if found.errors:
+            return 2
+        return 1 if any(not r.agrees and not r.excused_by for s in found.splits for r in s.readings) else 0
+    reference = get_reference(names[0], game_map)
+    if args.paths:
+        tally = run_scenarios(args.paths, reference, game_map, verbose=args.verbose)
+        print("\n".join(scenarios_summary(tally, reference=reference.title, **_deviations(reference))))
+        if tally.errors:
+            return 2
+        if tally.cases and tally.skipped == tally.cases:
+            print(f"error: nothing to compare: the reference adjudicates classic Diplomacy only, and all "
+                  f"{tally.cases} scenarios are multiverse (or not classic) scenarios", file=sys.stderr)
+            return 2
+        return 1 if tally.real else 0
+    started = time.perf_counter()
+    origin = f"`fivedp compare --reference {names[0]} --games {args.games} --seed {args.seed}`"
+    if args.jobs < 1:
+        raise InputError("--jobs must be at least 1")
+    if args.jobs > 1 and args.games > 1:
+        from ..compare.lockstep import run_games_parallel
+
+        tally = run_games_parallel(names[0], min(args.jobs, args.games), games=args.games, seed=args.seed,
+                                   years=args.years, out=Path(args.out), origin=origin)
+    else:
+        tally = run_games(reference, game_map, games=args.games, seed=args.seed, years=args.years,
+                          out=Path(args.out), origin=origin)
+    print("\n".join(games_summary(tally, reference=reference.title, **_deviations(reference), games=args.games,
+                                  seed=args.seed,
+                                  years=args.years, elapsed=time.perf_counter() - started)))
+    return 1 if tally.findings else 0
+
+
+def _deviations(reference) -> dict:
+    """The reference's own list of known deviations, for the summary (the diplomacy package's by default)."""
+    return {"deviations": getattr(reference, "deviations", None), "found": getattr(reference, "found_by_compare", None)}
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("fivedp-asp")
+    except PackageNotFoundError:
+        return "(not installed)"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="fivedp", description="Adjudicator for 5D Diplomacy with Multiversal Time Travel.")
+    parser.add_argument("--version", action="version", version=f"fivedp {_version()}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("adjudicate", help="adjudicate a scenario file and print every step's results and positions")
+    p.add_argument("file")
+    p.add_argument("--json", action="store_true", help="print the same as JSON")
+    p.add_argument("--rule", action="append", default=[], metavar="NAME=FILE", help="a rule of your own: NAME=FILE.lp (a new option) or NAME=VALUE:FILE.lp (a new value), in effect (repeatable; docs/rules-of-your-own.md)")
+    p.set_defaults(func=cmd_adjudicate)
+    p = sub.add_parser("check", help="run scenario files (or folders of them) and check their expectations")
+    p.add_argument("paths", nargs="+")
+    p.add_argument("-v", "--verbose", action="store_true", help="also list the cases that pass")
+    p.add_argument("--json", action="store_true", help="print the outcome of every case as one JSON document")
+    p.add_argument("-j", "--jobs", type=int, default=1,
+                   help="worker processes, each running its share of the files in lockstep batches (default 1)")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run the batches on a Dask cluster: its scheduler's address, or local for a local cluster "
+                        "of -j worker processes (the 'dist' extra)")
+    p.add_argument("--rule", action="append", default=[], metavar="NAME=FILE", help="a rule of your own: NAME=FILE.lp (a new option) or NAME=VALUE:FILE.lp (a new value), in effect (repeatable; docs/rules-of-your-own.md)")
+    p.set_defaults(func=cmd_check)
+    add_game_parser(sub)
+    add_render_parser(sub)
+    add_bench_parser(sub)
+    add_explore_parser(sub)
+    add_options_parser(sub)
+    p = sub.add_parser("compare", help="compare this engine with a reference adjudicator, on scenarios or random games")
+    p.add_argument("paths", nargs="*", help="scenario files or folders (classic scenarios only)")
+    p.add_argument("--reference", action="append",
+                   help="the reference adjudicator: diplomacy (default) or pydip; give two to triangulate")
+    p.add_argument("--triangulate", action="store_true",
+                   help="compare with diplomacy and pydip at once and report where they disagree with each "
+                        "other, and which one fivedp agrees with")
+    p.add_argument("--games", type=int, help="play this many random games in lockstep instead")
+    p.add_argument("--seed", type=int, default=1, help="seed of the random games (default 1)")
+    p.add_argument("--years", type=int, default=10, help="years each random game lasts (default 10)")
+    p.add_argument("--out", default="compare-out", help="folder for the scenarios of real disagreements")
+    p.add_argument("-j", "--jobs", type=int, default=1,
+                   help="--games: worker processes, each playing its share of the games (default 1)")
+    p.add_argument("-v", "--verbose", action="store_true", help="also list the scenarios that agree")
+    p.set_defaults(func=cmd_compare)
+    # every command that adjudicates takes a time limit for each program it solves (docs/limits.md)
+    game = _subcommands(sub.choices["game"])
+    for command in (sub.choices["adjudicate"], sub.choices["check"], game["adjudicate"], sub.choices["explore"],
+                    sub.choices["compare"]):
+        command.add_argument("--time-limit", type=_seconds, default=DEFAULT_TIME_LIMIT, metavar="SECONDS",
+                             help=f"give up on a step not settled within this many seconds (default {DEFAULT_TIME_LIMIT:g})")
+    return parser
+
+
+def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """The subcommands of a command (argparse keeps them in its subparsers action)."""
+    return next(a.choices for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+
+
+def _seconds(text: str) -> float:
+    """A time limit as argparse reads it: a positive number of seconds."""
+    try:
+        return check_time_limit(text)
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(str(exc).split(": ", 1)[-1]) from None
+
+
+class _QuietPipe:
+    """Standard output that a reader may close early (``| head -1``): once the pipe is gone, the
+    rest of the output goes nowhere and the command finishes as it would have, with its own exit
+    status. A game file is always written before anything is printed, so nothing that was saved
+    depends on the reader."""
+
+    def __init__(self, stream):
+        self._stream = stream
+        self._gone = False
+
+    def _lost(self) -> None:
+        self._gone = True
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self._stream.fileno())
+            os.close(devnull)
+        except (OSError, ValueError, AttributeError):
+            pass  # a stream without a file descriptor (tests capture output in memory)
+
+    def write(self, text: str) -> int:
+        if not self._gone:
+            try:
+                self._stream.write(text)
+            except BrokenPipeError:
+                self._lost()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self._gone:
+            try:
+                self._stream.flush()
+            except BrokenPipeError:
+                self._lost()
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")  # a name that is not UTF-8 is shown, not a crash
+    stdout = sys.stdout
+    sys.stdout = _QuietPipe(stdout)
+    try:
+        return _main(argv)
+    finally:
+        sys.stdout.flush()
+        sys.stdout = stdout
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        # order lines may follow options: "fivedp game orders FILE --power Austria 'A Vie - Gal'"
+        if getattr(args, "orders", None) is None or any(x.startswith("--") for x in extra):
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        args.orders = list(args.orders) + extra
+    try:
+        with time_limit(getattr(args, "time_limit", None)):
+            return args.func(args)
+    except InputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except AdjudicationError as exc:
+        print(f"engine error: {exc}\n{REPORT_HINT}", file=sys.stderr)
+        return 3
+    except BrokenPipeError:
+        # a pipe other than standard output went away: the work itself is done
+        return 0
+    except OSError as exc:
+        # a file that cannot be read or written: say which and why
+        where = shown_path(exc.filename) if exc.filename else "a file"
+        print(f"error: {where}: {exc.strerror or _cut(str(exc))}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # noqa: BLE001 - any other failure is a defect of fivedp, not of the input
+        print(crash_message(exc), file=sys.stderr)
+        return 3
+
+
+def _cut(text: str, limit: int = 300) -> str:
+    """A message from outside fivedp (the system's, an unexpected exception's) cut to its start: it
+    may hold the input it failed on, whole."""
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
+
+
+def crash_message(exc: BaseException) -> str:
+    """A defect in fivedp itself: one short message saying so, what failed and where to report it."""
+    import traceback
+
+    frame = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
+    where = f" at {Path(frame.filename).name}:{frame.lineno}" if frame else ""
+    return (f"internal error: {type(exc).__name__}: {_cut(str(exc))}{where}\n"
+            + REPORT_HINT)
+

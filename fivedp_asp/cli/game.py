@@ -1,0 +1,546 @@
+"""``fivedp game ...``: play a multiversal game turn by turn from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from dataclasses import replace as replace_game
+from pathlib import Path
+
+import yaml
+
+from ..files.scenarios import load_case
+from ..errors import InputError
+from ..inputs import check_order_lines, read_order_text, read_stream, write_file
+from .. import api
+from ..api import adjudicate, check_orders, duties, legal_orders, load_game
+from ..files.games import export_case, load_game as load_game_file, locked, new_game, reached_board, save_game, update_game
+from ..report.jsonout import (board_document, game_document, game_step_document, history_document, history_results,
+                      options_json, orders_document, possible_document, timelines_json)
+from ..model.map import load_map
+from ..model.multiverse import SUSTAIN, opening, season_name
+from ..model.notation import timeline_name
+from ..engine.options import parse_setting, show as show_value
+from ..engine.step import next_phase
+
+
+def _options(pairs: list[str]) -> dict:
+    return dict(parse_setting(pair) for pair in pairs)
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    path = Path(args.file)
+    if path.exists() and not args.force:
+        raise InputError(f"{path}: a game file is already there (use --force to replace it)")
+    if args.from_case:
+        case = load_case(args.from_case)
+        mv = case.start
+        if args.option:
+            raise InputError("--option cannot be combined with --from (the scenario sets its options)")
+    else:
+        mv = opening(load_map("standard"), _options(args.option))
+    if args.rule:
+        from dataclasses import replace
+        from types import MappingProxyType
+
+        from ..engine.options import with_rules
+        from ..engine.userrules import parse_specs
+
+        # rules of your own: in effect, and recorded with their text in the game file
+        mv = replace(mv, options=MappingProxyType(with_rules(mv.options, parse_specs(args.rule), in_effect=True)))
+    with locked(path):
+        save_game(path, new_game(mv))
+    print(f"New game in {path}: {', '.join(b.name for b in mv.heads)} waiting for {next_phase(mv)} orders.")
+    return 0
+
+
+def _read_lines(args: argparse.Namespace, *, allow_none: bool = False) -> list[str]:
+    lines = list(args.orders)
+    if args.orders_file:
+        if args.orders_file == "-":
+            text = read_stream(sys.stdin.buffer, "<standard input>")
+        else:
+            text = read_order_text(args.orders_file)
+        lines += text.splitlines()
+    check_order_lines(lines)
+    if not lines and not allow_none:
+        raise InputError("no orders given (as arguments, or with --file F, or --file - for standard input)")
+    return lines
+
+
+def _emit(doc: dict) -> None:
+    print(json.dumps(doc, indent=2))
+
+
+def _waiting_lines(game) -> list[str]:
+    lines = []
+    for power, waiting in sorted(game.pending.items()):
+        lines.append(f"{power}: {len(waiting)} order{'s' if len(waiting) != 1 else ''} waiting")
+        lines += [f"  {line}" for line in waiting]
+    return lines
+
+
+def _read_as(mv, power: str, text: str) -> str:
+    """`` (read as A a-Mun@1 S A a-Mun@0 - a-Tyr@0)`` when the boards a line stands for are not
+    plain from the line itself (``game.reading``), else nothing."""
+    from ..files.games import reading
+
+    qualified = reading(mv, power, text)
+    return f" (read as {qualified})" if qualified else ""
+
+
+def _illegal_lines(game, illegal, total: int, phase: str) -> list[str]:
+    if not illegal:
+        return [f"Checked {total} waiting order{'s' if total != 1 else ''} for the {phase}: all legal."]
+    lines = [f"Checked {total} waiting order{'s' if total != 1 else ''} for the {phase}: "
+             f"{len(illegal)} illegal (the unit holds, or the order is ignored):"]
+    lines += [f"  {o.power}: {o.text}{_read_as(game.mv, o.power, o.text)}: {o.reason or 'illegal'}" for o in illegal]
+    return lines
+
+
+def _submission_lines(before, sub) -> list[str]:
+    """Per line given: taken or not, and whether the rules accept it (and why not)."""
+    lines = []
+    for a in sub.accepted:
+        verdict = ("legal" if a.legal else f"taken, {a.reason}" if a.legal is None
+                   else f"ILLEGAL ({a.reason}): taken, but the rules will ignore it")
+        lines.append(f"{a.power}: {a.text}{_read_as(before.mv, a.power, a.text)}: {verdict}")
+    for a in sub.refused:
+        lines.append(f"{a.power}: {a.text}{_read_as(before.mv, a.power, a.text)}: ILLEGAL ({a.reason}): "
+                     f"not taken, the legal {a.kept} stays (--force takes it)")
+    return lines
+
+
+def cmd_orders(args: argparse.Namespace) -> int:
+    lines = _read_lines(args, allow_none=args.check)
+    if args.check:
+        # nothing is written: the orders are checked as if they had been given
+        game = load_game(args.file)
+        sub = api.submit_orders(game, lines, power=args.power, replace=args.replace) if lines else None
+        game = sub.game if sub else game
+        illegal = check_orders(game)
+        if args.json:
+            _emit(orders_document(game, sub, illegal, checked=True))
+        else:
+            total = sum(len(v) for v in game.pending.values())
+            print("\n".join(_illegal_lines(game, illegal, total, next_phase(game.mv))))
+        return 1 if illegal else 0
+    if args.sealed:
+        return _seal(args, lines)
+    def give(game):
+        sub = api.submit_orders(game, lines, power=args.power, replace=args.replace, check=True, force=args.force)
+        return sub.game, (game, sub)
+
+    game, (before, sub) = update_game(args.file, give)
+    if args.json:
+        _emit(orders_document(game, sub))
+        return 1 if sub.refused else 0
+    print("\n".join(_submission_lines(before, sub)))
+    for power, line in sub.withdrawn:
+        print(f"Withdrawn: {power}: {line}")
+    for a in sub.accepted:
+        if a.replaces:
+            print(f"Replaced: {a.power}: {a.replaces}  by  {a.text}")
+    print("\n".join(_waiting_lines(game)))
+    return 1 if sub.refused else 0
+
+
+def _seal(args: argparse.Namespace, lines: list[str]) -> int:
+    """``orders --sealed``: the power's complete set for the next phase, checked and reported to the
+    one who gives it, then kept out of the game file until ``adjudicate`` (``fivedp_asp/files/sealed.py``)."""
+    from ..files.games import submit_orders as submit_lines
+    from ..files.sealed import seal
+
+    if not args.power:
+        raise InputError("--sealed needs --power: a sealed set is one power's orders")
+    if args.replace or args.json:
+        raise InputError("--sealed cannot be combined with --replace or --json (a sealed set always replaces "
+                         "the power's earlier sealed set)")
+    game = load_game(args.file)
+    power = game.mv.game_map.power(args.power)
+    if power is None:
+        raise InputError(f"unknown power {args.power!r} (powers: {', '.join(game.mv.game_map.powers)})")
+    alone = replace_game(game, pending={})
+    sub = submit_lines(alone, power, lines, replace_all=True, check=True, force=True)
+    others = sorted({a.power for a in sub.accepted} - {power})
+    if others:
+        raise InputError(f"--sealed --power {power}: lines for {', '.join(others)} (a sealed set is one power's orders)")
+    taken = list(sub.game.pending.get(power, ()))
+    seal(args.file, power, taken, len(game.history))
+    print("\n".join(_submission_lines(alone, sub)))
+    print(f"{power}: {len(taken)} order{'s' if len(taken) != 1 else ''} sealed for step {len(game.history) + 1} "
+          "(shown to nobody before adjudicate; a new sealed set replaces this one)")
+    return 0
+
+
+def cmd_adjudicate(args: argparse.Namespace) -> int:
+    from .commands import step_lines
+    from ..files.games import submit_orders as submit_lines
+    from ..files.sealed import clear, read_sealed
+
+    opened: list[str] = []
+
+    def play(game):
+        # each power's sealed set replaces its open waiting orders, then the step is adjudicated
+        sealed = read_sealed(args.file, len(game.history))
+        opened[:] = sorted(sealed.orders)
+        for power, lines in sorted(sealed.orders.items()):
+            game = submit_lines(game, power, list(lines), replace_all=True).game
+        return _adjudicate(game)
+
+    game, report = update_game(args.file, play)
+    if opened:
+        clear(args.file)
+    if args.json:
+        _emit(game_step_document(game, report))
+        return 0
+    if opened:
+        print(f"Sealed orders opened: {', '.join(opened)}")
+    print("\n".join(step_lines(report, len(game.history), detail=True)))
+    if game.mv.eliminated:
+        print(f"Eliminated: {', '.join(sorted(game.mv.eliminated))}")
+    if game.mv.winner:
+        print(f"{game.mv.winner} has won.")
+    else:
+        print(f"Next: {_next_text(game.mv)}")
+    return 0
+
+
+def _adjudicate(game):
+    """``adjudicate``, with a step that a rule of your own leaves unsettled reported as bad input."""
+    from ..errors import AdjudicationError
+    from ..engine.userrules import unsettled
+
+    try:
+        return adjudicate(game)
+    except AdjudicationError as exc:
+        raise unsettled(exc, game.mv.options, game.pending, game.mv) from None
+
+
+def _next_text(mv) -> str:
+    phase = next_phase(mv)
+    if phase == SUSTAIN:
+        return f"sustain phase of {1901 + mv.sustain_due}"
+    return f"{phase} on " + ", ".join(b.name for b in mv.heads if b.phase == phase)
+
+
+def _duty_line(d) -> str:
+    if d.kind == "orders":
+        missing = [u for u in d.units if u not in d.ordered]
+        text = f"  {d.power} on {d.board}: orders for {', '.join(d.units)}"
+        if d.ordered:
+            text += f" ({len(d.ordered)} given" + (f"; without an order {', '.join(missing)} hold)" if missing else ")")
+        return text
+    if d.kind == "retreat":
+        where = ", ".join(d.options)
+        done = " (order given)" if d.ordered else ""
+        example = f" (write e.g. {d.units[0]} - {d.options[0]})" if d.options and not d.ordered else ""
+        return f"  {d.power} on {d.board}: {d.units[0]} must retreat to {where} or disband{done}{example}"
+    if d.kind == "build":
+        free = ", ".join(d.options) or "no free home centre"
+        example = f"; write e.g. Build A {d.options[0]}" if d.options else ""
+        return f"  {d.power} on {d.board}: may build {d.count} (free home centres: {free}{example})"
+    if d.kind == "disband":
+        given = f"; {len(d.ordered)} given" if d.ordered else ""
+        return (f"  {d.power} on {d.board}: must disband {d.count} of {', '.join(d.units)}{given}"
+                f" (write e.g. {d.units[0]} Disband; without orders, civil disorder chooses)")
+    return f"  {d.power} on {d.board}: {d.kind} orders for {', '.join(d.units)}"
+
+
+def _board_history_lines(game, name: str) -> list[str]:
+    lines = []
+    step = None
+    for r in history_results(game, name):
+        if r["step"] != step:
+            step = r["step"]
+            lines.append(f"  Step {step}: {r['phase']}")
+        reason = f" ({r['reason']})" if r.get("reason") else ""
+        # on a board's own page, the full form is news only for an order that reached another board
+        read = (f" (read as {r['qualified']})" if r.get("qualified") and r["qualified"] != r["order"]
+                and reached_board(r["qualified"], game.mv.game_map) not in (None, name) else "")
+        lines.append(f"    {r['power']}: {r['order']}{read}  {r['result']}{reason}")
+    return lines or ["  No orders were given on this board."]
+
+
+def _fight_lines(game, name: str) -> list[str]:
+    """Whether the board was fought again after its own battle, and whether that forked it."""
+    from ..files.games import fights
+
+    lines = []
+    for f in fights(game, name):
+        lines.append(f"  Forked into {f.forked_into} at step {f.step}" if f.forked_into
+                     else f"  Fought again at step {f.step}, no fork")
+    return lines
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from .commands import board_lines
+
+    if args.html:
+        from ..report.render import write_picture
+
+        print(f"Wrote {write_picture(args.file, args.html, args.board)}")
+        return 0
+    game = load_game(args.file)
+    mv = game.mv
+    if args.board:
+        board = api.board(game, args.board)
+        if args.json:
+            _emit(board_document(game, board))
+            return 0
+        print("\n".join(board_lines(mv, board)))
+        if board.timeline in mv.dissolved:
+            print(f"  (timeline {timeline_name(board.timeline)} has dissolved: this board is history, out of play)")
+        if board.record is not None:
+            print("\n".join(_fight_lines(game, board.name) or ["  Not fought again after its own battle."]))
+        print("Orders given on this board:")
+        print("\n".join(_board_history_lines(game, board.name)))
+        return 0
+    from ..files.sealed import read_sealed
+
+    sealed = read_sealed(args.file, len(game.history)).orders
+    power = None
+    if args.power:
+        power = mv.game_map.power(args.power)
+        if power is None:
+            raise InputError(f"unknown power {args.power!r} (powers: {', '.join(mv.game_map.powers)})")
+    if args.json:
+        _emit(game_document(game, power=power, sealed=sealed))
+        return 0
+    print(f"Timelines: {len(mv.timelines)}, boards: {len(mv.boards)}, steps played: {len(game.history)}")
+    if mv.winner:
+        print(f"{mv.winner} has won.")
+    print("Heads:")
+    for head in mv.heads:
+        print("\n".join(board_lines(mv, head)))
+    for tl in sorted(mv.dissolved):
+        last = mv.boards[(tl, mv.latest_turn(tl))]
+        print(f"  timeline {timeline_name(tl)}: dissolved (out of play; last board {last.name}, {season_name(last.turn)})")
+    forks = [f"{t['timeline']} from {t['forked_from']}" for t in timelines_json(mv) if t["forked_from"]]
+    print("Forks: " + ("; ".join(forks) if forks else "none (one timeline)"))
+    options = options_json(mv.options)
+    changed = [f"{k}={show_value(v['value'])}" for k, v in options.items() if not v["default"]]
+    print("Options: " + (", ".join(changed) + " (the others at their defaults)" if changed
+                         else "all at their defaults"))
+    if mv.eliminated:
+        print(f"Eliminated: {', '.join(sorted(mv.eliminated))}")
+    phase = next_phase(mv)
+    if not mv.winner:
+        print(f"To do ({_next_text(mv)})" + (f" for {power}:" if power else ":"))
+        due = [d for d in duties(game) if power is None or d.power == power]
+        print("\n".join(_duty_line(d) for d in due) if due
+              else f"  nothing for {power}" if power else "  nothing: adjudicate to go on")
+    print(f"Next: {_next_text(mv) if phase == SUSTAIN else phase}")
+    for who, lines in sorted(game.pending.items()):
+        if power is None or who == power:
+            print(f"  {who}: " + "; ".join(lines))
+    for who, lines in sorted(sealed.items()):
+        if who == power:
+            print(f"  {who} (sealed): " + "; ".join(lines))
+        else:
+            print(f"  {who}: orders sealed ({len(lines)} line{'s' if len(lines) != 1 else ''})")
+    return 0
+
+
+def cmd_undo(args: argparse.Namespace) -> int:
+    """Takes back the last step; the step is first appended to the undo log beside the game file
+    (``FILE.undone``), so that no record a player could dispute is lost."""
+    from datetime import datetime, timezone
+
+    from ..files.games import undo
+    from ..files.sealed import read_sealed
+
+    with locked(args.file):
+        game = load_game_file(args.file)
+        if read_sealed(args.file, len(game.history)).orders:
+            raise InputError("sealed orders for the next phase are waiting: undo takes back a step only "
+                             "before any orders are given after it")
+        new, entry = undo(game)
+        log = Path(args.file).with_name(Path(args.file).name + ".undone")
+        record = {"format": "fivedp-undone", "undone_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                  "step": len(game.history), "entry": entry}
+        with open(log, "a", encoding="utf-8") as f:
+            f.write(json.dumps(record, sort_keys=False) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+        save_game(args.file, new)
+    waiting = sum(len(v) for v in new.pending.values())
+    print(f"Undone step {len(game.history)}: {entry.get('phase')} on {', '.join(entry.get('boards', ()))}; "
+          f"its {waiting} order{'s' if waiting != 1 else ''} wait again; the step is kept in {log}.")
+    print(f"Next: {_next_text(new.mv)}")
+    return 0
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    game = load_game(args.file)
+    if args.json:
+        _emit(history_document(game))
+        return 0
+    if not game.history:
+        print("No steps played yet.")
+    for i, h in enumerate(game.history, 1):
+        results = h.get("results", [])
+        counts = {}
+        for r in results:
+            counts[r["result"]] = counts.get(r["result"], 0) + 1
+        tally = ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "no orders"
+        text = f"Step {i}: {h.get('phase')} on {', '.join(h.get('boards', ()))}: {len(results)} orders ({tally})"
+        for tl, origin in (h.get("new_timelines") or {}).items():
+            text += f"; timeline {tl} forked from {origin}"
+        if h.get("eliminated"):
+            text += f"; eliminated: {', '.join(h['eliminated'])}"
+        if h.get("winner"):
+            text += f"; {h['winner']} won"
+        print(text)
+        if args.verbose:
+            for r in results:
+                reason = f" ({r['reason']})" if r.get("reason") else ""
+                print(f"    {r['power']}: {r.get('qualified') or r['order']}  {r['result']}{reason}")
+    return 0
+
+
+def cmd_possible(args: argparse.Namespace) -> int:
+    game = load_game(args.file)
+    if game.mv.winner:
+        raise InputError(f"the game is over: {game.mv.winner} has won")
+    orders = legal_orders(game, power=args.power, unit=args.unit, kind=args.kind, to=args.to)
+    if args.json:
+        _emit(possible_document(game.mv, orders))
+        return 0
+    print(f"Possible {next_phase(game.mv)} orders: {len(orders)}")
+    group = None
+    for p in orders:
+        if (p.power, p.board, p.unit) != group:
+            group = (p.power, p.board, p.unit)
+            print(f"  {p.power} on {p.board}" + (f", {p.unit}:" if p.unit else ":"))
+        print(f"    {p.order}")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    game = load_game(args.file)
+    case = export_case(game, args.id or f"game {Path(args.file).stem}")
+    text = yaml.safe_dump(case, sort_keys=False, allow_unicode=True)
+    if args.output:
+        out = Path(args.output)
+        if out.exists() and not args.force:
+            raise InputError(f"{out}: already exists (use --force to replace it)")
+        write_file(out, text, "scenario")  # atomic: a failure leaves no file, or the old one whole
+        print(f"Wrote {out}")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def cmd_accept(args: argparse.Namespace) -> int:
+    """Takes a game file edited by hand (or written in format 1): read without its checksum, checked
+    in full like any game, replayed from its start (``verify``) so that an edit of what was played
+    is refused, then written anew in the current format with a fresh checksum."""
+    from ..files.verify import verify_game
+
+    with locked(args.file):
+        game = load_game_file(args.file, verify=False)
+        report = verify_game(game)
+        if not report.honest:
+            raise InputError(report.summary(args.file))
+        save_game(args.file, game)
+    mv = game.mv
+    print(f"Accepted {args.file}: {len(mv.boards)} boards in {len(mv.timelines)} timelines, "
+          f"{len(game.history)} steps played; checked, replayed as recorded and written with a new checksum.")
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    """Replays the game from its start with its recorded orders and compares every board, record,
+    result and fork with the file (``verify``): 0 for an honest record, 2 with the first divergence."""
+    from ..report.jsonout import document
+    from ..files.verify import verify_game
+
+    game = load_game(args.file)
+    report = verify_game(game)
+    if args.json:
+        _emit(document("verify", file=str(args.file), honest=report.honest, steps=report.steps,
+                       boards=report.boards,
+                       divergence=None if report.divergence is None else report.divergence.as_dict()))
+    if not report.honest:
+        raise InputError(report.summary(args.file))
+    if not args.json:
+        print(report.summary(args.file))
+    return 0
+
+
+def add_game_parser(sub) -> None:
+    game = sub.add_parser("game", help="play a game turn by turn (the game file holds the whole multiverse)")
+    gsub = game.add_subparsers(dest="game_command", required=True)
+    p = gsub.add_parser("new", help="start a game from the standard opening or from a scenario's start")
+    p.add_argument("file")
+    p.add_argument("--from", dest="from_case", metavar="CASE", help="start from this scenario's start position")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a rule option (repeatable)")
+    p.add_argument("--rule", action="append", default=[], metavar="NAME=FILE",
+                   help="a rule of your own: NAME=FILE.lp or NAME=VALUE:FILE.lp, in effect; the game file records "
+                        "its text (repeatable; docs/rules-of-your-own.md)")
+    p.add_argument("--force", action="store_true", help="replace an existing game file")
+    p.set_defaults(func=cmd_new)
+    p = gsub.add_parser("orders", help="submit orders for the next phase (a later order for a unit replaces its earlier one)")
+    p.add_argument("file")
+    p.add_argument("orders", nargs="*", help='order lines, e.g. "A Mun - Tyr" or "Germany: A Mun - Tyr"')
+    p.add_argument("--power", help="the power giving the orders (otherwise read from each unit)")
+    p.add_argument("--file", dest="orders_file", metavar="F", help="read order lines from F (- for standard input)")
+    p.add_argument("--replace", action="store_true", help="withdraw the power's waiting orders first")
+    p.add_argument("--add", action="store_true", help="add to the waiting orders (what happens anyway; kept for scripts)")
+    p.add_argument("--force", action="store_true",
+                   help="take an illegal line even where it would replace a legal waiting order")
+    p.add_argument("--check", action="store_true",
+                   help="report the waiting orders (and these) that the rules would find illegal; saves nothing")
+    p.add_argument("--sealed", action="store_true",
+                   help="keep these lines (with --power: the power's complete set) hidden until adjudicate")
+    p.add_argument("--json", action="store_true", help="print a JSON document instead")
+    p.set_defaults(func=cmd_orders)
+    p = gsub.add_parser("adjudicate", help="adjudicate the next phase with the waiting orders")
+    p.add_argument("file")
+    p.add_argument("--json", action="store_true", help="print a JSON document instead")
+    p.set_defaults(func=cmd_adjudicate)
+    p = gsub.add_parser("show", help="show the heads, forks, options and what each power must do (or one board)")
+    p.add_argument("file")
+    p.add_argument("board", nargs="?", help="a board name such as a3 or b1 (its units, and the orders given on it)")
+    p.add_argument("--power", help="what this power must do, and only its own waiting orders")
+    p.add_argument("--html", metavar="FILE", help="draw the multiverse (or the board) into an HTML page instead")
+    p.add_argument("--json", action="store_true", help="print a JSON document instead")
+    p.set_defaults(func=cmd_show)
+    p = gsub.add_parser("undo", help="take back the last step (before any orders are given after it); "
+                                     "the step is kept in FILE.undone")
+    p.add_argument("file")
+    p.set_defaults(func=cmd_undo)
+    p = gsub.add_parser("history", help="list the steps played")
+    p.add_argument("file")
+    p.add_argument("-v", "--verbose", action="store_true", help="also list every order with its result")
+    p.add_argument("--json", action="store_true", help="print a JSON document instead")
+    p.set_defaults(func=cmd_history)
+    p = gsub.add_parser("possible", help="list the orders the rules accept in the next phase")
+    p.add_argument("file")
+    p.add_argument("--power", help="only this power's orders")
+    p.add_argument("--unit", help="only this unit's orders (e.g. 'A b-Mun')")
+    p.add_argument("--kind", action="append", metavar="KIND",
+                   help="only orders of this kind: hold, move, support (support_hold, support_move), convoy, "
+                        "open_convoy, jump_assist, retreat, disband, build, waive (repeatable)")
+    p.add_argument("--to", metavar="BOARD", help="only orders whose destination is on this board (e.g. b3): "
+                                                  "moves, retreats, supports, convoys, jump assists")
+    p.add_argument("--json", action="store_true", help="print a JSON document instead")
+    p.set_defaults(func=cmd_possible)
+    p = gsub.add_parser("export", help="write the game as a scenario file")
+    p.add_argument("file")
+    p.add_argument("-o", "--output", help="the scenario file to write (default: standard output)")
+    p.add_argument("--id", help="the scenario's id")
+    p.add_argument("--force", action="store_true")
+    p.set_defaults(func=cmd_export)
+    p = gsub.add_parser("accept", help="check a game file edited by hand (or an older format) in full and "
+                                       "write it with a new checksum")
+    p.add_argument("file")
+    p.set_defaults(func=cmd_accept)
+    p = gsub.add_parser("verify", help="replay the game from its start and compare every board, record, result "
+                                       "and fork with the file")
+    p.add_argument("file")
+    p.add_argument("--json", action="store_true", help="print a JSON document instead")
+    p.set_defaults(func=cmd_verify)

@@ -1,0 +1,225 @@
+"""Reads the solver's answer back into Python values: per-order results and what each phase changed."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Sequence
+
+import clingo
+
+from ..solver import terms as t
+from ..model.map import GameMap
+from ..model.notation import format_order
+from ..model.orders import Order
+
+Place3 = tuple[int, int, str]  # (timeline, turn, province)
+
+
+CAUSE_KINDS = (
+    "beaten_head_to_head", "bounced", "own_unit", "convoy_disrupted", "no_route", "paradox", "dislodged",
+    "cut", "not_matching", "unused", "strength", "duplicate", "no_builds_left", "no_disbands_left",
+    "civil_disorder", "too_few_assists", "open_convoy_unused", "sustains_other", "overridden",
+)
+
+
+@dataclass(frozen=True)
+class Cause:
+    """One reason an order has its result, as the rules derived it (asp/*/reasons.lp) or as a backup
+    rule of the driver decided it. Units are fully qualified (``A a-Ber@1``) so that a program can
+    find them without knowing which board the order was on; strengths are plain numbers.
+
+    ``versus`` names the strength the attack was measured against: ``hold``, ``prevent``, ``defend``
+    (the unit that stopped a move), or ``opposition`` (the strongest a successful move overcame).
+    ``detail`` is the paradox rule (``szykman``, ``circular``, ``fail``) or what a supported or
+    convoyed unit did instead (``holds``, ``moves``, ``overland``, ``other_coast``), the time centre a sustain
+    order cast for, or what overrode it (``later``, ``centre``); ``count`` the builds or disbands a power had,
+    or the assists a jump was given (``against`` its length); ``timeline`` the timeline a centre sustained."""
+
+    kind: str
+    units: tuple[str, ...] = ()
+    strength: int | None = None
+    against: int | None = None
+    versus: str | None = None
+    detail: str | None = None
+    count: int | None = None
+    timeline: str | None = None
+
+    def as_dict(self) -> dict:
+        out: dict = {"kind": self.kind, "units": list(self.units)}
+        for key in ("strength", "against", "versus", "detail", "count", "timeline"):
+            value = getattr(self, key)
+            if value is not None:
+                out[key] = value
+        return out
+
+    def text(self, local: Callable[[str], str] = lambda u: u) -> str:
+        """In words; ``local`` shortens a unit's designation (drops the board of the order's own board)."""
+        units = ", ".join(local(u) for u in self.units)
+        measured = f" (attack {self.strength} against {self.versus} {self.against})" if self.versus else ""
+        k = self.kind
+        if k == "bounced":
+            if self.versus is None:
+                return f"bounced with {units} (both disband)"
+            return f"bounced {'off' if self.versus == 'hold' else 'with'} {units}{measured}"
+        if k == "beaten_head_to_head":
+            return f"beaten head to head by {units}{measured}"
+        if k == "own_unit":
+            return f"would dislodge its own unit {units}"
+        if k == "convoy_disrupted":
+            return f"convoy disrupted: {units} dislodged"
+        if k == "no_route":
+            return "no convoy route"
+        if k == "paradox":
+            if self.detail == "szykman":
+                return f"convoy paradox, Szykman rule: {units} hold{'s' if len(self.units) == 1 else ''}"
+            if self.detail == "all_hold":
+                return f"convoy paradox, 'All Hold' rule: the moves of {units} fail"
+            if self.detail == "circular":
+                return f"circular movement: the moves of {units} succeed"
+            return f"paradox, DATC 5.B.9: the orders of {units} fail"
+        if k == "dislodged":
+            return f"dislodged by {units}"
+        if k == "cut":
+            return f"cut by {units}"
+        if k == "not_matching":
+            did = {"holds": "does not move", "moves": "moves elsewhere", "overland": "does not go by convoy",
+                   "other_coast": "moves to another coast",
+                   "paradox": "does not move, its move failed in the paradox"}
+            return f"not matching: {units} {did.get(self.detail or '', 'does something else')}"
+        if k == "unused":
+            return "not on the route the army took"
+        if k == "strength":
+            return f"attack {self.strength} against {self.against}"
+        if k == "duplicate":
+            return "an earlier order for the same place counts"
+        if k == "no_builds_left":
+            return f"no builds left ({self.count} owed)"
+        if k == "no_disbands_left":
+            return f"no disbands left ({self.count} owed)"
+        if k == "civil_disorder":
+            return f"the power of {units} gives no orders (civil disorder)"
+        if k == "too_few_assists":
+            return f"too few jump assists given ({self.count} of {self.against})"
+        if k == "open_convoy_unused":
+            return "open convoy not used by any army"
+        if k == "sustains_other":
+            return f"{self.detail} sustains {self.timeline}"
+        if k == "overridden":
+            return "overridden by a later order" if self.detail == "later" else "overridden by centre orders"
+        return k.replace("_", " ")
+
+
+def explain(causes: Sequence[Cause], local: Callable[[str], str] = lambda u: u) -> str | None:
+    """The causes of one result in words, joined; None when there are none."""
+    return "; ".join(c.text(local) for c in causes) or None
+
+
+@dataclass(frozen=True)
+class OrderOutcome:
+    """The result of one written order line: succeeds, fails or invalid. ``reason`` says why in words
+    (why it was ignored, why it failed, or with which strength it succeeded); ``explanation`` holds
+    the same causes for programs (empty for an invalid order, whose reason is the whole story)."""
+
+    power: str
+    text: str
+    result: str
+    reason: str | None = None
+    order: Order | None = field(default=None, compare=False, repr=False)
+    game_map: GameMap | None = field(default=None, compare=False, repr=False)
+    explanation: tuple[Cause, ...] = ()
+
+    @property
+    def canonical(self) -> str | None:
+        """The order in the canonical notation (computed when asked: most callers never need it)."""
+        if self.order is None or self.game_map is None:
+            return None
+        return format_order(self.order, self.game_map)
+
+    def as_dict(self) -> dict:
+        return {"power": self.power, "text": self.text, "canonical": self.canonical,
+                "result": self.result, "reason": self.reason,
+                "explanation": [c.as_dict() for c in self.explanation]}
+
+
+def _reason_text(reason: str) -> str:
+    """A reason code (``not_adjacent``) in words; a reason the rules give as a string is kept verbatim,
+    so that it can name an option (``open convoy needs the option open_convoys``)."""
+    if len(reason) >= 2 and reason[0] == reason[-1] == '"':
+        return reason[1:-1]
+    return reason.replace("_", " ")
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The atoms of one phase's answer, by predicate: each atom's argument text, and the symbols.
+
+    An answer comes from clingo as symbols, or, from a batch of phases solved together (``batch.py``),
+    as the text of each atom after its phase's own numbering is restored; the symbols of a predicate
+    are then parsed from its text the first time they are asked for (a few predicates are read that way)."""
+
+    texts: dict[str, list[str]] = field(default_factory=dict)
+    parsed: dict[str, list[clingo.Symbol]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, atoms: Iterable[clingo.Symbol | str]) -> "Answer":
+        texts: dict[str, list[str]] = defaultdict(list)
+        syms: dict[str, list[clingo.Symbol]] = defaultdict(list)
+        for sym in atoms:
+            text = str(sym)
+            cut = text.find("(")
+            name = text[:cut] if cut > 0 else text
+            texts[name].append(text[cut + 1 : -1] if cut > 0 else "")
+            if not isinstance(sym, str):
+                syms[name].append(sym)
+        return cls(dict(texts), dict(syms))
+
+    def symbols_of(self, name: str) -> list[clingo.Symbol]:
+        """The atoms of ``name`` as symbols."""
+        if name not in self.parsed:
+            self.parsed[name] = [clingo.parse_term(f"{name}({x})" if x else name) for x in self.texts.get(name, [])]
+        return self.parsed[name]
+
+    def get(self, name: str) -> list[tuple[clingo.Symbol, ...]]:
+        """The arguments of every atom of ``name``, as symbols (for the few rarely read predicates)."""
+        return [tuple(sym.arguments) for sym in self.symbols_of(name)]
+
+    def order_results(self) -> dict[int, tuple[str, str | None]]:
+        """Order id → (result, reason); an illegal order is ``invalid`` with its first reason."""
+        out: dict[int, tuple[str, str | None]] = {}
+        for text in self.texts.get("order_result", []):
+            i, _, r = text.partition(",")
+            out[int(i)] = (r, None)
+        illegal = sorted((int(i), r) for i, _, r in (x.partition(",") for x in self.texts.get("illegal", [])))
+        for i, r in illegal:
+            if i not in out or out[i][0] != "invalid":
+                out[i] = ("invalid", _reason_text(r))
+        return out
+
+    def reasons(self) -> dict[int, list[tuple[str, Place3 | None, tuple]]]:
+        """Order id → its causes as the rules gave them: (kind, unit place or None, detail)."""
+        out: dict[int, list] = defaultdict(list)
+        for text in self.texts.get("reason", []):
+            i, kind, place, detail = t.reason_text_of(text)
+            out[i].append((kind, place, detail))
+        return dict(out)
+
+    def places(self, name: str) -> set[Place3]:
+        return {t.place_of(x) for x in self.texts.get(name, [])}
+
+    def first_places(self, name: str) -> set[Place3]:
+        """The places that atoms ``name(Place, ...)`` begin with."""
+        return {t.leading_place_of(x) for x in self.texts.get(name, [])}
+
+    def place_pairs(self, name: str) -> dict[Place3, Place3]:
+        return dict(t.place_pair_of(x) for x in self.texts.get(name, []))
+
+    def arrivals(self, name: str = "arrives") -> dict[Place3, str]:
+        return dict(t.place_location_of(x) for x in self.texts.get(name, []))
+
+    def boards(self, name: str) -> list[tuple[int, int]]:
+        return [t.board_of(x) for x in self.texts.get(name, [])]
+
+    def owners(self) -> dict[tuple[str, Place3], tuple[int, int]]:
+        """Every decision of the step, (name, place), and the board that owns it."""
+        return dict(t.decision_owner_of(x) for x in self.texts.get("owner", []))

@@ -1,0 +1,210 @@
+"""Many independent phases adjudicated together: one program, grounded once and solved once.
+
+Grounding a phase's program costs a fixed amount per rule whatever the facts (about 6 ms for the
+movement program on the developers' machine, more than its facts cost), so phases that wait at the
+same time — the scenarios of ``fivedp check`` step by step, the games of ``fivedp compare``, the
+option values of ``fivedp explore``, a benchmark — are cheaper asked together. A step is a generator
+of solver queries (``step.Query``); ``step_many`` advances many steps in lockstep and answers their
+queries that use the same programs on the same map in one program.
+
+The phases are kept apart by numbering alone. In phase k's facts every timeline is moved up by
+``k * TIMELINE_STRIDE`` (inside board terms ``b(T,N)`` and in ``fork/3`` and ``dissolved/1``) and
+every order id by ``k * ORDER_STRIDE`` (the first argument of ``order/3``, the ``ordered_*`` facts and
+``new/1``). No order names a board of another phase and boards are only related through the pairs
+that orders name, so no rule joins two phases; each shown atom belongs to the phase its first board
+or order id falls in, and is handed back with that phase's own numbers. The driver (``solve.py``)
+settles the decisions the rules leave open. A phase whose decisions it had to settle is answered
+again on its own, so that a paradox is always resolved exactly as if its phase stood alone; the other
+phases keep their answers from the joint program, where nothing was assumed about them and their one
+model is the one they have alone.
+
+The victory rules judge a game over all its heads: their facts name the game (``head/2``,
+``player/2``, ``out/2``), which is numbered k, and so are their answers. Programs whose rules relate a
+whole game in other ways are answered one phase at a time: the sustain phase, and the option files listed in
+``GAME_WIDE`` (civil disorder under ``datc_4d9=fails`` looks at every order of a power; jump assists
+count a game's timelines), and adjustment phases with a waive, which names no board and goes to the
+power's first board with builds. Should a combined program fail (a phase whose rules have no solution), its
+phases are answered again one at a time, so each failure is reported with its own phase.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable, Generator, Sequence
+
+from ..errors import AdjudicationError
+from ..solver.driver import Solution, solve_decisions
+from .step import OrderLines, Query, StepReport, steps
+
+TIMELINE_STRIDE = 10_000  # more than the timelines a multiverse may have (limits.MAX_TIMELINES)
+ORDER_STRIDE = 1 << 20  # more than the order ids of one step: new orders (limits.MAX_ORDERS) and recorded ones
+MAX_BATCH = 1 << 10  # phases per program: the largest numbers stay within clingo's 32-bit integers
+
+BATCHED_PROGRAMS = frozenset({"movement.lp", "retreat.lp", "adjustment.lp", "victory.lp"})
+GAME_WIDE = frozenset({"options/datc_4d9_fails.lp", "options/jump_assists.lp"})
+
+_BOARD = re.compile(r"\bb\((\d+),")
+_ORDER_FACT = re.compile(r"^(order|ordered_\w+)\((\d+)([,)])", re.M)
+_NEW = re.compile(r"^new\((\d+)\.\.(\d+)\)\.", re.M)
+_TIMELINE_FACT = re.compile(r"^(fork|dissolved)\((\d+)([,)])(?:(\d+),)?", re.M)
+_GAME_FACT = re.compile(r"^(head|player|out)\((\d+),", re.M)
+_RESULT = frozenset({"order_result", "illegal", "reason"})  # shown atoms whose first argument is an order id
+_GAME = frozenset({"eliminated", "winner"})  # shown atoms whose first argument is a game
+
+
+def batchable(query: Query) -> bool:
+    # a waive names no board: the rules give it to the power's first board with builds in the whole
+    # program, so a phase with a waive is answered alone
+    return (query.programs[0] in BATCHED_PROGRAMS and not GAME_WIDE.intersection(query.programs[1:])
+            and "\nordered_waive(" not in query.facts and not query.facts.startswith("ordered_waive("))
+
+
+def shift_facts(facts: str, k: int) -> str:
+    """Phase ``k``'s facts, numbered apart from every other phase's."""
+    if k == 0:
+        return facts
+    dt, di = k * TIMELINE_STRIDE, k * ORDER_STRIDE
+    facts = _BOARD.sub(lambda m: f"b({int(m[1]) + dt},", facts)
+    facts = _TIMELINE_FACT.sub(
+        lambda m: f"{m[1]}({int(m[2]) + dt}{m[3]}" + (f"{int(m[4]) + dt}," if m[4] is not None else ""), facts)
+    facts = _ORDER_FACT.sub(lambda m: f"{m[1]}({int(m[2]) + di}{m[3]}", facts)
+    facts = _GAME_FACT.sub(lambda m: f"{m[1]}({int(m[2]) + k},", facts)
+    return _NEW.sub(lambda m: f"new({int(m[1]) + di}..{int(m[2]) + di}).", facts)
+
+
+def _owner(text: str) -> int | None:
+    """The phase an atom (as text) belongs to: that of its first board, or of its order id; None for an
+    atom without either (it holds for every phase of the program)."""
+    cut = text.find("(")
+    if cut > 0 and text[:cut] in _RESULT:
+        end = text.find(",", cut)
+        return int(text[cut + 1:end]) // ORDER_STRIDE
+    if cut > 0 and text[:cut] in _GAME:
+        return int(text[cut + 1:text.find(",", cut)])
+    m = _BOARD.search(text)
+    return int(m[1]) // TIMELINE_STRIDE if m else None
+
+
+def _unshift(text: str, k: int) -> str:
+    if k == 0:
+        return text
+    dt = k * TIMELINE_STRIDE
+    text = _BOARD.sub(lambda m: f"b({int(m[1]) - dt},", text)
+    cut = text.find("(")
+    if cut > 0 and text[:cut] in _RESULT | _GAME:
+        end = text.find(",", cut)
+        step = ORDER_STRIDE if text[:cut] in _RESULT else 1
+        text = f"{text[:cut + 1]}{int(text[cut + 1:end]) - k * step}{text[end:]}"
+    return text
+
+
+def solve_together(queries: Sequence[Query]) -> list[Solution]:
+    """The queries' answers, from one program (they share programs and map facts, see ``batchable``)."""
+    first = queries[0]
+    # the phases repeat each other's map-level facts (the edges from where their units stand): a fact
+    # written twice is one fact, and clingo reads each line of text at some cost
+    lines = dict.fromkeys(line for k, q in enumerate(queries) for line in shift_facts(q.facts, k).splitlines())
+    facts = "\n".join(lines) + "\n"
+    joint = solve_decisions(first.programs, facts, first.static, statistics=any(q.statistics for q in queries))
+    atoms: list[list[str]] = [[] for _ in queries]
+    shared: list[str] = []
+    for sym in joint.atoms:
+        text = str(sym)
+        k = _owner(text)
+        if k is None:
+            shared.append(text)
+        else:
+            atoms[k].append(_unshift(text, k))
+    backups: list[list] = [[] for _ in queries]
+    for rule, places in joint.backups:
+        mine: dict[int, list[str]] = {}
+        for place in places:
+            text = str(place)
+            k = _owner(text)
+            mine.setdefault(k, []).append(_unshift(text, k))
+        for k, texts in sorted(mine.items()):
+            backups[k].append((rule, tuple(texts)))
+    # a phase whose decisions needed a backup rule is answered again alone: the driver's choices in a
+    # joint program (an unsatisfiable core, say) may take in another phase's fleets
+    return [Solution(tuple(atoms[k] + shared), (), joint.models_seen, joint.ground_seconds, joint.solve_seconds,
+                     joint.atoms_count, joint.rules_count) if not backups[k]
+            else solve_decisions(q.programs, q.facts, q.static, statistics=q.statistics)
+            for k, q in enumerate(queries)]
+
+
+def answer_all(queries: Sequence[Query]) -> list[Solution | Exception]:
+    """Each query's answer (or the error it raised), queries of one program and map asked together."""
+    out: list[Solution | Exception | None] = [None] * len(queries)
+    groups: dict[tuple, list[int]] = {}
+    for n, q in enumerate(queries):
+        key = (q.programs, q.static) if batchable(q) else ("alone", n)
+        groups.setdefault(key, []).append(n)
+    for members in groups.values():
+        for start in range(0, len(members), MAX_BATCH):
+            part = members[start:start + MAX_BATCH]
+            if len(part) > 1:
+                try:
+                    for n, solution in zip(part, solve_together([queries[n] for n in part])):
+                        out[n] = solution
+                    continue
+                except AdjudicationError:
+                    pass  # some phase has no solution: ask each alone, so the error names its own phase
+            for n in part:
+                q = queries[n]
+                try:
+                    out[n] = solve_decisions(q.programs, q.facts, q.static, statistics=q.statistics)
+                except AdjudicationError as exc:
+                    out[n] = exc
+    return out  # type: ignore[return-value]
+
+
+@dataclass
+class _Running:
+    steps: Generator[Query, Solution, StepReport]
+    query: Query | None = None
+
+
+def run_all(generators: Sequence[Generator | Exception]) -> list[object]:
+    """Runs step generators (``step.steps``) in lockstep, their queries answered together; returns what
+    each returns, or the exception it raised (an exception given in place of a generator is kept)."""
+    results: list[object] = [g if isinstance(g, Exception) else None for g in generators]
+    running: dict[int, _Running] = {}
+    for n, g in enumerate(generators):
+        if isinstance(g, Exception):
+            continue
+        _advance(results, running, n, _Running(g), lambda r: next(r.steps))
+    while running:
+        order = sorted(running)
+        answers = answer_all([running[n].query for n in order])
+        for n, answer in zip(order, answers):
+            r = running.pop(n)
+            if isinstance(answer, Exception):
+                r.steps.close()
+                results[n] = answer
+                continue
+            _advance(results, running, n, r, lambda r, a=answer: r.steps.send(a))
+    return results
+
+
+def _advance(results: list, running: dict, n: int, r: _Running, move: Callable[[_Running], Query]) -> None:
+    try:
+        r.query = move(r)
+        running[n] = r
+    except StopIteration as stop:
+        results[n] = stop.value
+    except Exception as exc:  # the step's own error (bad input found late, an engine defect): that phase's alone
+        results[n] = exc
+
+
+def step_many(items: Sequence[tuple[object, OrderLines]], *, statistics: bool = False) -> list[StepReport | Exception]:
+    """``step.step`` for many independent phases ``(multiverse, orders)`` at once: the same reports, in the
+    same order; a phase whose input is bad (or that cannot be adjudicated) gives its exception in place
+    of a report, and the other phases are unaffected."""
+    generators: list[Generator | Exception] = []
+    for mv, orders in items:
+        try:
+            generators.append(steps(mv, orders, statistics=statistics))
+        except Exception as exc:
+            generators.append(exc)
+    return run_all(generators)  # type: ignore[return-value]

@@ -1,0 +1,526 @@
+"""Every rule option in one registry: its values, default, meaning, source, and the logic each value loads.
+
+The scenario and game loaders validate ``options:`` against it, the step asks it which logic files
+to load for a program, ``fivedp options`` prints it and the documentation lists it. Adding an option
+means adding one ``Option`` here and one logic file per value that needs one (``asp/options/``).
+
+A value's ``file`` is loaded beside the entry encodings of the programs the option acts in
+(``programs``). A value without a file is the behaviour the core encodings already have (or one
+that Python reads from the options, such as the notation defaults).
+
+Rules of your own (``UserRule``, checked by userrules.py) join the registry through the options that
+carry them: an options mapping may hold, under the reserved key ``rules``, a tuple of user rules,
+each a new value of a built-in option or a new boolean option. ``registry(options)`` is the built-in
+registry extended by them, and every function here that takes options reads that one registry, so a
+user rule is validated, chosen, loaded, listed and explored like a built-in value. Nothing is kept
+between calls: the rules travel with the options (into game files too, text and all).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from ..errors import InputError, quoted
+
+PROGRAMS = ("movement", "retreat", "adjustment", "victory", "sustain")
+RULES = "rules"  # the reserved options key that carries rules of your own (a tuple of UserRule)
+
+
+@dataclass(frozen=True)
+class Value:
+    value: str | bool
+    meaning: str
+    file: str | None = None  # under asp/options/, or an absolute path (a rule of your own)
+    origin: str | None = None  # a rule of your own: its file as the user named it
+
+
+@dataclass(frozen=True)
+class UserRule:
+    """A logic file of the user's, already checked against the contract (userrules.py): a new value
+    ``value`` of the built-in option ``option``, or (``value`` True) a new boolean option of that name.
+    The text travels with it, so that a game file records it and a worker process can load it."""
+
+    option: str
+    value: str | bool
+    source: str  # the file as the user named it (for messages and listings)
+    text: str
+
+    @property
+    def new_option(self) -> bool:
+        return self.option not in _BUILTIN
+
+    @property
+    def label(self) -> str:
+        return f"{self.option}={show(self.value)}" if not self.new_option else self.option
+
+    def path(self) -> str:
+        """The text as a file clingo can load. Its name is the digest of the text, so a path never
+        changes its content and the solver's per-process cache of parsed programs stays right."""
+        digest = hashlib.sha256(self.text.encode("utf-8")).hexdigest()[:24]
+        folder = Path(tempfile.gettempdir()) / f"fivedp-rules-{os.getuid() if hasattr(os, 'getuid') else 0}"
+        target = folder / f"{digest}.lp"
+        if not target.is_file():
+            folder.mkdir(parents=True, exist_ok=True)
+            partial = folder / f"{digest}.{os.getpid()}.tmp"
+            partial.write_text(self.text, encoding="utf-8")
+            os.replace(partial, target)  # atomic: a concurrent worker sees the whole file or none
+        return str(target)
+
+
+@dataclass(frozen=True)
+class Option:
+    name: str
+    meaning: str
+    source: str
+    values: tuple[Value, ...]
+    default: str | bool
+    programs: tuple[str, ...] = ("movement",)
+
+    @property
+    def boolean(self) -> bool:
+        return all(isinstance(v.value, bool) for v in self.values)
+
+    def value(self, chosen: Any) -> Value:
+        for v in self.values:
+            if isinstance(v.value, bool) == isinstance(chosen, bool) and v.value == chosen:
+                return v
+        raise KeyError(chosen)
+
+    def allowed(self) -> str:
+        return ", ".join(show(v.value) for v in self.values)
+
+
+def show(value: Any) -> str:
+    """An option value as it is written in YAML and on the command line."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+_OPTIONS: tuple[Option, ...] = (
+    Option(
+        "adjacency", "which timelines are adjacent to each other", "5dplomacy architecture notes, Game options (adjacency); docs/playing.md §5",
+        (Value("family", "a timeline, its parent, its children and its siblings forked from the same board",
+               "adjacency_family.lp"),
+         Value("any", "every timeline is adjacent to every other", "adjacency_any.lp")),
+        "family",
+    ),
+    Option(
+        "implicit_main_timeline", "an ordered unit written without a timeline is on the root timeline a",
+        "5dplomacy architecture notes, Game options (implicitMainTimeline); docs/playing.md §4",
+        (Value(True, "the missing timeline is a"),
+         Value(False, "every ordered unit must name its timeline")),
+        True, programs=(),
+    ),
+    Option(
+        "victory", "how the game is won", "5dplomacy architecture notes, Game options (victoryCondition); docs/playing.md §12",
+        (Value("elimination", "a power without units and centres on some head is out everywhere; the last one wins",
+               "victory_elimination.lp"),
+         Value("majority", "more than half of all supply centres summed over all heads", "victory_majority.lp"),
+         Value("unique", "more than half of the map's supply centres, each counted once by name",
+               "victory_unique.lp")),
+        "elimination", programs=("victory",),
+    ),
+    Option(
+        "open_convoys", "a fleet may convoy with no subject (F North Sea C) and carry any army's move",
+        "5dplomacy architecture notes, Game options, and rules, Open convoys; docs/rules.md §6.8",
+        (Value(False, "open convoy orders are invalid"),
+         Value(True, "open convoys join any army's route, of any power, in any direction", "open_convoys.lp")),
+        False,
+    ),
+    Option(
+        "jump_assists", "units may assist a move that jumps more than one turn or timeline",
+        "5dplomacy architecture notes, Game options, and rules, Jump assist; docs/rules.md §6.8",
+        (Value(False, "a move to a board that is not adjacent and jump assist orders are invalid"),
+         Value(True, "a move of jump length k needs k given assists (A Berlin J A Munich - b-Kiel@2)",
+               "jump_assists.lp")),
+        False,
+    ),
+    Option(
+        "sustain", "a sustain phase once per game year: time centres vote, unsustained timelines dissolve",
+        "5dplomacy rules, Sustaining timelines and time centers; docs/rules.md §6.8",
+        (Value(False, "no sustain phase; sustain orders are invalid"),
+         # the phase itself is asp/sustain.lp; in movement, dissolved timelines are out of reach
+         Value(True, "the sustain phase after each Fall movement (and its retreats) with two or more timelines",
+               "sustain_true.lp")),
+        False,
+    ),
+    # DATC v3.1 chapter 4: one option per issue whose readings change an adjudication (docs/rules.md §8)
+    Option(
+        "datc_4a1", "when a convoy with several routes is disrupted", "DATC 4.A.1",
+        (Value("all_routes", "only when every route is disrupted (DATC 4.A.1 (b), 1982 and later rulebooks)"),
+         Value("any_route", "when a fleet of any route is dislodged (DATC 4.A.1 (a), 1971 rulebook)",
+               "datc_4a1_any_route.lp")),
+        "all_routes",
+    ),
+    Option(
+        "datc_4a2", "how convoy disruption paradoxes are resolved", "DATC 4.A.2",
+        (Value("szykman", "the convoying fleets of a paradox hold (DATC 4.A.2, Szykman rule)"),
+         Value("all_hold", "the moves of a paradox fail (DATC 4.A.2, 'All Hold' backup rule)",
+               "datc_4a2_all_hold.lp"),
+         Value("rule_1971", "a convoyed army does not cut a fleet's support of a fleet attacking its convoy; "
+                            "open paradoxes: Szykman (DATC 4.A.2, 1971 rule)", "datc_4a2_rule_1971.lp"),
+         Value("rule_1982", "a convoyed army does not cut a support into a sea holding a convoying fleet; "
+                            "open paradoxes: Szykman (DATC 4.A.2, 1982 rule)", "datc_4a2_rule_1982.lp"),
+         Value("rule_2000", "a convoyed army does not cut a support of an attack on a fleet its convoy needs; "
+                            "open paradoxes: Szykman (DATC 4.A.2, 2000/2023 rule)", "datc_4a2_rule_2000.lp")),
+        "szykman",
+    ),
+    Option(
+        "datc_4a3", "when an army that could go overland to a province goes by convoy", "DATC 4.A.3",
+        (Value("rule_2000", "when ordered 'via convoy' or an own fleet is ordered to convoy it; no fallback "
+                            "to land (DATC 4.A.3, 2000/2023 rulebook)"),
+         Value("dptg", "only when ordered 'via convoy' (DATC 4.A.3, DPTG)", "datc_4a3_dptg.lp"),
+         Value("rule_1982", "only when an own fleet is ordered to convoy it; 'via convoy' is ignored "
+                            "(DATC 4.A.3, 1982 rulebook)", "datc_4a3_rule_1982.lp"),
+         Value("rule_1971", "by convoy, whoever orders the fleets, only when the unit at the destination "
+                            "moves the other way and the convoy is not disrupted; else by land "
+                            "(DATC 4.A.3, 1971 rulebook)", "datc_4a3_rule_1971.lp")),
+        "rule_2000",
+    ),
+    Option(
+        "datc_4a4", "whether a convoyed attack cuts a support of an attack on the army's own province",
+        "DATC 4.A.4",
+        (Value("not_cut", "not cut: the army attacks from its own province (DATC 4.A.4 (a))"),
+         Value("cut", "cut: the army attacks from the sea (DATC 4.A.4 (b))", "datc_4a4_cut.lp")),
+        "not_cut",
+    ),
+    Option(
+        "datc_4a5", "whether a unit dislodged by a convoyed army may retreat to the army's province",
+        "DATC 4.A.5",
+        (Value("may_retreat", "it may (DATC 4.A.5 (b), 2023 rulebook)"),
+         Value("barred", "it may not (DATC 4.A.5 (a))", "datc_4a5_barred.lp")),
+        "may_retreat",
+    ),
+    Option(
+        "datc_4a6", "a convoy path written in an army's move (A Yorkshire - North Sea - Belgium)", "DATC 4.A.6",
+        (Value("ignored", "is read and ignored (DATC 4.A.6 (a))"),
+         Value("allowed", "may be written; when written, the army goes by convoy through exactly those seas "
+                          "(DATC 4.A.6 (b))", "datc_4a6_allowed.lp"),
+         Value("required", "must be written: a convoyed move without one fails (DATC 4.A.6 (c))",
+               "datc_4a6_required.lp")),
+        "ignored",
+    ),
+    Option(
+        "datc_4a7", "whether a dislodged unit can bounce a third unit in its attacker's province",
+        "DATC 4.A.7",
+        (Value("h2h_only", "it can, unless it lost a head-to-head battle (DATC 4.A.7 (b))"),
+         Value("never", "it never can (DATC 4.A.7 (a), literal rulebook)", "datc_4a7_never.lp")),
+        "h2h_only",
+    ),
+    Option(
+        "datc_4b2", "a fleet's move without a coast when only one coast can be reached", "DATC 4.B.2",
+        (Value("only_coast", "goes to the only reachable coast (DATC 4.B.2 (a))"),
+         Value("fails", "is illegal, the fleet holds (DATC 4.B.2 (b))", "datc_4b2_fails.lp")),
+        "only_coast",
+    ),
+    Option(
+        "datc_4b3", "a fleet's move to a coast it cannot reach", "DATC 4.B.3",
+        (Value("illegal", "is illegal, the fleet holds (DATC 4.B.3 (b))"),
+         Value("ignore_coast", "goes to the coast it can reach (DATC 4.B.3 (a))", "datc_4b3_ignore_coast.lp")),
+        "illegal",
+    ),
+    Option(
+        "datc_4b4", "a support of a fleet's move that omits the coast when more than one can be reached",
+        "DATC 4.B.4; by default the 5dplomacy rules' reading (DATC compliance, 4.B.4)",
+        (Value("strict", "is illegal, whoever owns the fleet (the 5dplomacy rules' reading)"),
+         Value("datc", "is valid (DATC 4.B.4, the DATC's preference for 6.B.7 and 6.B.15)", "datc_4b4_datc.lp"),
+         Value("calhamer", "is valid only for a fleet of the supporting power (DATC 4.B.4, Calhamer)",
+               "datc_4b4_calhamer.lp")),
+        "strict",
+    ),
+    Option(
+        "datc_4b5", "an ordered unit written with a coast it does not stand on", "DATC 4.B.5",
+        (Value("ignored", "the coast is ignored, the unit found by its province (DATC 4.B.5 (b))"),
+         Value("fails", "the order is illegal, the unit holds (DATC 4.B.5 (a))")),
+        "ignored", programs=(),
+    ),
+    Option(
+        "datc_4b6", "a coast the province does not have, or a coast on an army's move", "DATC 4.B.6",
+        (Value("ignored", "is ignored (DATC 4.B.6 (b))"),
+         Value("fails", "makes the order illegal (DATC 4.B.6 (a))", "datc_4b6_fails.lp")),
+        "ignored",
+    ),
+    Option(
+        "datc_4c1", "an order that does not say whether its unit is an army or a fleet", "DATC 4.C.1",
+        (Value("valid", "is valid (DATC 4.C.1 (b))"),
+         Value("invalid", "is illegal, the unit holds and can receive hold support (DATC 4.C.1 (a))"),
+         Value("valid_unless_other", "is valid unless another order for the unit gives its type "
+                                     "(DATC 4.C.1 (c))")),
+        "valid", programs=(),
+    ),
+    Option(
+        "datc_4c2", "an order that calls an army a fleet or a fleet an army", "DATC 4.C.2",
+        (Value("valid", "is valid: the written type is ignored (DATC 4.C.2 (b))"),
+         Value("invalid", "is illegal, the unit holds and can receive hold support (DATC 4.C.2 (a))"),
+         Value("valid_unless_other", "is valid unless another order for the unit gives the right type "
+                                     "(DATC 4.C.2 (c))")),
+        "valid", programs=(),
+    ),
+    Option(
+        "datc_4c5", "a support or convoy of a foreign unit that does not name the unit's nationality",
+        "DATC 4.C.5",
+        (Value("valid", "is valid (DATC 4.C.5 (b))"),
+         Value("invalid", "is illegal (DATC 4.C.5 (a))"),
+         Value("valid_unless_other", "is valid unless another order of the unit names the nationality "
+                                     "(DATC 4.C.5 (c))")),
+        "valid", programs=(),
+    ),
+    Option(
+        "datc_4c6", "a support or convoy that names the wrong nationality for the unit", "DATC 4.C.6",
+        (Value("valid", "is valid: the nationality is ignored (DATC 4.C.6 (b))"),
+         Value("invalid", "is illegal (DATC 4.C.6 (a))"),
+         Value("valid_unless_other", "is valid unless another order of the unit names the right nationality "
+                                     "(DATC 4.C.6 (c))")),
+        "valid", programs=(),
+    ),
+    Option(
+        "datc_4c3", "a build that does not say army or fleet", "DATC 4.C.3",
+        (Value("best_effort", "an army inland, a fleet where a coast is written, else fails (DATC 4.C.3 (c))"),
+         Value("fails", "always fails (DATC 4.C.3 (a))", "datc_4c3_fails.lp"),
+         Value("army_inland", "an army inland, fails in a coastal province (DATC 4.C.3 (b))",
+               "datc_4c3_army_inland.lp")),
+        "best_effort", programs=("adjustment",),
+    ),
+    Option(
+        "datc_4c4", "a fleet built in a land province", "DATC 4.C.4",
+        (Value("fails", "the build fails (DATC 4.C.4 (a))"),
+         Value("army", "an army is built there (DATC 4.C.4 (b))", "datc_4c4_army.lp")),
+        "fails", programs=("adjustment",),
+    ),
+    Option(
+        "datc_4d3", "a unit with two or more different legal orders", "DATC 4.D.3",
+        (Value("hold", "all of them are illegal, the unit holds (DATC 4.D.3 (c))"),
+         Value("first", "the first written is used (DATC 4.D.3 (a))", "datc_4d3_first.lp"),
+         Value("last", "the last written is used (DATC 4.D.3 (b))", "datc_4d3_last.lp")),
+        "hold", programs=("movement", "retreat"),
+    ),
+    Option(
+        "datc_4d4", "more builds (and waives) than a power may make on a board", "DATC 4.D.4",
+        (Value("first", "the first legal ones written are used (DATC 4.D.4 (b))"),
+         Value("all_invalid", "all of them fail (DATC 4.D.4 (a))", "datc_4d4_all_invalid.lp"),
+         Value("last", "the last legal ones written are used (DATC 4.D.4 (c))", "datc_4d4_last.lp")),
+        "first", programs=("adjustment",),
+    ),
+    Option(
+        "datc_4d5", "several legal builds in one province", "DATC 4.D.5",
+        (Value("first", "the first written is used (DATC 4.D.5 (b))"),
+         Value("none", "all of them fail (DATC 4.D.5 (a))", "datc_4d5_none.lp"),
+         Value("last", "the last written is used (DATC 4.D.5 (c))", "datc_4d5_last.lp")),
+        "first", programs=("adjustment",),
+    ),
+    Option(
+        "datc_4d6", "more disbands than a power must make on a board", "DATC 4.D.6",
+        (Value("first", "the first legal ones written are used (DATC 4.D.6 (b))"),
+         Value("civil_disorder", "all of them fail; the civil disorder rule removes units (DATC 4.D.6 (a))",
+               "datc_4d6_civil_disorder.lp"),
+         Value("last", "the last legal ones written are used (DATC 4.D.6 (c))", "datc_4d6_last.lp")),
+        "first", programs=("adjustment",),
+    ),
+    Option(
+        "datc_4d7", "waiving a build", "DATC 4.D.7",
+        (Value("allowed", "a waive uses one build (DATC 4.D.7 (a), 2000/2023 rulebooks)"),
+         Value("not_allowed", "a waive is illegal and uses no build (DATC 4.D.7 (b))", "datc_4d7_not_allowed.lp")),
+        "allowed", programs=("adjustment",),
+    ),
+    Option(
+        "datc_4d8", "which units civil disorder removes first", "DATC 4.D.8",
+        (Value("rule_2023", "off supply centres first, then farthest from an owned centre counting any "
+                            "adjacency, fleets before armies, alphabetical (DATC 4.D.8, 2023 rulebook)"),
+         Value("rule_1982", "farthest from a home centre by the unit's own routes (armies may cross seas), "
+                            "fleets before armies, alphabetical (DATC 4.D.8, 1971/1982 rulebooks)",
+               "datc_4d8_rule_1982.lp")),
+        "rule_2023", programs=("adjustment",),
+    ),
+    Option(
+        "datc_4d9", "a support to hold a unit of a power in civil disorder (no orders this step)",
+        "DATC 4.D.9",
+        (Value("succeeds", "succeeds like any hold support (DATC 4.D.9 (b))"),
+         Value("fails", "fails (DATC 4.D.9 (a))", "datc_4d9_fails.lp")),
+        "succeeds",
+    ),
+    Option(
+        "datc_4e1", "an impossible order (A Holland - Picardy): ignored, or still an order of its unit",
+        "DATC 4.E.1",
+        (Value("ignored", "it is ignored as if not written: the unit holds and can be supported to hold "
+                          "(DATC 4.E.1, 2023 rulebook)"),
+         Value("counts", "the unit holds, but its impossible move refuses hold support and an impossible "
+                         "order conflicts with its unit's other orders (DATC 4.E.1, the older reading)",
+               "datc_4e1_counts.lp")),
+        "ignored",
+    ),
+    Option(
+        "datc_4e3", "whether a support or convoy order implies the move of an unordered unit", "DATC 4.E.3",
+        (Value("not_allowed", "it does not: a unit without an order holds (DATC 4.E.3 (b))"),
+         Value("allowed", "a unit without an order makes the move its own power supports or convoys "
+                          "(DATC 4.E.3 (a))")),
+        "not_allowed", programs=(),
+    ),
+)
+
+_BUILTIN: Mapping[str, Option] = MappingProxyType({o.name: o for o in _OPTIONS})
+REGISTRY = _BUILTIN  # the built-in options; ``registry(options)`` adds the rules of your own those carry
+
+
+def rules_of(options: Mapping[str, Any] | None) -> tuple[UserRule, ...]:
+    """The rules of your own an options mapping carries (none for a plain one)."""
+    return tuple(options.get(RULES, ())) if options else ()
+
+
+def registry(options: Mapping[str, Any] | None = None) -> Mapping[str, Option]:
+    """The built-in options extended by the rules of your own that ``options`` carries."""
+    return _extended(rules_of(options))
+
+
+@lru_cache(maxsize=64)
+def _extended(rules: tuple[UserRule, ...]) -> Mapping[str, Option]:
+    if not rules:
+        return _BUILTIN
+    out = dict(_BUILTIN)
+    for rule in rules:
+        meaning = f"a rule of your own ({rule.source})"
+        if rule.option in _BUILTIN:
+            opt = out[rule.option]
+            out[rule.option] = Option(opt.name, opt.meaning, opt.source,
+                                      opt.values + (Value(rule.value, meaning, rule.path(), rule.source),), opt.default,
+                                      opt.programs)
+        else:
+            out[rule.option] = Option(rule.option, meaning, rule.source,
+                                      (Value(False, "the rule is not loaded"),
+                                       Value(True, f"the rule is loaded: {rule.source}", rule.path(), rule.source)),
+                                      False)
+    return MappingProxyType(out)
+
+
+def user_file(value: Value) -> bool:
+    """Whether a value's logic file is a rule of your own (an absolute path) rather than a built-in."""
+    return bool(value.file) and os.path.isabs(value.file or "")
+
+
+def option(name: str, options: Mapping[str, Any] | None = None) -> Option:
+    known = registry(options)
+    try:
+        return known[name]
+    except KeyError:
+        raise InputError(f"unknown option {quoted(name)} (known: {', '.join(known)})") from None
+
+
+def problem(name: str, value: Any, options: Mapping[str, Any] | None = None) -> str | None:
+    """Why ``name: value`` is not a valid option setting, or None when it is."""
+    known = registry(options)
+    if name not in known:
+        return f"unknown option {quoted(name)} (known: {', '.join(known)})"
+    opt = known[name]
+    try:
+        opt.value(value)
+    except KeyError:
+        written = _written(value)
+        kind = " (a boolean, unquoted)" if opt.boolean else ""
+        return f"option {name} cannot be {written}: one of {opt.allowed()}{kind}"
+    return None
+
+
+def _written(value: Any) -> str:
+    """A value as YAML writes it, strings quoted (so that a quoted ``'false'`` shows as text)."""
+    if isinstance(value, bool) or value is None:
+        return "null" if value is None else show(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_written(x) for x in value) + "]"
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{k}: {_written(x)}" for k, x in value.items()) + "}"
+    return quoted(str(value)) if isinstance(value, str) else repr(value)
+
+
+def parse_setting(text: str, options: Mapping[str, Any] | None = None) -> tuple[str, str | bool]:
+    """``NAME=VALUE`` from the command line; booleans written ``true``/``false``. ``options`` may carry
+    rules of your own, whose values are then known too."""
+    known = registry(options)
+    name, sep, raw = text.partition("=")
+    name, raw = name.strip(), raw.strip()
+    if not sep or not name:
+        raise InputError(f"option {quoted(text)}: write NAME=VALUE (known options: {', '.join(known)})")
+    opt = option(name, options)
+    value: str | bool = raw
+    if opt.boolean and raw.lower() in ("true", "false"):
+        value = raw.lower() == "true"
+    reason = problem(name, value, options)
+    if reason:
+        raise InputError(reason)
+    return name, value
+
+
+def validated(raw: Mapping[Any, Any], base: str | Path | None = None) -> dict[str, Any]:
+    """Plain values of a checked ``options:`` mapping (raises InputError naming the first bad one).
+
+    Its ``rules`` entry, if any, names rules of your own (``NAME: FILE``, ``NAME: VALUE:FILE``, or a
+    mapping with ``value`` and ``file`` or ``text``; files relative to ``base``): each is read and
+    checked (userrules.py) and is in effect unless the mapping sets its option otherwise."""
+    out: dict[str, Any] = {}
+    rules: tuple[UserRule, ...] = ()
+    if RULES in raw:
+        from .userrules import rules_from_mapping
+
+        rules = rules_from_mapping(raw[RULES], base)
+        out[RULES] = rules
+    for key, value in raw.items():
+        if str(key) == RULES:
+            continue
+        value = str(value) if isinstance(value, str) else value  # plain str, not a line-numbered one
+        reason = problem(str(key), value, out)
+        if reason:
+            raise InputError(reason)
+        out[str(key)] = value
+    for rule in rules:
+        out.setdefault(rule.option, rule.value)
+    return out
+
+
+def with_rules(options: Mapping[str, Any], rules: tuple[UserRule, ...], *, in_effect: bool) -> dict[str, Any]:
+    """``options`` carrying these rules too (a rule for an option already carried replaces that one's
+    value of the same name); with ``in_effect`` each rule's value is the one chosen."""
+    out = dict(options)
+    kept = tuple(r for r in rules_of(options)
+                 if not any(r.option == n.option and _same_value(r.value, n.value) for n in rules))
+    if kept or rules:
+        out[RULES] = kept + tuple(rules)
+    if in_effect:
+        for rule in rules:
+            out[rule.option] = rule.value
+    return out
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    return isinstance(a, bool) == isinstance(b, bool) and a == b
+
+
+def options_document(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The options as plain YAML data (game files, exported scenarios): each rule of your own with its
+    file's name and its whole text, so that the game can be replayed without the file."""
+    out: dict[str, Any] = {str(k): v for k, v in options.items() if k != RULES}
+    rules = rules_of(options)
+    if rules:
+        out[RULES] = {r.option: ({"file": r.source, "text": r.text} if r.new_option else
+                                 {"value": r.value, "file": r.source, "text": r.text}) for r in rules}
+    return out
+
+
+def chosen(options: Mapping[str, Any], name: str) -> str | bool:
+    """The value in effect: the one given, or the registry's default."""
+    return options.get(name, registry(options)[name].default)
+
+
+def logic_files(options: Mapping[str, Any], program: str) -> list[str]:
+    """The option files loaded with ``program`` for these settings: paths under asp/, or absolute
+    paths for rules of your own (the solver joins them to asp/, which leaves an absolute path as it is)."""
+    files = []
+    for opt in registry(options).values():
+        if program in opt.programs:
+            file = opt.value(chosen(options, opt.name)).file
+            if file:
+                files.append(file if os.path.isabs(file) else f"options/{file}")
+    return files

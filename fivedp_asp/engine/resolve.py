@@ -1,0 +1,89 @@
+"""Fills in what a written order leaves out (RULES.md §3), against the multiverse it is given in.
+
+The result names every place fully: timeline, turn, province (and a coast where one was
+written). Whether the order is *legal* is not decided here but by the logic programs.
+"""
+
+from __future__ import annotations
+
+from ..model import orders as o
+from ..model.orders import Place, ResolvedOrder
+from ..errors import InputError, quoted
+from ..model.multiverse import Multiverse
+from ..model.notation import timeline_name
+from .options import chosen
+
+
+def _latest(mv: Multiverse, timeline: int, text: str) -> int:
+    turn = mv.latest_turn(timeline)
+    if turn is None:
+        raise InputError(f"order {quoted(text)}: there is no timeline {timeline_name(timeline)}")
+    return turn
+
+
+def subject_place(mv: Multiverse, where: o.Where, text: str) -> Place:
+    """Where a written unit stands (the ordered unit, or a unit named in a scenario's expectations):
+    its timeline defaults to the root (option implicit_main_timeline), its turn to the latest."""
+    timeline = where.timeline
+    if timeline is None:
+        if not chosen(mv.options, "implicit_main_timeline"):
+            raise InputError(f"order {quoted(text)}: the unit's timeline is not given (option implicit_main_timeline is off)")
+        timeline = 0
+    turn = where.turn if where.turn is not None else _latest(mv, timeline, text)
+    return Place(timeline, turn, where.province, where.coast)
+
+
+def _relative(mv: Multiverse, where: o.Where, base: Place, text: str) -> Place:
+    """A place given relative to another: missing parts come from ``base``; a timeline alone means its latest turn."""
+    if where.timeline is None:
+        timeline = base.timeline
+        turn = where.turn if where.turn is not None else base.turn
+    else:
+        timeline = where.timeline
+        turn = where.turn if where.turn is not None else _latest(mv, timeline, text)
+    return Place(timeline, turn, where.province, where.coast)
+
+
+def resolve(order: o.Order, power: str, text: str, mv: Multiverse) -> ResolvedOrder:
+    """The order with every place fully designated: the ordered unit's place first, then the places
+    written after it, relative to it (RULES.md §3)."""
+    if isinstance(order, o.Waive):
+        return ResolvedOrder(power, text, order, "waive", None)
+    if isinstance(order, o.Sustain):
+        # given outside the sustain phase, nothing adjudicates it: this is the reason reported
+        why = ("sustain orders belong to the sustain phase" if chosen(mv.options, "sustain")
+               else "sustain order needs the option sustain")
+        return ResolvedOrder(power, text, order, "sustain", None, problem=why)
+    unit = getattr(order, "unit", None)
+    if unit is None:
+        raise InputError(f"order {quoted(text)}: unsupported order")
+    # every other order names the unit it orders; the places after it are read relative to it
+    subject = subject_place(mv, unit.where, text)
+
+    def base(kind: str, **kw) -> ResolvedOrder:
+        return ResolvedOrder(power, text, order, kind, subject, unit_kind=unit.kind, **kw)
+
+    match order:
+        case o.Move(_, dest, via):
+            return base("move", dest=_relative(mv, dest, subject, text), via_convoy=via)
+        case o.Hold():
+            return base("hold")
+        case o.SupportHold(_, target):
+            return base("support_hold", target=_relative(mv, target.where, subject, text))
+        case o.SupportMove(_, target, dest):
+            supported = _relative(mv, target.where, subject, text)
+            return base("support_move", target=supported, dest=_relative(mv, dest, supported, text))
+        case o.Convoy(_, target, dest):
+            army = _relative(mv, target.where, subject, text)
+            return base("convoy", target=army, dest=_relative(mv, dest, army, text))
+        case o.OpenConvoy():
+            return base("open_convoy")
+        case o.JumpAssist(_, target, dest):
+            # written as the assisted move is ordered, like a support-move (RULES.md §9.2)
+            moving = _relative(mv, target.where, subject, text)
+            return base("jump_assist", target=moving, dest=_relative(mv, dest, moving, text))
+        case o.Disband():
+            return base("disband")
+        case o.Build():
+            return base("build")
+    raise InputError(f"order {quoted(text)}: unsupported order")

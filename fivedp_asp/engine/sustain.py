@@ -1,0 +1,100 @@
+"""The sustain phase (RULES.md §9.3, option ``sustain``): when it is due, its facts, and its result.
+
+The vote count and the dissolution are decided by ``asp/sustain.lp``; this module writes what the
+program needs (the timelines in play, who owns each time centre on each head, the sustain orders)
+and reads back the fractions, the timeline each centre sustains and the timelines that dissolve.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Sequence
+
+from ..model import orders as o
+from ..solver import terms as t
+from ..model.multiverse import Multiverse
+from .options import chosen
+from ..model.orders import ResolvedOrder
+from .answer import Answer
+
+
+@dataclass(frozen=True)
+class CentreVote:
+    """One time centre's vote: each fraction cast (the fraction's timeline, its owner, the timeline
+    it went to) and the timeline the centre sustains (None when no fraction was cast)."""
+
+    center: str
+    fractions: tuple[tuple[int, str, int], ...]
+    sustains: int | None
+
+
+@dataclass(frozen=True)
+class SustainResult:
+    year: int  # the game year (1901 + year index) whose phase this was
+    timelines: tuple[int, ...]  # in play when the votes were cast (n = how many)
+    centres: tuple[CentreVote, ...]
+    dissolved: tuple[int, ...]
+
+
+def enabled(mv: Multiverse) -> bool:
+    return bool(chosen(mv.options, "sustain"))
+
+
+def due_after_movement(before: Multiverse, after: Multiverse) -> Multiverse:
+    """Marks the sustain phase due after a movement step whose latest head was a Fall turn, once per
+    game year; with one timeline in play it is skipped (and not counted as held)."""
+    if not enabled(before) or not before.heads:
+        return after
+    latest = max(h.turn for h in before.heads)
+    year = latest // 2
+    if latest % 2 == 0 or before.sustain_held == year or len(after.in_play) < 2:
+        return after
+    return replace(after, sustain_due=year)
+
+
+def _positions(orders: Sequence[tuple[int, ResolvedOrder]]) -> dict[int, int]:
+    """Where each order was last written: between two orders of one kind the later counts."""
+    last: dict[int, int] = {}
+    for pos, (i, _) in enumerate(orders):
+        last[i] = pos
+    return last
+
+
+def facts(mv: Multiverse, orders: Sequence[tuple[int, ResolvedOrder]]) -> str:
+    lines = [f"in_play({tl})." for tl in mv.in_play]
+    capitals = mv.game_map.capitals
+    lines += [f"time_center({t.const(c)})." for c in capitals]
+    for head in mv.heads:
+        for c in capitals:
+            if c in head.centers:
+                lines.append(f"owner({t.const(c)},{head.timeline},{t.const(head.centers[c])}).")
+    last = _positions(orders)
+    for i, r in orders:
+        if r.kind != "sustain" or not isinstance(r.order, o.Sustain):
+            continue
+        pw, tl = t.const(r.power), r.order.timeline
+        if r.order.center is None:
+            lines.append(f"sustain_order({i},{pw},{tl},{last[i]}).")
+        else:
+            lines.append(f"center_order({i},{pw},{t.const(r.order.center)},{tl},{last[i]}).")
+    return "\n".join(lines) + "\n"
+
+
+def read(mv: Multiverse, answer: Answer) -> SustainResult:
+    by_const = {t.const(c): c for c in mv.game_map.capitals}
+    powers = {t.const(p): p for p in mv.game_map.powers}
+    owners = {(t.name_of(c), T.number): powers.get(t.name_of(pw), t.name_of(pw)) for c, T, pw in answer.get("fraction")}
+    votes: dict[str, list[tuple[int, str, int]]] = {}
+    for c, T, V in answer.get("vote"):
+        name = by_const.get(t.name_of(c), t.name_of(c))
+        votes.setdefault(name, []).append((T.number, owners[(t.name_of(c), T.number)], V.number))
+    chosen_by = {by_const.get(t.name_of(c), t.name_of(c)): V.number for c, V in answer.get("sustains")}
+    centres = tuple(CentreVote(c, tuple(sorted(votes.get(c, ()))), chosen_by.get(c)) for c in mv.game_map.capitals)
+    dissolved = tuple(sorted(a[0].number for a in answer.get("dissolved")))
+    return SustainResult(mv.sustain_due if mv.sustain_due is not None else -1, mv.in_play, centres, dissolved)
+
+
+def apply(mv: Multiverse, result: SustainResult) -> Multiverse:
+    """The multiverse after the phase: dissolved timelines out of play for good, this year's phase held."""
+    return replace(mv, dissolved=mv.dissolved | frozenset(result.dissolved), sustain_due=None,
+                   sustain_held=result.year)

@@ -1,0 +1,447 @@
+"""Rules of your own: a user's logic file as a new value of a rule option, checked before it is used.
+
+A rule of your own is loaded beside the movement encodings (``asp/movement.lp`` and its parts), like
+the logic file of a built-in option value. Before it is used, it is parsed with clingo's AST and
+held to a contract (docs/rules-of-your-own.md), which is derived here from the encodings themselves,
+so that it follows them when they change:
+
+- it may **read** every predicate of the movement program: the input facts (those the encodings
+  read but no logic file defines: ``unit/4``, ``order/3``, ``ordered_move/4``, ...), everything the
+  movement parts define, and the hooks below;
+- it may **define** the hooks: the predicates that the built-in option files add to the movement
+  program (``cut/1``, ``bad/2``, ``timeline_adj/2``, ``reason/4``, ...), less the forbidden ones;
+- it **must define**, as a value of a built-in option whose every value has a file, what every one
+  of those files defines (``adjacency`` values define ``timeline_adj/2``); as a new option, at least
+  one hook (else it could change nothing);
+- it **must not define** the input facts, the guessed decisions the driver reads (``moves/1``,
+  ``dislodged/1``, ``given/1``, ``path/1``, ``assist_given/1``), the driver's externals, or any
+  other predicate of the movement parts or of a built-in option file; helpers under new names are
+  its own;
+- it is rules and constraints only, one atom per head: no choice rules or disjunctions (the stable
+  models must stay the solutions of the rules, and the driver would settle the extra ones as
+  paradoxes), no ``#include``, ``#script``, ``#show``, ``#external``, ``#program``, ``#const``,
+  optimisation or theory statements.
+
+A rule that leaves a step with no adjudication or with several that the backup rules cannot settle
+is reported with ``unsettled`` (RuleError, bad input), naming the rule and the step's orders.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Iterable, Mapping
+
+import clingo
+from clingo import ast
+
+from ..errors import AdjudicationError, EncodingError, RuleError
+from .options import REGISTRY, RULES, UserRule, registry, rules_of, with_rules
+from ..solver.driver import DECISIONS, asp_dir
+
+Signature = tuple[str, int]
+_NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
+_QUOTE = 60  # at most this much of a user's text is quoted in a message
+
+
+def _sig(sig: Signature) -> str:
+    return f"{sig[0]}/{sig[1]}"
+
+
+# -- the contract, derived from the encodings ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Contract:
+    """What a rule of your own may read, may define and must not define (module docstring)."""
+
+    inputs: frozenset[Signature]  # facts the Python side writes
+    readable: frozenset[Signature]  # every predicate of the movement program
+    hooks: frozenset[Signature]  # what built-in option files add to the movement program
+    forbidden: frozenset[Signature]  # inputs, decisions, externals, the movement parts' own predicates
+    taken: Mapping[Signature, str]  # predicates of built-in option files: the file that defines each
+    required: Mapping[str, frozenset[Signature]]  # option -> what each of its values' files defines
+
+
+@dataclass
+class _Use:
+    """Heads and bodies of one parse, by predicate signature, with the first location of each."""
+
+    heads: dict
+    bodies: dict
+    externals: set
+
+
+def _walk(node: Any, into: dict, bodies: dict, loc: Any = None) -> None:
+    """Every symbolic atom under ``node`` (with the location of its nearest literal); those in
+    conditions and bodies are reads."""
+    if isinstance(node, ast.AST):
+        if "location" in node.keys():
+            loc = node.location
+        if node.ast_type == ast.ASTType.SymbolicAtom:
+            term = node.symbol
+            if term.ast_type == ast.ASTType.Function:
+                sig = (term.name, len(term.arguments))
+            elif term.ast_type == ast.ASTType.SymbolicTerm and term.symbol.type == clingo.SymbolType.Function:
+                sig = (term.symbol.name, len(term.symbol.arguments))
+            else:
+                return
+            into.setdefault(sig, loc)
+            return
+        for key in node.child_keys:
+            _walk(getattr(node, key), bodies if key in ("body", "condition") else into, bodies, loc)
+    elif not isinstance(node, (str, int, float)) and hasattr(node, "__iter__"):
+        for item in node:
+            _walk(item, into, bodies, loc)
+
+
+def _use(statements: Iterable[ast.AST]) -> _Use:
+    use = _Use({}, {}, set())
+    for s in statements:
+        if s.ast_type == ast.ASTType.Rule:
+            _walk(s.head, use.heads, use.bodies, s.location)
+            _walk(s.body, use.bodies, use.bodies, s.location)
+        elif s.ast_type == ast.ASTType.External:
+            found: dict = {}
+            _walk(s.atom, found, use.bodies, s.location)
+            use.externals.update(found)
+    return use
+
+
+def _parse(files: Iterable[Path]) -> list[ast.AST]:
+    out: list[ast.AST] = []
+    ast.parse_files([str(f) for f in files], out.append)
+    return out
+
+
+@lru_cache(maxsize=1)
+def contract() -> Contract:
+    """The contract for rules of your own, read off asp/movement/*.lp and asp/options/*.lp."""
+    root = asp_dir()
+    core = _use(_parse(sorted((root / "movement").glob("*.lp")) + [root / "show" / "movement.lp"]))
+    per_file = {f.name: _use(_parse([f])) for f in sorted((root / "options").glob("*.lp"))}
+
+    movement_files = {v.file for o in REGISTRY.values() if "movement" in o.programs for v in o.values if v.file}
+    option_defined: set[Signature] = set()
+    option_read: set[Signature] = set()
+    externals = set(core.externals)
+    taken: dict[Signature, str] = {}
+    for name, use in per_file.items():
+        externals |= use.externals
+        for sig in use.heads:
+            taken.setdefault(sig, f"asp/options/{name}")
+        if name in movement_files:
+            option_defined |= set(use.heads)
+            option_read |= set(use.bodies)
+    # facts fivedp writes: read by the movement parts or their option files, defined by no logic file
+    inputs = frozenset((set(core.bodies) | option_read) - set(core.heads) - externals
+                       - {s for u in per_file.values() for s in u.heads})
+    core_preds = set(core.heads) | set(core.bodies) | inputs
+    decisions = {(d, 1) for d in DECISIONS}
+    hooks = frozenset((option_defined & core_preds) - inputs - decisions - externals
+                      | ({s for s in option_defined if s[1] == 0} - inputs))  # flags the Python side reads
+    forbidden = frozenset((core_preds | inputs | decisions | externals) - hooks)
+    required: dict[str, frozenset[Signature]] = {}
+    for opt in REGISTRY.values():
+        if "movement" in opt.programs and opt.values and all(v.file for v in opt.values):
+            sets = [set(per_file[v.file].heads) & hooks for v in opt.values if v.file in per_file]
+            required[opt.name] = frozenset(set.intersection(*sets)) if sets else frozenset()
+    return Contract(inputs, frozenset(core_preds | hooks), hooks, forbidden, MappingProxyType(taken),
+                    MappingProxyType(required))
+
+
+# -- checking one file ---------------------------------------------------------------------------
+
+_ALLOWED = {ast.ASTType.Rule, ast.ASTType.Comment}
+
+
+def _where(source: str, loc: Any) -> str:
+    return f"{source}:{loc.begin.line}:{loc.begin.column}"
+
+
+def check_text(text: str, source: str, option: str, value: str | bool, file: Path | None = None) -> None:
+    """Parses a rule of your own and holds it to the contract; raises RuleError naming its file, line
+    and column (clingo's own syntax errors included) and what is wrong."""
+    messages: list[str] = []
+    statements: list[ast.AST] = []
+
+    def logger(code: clingo.MessageCode, message: str) -> None:
+        messages.append(message.strip())
+
+    try:
+        if file is not None:
+            ast.parse_files([str(file)], statements.append, logger=logger)
+        else:
+            ast.parse_string(text, statements.append, logger=logger)
+    except RuntimeError:
+        detail = "; ".join(m.replace("<string>", source) for m in messages) or "clingo cannot read it"
+        raise RuleError(f"rule {option}: {detail}") from None
+    own = str(file) if file is not None else "<string>"
+    for s in statements:
+        if s.location.begin.filename not in (own, "<string>"):
+            raise RuleError(f"{source}: #include is not allowed in a rule of your own (it loads "
+                            f"{s.location.begin.filename[:_QUOTE]})")
+        if s.ast_type == ast.ASTType.Program and s.name == "base" and not s.parameters:
+            continue  # clingo's implicit start of every file
+        if s.ast_type not in _ALLOWED:
+            shown = str(s).splitlines()[0][:_QUOTE]
+            raise RuleError(f"{_where(source, s.location)}: only rules and constraints may be written in a rule "
+                            f"of your own, not {shown!r}")
+        if s.ast_type == ast.ASTType.Rule and s.head.ast_type != ast.ASTType.Literal:
+            # a choice or a disjunction would add models the driver takes for paradoxes and settles by
+            # a backup rule that has nothing to do with them
+            shown = str(s).splitlines()[0][:_QUOTE]
+            raise RuleError(f"{_where(source, s.location)}: a rule of your own decides: one atom per head, no "
+                            f"choice or disjunction ({shown!r})")
+    _ground_alone(statements, source)
+    c = contract()
+    use = _use(statements)
+    if use.externals:
+        raise RuleError(f"{source}: #external is not allowed in a rule of your own")
+    for sig, loc in sorted(use.heads.items(), key=lambda x: (x[1].begin.line, x[1].begin.column)):
+        if sig in c.hooks:
+            continue
+        if sig in c.inputs:
+            raise RuleError(f"{_where(source, loc)}: {_sig(sig)} is an input fact written by fivedp; a rule may "
+                            "read it but not define it")
+        if (sig[0], sig[1]) in {(d, 1) for d in DECISIONS}:
+            raise RuleError(f"{_where(source, loc)}: {_sig(sig)} is a decision the solver guesses and the driver "
+                            "reads; define cut/1, bad/2 or another hook instead (docs/rules-of-your-own.md)")
+        if sig in c.forbidden:
+            raise RuleError(f"{_where(source, loc)}: {_sig(sig)} belongs to the movement encodings; a rule may "
+                            f"read it but not define it (it may define: {_hook_hint(c)})")
+        if sig in c.taken:
+            raise RuleError(f"{_where(source, loc)}: {_sig(sig)} is a predicate of {c.taken[sig]}; give your "
+                            "helper another name")
+        near = sorted(_sig(s) for s in c.readable if s[0] == sig[0])
+        if near:
+            raise RuleError(f"{_where(source, loc)}: {_sig(sig)} is not a predicate of the encodings (they have "
+                            f"{', '.join(near)})")
+    for sig, loc in sorted(use.bodies.items(), key=lambda x: (x[1].begin.line, x[1].begin.column)):
+        if sig in c.readable or sig in use.heads:
+            continue
+        near = sorted(_sig(s) for s in c.readable if s[0] == sig[0])
+        hint = f" (the encodings have {', '.join(near)})" if near else ""
+        raise RuleError(f"{_where(source, loc)}: reads {_sig(sig)}, which neither the encodings nor this file "
+                        f"define{hint}")
+    defined = set(use.heads) & c.hooks
+    need = c.required.get(option, frozenset()) if not isinstance(value, bool) else frozenset()
+    missing = sorted(_sig(s) for s in need - set(use.heads))
+    if missing:
+        raise RuleError(f"{source}: as a value of option {option}, the rule must define {', '.join(missing)} "
+                        "(every built-in value's file does)")
+    if not defined:
+        raise RuleError(f"{source}: the rule defines none of the predicates the encodings read from option "
+                        f"files, so it could change nothing (it may define: {_hook_hint(c)})")
+
+
+def _ground_alone(statements: list, source: str) -> None:
+    """Grounds the rule on no facts: what clingo refuses only when grounding (unsafe variables, a
+    wrong use of an aggregate) is then reported with the file's line and column, not later as a
+    failure of the whole program."""
+    messages: list[str] = []
+    ctl = clingo.Control(["--warn=none"], logger=lambda code, message: messages.append(message.strip()))
+    try:
+        with ast.ProgramBuilder(ctl) as builder:
+            for s in statements:
+                builder.add(s)
+        ctl.ground([("base", [])])
+    except RuntimeError:
+        detail = "; ".join(m.replace("<string>", source) for m in messages) or "clingo cannot ground it"
+        raise RuleError(f"{source}: {detail[:400]}") from None
+
+
+def _hook_hint(c: Contract) -> str:
+    common = [s for s in (("cut", 1), ("bad", 2), ("reason", 4), ("timeline_adj", 2)) if s in c.hooks]
+    return ", ".join(_sig(s) for s in common) + ", ... (docs/rules-of-your-own.md lists them all)"
+
+
+# -- making rules ----------------------------------------------------------------------------------
+
+
+def _target(option: str, value: str | bool, source: str, known: Mapping[str, Any]) -> None:
+    """Refuses an option name or value that cannot take a rule of your own."""
+    if option == RULES or not _NAME.match(option):
+        raise RuleError(f"rule {option[:_QUOTE]!r}: an option name is lower case letters, digits and _, "
+                        f"starting with a letter, and not {RULES!r}")
+    opt = REGISTRY.get(option)
+    if opt is None:
+        if value is not True:
+            where = "a new option of yours" if option in known else "no option"
+            raise RuleError(f"rule {option}={value}: {option!r} is {where}; a new option is written NAME=FILE")
+        return  # a new option (given again: the later file replaces the earlier)
+    if isinstance(value, bool):
+        raise RuleError(f"rule {option}: {option} is a built-in option; add a value to it with "
+                        f"{option}=VALUE:FILE (values now: {opt.allowed()})")
+    if "movement" not in opt.programs:
+        raise RuleError(f"rule {option}={value}: rules of your own act in movement, and option {option} acts in "
+                        f"{', '.join(opt.programs) or 'order reading (Python)'}")
+    if opt.boolean:
+        raise RuleError(f"rule {option}={value}: {option} is a boolean option; add your rule as a new option "
+                        "(NAME=FILE) instead")
+    if not _NAME.match(value):
+        raise RuleError(f"rule {option}={value[:_QUOTE]!r}: a value is lower case letters, digits and _")
+    if any(v.value == value for v in opt.values):
+        raise RuleError(f"rule {option}={value}: {option} already has a value {value!r}; choose another name")
+
+
+def make_rule(option: str, value: str | bool, source: str, *, text: str | None = None,
+              base: str | Path | None = None, known: Mapping[str, Any] | None = None) -> UserRule:
+    """A checked rule of your own from its file (``source``, relative to ``base``) or from its ``text``
+    (a game file's record, which names the file it came from)."""
+    _target(option, value, source, known if known is not None else registry())
+    file: Path | None = None
+    if text is None:
+        file = Path(source) if base is None or Path(source).is_absolute() else Path(base) / source
+        try:
+            text = file.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise RuleError(f"rule {option}: cannot read {str(file)[:200]}: {exc.strerror or exc}") from None
+        except UnicodeDecodeError:
+            raise RuleError(f"rule {option}: {str(file)[:200]} is not a text file (UTF-8)") from None
+        shown = str(file)
+    else:
+        shown = source
+    check_text(text, shown, option, value, file)
+    return UserRule(option, value, source if file is None else str(file), text)
+
+
+def parse_spec(spec: str, base: str | Path | None = None,
+               known: Mapping[str, Any] | None = None) -> UserRule:
+    """``NAME=FILE`` (a new option) or ``NAME=VALUE:FILE`` (a new value of option NAME), as given to
+    ``--rule`` on the command line."""
+    name, sep, rest = spec.partition("=")
+    name, rest = name.strip(), rest.strip()
+    if not sep or not name or not rest:
+        raise RuleError(f"--rule {spec[:_QUOTE]!r}: write NAME=FILE (a new option) or NAME=VALUE:FILE (a new "
+                        "value of an option)")
+    value: str | bool = True
+    head, colon, tail = rest.partition(":")
+    if colon and _NAME.match(head) and not Path(rest).exists():
+        value, rest = head, tail
+    return make_rule(name, value, rest, base=base, known=known)
+
+
+def parse_specs(specs: Iterable[str]) -> tuple[UserRule, ...]:
+    """Several ``--rule`` arguments; a later rule for the same option value replaces an earlier one."""
+    options: dict[str, Any] = {}
+    for spec in specs:
+        rule = parse_spec(spec, known=registry(options))
+        options = with_rules(options, (rule,), in_effect=False)
+    return rules_of(options)
+
+
+def rules_from_mapping(raw: Any, base: str | Path | None = None) -> tuple[UserRule, ...]:
+    """The ``rules:`` entry of a scenario's or a game's options: NAME: FILE, NAME: VALUE:FILE, or NAME:
+    {value: VALUE, file: FILE} / {file: NAME, text: TEXT} (how a game file records them)."""
+    if isinstance(raw, (tuple, list)) and all(isinstance(r, UserRule) for r in raw):
+        # rules made already (the API): checked again, as any text from outside is
+        raw = {r.option: {"value": r.value, "file": r.source, "text": r.text} for r in raw}
+    if not isinstance(raw, Mapping):
+        raise RuleError("options: rules must be a mapping NAME: FILE (or NAME: VALUE:FILE)")
+    options: dict[str, Any] = {}
+    for key, entry in raw.items():
+        name = str(key)
+        known = registry(options)
+        if isinstance(entry, str):
+            rule = parse_spec(f"{name}={entry}", base, known)
+        elif isinstance(entry, Mapping):
+            unknown = sorted(str(k) for k in entry if str(k) not in ("value", "file", "text"))
+            if unknown:
+                raise RuleError(f"rules: {name}: unknown key {unknown[0][:_QUOTE]!r} (known: value, file, text)")
+            value = entry.get("value", True)
+            value = str(value) if isinstance(value, str) else value
+            if not isinstance(value, (str, bool)):
+                raise RuleError(f"rules: {name}: value must be a name")
+            file, text = entry.get("file"), entry.get("text")
+            if file is None and text is None:
+                raise RuleError(f"rules: {name}: give file (or text)")
+            if text is not None and not isinstance(text, str):
+                raise RuleError(f"rules: {name}: text must be the rule's logic program as text")
+            rule = make_rule(name, value, str(file if file is not None else f"rules: {name}"),
+                             text=None if text is None else str(text), base=base, known=known)
+        else:
+            raise RuleError(f"rules: {name}: write a file name (or VALUE:FILE)")
+        options = with_rules(options, (rule,), in_effect=False)
+    return rules_of(options)
+
+
+# -- using them ------------------------------------------------------------------------------------
+
+
+def case_with_rules(case: Any, rules: tuple[UserRule, ...]) -> Any:
+    """A scenario (cases.Case) with these rules added to its options and in effect from its start."""
+    if not rules:
+        return case
+    options = MappingProxyType(with_rules(case.options, rules, in_effect=True))
+    return replace(case, options=dict(options), start=replace(case.start, options=options))
+
+
+SHRINK_BUDGET = 80  # adjudications spent finding the orders an unsettled step needs
+
+
+def unsettled(exc: Exception, options: Mapping[str, Any], orders: Mapping[str, Any], mv: Any = None) -> Exception:
+    """An adjudication that failed under rules of your own, as the user's problem (RuleError): the
+    rules in effect, whether no adjudication or several remained, and the orders involved. With the
+    position ``mv``, the orders are narrowed to a set that still leaves the step unsettled, each of
+    which is needed (one order left out at a time, within SHRINK_BUDGET adjudications); without it,
+    or past the budget, the step's orders are named. Any other failure is returned as it is."""
+    if not isinstance(exc, AdjudicationError) or isinstance(exc, EncodingError):
+        return exc
+    active = [r for r in rules_of(options) if _in_effect(r, options)]
+    if not active:
+        return exc
+    text = str(exc)
+    kind = ("no adjudication satisfies the rules (unsatisfiable)" if "no adjudication" in text
+            else "several adjudications remain that the backup rules cannot settle (ambiguous)")
+    lines = [(p, str(line)) for p, ls in orders.items() for line in (ls or ())]
+    involved = _needed(mv, lines) if mv is not None else None
+    if involved is not None:
+        what = "the orders involved"
+        lines = involved
+    else:
+        what = "the step's orders"
+    shown = "; ".join(f"{p}: {line[:_QUOTE]}" for p, line in lines[:12]) + (
+        f"; ... ({len(lines)} orders)" if len(lines) > 12 else "")
+    names = ", ".join(f"{r.label} ({r.source})" for r in active)
+    return RuleError(f"under your rule {names}: {kind}; {what}: {shown or 'none (it fails with no orders)'}")
+
+
+def _needed(mv: Any, lines: list[tuple[str, str]]) -> list[tuple[str, str]] | None:
+    """A subset of the orders with which the step still cannot be adjudicated, none of them
+    superfluous; None when the budget runs out first."""
+    from .step import step
+
+    def fails(subset: list[tuple[str, str]]) -> bool:
+        orders: dict[str, list[str]] = {}
+        for p, line in subset:
+            orders.setdefault(p, []).append(line)
+        try:
+            step(mv, orders)
+        except AdjudicationError:
+            return True
+        except Exception:  # noqa: BLE001 - bad input without this order's context: not the failure sought
+            return False
+        return False
+
+    budget = SHRINK_BUDGET
+    kept = list(lines)
+    i = 0
+    while i < len(kept):
+        if budget <= 0:
+            return None
+        budget -= 1
+        trial = kept[:i] + kept[i + 1:]
+        if fails(trial):
+            kept = trial
+        else:
+            i += 1
+    return kept
+
+
+def _in_effect(rule: UserRule, options: Mapping[str, Any]) -> bool:
+    value = options.get(rule.option)
+    return isinstance(value, bool) == isinstance(rule.value, bool) and value == rule.value

@@ -1,0 +1,141 @@
+"""What the written lines say beyond their orders, read by the DATC readings the options choose:
+the written unit type and coast of the ordered unit (DATC 4.B.5, 4.C.1, 4.C.2; options ``datc_4b5``,
+``datc_4c1``, ``datc_4c2``), the nationality written for a supported or convoyed unit (4.C.5, 4.C.6;
+``datc_4c5``, ``datc_4c6``) and the moves that supports and convoys imply (DATC 4.E.3, ``datc_4e3``).
+
+By default the designations are ignored (the unit is found by its place) and nothing is implied (the
+DATC preferences). Another reading refuses a line before adjudication: it becomes an illegal order,
+reported ``invalid`` with its reason, exactly like a line that names no place of the multiverse; or
+adds an implied move as an order of its own, which is then judged (and recorded) like a written one.
+These are questions about the text, so they are settled here and never reach the logic programs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Sequence
+
+from ..model import orders as o
+from ..model.multiverse import Multiverse, Unit
+from ..model.notation import format_order
+from .options import chosen
+from ..model.orders import ResolvedOrder
+
+
+def _unit(mv: Multiverse, r: ResolvedOrder) -> Unit | None:
+    """The unit the line orders: one standing on its board, or one waiting there to retreat."""
+    if r.unit is None or r.kind in ("build", "waive", "unplaced"):
+        return None
+    board = mv.boards.get(r.unit.board)
+    if board is None:
+        return None
+    unit = board.units.get(r.unit.province)
+    if unit is None:
+        unit = next((x.unit for x in board.retreats if x.unit.province == r.unit.province), None)
+    return unit
+
+
+def _kind_problem(mv: Multiverse, r: ResolvedOrder, unit: Unit, others: Sequence[ResolvedOrder]) -> str | None:
+    if r.unit_kind is None:
+        reading = chosen(mv.options, "datc_4c1")
+        if reading == "invalid":
+            return "unit type missing"
+        if reading == "valid_unless_other" and any(o.unit_kind == unit.kind for o in others):
+            return "unit type missing, another order gives it"
+    elif r.unit_kind != unit.kind:
+        reading = chosen(mv.options, "datc_4c2")
+        if reading == "invalid":
+            return "wrong unit type"
+        if reading == "valid_unless_other" and any(o.unit_kind == unit.kind for o in others):
+            return "wrong unit type, another order gives the right one"
+    return None
+
+
+def _coast_problem(mv: Multiverse, r: ResolvedOrder, unit: Unit) -> str | None:
+    written = r.unit.coast if r.unit else None
+    if written is None:
+        return None
+    actual = unit.location.partition("/")[2] or None
+    if written != actual and chosen(mv.options, "datc_4b5") == "fails":
+        return "wrong coast of the unit"
+    return None
+
+
+def _nationality_problem(mv: Multiverse, r: ResolvedOrder, others: Sequence[ResolvedOrder]) -> str | None:
+    if r.kind not in ("support_hold", "support_move", "convoy") or r.target is None:
+        return None
+    board = mv.boards.get(r.target.board)
+    unit = board.units.get(r.target.province) if board else None
+    if unit is None:
+        return None
+    written = r.order.target.power
+    corrected = any(getattr(getattr(x.order, "target", None), "power", None) == unit.power for x in others)
+    if written is None and unit.power != r.power:
+        reading = chosen(mv.options, "datc_4c5")
+        if reading == "invalid":
+            return "nationality missing"
+        if reading == "valid_unless_other" and corrected:
+            return "nationality missing, another order gives it"
+    elif written is not None and written != unit.power:
+        reading = chosen(mv.options, "datc_4c6")
+        if reading == "invalid":
+            return "wrong nationality"
+        if reading == "valid_unless_other" and corrected:
+            return "wrong nationality, another order gives the right one"
+    return None
+
+
+def refuse_written(mv: Multiverse, orders: list[tuple[int, ResolvedOrder]]) -> list[tuple[int, ResolvedOrder]]:
+    """The lines with each line that the chosen readings refuse made illegal, under an id of its own
+    (a refused line must not share the id of an accepted line that reads the same)."""
+    fresh = max((i for i, _ in orders), default=-1) + 1
+    # the lines of one power for one unit, grouped once (a scan per line would be quadratic)
+    same_unit: dict[tuple, list[ResolvedOrder]] = {}
+    for _, o in orders:
+        if o.unit is not None and o.kind not in ("build", "waive"):
+            same_unit.setdefault((o.power, o.unit.board, o.unit.province), []).append(o)
+    out = []
+    for i, r in orders:
+        unit = _unit(mv, r)
+        problem = None
+        if unit is not None:
+            others = [o for o in same_unit.get((r.power, r.unit.board, r.unit.province), ()) if o is not r]
+            problem = (_kind_problem(mv, r, unit, others) or _coast_problem(mv, r, unit)
+                       or _nationality_problem(mv, r, others))
+        if problem:
+            out.append((fresh, replace(r, kind="unplaced", unit=None, problem=problem)))
+            fresh += 1
+        else:
+            out.append((i, r))
+    return out
+
+
+def implied_orders(mv: Multiverse, orders: list[tuple[int, ResolvedOrder]]) -> list[tuple[int, ResolvedOrder]]:
+    """With ``datc_4e3: allowed``, the lines plus one move for each unit that has no written order and
+    that its own power supports in a move or convoys (DATC 4.E.3 (a): "an explicit order takes
+    precedence over an implicit order. And a implicit order can never be deduced from orders from
+    another player"). Several lines implying one move imply it once; different moves conflict (4.D.3)."""
+    if chosen(mv.options, "datc_4e3") != "allowed":
+        return orders
+    ordered = {(r.unit.board, r.unit.province) for _, r in orders if r.unit is not None}
+    out = list(orders)
+    ids: dict[tuple, int] = {}
+    fresh = max((i for i, _ in orders), default=-1) + 1
+    for _, r in orders:
+        if r.kind not in ("support_move", "convoy") or r.target is None or r.dest is None:
+            continue
+        board = mv.boards.get(r.target.board)
+        unit = board.units.get(r.target.province) if board else None
+        if unit is None or unit.power != r.power or (r.target.board, r.target.province) in ordered:
+            continue
+        key = (r.target, r.dest)
+        if key in ids:
+            continue
+        ids[key] = fresh
+        parsed = r.order
+        move = o.Move(parsed.target, parsed.dest)
+        text = f"{format_order(move, mv.game_map, brief=False)} (implied by {r.text})"
+        out.append((fresh, ResolvedOrder(r.power, text, move, "move", r.target, dest=r.dest,
+                                         unit_kind=unit.kind)))
+        fresh += 1
+    return out

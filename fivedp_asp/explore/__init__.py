@@ -1,0 +1,1 @@
+"""``fivedp explore``: what rule options change, on scenarios and on random games."""

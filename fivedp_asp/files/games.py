@@ -1,0 +1,1203 @@
+"""Games played turn by turn: the game file, orders submitted power by power, adjudication.
+
+The game file (``docs/game-format.md``) is YAML a person can read: the whole multiverse — every
+board with its units, centres, pending retreats and record — plus the orders waiting for the next
+phase and the history of every step. It is written atomically (a temporary file in the same
+folder, flushed to disk, then renamed over the old one), so a crash or a kill leaves either the
+old game or the new one, never a half-written file.
+
+In format 3 the boards already fought and the steps played are kept one line each below the rest
+(``gamefile``): a game read from a file builds those boards and steps only when they are looked up
+(``LazyBoards``, ``StoredHistory``) and writes their lines back unchanged, so that a command on a
+long game costs what it reads and changes, not the whole game.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+import stat
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Callable, Iterator, Sequence, TypeVar
+
+import yaml
+
+from ..model import orders as o
+from ..errors import AdjudicationError, FileError, InputError, NotationError, quoted
+from . import layout as gamefile
+from .layout import StoredHistory, checked_digest, json_line
+from ..inputs import (value_line, Anything, Fields, Flag, ListOf, LoadError, MapOf, Opt, Text, Whole, decode, line_of,
+                     lined_list, lined_map, on_line, parse_yaml, read_bytes, plain, write_file,
+                     write_target)
+from ..limits import MAX_BOARDS, MAX_FILE_BYTES, MAX_TURN
+from .integrity import check_game, seal, unseal
+from ..model.map import GameMap, load_map
+from ..engine.options import chosen, options_document, validated
+from ..model.multiverse import (ADJUSTMENT, MOVEMENT, PHASES, RETREAT, Board, LazyBoards, Multiverse, Record, Retreat, Unit, board_name,
+                         board_name_readings, make_board, unit_text)
+from ..model.notation import format_order, parse_order, parse_timeline, parse_unit, parse_where, timeline_name
+from ..model.orders import Place, ResolvedOrder
+from ..engine.resolve import resolve
+from ..engine.answer import OrderOutcome
+from ..solver.driver import DECISIONS
+from ..engine.step import StepReport, adjustment_balances, next_phase, retreat_options, step
+from ..report.jsonout import plain_json
+
+FORMAT = "fivedp-game"
+# 2: the file ends with its checksum line (format 1 files are upgraded by ``accept``);
+# 3: fought boards and history one line each, below the rest (``gamefile``); format 2 is still read
+VERSION = 3
+READS = (2, 3)
+
+
+@dataclass(frozen=True)
+class Game:
+    mv: Multiverse
+    pending: dict[str, list[str]] = field(default_factory=dict)
+    # one entry per step; a tuple, or a StoredHistory for a game read from a file
+    history: Sequence[dict] = ()
+    start: dict = field(default_factory=dict)  # the root board as the game began, for export
+
+
+# -- writing ----------------------------------------------------------------------------------
+
+
+def _place_text(p: tuple[int, int, str]) -> str:
+    return f"{timeline_name(p[0])}-{p[2].capitalize()}@{p[1]}"
+
+
+def _where(p: Place | None) -> o.Where | None:
+    return None if p is None else o.Where(p.province, p.coast, p.timeline, p.turn)
+
+
+def resolved_text(r: ResolvedOrder, m: GameMap) -> str:
+    """An order with every place fully designated, so that reading it back needs no defaults."""
+    unit = o.UnitSpec(_where(r.unit), r.unit_kind)
+    target = o.UnitSpec(_where(r.target)) if r.target else None
+    makers = {
+        "hold": lambda: o.Hold(unit),
+        "move": lambda: o.Move(unit, _where(r.dest), r.via_convoy, getattr(r.order, "path", ())),
+        "support_hold": lambda: o.SupportHold(unit, target),
+        "support_move": lambda: o.SupportMove(unit, target, _where(r.dest)),
+        "convoy": lambda: o.Convoy(unit, target, _where(r.dest)),
+        "open_convoy": lambda: o.OpenConvoy(unit),
+        "jump_assist": lambda: o.JumpAssist(unit, target, _where(r.dest)),
+        "disband": lambda: o.Disband(unit),
+        "build": lambda: o.Build(unit),
+        "waive": lambda: o.Waive(),
+    }
+    # an order kind without places to designate (a sustain order) is printed as it was read
+    order = makers[r.kind]() if r.kind in makers else r.order
+    return format_order(order, m)
+
+
+def qualify(mv: Multiverse, power: str, text: str) -> tuple[str | None, str | None]:
+    """An order line as the multiverse it was given in reads it: every place fully designated
+    (``A a-Boh@0 - a-Sil@0``), and the name of the board its unit stands on. (None, None) for a line
+    that names no place of this multiverse; a waive has no board."""
+    try:
+        r = resolve(parse_order(text, mv.game_map), power, text, mv)
+    except InputError:
+        return None, None
+    board = board_name(*r.unit.board) if r.unit is not None else None
+    return resolved_text(r, mv.game_map), board
+
+
+def _written_places(order: o.Order) -> list[o.Where]:
+    """The places an order line writes (its unit's, a target's, a destination)."""
+    places = []
+    for name in ("unit", "target"):
+        spec = getattr(order, name, None)
+        if isinstance(spec, o.UnitSpec):
+            places.append(spec.where)
+    dest = getattr(order, "dest", None)
+    if isinstance(dest, o.Where):
+        places.append(dest)
+    return places
+
+
+def reading(mv: Multiverse, power: str, text: str) -> str | None:
+    """The fully designated form of an order line, when printing it beside the line tells a player
+    something the line does not say: the order acts on more than one board (a support or move into
+    another board, whose board may have been filled in), or several timelines exist and the line
+    leaves a place's timeline out. None otherwise, and for a line that names no place of this
+    multiverse."""
+    try:
+        order = parse_order(text, mv.game_map)
+        r = resolve(order, power, text, mv)
+    except InputError:
+        return None
+    places = [p for p in (r.unit, r.target, r.dest) if p is not None]
+    boards = {(p.timeline, p.turn) for p in places}
+    implicit = any(w.timeline is None for w in _written_places(order))
+    if len(boards) <= 1 and not (implicit and len(mv.timelines) > 1):
+        return None
+    qualified = resolved_text(r, mv.game_map)
+    return None if qualified == text.strip() else qualified
+
+
+def _board_data(m: GameMap, b: Board) -> dict:
+    units: dict[str, list[str]] = {}
+    for u in sorted(b.units.values(), key=lambda u: u.location):
+        units.setdefault(u.power, []).append(unit_text(u, m))
+    centers: dict[str, list[str]] = {}
+    for prov, owner in sorted(b.centers.items()):
+        centers.setdefault(owner, []).append(prov.capitalize())
+    data: dict[str, Any] = {"units": units, "centers": centers}
+    if b.retreats:
+        data["retreats"] = [{"power": r.unit.power, "unit": unit_text(r.unit, m),
+                             "attacker_from": r.attacker_from.capitalize() if r.attacker_from else None,
+                             "barred": sorted(p.capitalize() for p in r.barred)} for r in b.retreats]
+    if b.adjustment_due:
+        data["adjustment_due"] = True
+    if b.record is not None:
+        orders: dict[str, list[str]] = {}
+        for r in b.record.orders:
+            orders.setdefault(r.power, []).append(resolved_text(r, m))
+        data["record"] = {
+            "orders": orders,
+            "incoming": [_place_text(p) for p in b.record.incoming],
+            "decisions": {f"{name} {_place_text(p)}": v for (name, p), v in sorted(b.record.decisions.items())},
+        }
+    return data
+
+
+def _sustain_data(mv: Multiverse) -> dict:
+    """The sustain phase's state (option sustain, RULES.md §9.3); absent from games without it."""
+    if not (mv.dissolved or mv.sustain_due is not None or mv.sustain_held is not None):
+        return {}
+    year = lambda y: None if y is None else 1901 + y  # noqa: E731
+    return {"sustain": {"dissolved": [timeline_name(tl) for tl in sorted(mv.dissolved)],
+                        "due": year(mv.sustain_due), "held": year(mv.sustain_held)}}
+
+
+def _read_sustain(data: Any, path: str) -> dict:
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise _damaged(path, "'sustain' must be a mapping")
+    year = lambda y: None if y is None else int(y) - 1901  # noqa: E731
+    return {"dissolved": frozenset(parse_timeline(str(x)) for x in data.get("dissolved") or ()),
+            "sustain_due": year(data.get("due")), "sustain_held": year(data.get("held"))}
+
+
+def game_top(game: Game) -> dict:
+    """What the top of a game file holds before the boards: what a command may change."""
+    mv = game.mv
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "map": mv.game_map.source,
+        "options": options_document(mv.options),
+        "players": list(mv.players),
+        "eliminated": sorted(mv.eliminated),
+        "winner": mv.winner,
+        "forks": {timeline_name(t): board_name(p, k) for t, (p, k) in sorted(mv.forks.items())},
+        **_sustain_data(mv),
+        "start": game.start,
+        "pending": {p: list(lines) for p, lines in game.pending.items()},
+    }
+
+
+def game_data(game: Game) -> dict:
+    """The whole game as one document (``to_json``, and what a format-2 file held): every board by
+    name, then the history. A format-3 file holds the same content laid out in parts (``game_text``)."""
+    mv = game.mv
+    top = game_top(game)
+    data = {k: v for k, v in top.items() if k not in ("start", "pending")}
+    data["boards"] = {board_name(*k): _board_data(mv.game_map, mv.boards[k]) for k in sorted(mv.boards)}
+    data.update(start=top["start"], pending=top["pending"], history=list(game.history))
+    # the last key: a file cut short anywhere lacks it, so truncation never passes for a game
+    data["end"] = FORMAT
+    return data
+
+
+class _Dumper(yaml.SafeDumper):
+    """Writes a value shared by two keys out twice: game files are read with YAML aliases refused."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+_HEADER = "# fivedp game file (docs/game-format.md)\n"
+
+
+def game_text(game: Game) -> str:
+    """The game file's text (format 3, sealed). Fought boards and steps the game was read with are
+    written as the file had them, line for line; only new ones are serialised."""
+    mv = game.mv
+    m = mv.game_map
+    last = {t: mv.latest_turn(t) for t in mv.timelines}
+    latest = sorted((t, n) for t, n in last.items())
+    boards = mv.boards
+    past: list[str] = []
+    copied: set[tuple[int, int]] = set()
+    if isinstance(boards, LazyBoards):
+        for key in boards.stored_keys():
+            item = boards.stored_item(key)
+            if item is not None and last.get(key[0]) != key[1]:
+                past.append(f"  {item.name}: {item.text}\n")
+                copied.add(key)
+    for key in sorted(boards):
+        if key not in copied and last[key[0]] != key[1]:
+            past.append(f"  {board_name(*key)}: {json_line(_board_data(m, boards[key]))}\n")
+    history = game.history
+    stored = history.stored_line if isinstance(history, StoredHistory) else lambda i: None
+    # a stored step is copied without being parsed
+    steps = [f"- {stored(i) or json_line(history[i])}\n" for i in range(len(history))]
+    sections = ("past:\n" + "".join(past) if past else "past: {}\n") + \
+               ("history:\n" + "".join(steps) if steps else "history: []\n")
+    latest_names = [board_name(*k) for k in latest]
+    top = game_top(game)
+    top["latest"] = {board_name(*k): _board_data(m, boards[k]) for k in latest}
+    top["checked"] = checked_digest(m.source, mv.players, latest_names, sections.encode("utf-8"))
+    return seal(_HEADER + yaml.dump(top, Dumper=_Dumper, sort_keys=False, allow_unicode=True)
+                + sections + f"end: {FORMAT}\n")
+
+
+def save_game(path: str | Path, game: Game) -> None:
+    """Writes the game atomically: the old file stays whole until the new one is complete on disk."""
+    write_atomic(path, game_text(game))
+
+
+def write_atomic(path: str | Path, text: str) -> None:
+    """The game file written atomically through ``inputs.write_file``: a temporary file in the same
+    folder, synced, renamed over the file (a symbolic link's target, the link kept); any failure
+    leaves the old file whole and is a FileError naming the game file."""
+    write_file(path, text, "game file")
+
+
+@contextmanager
+def locked(path: str | Path) -> Iterator[None]:
+    """Holds the game's lock while a command writes it (``update_game``), or reads, changes and
+    writes it, so that two commands run at once (orders from two powers, say) do not lose each
+    other's work. The lock is a small file beside the game, ``.NAME.lock``; temporary files a killed
+    writer left behind are removed under it."""
+    target = write_target(path, "game file")  # a symbolic link's target: every link to a game shares its lock
+    folder = target.parent if str(target.parent) else Path(".")
+    lock_name = folder / f".{target.name}.lock"
+    try:
+        # without blocking: a FIFO put where the lock belongs is refused, not waited on
+        fd = os.open(lock_name, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NONBLOCK | os.O_CLOEXEC, 0o666)
+    except OSError as exc:
+        raise FileError(path, f"cannot take the game's lock ({lock_name.name} beside it): {exc.strerror or exc}",
+                        exc.errno) from None
+    with os.fdopen(fd, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            for stale in folder.glob(f".{target.name}.*.tmp"):
+                stale.unlink(missing_ok=True)
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+T = TypeVar("T")
+_OPTIMISTIC_TRIES = 3
+
+
+def _checksum_line(path: Path) -> bytes | None:
+    """The file's last line (its checksum line), read from its end; None when it cannot be read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        size = os.lseek(fd, 0, os.SEEK_END)
+        tail = os.pread(fd, 256, max(0, size - 256))
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    tail = tail.replace(b"\r\n", b"\n")  # as read_game reads it: line ends do not count
+    return tail[tail.rfind(b"\n", 0, len(tail) - 1) + 1:]
+
+
+def update_game(path: str | Path, change: Callable[[Game], tuple[Game, T]]) -> tuple[Game, T]:
+    """Reads the game, applies ``change`` (a function without side effects: it may run more than
+    once) and writes the result, holding the lock only while writing. Under the lock the file's
+    checksum line is compared with the one read: if another command wrote the game in between,
+    the change is made again on the new game, so no command's work is lost. After a few such
+    retries (a busy game) the lock is held from the read to the write."""
+    path = Path(path)
+    for _ in range(_OPTIMISTIC_TRIES):
+        game, seal_line = read_game(path)
+        new, result = change(game)
+        text = game_text(new)
+        with locked(path):
+            if _checksum_line(path) == seal_line:
+                write_atomic(path, text)
+                return new, result
+    with locked(path):
+        new, result = change(load_game(path))
+        save_game(path, new)
+        return new, result
+
+
+# -- reading ----------------------------------------------------------------------------------
+
+
+def _damaged(path: str, problem: str, at: Any = None) -> InputError:
+    """A damaged game file, at the line ``at`` (a loaded value) was written on when it is known."""
+    line = line_of(at)
+    return InputError(f"{path}: damaged game file: {problem}" + (f" (line {line})" if line and "(line " not in problem else ""))
+
+
+_NAMED = Opt(MapOf(Text(), Opt(ListOf(Text()))))
+_BOARD = Fields({
+    "units": _NAMED, "centers": _NAMED, "adjustment_due": Opt(Flag()),
+    "retreats": Opt(ListOf(Fields({"power": Text(), "unit": Text(), "attacker_from": Opt(Text()),
+                                   "barred": Opt(ListOf(Text()))}, required=("power", "unit")))),
+    "record": Opt(Fields({"orders": _NAMED, "incoming": Opt(ListOf(Text())), "decisions": Opt(MapOf(Text(), Flag()))})),
+})
+_HISTORY = Fields({
+    "phase": Text(), "boards": Opt(ListOf(Text())), "orders": _NAMED, "sustain": Anything(),
+    "results": Opt(ListOf(Fields({"power": Text(), "order": Text(), "qualified": Opt(Text()), "board": Opt(Text()),
+                                  "result": Text(), "reason": Opt(Text()), "explanation": Anything()},
+                                 required=("order", "result")))),
+    "new_timelines": Opt(MapOf(Text(), Text())), "eliminated": Opt(ListOf(Text())), "winner": Opt(Text()),
+})
+GAME_SCHEMA = Fields({
+    "format": Text(), "version": Whole(0, 1_000_000), "map": Text(), "options": Opt(MapOf(Text(), Anything())),
+    "players": Opt(ListOf(Text())), "eliminated": Opt(ListOf(Text())), "winner": Opt(Text()),
+    "forks": Opt(MapOf(Text(), Text())), "boards": MapOf(Text(), Opt(_BOARD)),
+    "sustain": Opt(Fields({"dissolved": Opt(ListOf(Text())), "due": Opt(Whole(1901, 1901 + MAX_TURN)),
+                           "held": Opt(Whole(1901, 1901 + MAX_TURN))})), "start": Opt(MapOf(Text(), Anything())),
+    "pending": Opt(MapOf(Text(), Opt(ListOf(Text())))), "history": Opt(ListOf(_HISTORY)), "end": Text(),
+}, required=("format", "version", "map", "end"))
+"""The shape of a game file (docs/game-format.md), checked with key path and line before its meaning."""
+
+
+def _read_place(text: str, m: GameMap, path: str, at: Any = None) -> tuple[int, int, str]:
+    """A fully designated place; ``at`` is the loaded value it was cut from, when it is not ``text``."""
+    at = text if at is None else at
+    try:
+        w = parse_where(str(text), m)
+    except NotationError as exc:
+        raise _damaged(path, f"bad place {quoted(text)}: {exc.problem}", at) from None
+    if w.timeline is None or w.turn is None:
+        raise _damaged(path, f"place {quoted(text)} is not fully designated", at)
+    return w.timeline, w.turn, w.province
+
+
+def _read_power(text: object, m: GameMap, path: str) -> str:
+    power = m.power(str(text))
+    if power is None:
+        raise _damaged(path, f"unknown power {quoted(text)}", text)
+    return power
+
+
+def _read_province(text: object, m: GameMap, path: str) -> str:
+    prov = m.province(str(text))
+    if prov is None:
+        raise _damaged(path, f"unknown province {quoted(text)}", text)
+    return prov
+
+
+def _read_unit(text: str, power: str, m: GameMap, path: str) -> Unit:
+    """A unit as the file writes it, checked as a scenario's units are."""
+    try:
+        spec = parse_unit(str(text), m)
+    except NotationError as exc:
+        raise _damaged(path, f"bad unit {quoted(text)}: {exc.problem}", text) from None
+    if spec.kind is None:
+        raise _damaged(path, f"unit {quoted(text)} has no type", text)
+    try:
+        return Unit(spec.kind, power, m.unit_location(spec.kind, spec.where.province, spec.where.coast))
+    except ValueError as exc:
+        raise _damaged(path, f"unit {quoted(text)}: {exc}", text) from None
+
+
+def _board_key(name: str, path: str) -> tuple[int, int]:
+    """``a3``, or ``b1@3`` for timelines past z (the file always writes those with the @)."""
+    readings = board_name_readings(str(name))
+    if not readings:
+        raise _damaged(path, f"bad board name {quoted(name)}", name)
+    return readings[0]
+
+
+_SHORT_NAME = re.compile(r"([a-z])([0-9]{1,6})")
+
+
+def _written_key(name: str, path: str) -> tuple[int, int]:
+    """The key of a board name as the file writes it: ``a12`` read directly (thousands of past
+    boards are named so), anything else as ``_board_key`` reads it."""
+    m = _SHORT_NAME.fullmatch(name)
+    return (ord(m[1]) - 97, int(m[2])) if m and int(m[2]) <= MAX_TURN else _board_key(name, path)
+
+
+def _read_board(name: str, data: dict, mv: Multiverse, path: str, units: dict | None = None) -> Board:
+    """A board without its record (``_with_record`` adds it). ``units`` memoises the units read so far
+    by text and power: a long game writes the same few hundred units thousands of times."""
+    m = mv.game_map
+    key = _board_key(name, path)
+    memo = {} if units is None else units
+    found = []
+    for p, us in (data.get("units") or {}).items():
+        power = _read_power(p, m, path)
+        for u in us or ():
+            unit = memo.get((u, power))
+            if unit is None:
+                unit = memo[(u, power)] = _read_unit(u, power, m, path)
+            found.append(unit)
+    if len({u.province for u in found}) != len(found):
+        raise _damaged(path, f"board {name}: two units in one province", name)
+    centers = {}
+    for p, cs in (data.get("centers") or {}).items():
+        for c in cs or ():
+            prov = m.province(str(c))
+            if prov is None or not m.provinces[prov].center:
+                raise _damaged(path, f"board {name}: {quoted(c)} is not a supply centre", c)
+            if prov in centers:
+                raise _damaged(path, f"board {name}: centre {c} is owned twice", c)
+            centers[prov] = _read_power(p, m, path)
+    retreats = []
+    for r in data.get("retreats") or ():
+        power = _read_power(r["power"], m, path)
+        retreats.append(Retreat(_read_unit(r["unit"], power, m, path),
+                                _read_province(r["attacker_from"], m, path) if r.get("attacker_from") else None,
+                                frozenset(_read_province(b, m, path) for b in r.get("barred") or ())))
+    if not isinstance(data.get("adjustment_due", False), bool):
+        raise _damaged(path, f"board {name}: adjustment_due must be true or false")
+    return make_board(key[0], key[1], found, centers, retreats=tuple(retreats),
+                      adjustment_due=bool(data.get("adjustment_due", False)))
+
+
+def _with_record(board: Board, name: str, data: dict, mv: Multiverse, path: str) -> Board:
+    """The board with the record ``data`` holds, if it holds one; recorded orders are resolved
+    against ``mv`` (they are fully designated: only its map and options matter)."""
+    if "record" not in data:
+        return board
+    m = mv.game_map
+    rec = data["record"] or {}
+    orders = []
+    for power, lines in (rec.get("orders") or {}).items():
+        for line in lines or ():
+            try:
+                orders.append(resolve(parse_order(line, m), m.power(power) or power, line, mv))
+            except (NotationError, InputError) as exc:
+                raise _damaged(path, f"board {name}: bad recorded order {quoted(line)}: {exc}", line) from None
+    decisions = {}
+    for k, v in (rec.get("decisions") or {}).items():
+        dname, _, place = str(k).partition(" ")
+        if dname not in DECISIONS or not isinstance(v, bool):
+            raise _damaged(path, f"board {name}: bad decision {quoted(k)}: {quoted(v)}", k)
+        decisions[(dname, _read_place(place, m, path, k))] = v
+    record = Record(tuple(orders), tuple(_read_place(p, m, path) for p in rec.get("incoming") or ()),
+                    MappingProxyType(decisions))
+    return replace(board, record=record)
+
+
+def load_game(path: str | Path, *, verify: bool = True) -> Game:
+    """Reads a game file: its checksum first (``integrity``), then its content through the guarded
+    loader (any damage is an InputError naming line and key), then the game's consistency.
+    ``verify=False`` skips the checksum only, for ``fivedp game accept``, and checks everything."""
+    return read_game(path, verify=verify)[0]
+
+
+def read_game(path: str | Path, *, verify: bool = True) -> tuple[Game, bytes]:
+    """``load_game``, and the checksum line of the text read (what ``update_game`` compares to tell
+    whether the file changed since)."""
+    path = str(path)
+    raw = read_bytes(path, "game file")
+    if len(raw) > MAX_FILE_BYTES:
+        raise _damaged(path, f"too large (more than {MAX_FILE_BYTES:,} bytes)")
+    # CRLF line ends (a file saved by a Windows editor) are read as LF before anything else, the
+    # checksum included: it then covers the content, and any edit but the line ends is still refused
+    if b"\r" in raw:  # a search, cheaper than copying a long file that has none
+        raw = raw.replace(b"\r\n", b"\n")
+    body = unseal(raw, path, verify=verify)
+    try:
+        text = decode(body, path)
+        layout = gamefile.split(text)
+        top = parse_yaml(layout.top, path) if layout is not None else None
+        if not (isinstance(top, dict) and top.get("version") == 3 and not isinstance(top.get("version"), bool)):
+            layout = None
+        if layout is None:
+            return game_from_data(parse_yaml(text, path), path, upgrade=not verify), raw[len(body):]
+    except LoadError as exc:
+        raise _load_error(exc, path) from None
+    return _game_from_layout(text, top, layout, path, verify=verify), raw[len(body):]
+
+
+def _load_error(exc: LoadError, path: str) -> InputError:
+    if exc.problem.startswith("not valid YAML"):
+        return _damaged(path, f"not valid YAML (line {exc.line}){exc.problem[len('not valid YAML'):]}", _At(exc.line))
+    return _damaged(path, exc.problem, _At(exc.line)) if exc.line else exc
+
+
+_TOP_SCHEMA = Fields({**{k: v for k, v in GAME_SCHEMA.fields.items() if k not in ("boards", "history", "end")},
+                      "latest": MapOf(Text(), Opt(_BOARD)), "checked": Text()},
+                     required=("format", "version", "map", "latest", "checked"))
+"""The top of a format-3 file, above its sections (``gamefile``)."""
+
+
+def _game_from_layout(text: str, top: dict, layout: gamefile.Layout, path: str, *, verify: bool) -> Game:
+    """A format-3 game. When the top's ``checked`` digest matches the sections (and the checksum was
+    verified), the fought boards and the history passed every check when they were written and are
+    read only when needed; otherwise the whole file is read and checked, as format 2 is."""
+    _check_version(top, path, upgrade=not verify)
+    if not text.endswith(f"\nend: {FORMAT}\n"):
+        raise _damaged(path, "it ends early (the closing 'end' line is missing): the file was cut short")
+    if layout.problem:
+        raise _damaged(path, layout.problem)
+    try:
+        _TOP_SCHEMA.check(top, "", path, 1)
+    except LoadError as exc:
+        raise _shape_error(exc, path) from None
+    latest = top.get("latest") or {}
+    names = [str(n) for n in latest]
+    players = [str(p) for p in top.get("players") or ()]
+    fast = verify and str(top["checked"]) == checked_digest(str(top["map"]), players, names, layout.sections)
+    if not fast:
+        return game_from_data(_whole_document(top, layout, path), path, upgrade=not verify)
+    m, mv = _header(top, path)
+    ready = {}
+    units: dict = {}
+    for name, data in latest.items():
+        if "record" in (data or {}):
+            raise _damaged(path, f"board {name} is its timeline's last board but has a record", name)
+        board = _read_board(name, data or {}, mv, path, units)
+        if board.key in ready:
+            raise _damaged(path, "two boards with the same name", name)
+        ready[board.key] = board
+    stored: dict[tuple[int, int], gamefile.Stored] = {}
+    for item in layout.past:
+        key = _written_key(item.name, path)
+        if board_name(*key) != item.name:
+            raise _damaged(path, f"line {item.line}: board name {quoted(item.name)} is not written as fivedp writes it")
+        if key in stored or key in ready:
+            raise _damaged(path, f"line {item.line}: board {item.name} is written twice")
+        stored[key] = item
+    if not ready:
+        raise _damaged(path, "no boards", latest)
+    if len(ready) + len(stored) > MAX_BOARDS:
+        raise _damaged(path, f"{len(ready) + len(stored):,} boards (the limit is {MAX_BOARDS:,})")
+    reader = _PastReader(path, units)
+    boards = LazyBoards(ready, stored, reader.board)
+    mv = replace(mv, boards=boards)
+    reader.mv = mv  # recorded orders are fully designated: they need the map and options, no board
+    pending = {str(p): [str(x) for x in lines or ()] for p, lines in (top.get("pending") or {}).items()}
+    game = Game(mv, pending, gamefile.StoredHistory(layout.history, path), plain(top.get("start") or {}))
+    check_game(game, path, checked=frozenset(stored))
+    return game
+
+
+class _PastReader:
+    """Builds a fought board from its line of the ``past`` section when the board is first needed."""
+
+    def __init__(self, path: str, units: dict):
+        self.path = path
+        self.units = units  # the units read so far, by text and power
+        self.mv: Multiverse | None = None
+
+    def board(self, key: tuple[int, int], item: gamefile.Stored) -> Board:
+        data = on_line(gamefile.parse_line(item, self.path), item.line)
+        try:
+            _BOARD.check(data, f"past.{item.name}", self.path, item.line)
+        except LoadError as exc:
+            raise _shape_error(exc, self.path) from None
+        if not isinstance(data, dict) or "record" not in data:
+            raise _damaged(self.path, f"board {item.name} has no record, but later boards of its timeline exist",
+                           _At(item.line))
+        assert self.mv is not None
+        return _with_record(_read_board(item.name, data, self.mv, self.path, self.units), item.name, data, self.mv,
+                            self.path)
+
+
+def _whole_document(top: dict, layout: gamefile.Layout, path: str) -> dict:
+    """A format-3 file as the one document ``game_from_data`` checks in full: the latest and the
+    past boards together as ``boards``, the history lines as ``history``."""
+    try:
+        _TOP_SCHEMA.check(top, "", path, 1)
+    except LoadError as exc:
+        raise _shape_error(exc, path) from None
+    latest = top.get("latest") or {}
+    items = [(k, v, value_line(latest, k)) for k, v in latest.items()]
+    seen = {str(k): value_line(latest, k) for k in latest}
+    for item in layout.past:
+        if item.name in seen:
+            raise _damaged(path, f"board {item.name} is written twice (lines {seen[item.name]} and {item.line})")
+        seen[item.name] = item.line
+        items.append((on_line(item.name, item.line), on_line(gamefile.parse_line(item, path), item.line), item.line))
+    first = layout.past[0].line if layout.past else 1
+    data = {k: v for k, v in top.items() if k not in ("latest", "checked")}
+    data["boards"] = lined_map(items, first)
+    data["history"] = lined_list([(on_line(gamefile.parse_line(h, path), h.line), h.line) for h in layout.history],
+                                 layout.history[0].line if layout.history else first)
+    data["end"] = FORMAT
+    return data
+
+
+def _shape_error(exc: LoadError, path: str) -> InputError:
+    missing = re.match(r"missing key '(?:.*\.)?([^.']+)'", exc.problem)
+    shape = f" (missing '{missing[1]}')" if missing else ""
+    return _damaged(path, f"a key has content of the wrong shape{shape}: {exc.problem}", _At(exc.line))
+
+
+def _check_version(data: Any, path: str, *, upgrade: bool) -> None:
+    """The file is a game file of a format this fivedp reads (format 1 only to upgrade it)."""
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        line = value_line(data, "format") if isinstance(data, dict) and "format" in data else 1
+        raise InputError(f"{path}: not a fivedp game file (line {line}: no 'format: {FORMAT}')")
+    version = data.get("version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise _damaged(path, "no version", version)
+    if version > VERSION:
+        raise InputError(f"{path}: written by a newer version of fivedp (game format {version}); "
+                         f"this one reads format {VERSION}: upgrade fivedp")
+    if version < 1 or (version not in READS and not upgrade):
+        raise _damaged(path, f"unknown game format version {version} (this fivedp writes format {VERSION})")
+
+
+def _header(data: dict, path: str) -> tuple[GameMap, Multiverse]:
+    """The map and a multiverse without boards: options, forks, players, standing, sustain."""
+    if not data.get("map"):
+        raise _damaged(path, "no map", data.get("map"))
+    try:
+        m = load_map(str(data["map"]))
+    except InputError as exc:
+        raise _damaged(path, f"map: {exc}", data["map"]) from None
+    try:
+        options = validated(plain(data.get("options") or {}))
+    except InputError as exc:
+        raise _damaged(path, f"options: {exc}", data.get("options")) from None
+    forks = {}
+    for t_name, forked_from in (data.get("forks") or {}).items():
+        try:
+            forks[parse_timeline(str(t_name))] = _board_key(str(forked_from), path)
+        except NotationError as exc:
+            raise _damaged(path, f"forks: {exc.problem}", t_name) from None
+    players = tuple(_read_power(p, m, path) for p in data.get("players") or ())
+    eliminated = frozenset(_read_power(p, m, path) for p in data.get("eliminated") or ())
+    winner = _read_power(data["winner"], m, path) if data.get("winner") is not None else None
+    try:
+        sustain = _read_sustain(data.get("sustain"), path)
+    except NotationError as exc:
+        raise _damaged(path, f"sustain: {exc.problem}", data.get("sustain")) from None
+    return m, Multiverse(m, MappingProxyType({}), MappingProxyType(forks), MappingProxyType(options),
+                         players=players, eliminated=eliminated, winner=winner, **sustain)
+
+
+def game_from_data(data: Any, path: str = "<game>", *, upgrade: bool = False) -> Game:
+    """A game from the content of a game file as one document (``game_data``), read from YAML or
+    JSON, checked in full; ``path`` names it in messages."""
+    _check_version(data, path, upgrade=upgrade)
+    if data.get("end") != FORMAT:
+        last = max(getattr(data, "value_lines", {}).values(), default=1)
+        raise _damaged(path, "it ends early (the closing 'end' line is missing): the file was cut short"
+                       f" (its last top-level key read is on line {last})")
+    try:
+        GAME_SCHEMA.check(data, "", path, 1)
+    except LoadError as exc:
+        raise _shape_error(exc, path) from None
+    if not data.get("map"):
+        raise _damaged(path, "no map", data.get("map"))
+    boards_data = data.get("boards") or {}
+    if not boards_data:
+        raise _damaged(path, "no boards", boards_data)
+    if len(boards_data) > MAX_BOARDS:
+        raise _damaged(path, f"{len(boards_data):,} boards (the limit is {MAX_BOARDS:,})", boards_data)
+    m, mv = _header(data, path)
+    # boards first (records are resolved against the boards that exist)
+    units: dict = {}
+    plain_boards = [_read_board(n, d or {}, mv, path, units) for n, d in boards_data.items()]
+    if len({b.key for b in plain_boards}) != len(plain_boards):
+        raise _damaged(path, "two boards with the same name", boards_data)
+    mv = mv.with_boards(plain_boards)
+    mv = mv.with_boards([_with_record(b, n, d or {}, mv, path) for b, (n, d) in zip(plain_boards, boards_data.items())])
+    pending = {str(p): [str(x) for x in lines or ()] for p, lines in (data.get("pending") or {}).items()}
+    game = Game(mv, pending, tuple(plain(data.get("history") or ())), plain(data.get("start") or {}))
+    check_game(game, path)
+    return game
+
+
+@dataclass(frozen=True)
+class _At:
+    """A bare line number, for a message about a value that did not carry one."""
+    line: int
+
+
+# -- playing ----------------------------------------------------------------------------------
+
+
+def new_game(mv: Multiverse) -> Game:
+    root = mv.boards[min(mv.boards)]
+    data = _board_data(mv.game_map, root)
+    start: dict[str, Any] = {"turn": root.turn, "phase": root.phase, "units": data["units"], "centers": data["centers"]}
+    if root.retreats:
+        dislodged: dict[str, list] = {}
+        for r in root.retreats:
+            item = {"unit": unit_text(r.unit, mv.game_map)}
+            if r.attacker_from:
+                item["attacker_from"] = r.attacker_from.capitalize()
+            dislodged.setdefault(r.unit.power, []).append(item)
+        start["dislodged"] = dislodged
+    return Game(mv, start=start)
+
+
+def power_of_line(mv: Multiverse, line: str) -> str:
+    """The power an order belongs to, found from the unit (or, for a build, the centre's owner)."""
+    order = parse_order(line, mv.game_map)
+    if isinstance(order, o.Waive):
+        raise InputError(f"order {quoted(line)}: say which power waives (--power)")
+    if isinstance(order, o.Sustain):
+        raise InputError(f"order {quoted(line)}: say which power sustains (--power, or 'England: {line}')")
+    spec = order.unit
+    t = spec.where.timeline if spec.where.timeline is not None else 0
+    n = spec.where.turn if spec.where.turn is not None else mv.latest_turn(t)
+    if n is None:
+        raise InputError(f"order {quoted(line)}: there is no timeline {timeline_name(t)}")
+    board = mv.board(t, n)
+    if board is None:
+        raise InputError(f"order {quoted(line)}: there is no board {board_name(t, n)}")
+    # in a retreat phase the order is the retreating unit's, not the attacker's now standing there
+    retreating = next((r.unit for r in board.retreats if r.unit.province == spec.where.province), None)
+    unit = retreating if next_phase(mv) == RETREAT and retreating else board.units.get(spec.where.province) or retreating
+    if unit is not None:
+        return unit.power
+    if isinstance(order, o.Build) and spec.where.province in board.centers:
+        return board.centers[spec.where.province]
+    raise InputError(f"order {quoted(line)}: no unit there to tell whose order it is (use --power)")
+
+
+def _parses(line: str, m: GameMap) -> bool:
+    try:
+        parse_order(line, m)
+        return True
+    except NotationError:
+        return False
+
+
+# the phases each verb belongs to; a verb not listed (a later order kind) is never refused by phase
+_VERB_PHASES: dict[type, tuple[str, ...]] = {
+    o.Hold: (MOVEMENT,), o.SupportHold: (MOVEMENT,), o.SupportMove: (MOVEMENT,), o.Convoy: (MOVEMENT,),
+    o.Move: (MOVEMENT, RETREAT), o.Disband: (RETREAT, ADJUSTMENT), o.Build: (ADJUSTMENT,), o.Waive: (ADJUSTMENT,),
+}
+
+
+def phase_problem(mv: Multiverse, line: str, order: o.Order, power: str) -> str | None:
+    """Why an order cannot be for the next phase, or None. Only what is certain from the verb and the
+    board the unit stands on: an order that may be for this phase but is illegal is left to the rules
+    (it is reported ``invalid`` with their reason)."""
+    phase = next_phase(mv)
+    acting = [b for b in mv.heads if b.phase == phase]
+    where = f"the next phase is {phase} on {', '.join(b.name for b in acting)}"
+    phases = _VERB_PHASES.get(type(order))
+    if phases is None or phase not in PHASES:
+        return None
+    if phase not in phases:
+        kind = " or ".join(phases)
+        return f"order {quoted(line)} is {'an' if kind[0] in 'aeiou' else 'a'} {kind} order, but {where}"
+    if isinstance(order, o.Waive):
+        return None
+    try:
+        r = resolve(order, power, line, mv)
+    except InputError:
+        return None  # names no board: the rules report it
+    board = mv.boards.get(r.unit.board) if r.unit else None
+    if board is None or board.key not in {h.key for h in mv.heads} or board.phase == phase:
+        return None
+    return f"order {quoted(line)}: board {board.name} is waiting for its {board.phase}, but {where}"
+
+
+def _unit_key(mv: Multiverse, power: str, line: str) -> tuple | None:
+    """What makes two waiting orders orders for the same thing: the unit's place (for a build, the
+    centre's). A waive is never the same as another (each one gives up one build)."""
+    try:
+        r = resolve(parse_order(line, mv.game_map), power, line, mv)
+    except InputError:
+        return None
+    if r.unit is None:
+        return None
+    return (r.kind == "build", r.unit.timeline, r.unit.turn, r.unit.province)
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """One order line given for the next phase; ``replaces`` the waiting line it took the place of.
+
+    ``legal`` is None when the line was not checked against the rules (``check=False``), otherwise
+    whether the legality rules accept it, with their ``reason`` when they do not (the reason
+    ``check_orders`` gives: the unit would hold, the order would be ignored). ``kept`` is the legal
+    waiting line an illegal line was refused in favour of (``Submission.refused``)."""
+
+    power: str
+    text: str
+    qualified: str | None
+    replaces: str | None = None
+    legal: bool | None = None
+    reason: str | None = None
+    kept: str | None = None
+
+
+@dataclass(frozen=True)
+class Submission:
+    game: Game
+    accepted: tuple[Accepted, ...]
+    withdrawn: tuple[tuple[str, str], ...] = ()  # (power, line) dropped because the power's orders were replaced
+    # illegal lines not taken, because they would have replaced a legal waiting order (without ``force``)
+    refused: tuple[Accepted, ...] = ()
+
+
+def _group_lines(game: Game, power: str | None, lines: list[str], check_phase: bool) -> dict[str, list[str]]:
+    """The lines grouped by the power they belong to, each parsed (and, with ``check_phase``, checked
+    to be for the next phase); any problem refuses them all (InputError)."""
+    mv = game.mv
+    if mv.winner:
+        raise InputError(f"the game is over: {mv.winner} has won")
+    by_power: dict[str, list[str]] = {}
+    for line in lines:
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        who = power
+        head, sep, rest = line.partition(":")
+        if sep and mv.game_map.power(head.strip()):
+            who, line = head.strip(), rest.strip()
+        elif sep and " " not in head.strip() and _parses(rest.strip(), mv.game_map) and not _parses(line, mv.game_map):
+            raise InputError(f"order {quoted(line)}: unknown power {quoted(head.strip())} (column 1)")
+        if who is not None and mv.game_map.power(who) is None:
+            raise InputError(f"unknown power {quoted(who)} (powers: {', '.join(mv.game_map.powers)})")
+        try:
+            order = parse_order(line, mv.game_map)
+            who = mv.game_map.power(who) if who else power_of_line(mv, line)
+        except NotationError as exc:
+            raise InputError(f"order {quoted(line)}: {exc.problem} (column {exc.position + 1})") from None
+        problem = phase_problem(mv, line, order, who) if check_phase else None
+        if problem:
+            raise InputError(problem)
+        by_power.setdefault(who, []).append(line)
+    return by_power
+
+
+def submit_orders(game: Game, power: str | None, lines: list[str], *, replace_all: bool = False,
+                  check_phase: bool = True, check: bool = False, force: bool = False) -> Submission:
+    """Takes order lines for the next phase. A line for a unit that already has a waiting order takes
+    its place (and says so); other waiting orders stay. ``replace_all`` first withdraws every waiting
+    order of the powers that give orders now. Lines of another phase are refused (InputError), and
+    then nothing is taken; ``check_phase=False`` keeps them, to be reported ``invalid`` as a
+    scenario's would be.
+
+    ``check`` asks the legality rules about every line (``check_orders`` on the orders as they would
+    stand): each ``Accepted`` then says whether it is legal and why not. An illegal line that would
+    replace a legal waiting order is not taken (``Submission.refused``): a typo must not silently
+    undo a good order. ``force`` takes it all the same."""
+    mv = game.mv
+    by_power = _group_lines(game, power, lines, check_phase)
+    pending = {p: list(v) for p, v in game.pending.items()}
+    taken: list[Accepted] = []
+    withdrawn: list[tuple[str, str]] = []
+    for who, new in by_power.items():
+        if replace_all:
+            withdrawn += [(who, line) for line in pending.get(who, [])]
+            pending[who] = []
+        waiting = pending.setdefault(who, [])
+        for line in new:
+            key = _unit_key(mv, who, line)
+            old = next((i for i, w in enumerate(waiting) if key is not None and _unit_key(mv, who, w) == key), None)
+            replaced = None
+            if old is not None:
+                replaced = waiting.pop(old)
+            waiting.append(line)
+            taken.append(Accepted(who, line, qualify(mv, who, line)[0], replaced if replaced != line else None))
+    pending = {p: v for p, v in pending.items() if v}
+    if not check:
+        return Submission(replace(game, pending=pending), tuple(taken), tuple(withdrawn))
+    return _checked(game, replace(game, pending=pending), taken, withdrawn, force)
+
+
+def _illegal(game: Game) -> dict[tuple[str, str], str]:
+    """(power, line) -> the rules' reason, for every waiting line the rules would ignore."""
+    if not any(game.pending.values()):
+        return {}
+    return {(x.power, x.text): x.reason or "illegal" for x in check_orders(game)}
+
+
+def _checked(before: Game, after: Game, taken: list[Accepted], withdrawn: list[tuple[str, str]],
+             force: bool) -> Submission:
+    """``submit_orders`` with ``check``: the legality of every line taken, and illegal lines that
+    would replace a legal waiting order put back out (unless ``force``). When the next phase as it
+    would stand has no single adjudication (a rule of one's own can make it so), nothing can be judged:
+    every line is taken, unchecked (``legal`` None), and adjudicating will report the problem."""
+    try:
+        illegal = _illegal(after)
+    except AdjudicationError:
+        unchecked = "not checked: the rules give the next phase no single adjudication as it stands"
+        return Submission(after, tuple(replace(a, reason=unchecked) for a in taken), tuple(withdrawn))
+    replacing = [a for a in taken if (a.power, a.text) in illegal and a.replaces is not None]
+    was_illegal = _illegal(before) if replacing and not force else {}
+    pending = {p: list(v) for p, v in after.pending.items()}
+    accepted: list[Accepted] = []
+    refused: list[Accepted] = []
+    for a in taken:
+        reason = illegal.get((a.power, a.text))
+        if reason is not None and a.replaces is not None and not force and (a.power, a.replaces) not in was_illegal:
+            lines = pending[a.power]
+            lines[lines.index(a.text)] = a.replaces
+            refused.append(replace(a, legal=False, reason=reason, replaces=None, kept=a.replaces))
+            continue
+        accepted.append(replace(a, legal=reason is None, reason=reason))
+    game = replace(after, pending=pending)
+    return Submission(game, tuple(accepted), tuple(withdrawn), tuple(refused))
+
+
+def submit(game: Game, power: str | None, lines: list[str], *, add: bool = False) -> Game:
+    """Orders as a scenario takes them: without ``add`` the power's new set replaces its waiting one
+    (DATC 4.D.1 c), with it they join the waiting ones; lines of another phase are kept (and come out
+    ``invalid``). Players and programs use :func:`submit_orders`, which refuses those."""
+    return submit_orders(game, power, lines, replace_all=not add, check_phase=False).game
+
+
+def check_orders(game: Game) -> tuple[OrderOutcome, ...]:
+    """The waiting orders the rules would ignore, each with its reason: the next phase adjudicated on
+    a copy, nothing kept but the illegal orders."""
+    if game.mv.winner:
+        raise InputError(f"the game is over: {game.mv.winner} has won")
+    report = step(game.mv, game.pending)
+    return tuple(x for x in report.outcomes if x.result == "invalid")
+
+
+def designate(mv: Multiverse, key: tuple[int, int], where: str) -> str:
+    """A place (``Sil``, ``Spa/nc``) or unit (``A Sil``) on board ``key`` written so that the game reads
+    it back as that board's and no other's: plain while there is one timeline and its units may be
+    written without one (``A Sil``), with the timeline on another timeline's head or when several
+    exist (``A b-Sil``), with timeline and turn on a board that is not a head (``A b-Sil@3``)."""
+    letter, _, place = where.rpartition(" ")
+    prefix = f"{letter} " if letter else ""
+    tl, turn = key
+    head = mv.latest_turn(tl) == turn and tl not in mv.dissolved
+    implicit = chosen(mv.options, "implicit_main_timeline")
+    if head and tl == 0 and len(mv.timelines) == 1 and implicit:
+        return where
+    return f"{prefix}{timeline_name(tl)}-{place}" + ("" if head else f"@{turn}")
+
+
+def unit_designation(mv: Multiverse, key: tuple[int, int], unit: Unit) -> str:
+    """A unit on board ``key`` as an order names it (``designate``)."""
+    return designate(mv, key, unit_text(unit, mv.game_map))
+
+
+@dataclass(frozen=True)
+class Duty:
+    """What one power must do on one head in the next phase.
+
+    ``kind``: ``orders`` (movement: ``units`` to order, ``ordered`` those with an order waiting),
+    ``retreat`` (one dislodged unit, ``options`` the provinces it may retreat to; or disband),
+    ``build`` or ``disband`` (``count``; ``options`` the free home centres for builds), or the name of
+    another phase. Units and home centres are written as an order names them (``designate``: ``A
+    b-Sil`` once there are several timelines), so that a player can type them back as they are;
+    retreat options are provinces of the retreating unit's own board, where a retreat goes unless it
+    says otherwise."""
+
+    power: str
+    board: str
+    kind: str
+    units: tuple[str, ...] = ()
+    ordered: tuple[str, ...] = ()
+    count: int = 0
+    options: tuple[str, ...] = ()
+
+
+def duties(game: Game) -> tuple[Duty, ...]:
+    """Everything the next phase asks of each power, head by head (retreat options and adjustment
+    counts come from the retreat and adjustment programs)."""
+    mv = game.mv
+    if mv.winner:
+        return ()
+    m = mv.game_map
+    phase = next_phase(mv)
+    acting = [b for b in mv.heads if b.phase == phase]
+    ordered: set[tuple[int, int, str]] = set()
+    for who, lines in game.pending.items():
+        for line in lines:
+            key = _unit_key(mv, who, line)
+            if key is not None:
+                ordered.add(key[1:])
+    out: list[Duty] = []
+    if phase == RETREAT:
+        options = retreat_options(mv)
+        for b in acting:
+            for r in sorted(b.retreats, key=lambda r: (r.unit.power, r.unit.location)):
+                place = (b.timeline, b.turn, r.unit.province)
+                unit = unit_designation(mv, b.key, r.unit)
+                out.append(Duty(r.unit.power, b.name, RETREAT, (unit,), (unit,) if place in ordered else (), 1,
+                                tuple(m.short_name(p) for p in options.get(place, ()))))
+    elif phase == ADJUSTMENT:
+        balances = adjustment_balances(mv)
+        for b in acting:
+            for (key, who), n in sorted(balances.items(), key=lambda x: (x[0][1], x[0][0])):
+                if key != b.key or n == 0 or who in mv.eliminated:
+                    continue
+                units = tuple(sorted(unit_designation(mv, b.key, u) for u in b.units.values() if u.power == who))
+                if n > 0:
+                    free = tuple(designate(mv, b.key, m.short_name(h)) for h in m.home_centers(who)
+                                 if b.centers.get(h) == who and h not in b.units)
+                    out.append(Duty(who, b.name, "build", (), (), n, free))
+                else:
+                    mine = tuple(sorted(unit_designation(mv, b.key, u) for u in b.units.values()
+                                        if u.power == who and (b.timeline, b.turn, u.province) in ordered))
+                    out.append(Duty(who, b.name, "disband", units, mine, -n))
+    else:
+        for b in acting:
+            for who in sorted({u.power for u in b.units.values()}):
+                units = sorted(b.units.values(), key=lambda u: unit_text(u, m))
+                mine = tuple(unit_designation(mv, b.key, u) for u in units if u.power == who)
+                done = tuple(unit_designation(mv, b.key, u) for u in units if u.power == who
+                             and (b.timeline, b.turn, u.province) in ordered)
+                out.append(Duty(who, b.name, "orders" if phase == MOVEMENT else phase, mine, done, len(mine)))
+    return tuple(sorted(out, key=lambda d: d.power))
+
+
+@dataclass(frozen=True)
+class Fight:
+    """A step that fought a board again after its own battle, as the history records it: a legal move
+    or support from a later board reached it (RULES.md §5). ``forked_into`` is the timeline its changed
+    outcome started, or None when the outcome stood."""
+
+    step: int
+    forked_into: str | None
+
+
+def reached_board(qualified: str, m: GameMap) -> str | None:
+    """The board a fully designated move or support acts on, by name (None for other orders)."""
+    try:
+        order = parse_order(qualified, m)
+    except NotationError:
+        return None
+    where = None
+    if isinstance(order, (o.Move, o.SupportMove)):
+        where = order.dest
+    elif isinstance(order, o.SupportHold):
+        where = order.target.where
+    if where is None or where.timeline is None or where.turn is None:
+        return None
+    return board_name(where.timeline, where.turn)
+
+
+def fights(game: Game, name: str) -> tuple[Fight, ...]:
+    """Every later step that fought board ``name`` again, from the history: the steps with a legal
+    move or support into it from another board while it was not acting, and the fork it caused."""
+    out = []
+    m = game.mv.game_map
+    for i, h in enumerate(game.history, 1):
+        if h.get("phase") != MOVEMENT or name in h.get("boards", ()):
+            continue
+        forked = next((tl for tl, origin in (h.get("new_timelines") or {}).items() if origin == name), None)
+        reached = any(r.get("result") != "invalid" and r.get("qualified") and reached_board(r["qualified"], m) == name
+                      for r in h.get("results", ()))
+        if reached or forked:
+            out.append(Fight(i, forked))
+    return tuple(out)
+
+
+def _result_entry(mv: Multiverse, x: OrderOutcome) -> dict:
+    """One result as the history keeps it: the line, its fully designated form, its unit's board, the
+    result and reason, and whatever else the outcome says about it (a structured explanation)."""
+    qualified, board = qualify(mv, x.power, x.text)
+    entry: dict[str, Any] = {"power": x.power, "order": x.text}
+    if qualified is not None:
+        entry["qualified"] = qualified
+    if board is not None:
+        entry["board"] = board
+    entry["result"] = x.result
+    if x.reason:
+        entry["reason"] = x.reason
+    extras = {key: plain_json(value) for key, value in x.as_dict().items()
+              if key not in ("power", "text", "canonical", "result", "reason") and value is not None}
+    if extras:
+        # the structured account of the result, whatever the engine calls its parts
+        entry["explanation"] = extras["explanation"] if set(extras) == {"explanation"} else extras
+    return entry
+
+
+def adjudicate(game: Game, report: StepReport | None = None) -> tuple[Game, StepReport]:
+    """The game after its next phase; ``report`` is that phase's report when it was adjudicated
+    already (with other games' phases, ``batch.step_many``)."""
+    if game.mv.winner:
+        raise InputError(f"the game is over: {game.mv.winner} has won")
+    report = report or step(game.mv, game.pending)
+    before, after = report.before, report.after
+    acting = [b.name for b in before.heads if b.phase == report.phase]
+    entry: dict[str, Any] = {
+        "phase": report.phase,
+        "boards": acting,
+        "orders": {p: list(v) for p, v in game.pending.items()},
+        "results": [_result_entry(before, x) for x in report.outcomes],
+    }
+    forks = {timeline_name(tl): board_name(*k) for tl, k in sorted(after.forks.items()) if tl not in before.forks}
+    if forks:
+        entry["new_timelines"] = forks
+    if after.eliminated - before.eliminated:
+        entry["eliminated"] = sorted(after.eliminated - before.eliminated)
+    if after.winner and not before.winner:
+        entry["winner"] = after.winner
+    if report.sustain is not None:
+        from ..cli.commands import sustain_json
+
+        entry["sustain"] = sustain_json(report.sustain, game.mv.game_map)
+    return Game(after, {}, game.history + (entry,), game.start), report
+
+
+def export_case(game: Game, case_id: str) -> dict:
+    """The game as a scenario: its start and every step's orders, with the results it got as expectations.
+    A line written by two powers with different results is left out of the expectations (results are
+    keyed by the line's text)."""
+    steps = []
+    for h in game.history:
+        seen: dict[str, set] = {}
+        for r in h.get("results", ()):
+            seen.setdefault(r["order"], set()).add(r["result"])
+        results = {text: next(iter(got)) for text, got in seen.items() if len(got) == 1}
+        steps.append({"orders": h.get("orders", {}), "expect": {"results": results}})
+    start = {k: v for k, v in game.start.items() if k != "phase" or v != "movement"}
+    case: dict[str, Any] = {"id": case_id, "title": "Exported game",
+                            "description": "Exported from a game file; the expectations are the results the game recorded."}
+    if game.mv.game_map.source != "standard":
+        case["map"] = game.mv.game_map.source
+    case.update({"options": options_document(game.mv.options), "start": start, "steps": steps})
+    return case
+
+
+def _board_content(b: Board) -> tuple:
+    return (dict(b.units), dict(b.centers), b.retreats, b.adjustment_due)
+
+
+def undo(game: Game) -> tuple[Game, dict]:
+    """The game as it was before its last step, with that step's orders waiting again, and the
+    step's history entry (which the caller keeps: ``fivedp game undo`` appends it to the undo log).
+
+    The earlier multiverse is rebuilt by replaying every step from the game's start with the orders
+    the history recorded; the replay of the last step must reach the game as it stands, board for
+    board, or nothing is undone (a game edited by hand, say). Refused while orders for the next
+    phase are waiting: those were given against the position the undo would take away."""
+    from .scenarios import _start
+
+    if not game.history:
+        raise InputError("no step has been played: there is nothing to undo")
+    waiting = sorted(p for p, lines in game.pending.items() if lines)
+    if waiting:
+        raise InputError(f"orders for the next phase are waiting ({', '.join(waiting)}): "
+                         "undo takes back a step only before any orders are given after it")
+    case = export_case(game, "undo")
+    mv = _start(case, game.mv.game_map, dict(game.mv.options), "<the game's start>")
+    mv = replace(mv, players=game.mv.players)
+    history = list(game.history)
+    for h in history[:-1]:
+        mv = step(mv, plain(h.get("orders") or {})).after
+    last = history[-1]
+    replayed = step(mv, plain(last.get("orders") or {})).after
+    now = game.mv
+    if set(replayed.boards) != set(now.boards) or any(
+            _board_content(replayed.boards[k]) != _board_content(now.boards[k]) for k in [h.key for h in now.heads]
+    ) or replayed.eliminated != now.eliminated or replayed.winner != now.winner:
+        raise InputError("replaying the game from its start with its recorded orders does not reach the game "
+                         "as it stands (was the file edited by hand?): nothing undone")
+    pending = {str(p): list(v) for p, v in (last.get("orders") or {}).items() if v}
+    return Game(mv, pending, tuple(history[:-1]), game.start), last

@@ -1,0 +1,644 @@
+"""The driver: one Control per adjudication, grounded once; backup rules by assumptions.
+
+The decision encodings have one stable model per solution of the rules. One model: that is the
+result. None or several: a circular dependency that the rules leave open (DATC §5.B.9). The
+driver classifies it as RULES.md §1 says — an undecided move into a fleet with a convoy order
+means a convoy paradox, otherwise circular movement — and applies the backup rule by fixing
+atoms through assumptions on the same ground program.
+
+A step's orders fall into independent parts: units that no move, support, convoy or jump assist
+links (``_Parts``). A paradox in one part changes nothing in another, so every round settles every
+undecided part at once: all disjoint unsatisfiable cores (zero models), or the undecided decisions of
+every part (several models) found with a handful of solver calls whatever the number of parts, and
+a backup rule applied to each part. The rules are the same for each part as if it stood alone:
+- convoy paradox: the Szykman rule, the paradox's convoying fleets hold (``szykman/1`` externals);
+  or, when the program states ``backup_rule(all_hold)`` (an option's logic file, DATC 4.A.2), the
+  'All Hold' rule: the paradox's moves fail and take no effect (``all_hold/1`` externals, which
+  take the units' moves out of the program);
+- circular movement: the undecided moves succeed (assumptions on ``moves/1``);
+- any other cycle (DATC §5.B.9, for variants): its undecided decisions fail.
+
+Each round settles at least one decision, so the rounds are bounded by the decisions; a step that
+cannot be settled within the time limit (``time_limit``, default ``DEFAULT_TIME_LIMIT``) stops with
+``TimeLimitError``, which says how big the step was.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
+from pathlib import Path
+from typing import Callable, Iterator, Sequence
+
+import clingo
+from clingo import ast
+
+from ..errors import AdjudicationError, EncodingError, InputError, TimeLimitError
+
+DECISIONS = ("moves", "dislodged", "given", "path", "assist_given")
+# the predicates that link units into one part: a unit and where it moves, a supporter and whom and
+# where it supports, a convoying fleet and its army, a jump assist and the jump
+LINKS = (("move", 2), ("supports", 3), ("convoys", 2), ("assists", 3))
+DEFAULT_TIME_LIMIT = 600.0  # seconds for one solver program: far beyond any real game's step
+_WAIT = 0.25  # how often a waiting solve call looks up (so that Ctrl-C stops it)
+
+# The time limit of the commands and API calls running in this context: set around a command with
+# ``time_limit`` (a context variable, so that concurrent callers and worker processes started inside
+# the block each see their own value, and nothing outlives the block).
+_TIME_LIMIT: ContextVar[float] = ContextVar("fivedp_time_limit", default=DEFAULT_TIME_LIMIT)
+
+
+@contextmanager
+def time_limit(seconds: float | None) -> Iterator[None]:
+    """Every program solved inside the block must be settled within ``seconds`` (None: the default)."""
+    limit = check_time_limit(seconds)
+    token = _TIME_LIMIT.set(limit)
+    try:
+        yield
+    finally:
+        _TIME_LIMIT.reset(token)
+
+
+def check_time_limit(seconds: float | None) -> float:
+    """The limit in seconds, or InputError for one that is not a positive number."""
+    if seconds is None:
+        return DEFAULT_TIME_LIMIT
+    try:
+        value = float(seconds)
+    except (TypeError, ValueError):
+        raise InputError(f"time limit {str(seconds)[:40]!r}: give a number of seconds") from None
+    if not value > 0 or value == float("inf"):
+        raise InputError(f"time limit {str(seconds)[:40]!r}: give a positive number of seconds")
+    return value
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
+def asp_dir() -> Path:
+    """Where the logic programs are: inside the installed package, or ``asp/`` in a source checkout."""
+    here = Path(__file__).resolve().parent.parent
+    for candidate in (here / "asp", here.parent / "asp"):
+        if (candidate / "movement.lp").is_file():
+            return candidate
+    raise AdjudicationError(f"the logic programs (asp/) are missing next to {here}")
+
+
+@dataclass(frozen=True)
+class Solution:
+    """The shown atoms of the chosen model, the backup rules that chose it, and clingo's statistics."""
+
+    atoms: tuple[clingo.Symbol, ...]
+    backups: tuple[tuple[str, tuple[clingo.Symbol, ...]], ...] = ()  # (rule, the places it applied to)
+    models_seen: int = 1
+    ground_seconds: float = 0.0
+    solve_seconds: float = 0.0
+    atoms_count: int = 0
+    rules_count: int = 0
+    add_seconds: float = 0.0  # of ``ground_seconds``: handing the encoding and the facts to clingo
+
+
+class _Messages:
+    """Collects clingo's messages, so that an encoding clingo cannot read is reported with its file and
+    line (``asp/movement/decisions.lp:12:5-6: error: syntax error, ...``) instead of a bare RuntimeError."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def __call__(self, code: clingo.MessageCode, message: str) -> None:
+        self.lines.append(message.strip())
+
+    def error(self, what: str) -> EncodingError:
+        detail = "\n".join(self.lines) or "clingo gave no message"
+        return EncodingError(f"{what}:\n{detail}")
+
+
+@lru_cache(maxsize=16)
+def _parsed_programs(programs: tuple[str, ...]) -> tuple[ast.AST, ...]:
+    """The encodings, parsed once per process: they never change, and parsing costs more than grounding."""
+    statements: list[ast.AST] = []
+    messages = _Messages()
+    try:
+        ast.parse_files([str(asp_dir() / name) for name in programs], statements.append, logger=messages)
+    except RuntimeError:
+        raise messages.error(f"the logic programs cannot be read ({', '.join(programs)})") from None
+    # comments are statements in the AST too; the grounder has no use for them
+    return tuple(s for s in statements if s.ast_type != ast.ASTType.Comment)
+
+
+@lru_cache(maxsize=16)
+def _parsed_facts(text: str) -> tuple[ast.AST, ...]:
+    """Facts that are the same for every step on a map (its geography), parsed once."""
+    statements: list[ast.AST] = []
+    ast.parse_string(text, statements.append)
+    return tuple(statements)
+
+
+def _control(programs: Sequence[str], facts: str, static: str) -> tuple[clingo.Control, float]:
+    """The ground program, and the seconds spent handing the encoding and facts to clingo before grounding."""
+    parsed = _parsed_programs(tuple(programs)) + _parsed_facts(static)
+    messages = _Messages()
+    t0 = time.perf_counter()
+    ctl = clingo.Control(["--warn=none"], logger=messages)
+    try:
+        with ast.ProgramBuilder(ctl) as builder:
+            for statement in parsed:
+                builder.add(statement)
+        ctl.add("base", [], facts)
+        added = time.perf_counter() - t0
+        ctl.ground([("base", [])])
+    except RuntimeError:
+        raise messages.error(f"the logic programs cannot be grounded ({', '.join(programs)})") from None
+    return ctl, added
+
+
+def encoding_size(programs: Sequence[str]) -> int:
+    """How many statements (rules, constraints, directives) the encodings hand to the grounder: its fixed
+    cost per program, paid whatever the facts (benchmarks)."""
+    return len(_parsed_programs(tuple(programs)))
+
+
+
+
+def _places(sym: clingo.Symbol) -> Iterator[clingo.Symbol]:
+    """The unit places ``p(b(T,N),P)`` inside a term."""
+    for arg in sym.arguments:
+        if arg.type == clingo.SymbolType.Function:
+            if arg.name == "p" and len(arg.arguments) == 2:
+                yield arg
+            else:
+                yield from _places(arg)
+
+
+class _Parts:
+    """The independent parts of a step: places joined by a link atom (``LINKS``) are in one part.
+    Built once per program from the ground atoms, with the indexes the backup rules read."""
+
+    def __init__(self, atoms: clingo.SymbolicAtoms) -> None:
+        parent: dict[clingo.Symbol, clingo.Symbol] = {}
+
+        def find(x: clingo.Symbol) -> clingo.Symbol:
+            root = x
+            while parent.get(root, root) != root:
+                root = parent[root]
+            while x != root:
+                parent[x], x = root, parent[x]
+            return root
+
+        self.convoys_of: dict[clingo.Symbol, list[clingo.Symbol]] = {}
+        self.movers_into: dict[clingo.Symbol, list[clingo.Symbol]] = {}
+        self.dest: dict[clingo.Symbol, clingo.Symbol] = {}
+        for name, arity in LINKS:
+            for a in atoms.by_signature(name, arity):
+                places = list(_places(a.symbol))
+                for other in places[1:]:
+                    x, y = find(places[0]), find(other)
+                    if x != y:
+                        parent[max(x, y)] = min(x, y)
+                args = a.symbol.arguments
+                if name == "convoys":
+                    self.convoys_of.setdefault(args[0], []).append(args[1])
+                elif name == "move":
+                    self.movers_into.setdefault(args[1], []).append(args[0])
+                    self.dest[args[0]] = args[1]
+        self.find = find
+        # the decisions the rules guess (facts are settled by grounding), with their literals and parts
+        self.decisions: list[clingo.Symbol] = []
+        self.literals: list[int] = []
+        for name in DECISIONS:
+            for a in atoms.by_signature(name, 1):
+                if not a.is_fact:
+                    self.decisions.append(a.symbol)
+                    self.literals.append(a.literal)
+        self.part = [self.of(d.arguments[0]) for d in self.decisions]
+        self.boards = sum(1 for _ in atoms.by_signature("head", 1))
+        self.orders = sum(1 for _ in atoms.by_signature("order", 3))
+
+    def of(self, place: clingo.Symbol) -> clingo.Symbol:
+        """The part of a unit's place (its own, when nothing links it)."""
+        return self.find(place)
+
+
+@dataclass
+class _Clock:
+    """The time left for one program, and what to say when it runs out (``size``: the driver tells it
+    the step's size once it knows it; not a value, so not frozen)."""
+
+    limit: float
+    started: float = field(default_factory=time.monotonic)
+    size: Callable[[], str] = lambda: ""
+
+    def left(self) -> float:
+        return self.limit - (time.monotonic() - self.started)
+
+    def check(self) -> None:
+        if self.left() <= 0:
+            self.exceeded()
+
+    def exceeded(self) -> None:
+        limit = f"{self.limit:g}"
+        raise TimeLimitError(f"this step is too big to settle within the time limit of {limit} s "
+                             f"({self.size()}); raise --time-limit (time_limit= in the API)")
+
+
+def _solve(ctl: clingo.Control, clock: _Clock, assumptions: list, on_model=None,
+           core: list[int] | None = None) -> clingo.SolveResult:
+    """One solver call that gives up when the clock runs out (the search is interrupted). An
+    unsatisfiable call puts its core (the assumption literals it rests on) into ``core``."""
+    clock.check()
+    with ctl.solve(assumptions=assumptions, on_model=on_model, async_=True) as handle:
+        try:
+            while not handle.wait(max(0.0, min(_WAIT, clock.left()))):
+                if clock.left() <= 0:
+                    handle.cancel()
+                    clock.exceeded()
+            result = handle.get()
+            if core is not None and result.unsatisfiable:
+                core.extend(handle.core())
+            return result
+        except BaseException:
+            handle.cancel()
+            raise
+
+
+@dataclass
+class _Model:
+    """What the driver reads of a model: the truth of each decision and, when asked, the shown atoms."""
+
+    values: list[bool]
+    shown: tuple[clingo.Symbol, ...] = ()
+
+
+class _Driver:
+    """The backup rules on one ground program (see the module's docstring)."""
+
+    def __init__(self, ctl: clingo.Control, clock: _Clock) -> None:
+        self.ctl = ctl
+        self.clock = clock
+        atoms = ctl.symbolic_atoms
+        self.szykman = {a.symbol.arguments[0]: a.symbol for a in atoms.by_signature("szykman", 1)}
+        for sym in self.szykman.values():
+            ctl.assign_external(sym, None)  # free: every solve call fixes it by assumption
+        self.szykman_fleet = {atoms[s].literal: f for f, s in self.szykman.items()}
+        # the program says which paradox backup rule applies (datc_4a2); the Szykman rule unless it says otherwise
+        self.all_hold = any(str(a.symbol.arguments[0]) == "all_hold" for a in atoms.by_signature("backup_rule", 1))
+        self.failing = {a.symbol.arguments[0]: a.symbol for a in atoms.by_signature("all_hold", 1)}
+        for sym in self.failing.values():
+            ctl.assign_external(sym, None)
+        self.failing_unit = {atoms[s].literal: u for u, s in self.failing.items()}
+        self.held: set[clingo.Symbol] = set()  # fleets held by the Szykman rule
+        self.stopped: set[clingo.Symbol] = set()  # units whose moves a paradox made fail ('All Hold')
+        self.fixed: dict[int, bool] = {}  # decision index -> value fixed by a backup rule
+        self.backups: list[tuple[str, tuple[clingo.Symbol, ...]]] = []
+        self.open_parts: int | None = None  # the parts found undecided in the last round (for the time limit's message)
+        self.flip: int | None = None  # the literal that turns the decisions' preferred sign to true
+        self.seen = 1
+        clock.size = self.size
+
+    @cached_property
+    def parts(self) -> _Parts:
+        """The step's parts and decisions, indexed when a backup rule is first needed (most steps have
+        one model at once, and need none of it)."""
+        return _Parts(self.ctl.symbolic_atoms)
+
+    def size(self) -> str:
+        p = self.parts
+        parts = (_count(self.open_parts, "undecided part") if self.open_parts is not None
+                 else _count(len(set(p.part)), "independent part") + " with decisions")
+        return (f"{_count(p.boards, 'board')} in play, {_count(p.orders, 'order')}, "
+                f"{_count(len(p.decisions), 'decision')}, {parts}")
+
+    # -- solver calls ------------------------------------------------------------------------------
+
+    def assumptions(self, relaxed: frozenset = frozenset()) -> list:
+        # literals, not symbols: clingo would look every symbol up again on every call
+        out: list = [lit if f in self.held else -lit for lit, f in self.szykman_fleet.items() if f not in relaxed]
+        out += [lit if u in self.stopped else -lit for lit, u in self.failing_unit.items()]
+        if self.fixed:
+            lits = self.parts.literals
+            out += [lits[i] if v else -lits[i] for i, v in self.fixed.items()]
+        return out
+
+    def _assumed(self, extra: Sequence) -> list:
+        """The current assumptions and ``extra``; the preference literal is false unless ``extra`` has it
+        (left free, it would double every model)."""
+        out = self.assumptions() + list(extra)
+        if self.flip is not None and self.flip not in extra and -self.flip not in extra:
+            out.append(-self.flip)
+        return out
+
+    def model(self, extra: Sequence = (), shown: bool = False, count: int = 1,
+              values: bool = True) -> tuple[_Model | None, int]:
+        """The first model under the current assumptions (None: there is none), and how many there
+        are up to ``count``; the decisions' values unless ``values`` is false."""
+        found: list[_Model] = []
+        n = 0
+        lits = self.parts.literals if values else []
+
+        def on_model(m: clingo.Model) -> None:
+            nonlocal n
+            n += 1
+            if n == 1:
+                found.append(_Model([m.is_true(lit) for lit in lits], tuple(m.symbols(shown=True)) if shown else ()))
+
+        self.ctl.configuration.solve.models = count
+        _solve(self.ctl, self.clock, self._assumed(extra), on_model=on_model)
+        return (found[0] if found else None), n
+
+    def core(self, relaxed: frozenset) -> list[clingo.Symbol] | None:
+        """The fleets of an unsatisfiable core, with the fleets ``relaxed`` left free; None when there is
+        a model then; empty when the core holds no convoying fleet."""
+        core: list[int] = []
+        self.ctl.configuration.solve.models = 1
+        result = _solve(self.ctl, self.clock, self.assumptions(relaxed) + ([-self.flip] if self.flip else []), core=core)
+        if result.satisfiable:
+            return None
+        fleets = self.szykman_fleet
+        return sorted({fleets[-lit] for lit in core if -lit in fleets and fleets[-lit] not in self.held})
+
+    def _flip(self) -> int:
+        """A literal that, assumed, makes the solver try every decision true first (and false first
+        otherwise): two models far apart, so that one comparison finds the undecided parts."""
+        if self.flip is None:
+            with self.ctl.backend() as backend:
+                flip = backend.add_atom(clingo.Function("fivedp_prefer_true"))
+                backend.add_external(flip, clingo.TruthValue.Free)
+                for lit in self.parts.literals:
+                    backend.add_heuristic(lit, clingo.backend.HeuristicType.Sign, -1, 1, [])
+                    backend.add_heuristic(lit, clingo.backend.HeuristicType.Sign, 1, 2, [flip])
+                # a free Szykman atom is decided first, false first (``part_cores``)
+                for lit in self.szykman_fleet:
+                    backend.add_heuristic(lit, clingo.backend.HeuristicType.Level, 1, 1, [])
+                    backend.add_heuristic(lit, clingo.backend.HeuristicType.Sign, -1, 1, [])
+            self.ctl.configuration.solver.heuristic = "Domain"
+            self.flip = flip
+        return self.flip
+
+    def _differs(self, base: _Model, among: Sequence[int]) -> int:
+        """A new atom that holds in a model where one of the decisions ``among`` differs from ``base``."""
+        lits = self.parts.literals
+        with self.ctl.backend() as backend:
+            atom = backend.add_atom()
+            for i in among:
+                backend.add_rule([atom], [-lits[i] if base.values[i] else lits[i]])
+        return atom
+
+    def undecided(self) -> set[int]:
+        """The decisions that differ between models (brave but not cautious consequences): two
+        models of opposite preferences, then a model that differs elsewhere, until there is none."""
+        flip = self._flip()
+        low, _ = self.model([-flip])
+        high, _ = self.model([flip])
+        assert low is not None and high is not None
+        differ = {i for i, (a, b) in enumerate(zip(low.values, high.values)) if a != b}
+        while True:
+            rest = [i for i in range(len(low.values)) if i not in differ and i not in self.fixed]
+            if not rest:
+                return differ
+            other, _ = self.model([self._differs(low, rest)])
+            if other is None:
+                return differ
+            differ |= {i for i in rest if other.values[i] != low.values[i]}
+
+    # -- the rounds --------------------------------------------------------------------------------
+
+    def run(self) -> tuple[_Model, int]:
+        """Applies backup rules until one model remains; that model, and the most models seen at once."""
+        rounds = 0
+        while True:
+            first, count = self.model(shown=True, count=2, values=False)
+            self.seen = max(self.seen, count)
+            if count == 1:
+                assert first is not None
+                return first, self.seen
+            rounds += 1
+            # every round fixes at least one decision or external, so this many rounds always suffice
+            if rounds > len(self.parts.decisions) + len(self.szykman) + len(self.failing) + 1:
+                break
+            if first is None:
+                self.settle_cores()
+            else:
+                self.settle_undecided()
+        raise AdjudicationError("backup rules did not settle the adjudication")
+
+    def settle_cores(self) -> None:
+        """No model: every disjoint unsatisfiable core's convoying fleets hold (Szykman), or under
+        'All Hold' the moves of each core's paradox fail."""
+        cores = self.part_cores()
+        relaxed: frozenset = frozenset(f for core in cores for f in core)
+        while True:
+            core = self.core(relaxed)
+            if core is None:
+                break
+            if not core:
+                if cores:
+                    break  # settle these first: what remains is found again next round
+                raise AdjudicationError("no adjudication satisfies the rules, and no convoy paradox explains it")
+            cores.append(core)
+            relaxed |= frozenset(core)
+        self.open_parts = len(cores)
+        for core in sorted(cores, key=lambda c: c[0]):
+            if self.all_hold and self.hold_all(self.paradox_units(set(core), set())):
+                continue
+            self.held.update(core)
+            self.backups.append(("szykman", tuple(core)))
+
+    def part_cores(self) -> list[list[clingo.Symbol]]:
+        """The cores of the parts that have no solution unless a convoying fleet holds, found with one
+        solver call for all parts: every fleet's Szykman atom is left free, decided before anything
+        else and false first, so that it comes out true only where holding no fleet of its part leaves
+        no solution. A part with one such fleet has it for its core; a part with several is asked for
+        its core alone. What this misses, the core loop of ``settle_cores`` finds."""
+        self._flip()
+        free = [(lit, f) for lit, f in self.szykman_fleet.items() if f not in self.held]
+        if not free:
+            return []
+        values: list[bool] = []
+        self.ctl.configuration.solve.models = 1
+        _solve(self.ctl, self.clock, self.assumptions(frozenset(f for _, f in free)) + [-self._flip()],
+               on_model=lambda m: values.extend(m.is_true(lit) for lit, _ in free))
+        parts = self.parts
+        fleets_of: dict[clingo.Symbol, list[clingo.Symbol]] = {}
+        for _, f in free:
+            fleets_of.setdefault(parts.of(f), []).append(f)
+        needing = sorted({parts.of(f) for (_, f), v in zip(free, values) if v})
+        cores = []
+        for part in needing:
+            mine = sorted(fleets_of[part])
+            if len(mine) == 1:
+                cores.append(mine)
+                continue
+            others = frozenset(f for _, f in free if parts.of(f) != part)
+            core = self.core(others)
+            if core:
+                cores.append(core)
+        return cores
+
+    def settle_undecided(self) -> None:
+        """Several models: each part's undecided decisions are settled by the rule that fits them."""
+        undecided = self.undecided()
+        if not undecided:
+            raise AdjudicationError("several adjudications differ in no decision")
+        parts = self.parts
+        by_part: dict[clingo.Symbol, list[int]] = {}
+        for i in sorted(undecided):
+            by_part.setdefault(parts.part[i], []).append(i)
+        self.open_parts = len(by_part)
+        convoying = frozenset(parts.convoys_of)
+        circular: list[list[int]] = []
+        for part in sorted(by_part):
+            mine = by_part[part]
+            fleets = set()
+            for i in mine:
+                d = parts.decisions[i]
+                if d.name == "moves" and parts.dest.get(d.arguments[0]) in convoying:
+                    fleets.add(parts.dest[d.arguments[0]])
+                elif d.name == "dislodged" and d.arguments[0] in convoying:
+                    fleets.add(d.arguments[0])
+            moves = {parts.decisions[i].arguments[0] for i in mine if parts.decisions[i].name == "moves"}
+            if self.all_hold and fleets and self.hold_all(self.paradox_units(fleets, moves)):
+                continue
+            new = sorted(f for f in fleets if f in self.szykman and f not in self.held)
+            if new:
+                self.held.update(new)
+                self.backups.append(("szykman", tuple(new)))
+                continue
+            moving = [i for i in mine if parts.decisions[i].name == "moves"]
+            if not moving:
+                # not circular movement and no convoying fleet: DATC §5.B.9 lets the orders of the cycle fail
+                self.fixed.update((i, False) for i in mine)
+                self.backups.append(("fail", tuple(sorted(parts.decisions[i].arguments[0] for i in mine))))
+                continue
+            circular.append(sorted(moving, key=lambda i: parts.decisions[i]))
+        if circular:
+            self.settle_circular(circular)
+
+    def settle_circular(self, circles: list[list[int]]) -> None:
+        """Circular movement: every undecided move succeeds, all parts at once when that leaves a
+        solution; otherwise part by part, the moves kept one by one while a solution remains."""
+        decisions = self.parts.decisions
+        for circle in circles:
+            self.fixed.update((i, True) for i in circle)
+        if self.model()[0] is None:
+            for circle in circles:
+                for i in circle:
+                    del self.fixed[i]
+            for circle in circles:
+                for i in circle:
+                    self.fixed[i] = True
+                    if self.model()[0] is None:
+                        del self.fixed[i]
+        for circle in circles:
+            kept = [decisions[i].arguments[0] for i in circle if self.fixed.get(i)]
+            self.backups.append(("circular", tuple(kept)))
+
+    def hold_all(self, units: list[clingo.Symbol]) -> bool:
+        self.stopped.update(units)
+        if units:
+            self.backups.append(("all_hold", tuple(units)))
+        return bool(units)
+
+    def paradox_units(self, fleets: set, moving: set) -> list[clingo.Symbol]:
+        """The 'All Hold' rule (DATC 4.A.2): the units whose moves make up the paradox, not yet held.
+        They are the units moving into the paradox's convoying fleets and the armies those fleets
+        convoy; only when those are all held already, the units of the undecided moves. Empty when
+        those too are held (the driver then falls back to the Szykman rule). A move that merely
+        depends on the paradox's outcome is not part of it: it is adjudicated once the paradox's
+        moves have failed."""
+        parts = self.parts
+        armies = {a for f in fleets for a in parts.convoys_of.get(f, ())}
+        movers = {u for f in fleets for u in parts.movers_into.get(f, ())} | {a for a in armies if a in parts.dest}
+        for units in (movers, moving):
+            new = sorted(u for u in units if u in self.failing and u not in self.stopped)
+            if new:
+                return new
+        return []
+
+
+@dataclass(frozen=True)
+class Universe:
+    """A query over a small fixed universe of atoms, answered by a program grounded once and reused
+    (``solve_in_universe``): ``fixed`` holds the facts that are the same for every query of this universe,
+    ``atoms`` every atom a query may state (as text), ``true`` those this query states. The rules must
+    derive from the atoms alone, not from their absence in the universe: the program sees the
+    universe's other atoms as false, exactly as if they were not given."""
+
+    fixed: str
+    atoms: tuple[str, ...]
+    true: frozenset[str]
+
+
+class _Grounded:
+    """A program grounded once with every atom of its universe an external, and a lock: a query assumes
+    its atoms true and the rest false, and is solved on the same ground program (the solver keeps no
+    state between calls that changes an answer)."""
+
+    def __init__(self, programs: tuple[str, ...], static: str, fixed: str, atoms: tuple[str, ...]) -> None:
+        externals = "".join(f"#external {a}.\n" for a in atoms)
+        self.ctl, _ = _control(programs, fixed + externals, static)
+        symbolic = self.ctl.symbolic_atoms
+        self.literal: dict[str, int] = {}
+        for a in atoms:
+            found = symbolic[clingo.parse_term(a)]
+            self.literal[a] = found.literal if found is not None else 0
+            if self.literal[a]:
+                self.ctl.assign_external(self.literal[a], None)  # free: each query fixes it by assumption
+        self.lock = threading.Lock()
+
+
+@lru_cache(maxsize=8)
+def _grounded(programs: tuple[str, ...], static: str, fixed: str, atoms: tuple[str, ...]) -> _Grounded:
+    """The ground program of a universe, made once per process (a few universes are ever in use: one
+    per map, option and number of boards in play)."""
+    return _Grounded(programs, static, fixed, atoms)
+
+
+def solve_in_universe(programs: Sequence[str], universe: Universe, static: str = "") -> Solution:
+    """The one model of a program without choices (the victory rules) on the atoms ``universe.true``,
+    read off a ground program shared by every query of the same universe: a new program each time
+    would cost more to ground than the answer costs to find."""
+    t0 = time.perf_counter()
+    grounded = _grounded(tuple(programs), static, universe.fixed, universe.atoms)
+    clock = _Clock(_TIME_LIMIT.get())
+    # an atom no rule can read grounds to no literal (0): nothing to assume about it
+    assumptions = [(lit if a in universe.true else -lit) for a, lit in grounded.literal.items() if lit]
+    shown: list[tuple[clingo.Symbol, ...]] = []
+    with grounded.lock:
+        t1 = time.perf_counter()
+        grounded.ctl.configuration.solve.models = 2
+        _solve(grounded.ctl, clock, assumptions, on_model=lambda m: shown.append(tuple(m.symbols(shown=True))))
+    t2 = time.perf_counter()
+    if len(shown) != 1:
+        raise AdjudicationError(f"the rules ({', '.join(programs)}) have {len(shown)} answers where one was expected")
+    return Solution(atoms=shown[0], ground_seconds=t1 - t0, solve_seconds=t2 - t1)
+
+
+def solve_decisions(programs: Sequence[str], facts: str, static: str = "", *, statistics: bool = False,
+                    time_limit: float | None = None) -> Solution:
+    """Solves a phase's program on ``facts`` plus the unchanging ``static`` facts (the map); for movement,
+    applies the backup rules until one model remains. ``time_limit`` (seconds; by default the limit
+    set with ``time_limit()``, else ``DEFAULT_TIME_LIMIT``) bounds the whole call: TimeLimitError."""
+    clock = _Clock(check_time_limit(time_limit) if time_limit is not None else _TIME_LIMIT.get())
+    t0 = time.perf_counter()
+    ctl, added = _control(programs, facts, static)
+    t1 = time.perf_counter()
+    driver = _Driver(ctl, clock)
+    model, seen = driver.run()
+    t2 = time.perf_counter()
+    # reading clingo's statistics converts its whole tree: only when a benchmark asks
+    stats = ctl.statistics.get("problem", {}).get("lp", {}) if statistics else {}
+    return Solution(
+        atoms=model.shown,
+        backups=tuple(driver.backups),
+        models_seen=seen,
+        ground_seconds=t1 - t0,
+        solve_seconds=t2 - t1,
+        atoms_count=int(stats.get("atoms", 0)),
+        rules_count=int(stats.get("rules", 0)),
+        add_seconds=added,
+    )
