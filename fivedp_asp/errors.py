@@ -7,11 +7,15 @@ Python programmer would expect for that misuse (``TypeError`` for an argument of
 
 A message quotes at most a short prefix of the input it is about (:func:`quoted`, :func:`shown_path`):
 an order line of twenty megabytes is reported in one short line, never echoed whole.
+
+A defect of fivedp itself (any other exception) is told in one short message that says where to
+report it (:func:`crash_message`), by the command line and by the tools that go on with other files.
 """
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 QUOTE_CHARS = 80
@@ -129,3 +133,26 @@ class RuleError(InputError):
     """A rule of your own (``--rule``, a scenario's ``options: rules:``) that cannot be used: clingo cannot
     read it, it breaks the contract of docs/rules-of-your-own.md, or it leaves a step with no single
     adjudication. The message names the file (line and column where there is one) and the problem."""
+
+
+# -- defects: what the user is told when fivedp itself fails ---------------------------------------
+
+
+REPORT_HINT = ("This is a defect in fivedp, not in your input: please report it with the command and its files "
+               "(see 'Reporting problems' in README.md).")
+
+
+def cut_text(text: str, limit: int = 300) -> str:
+    """A message from outside fivedp (the system's, an unexpected exception's) cut to its start: it
+    may hold the input it failed on, whole."""
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
+
+
+def crash_message(exc: BaseException) -> str:
+    """A defect in fivedp itself: one short message saying so, what failed and where to report it."""
+    import traceback
+
+    frame = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
+    where = f" at {Path(frame.filename).name}:{frame.lineno}" if frame else ""
+    return (f"internal error: {type(exc).__name__}: {cut_text(str(exc))}{where}\n"
+            + REPORT_HINT)

@@ -108,10 +108,11 @@ def test_game_file_keeps_dissolved_timelines_and_sustain_state(tmp_path):
 
 
 def test_results_list_fractions_choice_and_dissolved():
-    from fivedp_asp.cli.commands import run_json, step_lines
+    from fivedp_asp.report.jsonout import scenario_document
+    from fivedp_asp.report.text import step_lines
 
     run = run_case(load_case(CASES / "01-default-votes.yaml"))
-    sustain = run_json(run)["steps"][2]["sustain"]
+    sustain = scenario_document(run)["steps"][2]["sustain"]
     assert sustain["dissolved"] == ["b"] and sustain["timelines_in_play"] == ["a", "b"]
     assert sustain["centres"]["London"] == {
         "fractions": [{"timeline": "a", "power": "France", "votes_for": "a"},

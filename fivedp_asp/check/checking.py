@@ -42,7 +42,7 @@ def _outcome(path: str, run: CaseRun | Exception) -> Checked:
         return Checked(path, error="input", message=str(run))
     if isinstance(run, AdjudicationError):
         return Checked(path, error="engine", message=f"the engine could not adjudicate: {run}")
-    from ..cli.commands import crash_message
+    from ..errors import crash_message
 
     return Checked(path, error="engine", message=crash_message(run).splitlines()[0])
 

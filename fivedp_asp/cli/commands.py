@@ -3,6 +3,10 @@
 Exit status: 0 success, 1 a checked case failed (or engines disagreed), 2 bad input, 3 an engine
 defect or any other unexpected failure (reported as a short message saying where to report it, never
 a traceback).
+
+The command line reads arguments and prints; the work and the wording of results are the layers'
+below it (report/text.py for the lines printed, report/jsonout.py for ``--json``), and one module of
+``cli/`` per command group holds its arguments. Nothing in the package imports the command line.
 """
 
 from __future__ import annotations
@@ -11,180 +15,18 @@ import argparse
 import json
 import os
 import sys
-from pathlib import Path
 from typing import Sequence
 
 from ..files.scenarios import find_cases, load_case, run_case
-from ..errors import AdjudicationError, EncodingError, InputError, shown_path
+from ..errors import REPORT_HINT, AdjudicationError, EncodingError, InputError, crash_message, cut_text, shown_path
 from ..solver.driver import DEFAULT_TIME_LIMIT, check_time_limit, time_limit
-from ..bench.benchmarks import add_bench_parser
-from ..explore.exploration import add_explore_parser
-from ..report.optiondocs import add_options_parser
+from .bench import add_bench_parser
+from .explore import add_explore_parser
+from .options import add_options_parser
 from .game import add_game_parser
-from ..report.render import add_render_parser
-from ..model.multiverse import Board, Multiverse, season_name, unit_text
-from ..model.notation import timeline_name
-from ..report.jsonout import changed_boards, check_document, scenario_document
-from ..engine.step import StepReport
-from ..engine.sustain import SustainResult
-
-REPORT_HINT = ("This is a defect in fivedp, not in your input: please report it with the command and its files "
-               "(see 'Reporting problems' in README.md).")
-
-PHASE_TITLES = {"movement": "movement", "retreat": "retreats", "adjustment": "adjustments", "sustain": "sustain"}
-
-
-# -- rendering -----------------------------------------------------------------------------------
-
-
-def board_lines(mv: Multiverse, board: Board) -> list[str]:
-    lines = [f"  {board.name} ({season_name(board.turn)}){'' if board.phase == 'movement' else ', waiting for ' + board.phase}"]
-    powers = sorted({u.power for u in board.units.values()} | {r.unit.power for r in board.retreats}
-                    | set(board.centers.values()))
-    for power in powers:
-        units = sorted(unit_text(u, mv.game_map) for u in board.units.values() if u.power == power)
-        centers = sorted(p.capitalize() for p, owner in board.centers.items() if owner == power)
-        retreating = sorted(unit_text(r.unit, mv.game_map) for r in board.retreats if r.unit.power == power)
-        text = f"    {power}: {', '.join(units) or '-'}"
-        if retreating:
-            text += f"; must retreat: {', '.join(retreating)}"
-        lines.append(text + f"  [{len(centers)} centre{'' if len(centers) == 1 else 's'}: {', '.join(centers)}]")
-    return lines
-
-
-def _fraction_text(fraction: tuple[int, str, int]) -> str:
-    own, power, voted = fraction
-    return f"{timeline_name(own)} ({power}) -> {timeline_name(voted)}"
-
-
-def sustain_lines(result: SustainResult, game_map) -> list[str]:
-    """Per time centre the fractions cast and the timeline chosen, then the timelines dissolved."""
-    lines = []
-    for c in result.centres:
-        name = game_map.provinces[c.center].name
-        chosen = timeline_name(c.sustains) if c.sustains is not None else "nothing (no fraction cast)"
-        cast = ", ".join(_fraction_text(f) for f in c.fractions) or "-"
-        n = len(result.timelines)
-        shares = "".join(f", {timeline_name(tl)} {k}/{n}" for tl, k in _shares(c.fractions))
-        lines.append(f"  {name}: {cast}; sustains {chosen}{' (' + shares[2:] + ')' if shares else ''}")
-    dissolved = ", ".join(timeline_name(tl) for tl in result.dissolved) or "none"
-    lines.append(f"  Dissolved: {dissolved}")
-    return lines
-
-
-def _shares(fractions) -> list[tuple[int, int]]:
-    """How many fractions (of n) each timeline received, by timeline."""
-    counts: dict[int, int] = {}
-    for _, _, voted in fractions:
-        counts[voted] = counts.get(voted, 0) + 1
-    return sorted(counts.items())
-
-
-def sustain_json(result: SustainResult, game_map) -> dict:
-    return {
-        "year": 1901 + result.year,
-        "timelines_in_play": [timeline_name(tl) for tl in result.timelines],
-        "centres": {game_map.provinces[c.center].name: {
-            "fractions": [{"timeline": timeline_name(own), "power": power, "votes_for": timeline_name(voted)}
-                          for own, power, voted in c.fractions],
-            "shares": {timeline_name(tl): f"{k}/{len(result.timelines)}" for tl, k in _shares(c.fractions)},
-            "sustains": timeline_name(c.sustains) if c.sustains is not None else None,
-        } for c in result.centres},
-        "dissolved": [timeline_name(tl) for tl in result.dissolved],
-    }
-
-
-def disband_reason(report: StepReport, key: tuple[int, int], unit) -> str:
-    """Why a unit left its board in this step: its own disband order, or the rule that removed it."""
-    if report.phase == "movement":
-        return "dislodged with nowhere to retreat"
-    if _disband_ordered(report, key, unit):
-        return "disband ordered"
-    if report.phase == "retreat":
-        return "no retreat that succeeds: disbanded"
-    if report.phase == "adjustment":
-        return "civil disorder: too few disbands ordered, removed by rule (off a centre, farthest from home, fleets first)"
-    return "removed"
-
-
-def _disband_ordered(report: StepReport, key: tuple[int, int], unit) -> bool:
-    """Whether a disband order of this step that succeeded named this unit."""
-    from ..errors import InputError
-    from ..model.notation import parse_order
-    from ..engine.resolve import resolve
-
-    for o in report.outcomes:
-        if o.power != unit.power or o.result != "succeeds":
-            continue
-        try:
-            r = resolve(parse_order(o.text, report.before.game_map), o.power, o.text, report.before)
-        except InputError:
-            continue
-        if r.kind == "disband" and r.unit is not None and r.unit.board == key and r.unit.province == unit.province:
-            return True
-    return False
-
-
-def step_lines(report: StepReport, index: int, *, detail: bool = False) -> list[str]:
-    """A step in words. ``detail`` (``fivedp game``) adds below each line that leaves boards out the
-    fully designated order it was read as (``game.reading``), and why each disbanded unit went."""
-    before = report.before
-    if report.sustain is not None:
-        timelines = ", ".join(timeline_name(tl) for tl in report.sustain.timelines)
-        lines = [f"Step {index}: sustain phase of {1901 + report.sustain.year} (timelines in play: {timelines})"]
-    else:
-        acting = [b for b in before.heads if b.phase == report.phase]
-        where = ", ".join(f"{b.name} ({season_name(b.turn)})" for b in acting)
-        lines = [f"Step {index}: {PHASE_TITLES.get(report.phase, report.phase)} on {where}"]
-    width = max((len(o.text) for o in report.outcomes), default=0)
-    power = None
-    for o in sorted(report.outcomes, key=lambda o: o.power):
-        if o.power != power:
-            power = o.power
-            lines.append(f"  {power}")
-        reason = f" ({o.reason})" if o.reason else ""
-        lines.append(f"    {o.text.ljust(width)}  {o.result}{reason}")
-        if detail:
-            from ..files.games import reading
-
-            qualified = reading(before, o.power, o.text)
-            if qualified:
-                lines.append(f"      read as {qualified}")
-    if report.sustain is not None:
-        lines += sustain_lines(report.sustain, before.game_map)
-    if report.dislodged:
-        def by(n: int, board: tuple[int, int]) -> str:
-            # the attacker, without its board when it came from the victim's own board
-            if n >= len(report.dislodgers):
-                return ""
-            letter, _, where = report.dislodgers[n].partition(" ")
-            own = f"{timeline_name(board[0])}-"
-            if where.startswith(own) and where.endswith(f"@{board[1]}"):
-                where = where[len(own):-len(f"@{board[1]}")]
-            return f" (by {letter} {where})"
-
-        lines.append("  Dislodged: " + ", ".join(f"{unit_text(u, before.game_map)} on {before.boards[k].name}{by(n, k)}"
-                                                 for n, (k, u) in enumerate(report.dislodged)))
-    if report.disbanded:
-        lines.append("  Disbanded: " + ", ".join(f"{unit_text(u, before.game_map)}" + (
-            f" on {before.boards[k].name} ({disband_reason(report, k, u)})" if detail else "")
-            for k, u in report.disbanded))
-    for note in report.backups:
-        lines.append(f"  Backup rule: {note}")
-    for tl, (parent, turn) in sorted(report.after.forks.items()):
-        if tl not in report.before.forks:
-            lines.append(f"  New timeline {timeline_name(tl)}: forked from {timeline_name(parent)}{turn}")
-    changed = changed_boards(report)
-    if changed or report.sustain is None:
-        lines.append("  Positions:")
-    for board in changed:
-        lines += ["  " + line for line in board_lines(report.after, board)]
-    return lines
-
-
-def run_json(run) -> dict:
-    """A scenario run as ``fivedp adjudicate --json`` prints it (jsonout.scenario_document)."""
-    return scenario_document(run)
+from .render import add_render_parser
+from ..report.jsonout import check_document, scenario_document
+from ..report.text import step_lines
 
 
 # -- commands ------------------------------------------------------------------------------------
@@ -359,7 +201,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_check)
     add_game_parser(sub)
     add_render_parser(sub)
-    add_bench_parser(sub)
+    add_bench_parser(sub, main)
     add_explore_parser(sub)
     add_options_parser(sub)
     p = sub.add_parser("compare", help="compare this engine with a reference adjudicator, on scenarios or random games")
@@ -473,27 +315,10 @@ def _main(argv: Sequence[str] | None) -> int:
     except OSError as exc:
         # a file that cannot be read or written: say which and why
         where = shown_path(exc.filename) if exc.filename else "a file"
-        print(f"error: {where}: {exc.strerror or _cut(str(exc))}", file=sys.stderr)
+        print(f"error: {where}: {exc.strerror or cut_text(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # noqa: BLE001 - any other failure is a defect of fivedp, not of the input
         print(crash_message(exc), file=sys.stderr)
         return 3
-
-
-def _cut(text: str, limit: int = 300) -> str:
-    """A message from outside fivedp (the system's, an unexpected exception's) cut to its start: it
-    may hold the input it failed on, whole."""
-    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
-
-
-def crash_message(exc: BaseException) -> str:
-    """A defect in fivedp itself: one short message saying so, what failed and where to report it."""
-    import traceback
-
-    frame = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
-    where = f" at {Path(frame.filename).name}:{frame.lineno}" if frame else ""
-    return (f"internal error: {type(exc).__name__}: {_cut(str(exc))}{where}\n"
-            + REPORT_HINT)
-

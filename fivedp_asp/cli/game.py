@@ -176,7 +176,7 @@ def _seal(args: argparse.Namespace, lines: list[str]) -> int:
 
 
 def cmd_adjudicate(args: argparse.Namespace) -> int:
-    from .commands import step_lines
+    from ..report.text import step_lines
     from ..files.games import submit_orders as submit_lines
     from ..files.sealed import clear, read_sealed
 
@@ -276,7 +276,7 @@ def _fight_lines(game, name: str) -> list[str]:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from .commands import board_lines
+    from ..report.text import board_lines
 
     if args.html:
         from ..report.render import write_picture

@@ -3,6 +3,7 @@
 The vote count and the dissolution are decided by ``asp/sustain.lp``; this module writes what the
 program needs (the timelines in play, who owns each time centre on each head, the sustain orders)
 and reads back the fractions, the timeline each centre sustains and the timelines that dissolve.
+``sustain_json`` is that result as the game file's history and the JSON documents record it.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Sequence
 from ..model import orders as o
 from ..solver import terms as t
 from ..model.multiverse import Multiverse
+from ..model.notation import timeline_name
 from .options import chosen
 from ..model.orders import ResolvedOrder
 from .answer import Answer
@@ -98,3 +100,27 @@ def apply(mv: Multiverse, result: SustainResult) -> Multiverse:
     """The multiverse after the phase: dissolved timelines out of play for good, this year's phase held."""
     return replace(mv, dissolved=mv.dissolved | frozenset(result.dissolved), sustain_due=None,
                    sustain_held=result.year)
+
+
+def fraction_shares(fractions) -> list[tuple[int, int]]:
+    """How many fractions (of n) each timeline received, by timeline."""
+    counts: dict[int, int] = {}
+    for _, _, voted in fractions:
+        counts[voted] = counts.get(voted, 0) + 1
+    return sorted(counts.items())
+
+
+def sustain_json(result: SustainResult, game_map) -> dict:
+    """The result as plain data, timelines by letter and centres by name: one form for the game
+    file's history and for the JSON documents, so both read alike."""
+    return {
+        "year": 1901 + result.year,
+        "timelines_in_play": [timeline_name(tl) for tl in result.timelines],
+        "centres": {game_map.provinces[c.center].name: {
+            "fractions": [{"timeline": timeline_name(own), "power": power, "votes_for": timeline_name(voted)}
+                          for own, power, voted in c.fractions],
+            "shares": {timeline_name(tl): f"{k}/{len(result.timelines)}" for tl, k in fraction_shares(c.fractions)},
+            "sustains": timeline_name(c.sustains) if c.sustains is not None else None,
+        } for c in result.centres},
+        "dissolved": [timeline_name(tl) for tl in result.dissolved],
+    }

@@ -1139,7 +1139,7 @@ def adjudicate(game: Game, report: StepReport | None = None) -> tuple[Game, Step
     if after.winner and not before.winner:
         entry["winner"] = after.winner
     if report.sustain is not None:
-        from ..cli.commands import sustain_json
+        from ..engine.sustain import sustain_json
 
         entry["sustain"] = sustain_json(report.sustain, game.mv.game_map)
     return Game(after, {}, game.history + (entry,), game.start), report

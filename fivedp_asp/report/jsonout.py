@@ -119,9 +119,38 @@ def changed_boards(report: StepReport) -> list[Board]:
     return sorted(changed, key=lambda b: b.key)
 
 
-def step_json(report: StepReport, index: int) -> dict:
-    from ..cli.commands import disband_reason
+def disband_reason(report: StepReport, key: tuple[int, int], unit) -> str:
+    """Why a unit left its board in this step: its own disband order, or the rule that removed it."""
+    if report.phase == "movement":
+        return "dislodged with nowhere to retreat"
+    if _disband_ordered(report, key, unit):
+        return "disband ordered"
+    if report.phase == "retreat":
+        return "no retreat that succeeds: disbanded"
+    if report.phase == "adjustment":
+        return "civil disorder: too few disbands ordered, removed by rule (off a centre, farthest from home, fleets first)"
+    return "removed"
 
+
+def _disband_ordered(report: StepReport, key: tuple[int, int], unit) -> bool:
+    """Whether a disband order of this step that succeeded named this unit."""
+    from ..errors import InputError
+    from ..model.notation import parse_order
+    from ..engine.resolve import resolve
+
+    for o in report.outcomes:
+        if o.power != unit.power or o.result != "succeeds":
+            continue
+        try:
+            r = resolve(parse_order(o.text, report.before.game_map), o.power, o.text, report.before)
+        except InputError:
+            continue
+        if r.kind == "disband" and r.unit is not None and r.unit.board == key and r.unit.province == unit.province:
+            return True
+    return False
+
+
+def step_json(report: StepReport, index: int) -> dict:
     before, after = report.before, report.after
     backups = report.solution.backups if report.solution is not None else ()
     notes = list(report.backups)
@@ -151,7 +180,7 @@ def _sustain(report: StepReport) -> dict:
     result = getattr(report, "sustain", None)
     if result is None:
         return {}
-    from ..cli.commands import sustain_json
+    from ..engine.sustain import sustain_json
 
     return {"sustain": sustain_json(result, report.before.game_map)}
 

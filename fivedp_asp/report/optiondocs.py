@@ -9,16 +9,10 @@ and checked (tests/test_explore.py compares docs/options.md with ``markdown()``)
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
 import textwrap
-
-from ..errors import InputError
-from .jsonout import document
 from typing import Any, Mapping
 
-from ..engine.options import REGISTRY, Option, Value, registry, show, with_rules
+from ..engine.options import REGISTRY, Option, Value, registry, show
 
 
 def _programs(opt: Option) -> str:
@@ -96,31 +90,3 @@ def markdown() -> str:
             file = f"`asp/options/{v.file}`" if v.file else "none: the core rules" if opt.programs else "none: read by Python"
             out.append(f"| {label} | {_cell(v.meaning)} | {file} |")
     return "\n".join(out) + "\n"
-
-
-def cmd_options(args: argparse.Namespace) -> int:
-    from ..engine.userrules import parse_specs
-
-    if args.json and args.markdown:
-        raise InputError("give --json or --markdown, not both")
-    if args.markdown and args.rule:
-        raise InputError("--markdown prints docs/options.md, the built-in options only: leave out --rule")
-    mine = with_rules({}, parse_specs(args.rule), in_effect=False)
-    if args.json:
-        json.dump(document("options", options=as_data(mine)), sys.stdout, indent=2)
-        print()
-    elif args.markdown:
-        sys.stdout.write(markdown())
-    else:
-        print(text(options=mine))
-    return 0
-
-
-def add_options_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("options", help="list every rule option with its values, default, meanings and source")
-    p.add_argument("--json", action="store_true", help="print the registry as JSON")
-    p.add_argument("--markdown", action="store_true", help="print docs/options.md")
-    p.add_argument("--rule", action="append", default=[], metavar="NAME=FILE",
-                   help="also list a rule of your own: NAME=FILE.lp (a new option) or NAME=VALUE:FILE.lp (a new "
-                        "value; repeatable; docs/rules-of-your-own.md)")
-    p.set_defaults(func=cmd_options)

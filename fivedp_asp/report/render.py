@@ -676,7 +676,7 @@ def _drawn_orders(report, lines: Mapping[str, Iterable[str]]) -> tuple[DrawnOrde
 
 def scenario_frames(path: str) -> tuple[str, list[Frame]]:
     from ..files.scenarios import load_case, run_case
-    from ..cli.commands import step_lines
+    from .text import step_lines
 
     case = load_case(path)
     run = run_case(case)
@@ -797,7 +797,7 @@ def render_file(path: str, board: str | None = None, svg_only: bool = False, ste
             + "</body></html>")
 
 
-# -- the commands -------------------------------------------------------------------------------------
+# -- writing a picture --------------------------------------------------------------------------------
 
 
 def write_picture(path: str, output: str | None, board: str | None, step: int | None = None) -> str:
@@ -817,18 +817,3 @@ def write_picture(path: str, output: str | None, board: str | None, step: int | 
     text = render_file(path, board, svg_only, step)
     write_file(output, text, "picture")  # atomic: a failure leaves no file, or the old one whole
     return output
-
-
-def cmd_render(args) -> int:
-    written = write_picture(args.path, args.output, args.board, args.step)
-    print(f"Wrote {written}")
-    return 0
-
-
-def add_render_parser(sub) -> None:
-    p = sub.add_parser("render", help="draw a scenario or a game file: one HTML page (inline SVG), or one board")
-    p.add_argument("path", help="a scenario file or a game file")
-    p.add_argument("-o", "--output", help="the file to write (.html; .svg with --board); default: PATH's name with .html")
-    p.add_argument("--board", help="draw this board alone, large (e.g. a2)")
-    p.add_argument("--step", type=int, help="the step shown first (from 1; the last by default); with --board, the board after this step")
-    p.set_defaults(func=cmd_render)

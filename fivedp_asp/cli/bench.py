@@ -1,0 +1,153 @@
+"""``fivedp bench``: the benchmarks' arguments and their tables; the measuring is bench/benchmarks.py's."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Callable
+
+from ..bench.benchmarks import (BIG_RUNS, MULTIVERSE_HEADER, bench_big, bench_classic, bench_game, bench_multiverse,
+                                bench_possible, format_row, print_profile, profile_step, record_phases, start_seconds,
+                                step_orders, synthetic_multiverse)
+
+
+def _ints(text: str) -> list[int]:
+    """A comma-separated list of whole numbers of at least 1, as the options of the suites take them."""
+    from ..errors import InputError
+
+    try:
+        values = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise InputError(f"{text!r}: give whole numbers separated by commas, like 1,4,16,64") from None
+    if not values or min(values) < 1:
+        raise InputError(f"{text!r}: give whole numbers of at least 1, separated by commas")
+    return values
+
+
+def cmd_bench(args, command: Callable[[list[str]], int]) -> int:
+    """``fivedp bench SUITE``: runs one suite and prints its table. ``command`` is the ``fivedp``
+    entry point, which the game suite times in process."""
+    import sys
+
+    if args.profile and args.suite not in ("classic", "multiverse"):
+        from ..errors import InputError
+
+        raise InputError("--profile is for the classic and multiverse benchmarks")
+    if args.suite == "game":
+        print(f"game: commands on synthetic game files (8 timelines, 4 past boards and one history entry of 34 "
+              f"orders per step), in process; median of {args.repeat} runs")
+        print(f"{'steps':>6} {'boards':>7} {'MB':>7} {'load s':>7} {'orders s':>9} {'show s':>7}")
+        for steps in _ints(args.steps):
+            r = bench_game(steps, args.repeat, command)
+            print(f"{r['steps']:>6} {r['boards']:>7} {r['bytes'] / 1e6:>7.2f} {r['load_s']:>7.2f} "
+                  f"{r['orders_s']:>9.2f} {r['show_s']:>7.2f}", flush=True)
+        print(f"on top of each command run as a program: the interpreter's start and imports, "
+              f"{start_seconds(args.repeat):.2f} s")
+        return 0
+    if args.suite == "possible":
+        print(f"possible: api.legal_orders on bench.random_game({args.timelines}, seed={args.seed}), processor "
+              f"time, best of {args.repeat}", flush=True)
+        rows = bench_possible(args.timelines, args.seed, args.repeat)
+        print(f"{rows[0]['boards']} boards; {'question':<36} {'orders':>7} {'cpu s':>6} {'peak MB':>8}")
+        for r in rows:
+            print(f"{'':>{len(str(rows[0]['boards'])) + 8}} {r['question']:<36} {r['orders']:>7} {r['cpu_s']:>6.2f} "
+                  f"{r['peak_mb']:>8.0f}", flush=True)
+    if args.suite == "big":
+        print(f"big: one movement step on one board of a map made of N disjoint copies of a DATC position's "
+              f"provinces; best of {args.repeat} runs")
+        print(f"{'position':<8} {'copies':>6} {'orders':>6} {'step s':>8} {'backups':>7} {'as DATC':>7}")
+        for name, sizes in BIG_RUNS:
+            for copies in (_ints(args.copies) if args.copies else sizes):
+                r = bench_big(name, copies, args.repeat)
+                print(f"{r.position:<8} {r.copies:>6} {r.orders:>6} {r.seconds:>8.2f} {r.backups:>7} "
+                      f"{r.as_datc:>7}", flush=True)
+        return 0
+    if args.profile:
+        if args.suite == "classic":
+            print(f"classic --profile: {args.phases} movement phases of seeded random games (seed {args.seed}) and "
+                  f"their retreat and adjustment phases, one at a time; best of {args.repeat}", flush=True)
+            cases = [(p.mv, p.orders) for p in record_phases(args.phases, args.seed)]
+        else:
+            print(f"multiverse --profile: one movement step, every head's units ordered, {args.travel} of them "
+                  f"travelling in time; best of {args.repeat}", flush=True)
+            cases = []
+            for heads in _ints(args.heads):
+                for history in _ints(args.history):
+                    mv = synthetic_multiverse(heads, history)
+                    cases.append((mv, step_orders(mv, args.travel, args.seed)[0]))
+        runs = [[profile_step(mv, orders) for mv, orders in cases] for _ in range(args.repeat)]
+        if args.suite == "classic":
+            print_profile(runs)
+        else:
+            for k, (mv, _) in enumerate(cases):
+                print(f"{len(mv.heads)} heads, {len(mv.boards)} boards:")
+                print_profile([[r[k]] for r in runs])
+        return 0
+    if args.suite == "multiverse":
+        heads_list, history_list = _ints(args.heads), _ints(args.history)
+        print(f"multiverse: one movement step, every head's units ordered, {args.travel} of them travelling in "
+              f"time; median of {args.repeat} runs")
+        print(MULTIVERSE_HEADER)
+        for heads in heads_list:
+            for history in history_list:
+                print(format_row(bench_multiverse(heads, history, args.travel, args.repeat, args.seed)), flush=True)
+        return 0
+    import importlib.util
+
+    if importlib.util.find_spec("diplomacy") is None:
+        from ..errors import InputError
+
+        raise InputError("the classic benchmark needs the reference package: pip install 'fivedp-asp[reference]'")
+
+    def progress(i: int, n: int) -> None:
+        print(f"  timing phase {i}/{n}", file=sys.stderr, flush=True)
+
+    if args.batch < 1:
+        from ..errors import InputError
+
+        raise InputError("--batch must be at least 1")
+    if args.batch > 1:
+        print(f"classic: {args.phases} movement phases of seeded random games (seed {args.seed}) and their retreat "
+              f"and adjustment phases, adjudicated {args.batch} at a time in one program; the reference one "
+              f"phase at a time; whole pipeline, order text in, results and positions out; per phase: a group's "
+              f"time (best of {args.repeat}) over its size, median over groups", flush=True)
+        r = bench_classic(args.phases, args.seed, args.repeat, progress, batch=args.batch)
+        print(f"{'batch':>6} {'groups':>7} {'phases':>7} {'fivedp ms':>10} {'reference ms':>13}")
+        print(f"{r['batch']:>6} {r['groups']:>7} {r['phases']:>7} {r['ours_ms']:>10.2f} {r['reference_ms']:>13.2f}")
+        print(f"ratio ours/reference {r['ours_ms'] / r['reference_ms']:.2f}")
+        return 0
+    print(f"classic: {args.phases} movement phases of seeded random games (seed {args.seed}) and their retreat "
+          f"and adjustment phases; whole pipeline, order text in, results and positions out; best of "
+          f"{args.repeat} per phase, median over phases", flush=True)
+    r = bench_classic(args.phases, args.seed, args.repeat, progress)
+    print(f"{'phase':<12} {'count':>6} {'fivedp ms':>10} {'reference ms':>13}")
+    for kind in ("movement", "retreat", "adjustment"):
+        if kind in r["phases"]:
+            print(f"{kind:<12} {r['phases'][kind]:>6} {r['ours_ms'][kind]:>10.2f} {r['reference_ms'][kind]:>13.2f}")
+    print(f"{'all':<12} {sum(r['phases'].values()):>6} {r['ours_all_ms']:>10.2f} {r['reference_all_ms']:>13.2f}")
+    print(f"ratio ours/reference {r['ours_all_ms'] / r['reference_all_ms']:.2f}")
+    return 0
+
+
+def add_bench_parser(sub, command: Callable[[list[str]], int]) -> None:
+    """The ``bench`` command; ``command`` is the ``fivedp`` entry point itself (cli.commands.main),
+    handed in rather than imported so that this module and the one that builds the parser do not
+    import each other."""
+    p = sub.add_parser("bench", help="benchmarks: classic (against the reference), multiverse (scaling), game (game "
+                                     "file commands), possible (legal orders) or big (many independent paradoxes in one step)")
+    p.add_argument("suite", choices=("classic", "multiverse", "game", "possible", "big"))
+    p.add_argument("--phases", type=int, default=500, help="classic: movement phases to record (default 500)")
+    p.add_argument("--batch", type=int, default=1,
+                   help="classic: phases adjudicated together in one program (default 1: one at a time)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--repeat", type=int, default=3, help="runs per measurement (default 3)")
+    p.add_argument("--profile", action="store_true",
+                   help="classic, multiverse: where each step's time goes, stage by stage, with the programs' sizes")
+    p.add_argument("--heads", default="1,4,16,64", help="multiverse: boards in play, comma-separated")
+    p.add_argument("--history", default="200,1000", help="multiverse: boards of history, comma-separated")
+    p.add_argument("--travel", type=int, default=30, help="multiverse: time-travel orders in the step")
+    p.add_argument("--steps", default="60,2000", help="game: steps of the game files, comma-separated")
+    p.add_argument("--timelines", type=int, default=28,
+                   help="possible: timelines of the random game the orders are listed on (default 28)")
+    p.add_argument("--copies", help="big: copies of each position, comma-separated (default: 128,512,1024 circles "
+                                    "of 6.C.1; 20,100,1000 of 6.F.18 and of 6.F.16)")
+    p.set_defaults(func=partial(cmd_bench, command=command))

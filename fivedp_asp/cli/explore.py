@@ -1,0 +1,124 @@
+"""``fivedp explore``: the arguments of an exploration and what it prints; the exploring itself is
+explore/exploration.py's (and explore/study.py's for ``--random-games``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from ..errors import InputError
+from ..explore.exploration import (Asked, Exploration, Failure, asked_values, exploration_json, exploration_lines,
+                                   explore_paths, load_scenario, registering, summarise, summary_lines)
+from ..engine.options import with_rules
+from ..files.scenarios import find_cases
+from ..inputs import write_file
+from ..report.jsonout import document
+
+
+def cmd_explore(args: argparse.Namespace) -> int:
+    """``fivedp explore``: scenarios (or a study, ``--random-games``) under the options asked for; the
+    exit status is the worst of the files' (2 bad input, 3 a defect), 0 when all were explored."""
+    from ..engine.userrules import parse_specs
+
+    rules = parse_specs(args.rule or [])
+    asked = asked_values(args.option or [], args.all_values or [], rules)
+    if args.jobs < 1:
+        raise InputError("--jobs must be at least 1")
+    if args.random_games is not None:
+        return _study(args, asked, rules)
+    if args.out:
+        raise InputError("--out writes a study's first divergences: give --random-games N")
+    if not args.paths:
+        raise InputError("give scenario or game files to explore, or --random-games N")
+    paths = [str(p) for p in find_cases(args.paths)]
+    if not paths:
+        raise InputError(f"no scenario files (.yaml) under {', '.join(args.paths)}")
+    names = tuple(asked)
+    explored: list[Exploration] = []
+    failures: list[Failure] = []
+    for result in explore_paths(paths, asked, args.jobs, rules, args.scheduler):
+        if isinstance(result, Failure):
+            failures.append(result)
+            print(f"error: {result.message}" if result.status == 2 else result.message, file=sys.stderr)
+            continue
+        explored.append(result)
+        if not args.json:
+            print("\n".join(exploration_lines(result)), flush=True)
+    tallies = summarise(names, explored)
+    if args.json:
+        json.dump(document(
+            "exploration",
+            options={n: list(v) for n, v in asked.items()},
+            scenarios=[exploration_json(ex) for ex in explored],
+            errors=[{"path": f.path, "message": f.message} for f in failures],
+            summary=[{"options": dict(zip(names, t.column)), "alternative_in": t.alternative_in,
+                      "changes": len(t.changed), "changed": list(t.changed)} for t in tallies],
+        ), sys.stdout, indent=2)
+        print()
+    elif len(paths) > 1:
+        print("\n".join(summary_lines(names, tallies, len(explored), len(failures))))
+    if args.html:
+        from ..explore.html import exploration_page
+
+        differing = [registering(load_scenario(ex.path), rules) for ex in explored if ex.steps]
+        write_file(args.html, exploration_page(differing, explored, asked), "report")
+    return max((f.status for f in failures), default=0)
+
+
+def _study(args: argparse.Namespace, asked: Asked, rules) -> int:
+    """``--random-games N``: an option study over random games (study.py)."""
+    from ..explore.study import run_study, study_html, study_json, study_lines
+
+    if args.paths:
+        raise InputError("--random-games plays its own games: give no PATH")
+    if args.random_games < 1 or args.years < 1:
+        raise InputError("--random-games and --years must be at least 1")
+    own = with_rules({}, tuple(rules), in_effect=False)
+    study = run_study(args.random_games, args.seed, args.years, asked, options=own,
+                      out=Path(args.out) if args.out else None, jobs=args.jobs, scheduler=args.scheduler,
+                      multiverse=args.multiverse)
+    if args.json:
+        json.dump(study_json(study), sys.stdout, indent=2)
+        print()
+    else:
+        print("\n".join(study_lines(study)))
+    if args.html:
+        write_file(args.html, study_html(study), "report")
+    return 0
+
+
+def add_explore_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "explore", help="run scenarios (or game files) under several rule options and show only what differs",
+        description="Runs each scenario under every combination of the option values asked for (the "
+                    "scenario's own value of each is always included, marked (own)) and prints, step by "
+                    "step, only what differs between them. Several scenarios end with a summary: how many "
+                    "each combination changes, and which.")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="scenario files, folders of them, or game files (their adjudicated steps)")
+    p.add_argument("--random-games", type=int, metavar="N",
+                   help="a study instead: N seeded random classic games, their orders replayed under each value")
+    p.add_argument("--seed", type=int, default=1, help="seed of the random games (default 1)")
+    p.add_argument("--years", type=int, default=5, help="years each random game lasts (default 5)")
+    p.add_argument("--multiverse", action="store_true",
+                   help="random games with time travel: orders on every head, moves and supports into the past, "
+                        "other heads and parent timelines")
+    p.add_argument("--out", metavar="DIR", help="write each game's first divergence as a scenario here")
+    p.add_argument("--html", metavar="FILE",
+                   help="write what differs as one self-contained HTML page: the boards under each value side by "
+                        "side, the changed orders with their reasons (a study: its report)")
+    p.add_argument("--option", action="append", metavar="NAME=V1,V2",
+                   help="values of an option to compare (repeat for more options: every combination is run)")
+    p.add_argument("--all-values", action="append", metavar="NAME", help="compare every value of this option")
+    p.add_argument("--rule", action="append", metavar="NAME=FILE",
+                   help="a rule of your own to sweep: NAME=FILE.lp (a new option, compared off and on) or "
+                        "NAME=VALUE:FILE.lp (a new value); compared with the scenario's own setting when no "
+                        "--option asks otherwise (repeatable; docs/rules-of-your-own.md)")
+    p.add_argument("--json", action="store_true", help="print the same as JSON")
+    p.add_argument("-j", "--jobs", type=int, default=1,
+                   help="worker processes (default 1); with --scheduler local, the local Dask cluster's workers")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run the batches on a Dask cluster: its scheduler's address (tcp://host:8786), or local "
+                        "for a local cluster of -j worker processes (the 'dist' extra)")
+    p.set_defaults(func=cmd_explore)
