@@ -311,6 +311,26 @@ def test_comparison_modules_import_one_way():
         visit(name, ())
 
 
+# -- one geography -------------------------------------------------------------------------------------
+
+
+def test_map_convoy_geography():
+    """The seas next to a coast, a sea's shore and chains of seas, as the map answers them for both the
+    comparison and the engine's candidate orders."""
+    assert GM.seas_next_to("spa") == {"mao", "wes", "lyo"}  # both coasts
+    assert GM.seas_next_to("bul") == {"aeg", "bla"}
+    assert GM.seas_next_to("mun") == frozenset() and GM.seas_next_to("nth") == frozenset()
+    assert GM.adjacent_seas("nth") == {"eng", "hel", "nwg", "ska"}
+    assert GM.shore(["nth"]) == {"bel", "den", "edi", "hol", "lon", "nwy", "yor"}
+    assert GM.shore(["ska", "hel"]) == {"den", "nwy", "swe", "kie", "hol"}
+    assert GM.sea_region({"nth"}, {"eng", "mao", "bal", "ska"}) == {"nth", "eng", "mao", "ska"}
+    assert GM.sea_region({"nth"}, ()) == {"nth"}
+    assert GEO.seas_reached(["nth", "eng", "mao", "bal"], "lon") == {"nth", "eng", "mao"}
+    assert GEO.seas_reached(["mao", "bal"], "lon") == set()  # no fleet next to London
+    assert GEO.steps("fleet", "spa/nc") == ("gas", "mao", "por")
+    assert GEO.convoy_routes("lon", ["nth", "eng"])["nwy"] == ("nth",)
+
+
 # -- multiverse scenarios are not compared ---------------------------------------------------------
 
 
