@@ -6,6 +6,8 @@ applies and excuses a disagreement only if our engine, so emulating, then agrees
 on everything. Each deviation knows when it applies, so it is tried only where its feature is present:
 
 ========  ===========================================================================================
+DATC      deviation, and how it is emulated
+========  ===========================================================================================
 6.B.9     the reference ignores the coast named in a support: a fleet's support-move that names a
           coast the supported fleet is not moving to (or cannot reach) is rewritten with the coast
           of the supported move.
