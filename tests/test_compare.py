@@ -255,6 +255,82 @@ def test_cli_compare(diplomacy, tmp_path, capsys):
     assert main(["compare", "--reference", "nonesuch", "--games", "1"]) == 2
 
 
+# -- each reference's deviations are its own ---------------------------------------------------------
+
+
+def test_deviations_come_from_the_reference_alone(diplomacy):
+    """The judge excuses by the reference's own list only: the same adapter declaring no deviation
+    has the 6.B.9 difference its list excuses reported as real, and the excuse names the entry the
+    reference gives for the case."""
+    case = load_case(DATC / "6.B.09.yaml")
+    given = parse_given(case.steps[0].orders, GM)
+
+    class Undeclared(type(diplomacy)):
+        emulators = ()
+        deviations = {}
+        found_by_compare = frozenset()
+
+    run = play_phase(case.start, given, Undeclared(GM), GEO, load=True)
+    assert run.verdict.real and not run.verdict.excused_by
+
+    class Renamed(type(diplomacy)):
+        deviations = {**diplomacy.deviations, "6.B.9": "the coast of a support is read as the move's"}
+
+    run = play_phase(case.start, given, Renamed(GM), GEO, load=True)
+    assert run.verdict.excused_by == ("6.B.9",)
+    assert run.verdict.explanation == "the coast of a support is read as the move's"
+
+
+def test_comparison_modules_import_one_way():
+    """No circle among the comparison's modules, imports inside functions included: the judge imports
+    no reference's deviations or adapter, a deviation module no adapter, the registry no adapter."""
+    import ast
+
+    import fivedp_asp.compare
+
+    folder = Path(fivedp_asp.compare.__file__).parent
+    graph: dict[str, set[str]] = {}
+    for path in folder.glob("*.py"):
+        deps = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                deps.update([node.module.split(".")[0]] if node.module else [a.name for a in node.names])
+        graph[path.stem] = deps
+    assert "diplomacy_deviations" in graph and "pydip_deviations" in graph
+    assert not {d for d in graph["judge"] if d.endswith(("_deviations", "_ref"))}
+    assert not {d for d in graph["reference"] if d.endswith(("_deviations", "_ref"))}
+    for name in ("diplomacy_deviations", "pydip_deviations"):
+        assert not {d for d in graph[name] if d.endswith("_ref")}, name
+
+    def visit(name: str, path: tuple[str, ...]) -> None:
+        assert name not in path, " -> ".join(path + (name,))
+        for dep in graph.get(name, ()):
+            visit(dep, path + (name,))
+
+    for name in graph:
+        visit(name, ())
+
+
+# -- one geography -------------------------------------------------------------------------------------
+
+
+def test_map_convoy_geography():
+    """The seas next to a coast, a sea's shore and chains of seas, as the map answers them for both the
+    comparison and the engine's candidate orders."""
+    assert GM.seas_next_to("spa") == {"mao", "wes", "lyo"}  # both coasts
+    assert GM.seas_next_to("bul") == {"aeg", "bla"}
+    assert GM.seas_next_to("mun") == frozenset() and GM.seas_next_to("nth") == frozenset()
+    assert GM.adjacent_seas("nth") == {"eng", "hel", "nwg", "ska"}
+    assert GM.shore(["nth"]) == {"bel", "den", "edi", "hol", "lon", "nwy", "yor"}
+    assert GM.shore(["ska", "hel"]) == {"den", "nwy", "swe", "kie", "hol"}
+    assert GM.sea_region({"nth"}, {"eng", "mao", "bal", "ska"}) == {"nth", "eng", "mao", "ska"}
+    assert GM.sea_region({"nth"}, ()) == {"nth"}
+    assert GEO.seas_reached(["nth", "eng", "mao", "bal"], "lon") == {"nth", "eng", "mao"}
+    assert GEO.seas_reached(["mao", "bal"], "lon") == set()  # no fleet next to London
+    assert GEO.steps("fleet", "spa/nc") == ("gas", "mao", "por")
+    assert GEO.convoy_routes("lon", ["nth", "eng"])["nwy"] == ("nth",)
+
+
 # -- multiverse scenarios are not compared ---------------------------------------------------------
 
 

@@ -166,7 +166,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _deviations(reference) -> dict:
-    """The reference's own list of known deviations, for the summary (the diplomacy package's by default)."""
+    """The reference's own list of known deviations, for the summary."""
     return {"deviations": getattr(reference, "deviations", None), "found": getattr(reference, "found_by_compare", None)}
 
 

@@ -34,6 +34,7 @@ from ..errors import InputError
 from ..model.map import GameMap
 from ..model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Unit
 from ..model.orders import Build, Convoy, Disband, Hold, Move, SupportHold, SupportMove, UnitSpec, Waive, Where
+from . import diplomacy_deviations
 from .geo import Geography
 from .reference import GivenOrder, PhaseResult, Position, ReferenceAdjudicator
 
@@ -67,6 +68,9 @@ def _read_unit(text: str, power: str) -> Unit:
 
 class DiplomacyReference(ReferenceAdjudicator):
     name = "diplomacy"
+    emulators = diplomacy_deviations.EMULATORS
+    deviations = diplomacy_deviations.DEVIATIONS
+    found_by_compare = diplomacy_deviations.FOUND_BY_COMPARE
 
     def __init__(self, game_map: GameMap):
         self._Game, self.version = _import_game()

@@ -3,36 +3,30 @@
 Everything here reads :class:`fivedp_asp.model.map.GameMap` only; the engine's rules are not consulted.
 These answers drive the random order generator and the classification of disagreements, so they
 follow the same definitions as RULES.md (a convoy chain runs through fleets in sea provinces, from a
-sea touching the army's province to a sea touching the destination).
+sea touching the army's province to a sea touching the destination). The map geography itself
+(neighbours, the seas next to a coast, the shore of a sea, chains of seas) is the map's, shared with
+the engine's candidate orders (``engine/possible.py``); what is here is what only the comparison asks:
+shortest convoy routes, retreat options under a reference's reading, distances for civil disorder.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from functools import cached_property
-from typing import Iterable, Mapping
+from typing import Iterable
 
 from ..model.map import GameMap
 from ..model.multiverse import Board, Retreat
 
 
 class Geography:
-    """Cached adjacency of one map, at location level (``spa/nc``) and province level."""
+    """The comparison's questions about one map, at location level (``spa/nc``) and province level."""
 
     def __init__(self, game_map: GameMap):
         self.map = game_map
 
-    @cached_property
-    def _steps(self) -> Mapping[tuple[str, str], tuple[str, ...]]:
-        out: dict[tuple[str, str], list[str]] = {}
-        for kind in ("army", "fleet"):
-            for a, b in self.map.edges(kind):
-                out.setdefault((kind, a), []).append(b)
-        return {k: tuple(sorted(v)) for k, v in out.items()}
-
     def steps(self, kind: str, location: str) -> tuple[str, ...]:
         """The locations a unit of this kind at ``location`` can move to without a convoy."""
-        return self._steps.get((kind, location), ())
+        return self.map.neighbours.get((kind, location), ())
 
     def step_provinces(self, kind: str, location: str) -> tuple[str, ...]:
         return tuple(sorted({self.map.province_of(loc) for loc in self.steps(kind, location)}))
@@ -51,26 +45,8 @@ class Geography:
     def is_coastal(self, province: str) -> bool:
         return self.map.provinces[self.map.province_of(province)].is_coastal
 
-    @cached_property
-    def _sea_next(self) -> Mapping[str, frozenset[str]]:
-        """Coastal province -> the seas touching it."""
-        out: dict[str, set[str]] = {}
-        for a, b in self.map.fleet_edges:
-            pa, pb = self.map.province_of(a), self.map.province_of(b)
-            if self.is_sea(pa) and self.is_coastal(pb):
-                out.setdefault(pb, set()).add(pa)
-        return {k: frozenset(v) for k, v in out.items()}
-
     def seas_next_to(self, province: str) -> frozenset[str]:
-        return self._sea_next.get(province, frozenset())
-
-    @cached_property
-    def _sea_adj(self) -> Mapping[str, frozenset[str]]:
-        out: dict[str, set[str]] = {}
-        for a, b in self.map.fleet_edges:
-            if self.is_sea(a) and self.is_sea(b):
-                out.setdefault(a, set()).add(b)
-        return {k: frozenset(v) for k, v in out.items()}
+        return self.map.seas_next_to(province)
 
     # -- convoys ---------------------------------------------------------------------------------
 
@@ -86,13 +62,13 @@ class Geography:
         queue = deque(start)
         while queue:
             sea = queue.popleft()
-            for nxt in sorted(self._sea_adj.get(sea, ())):
+            for nxt in sorted(self.map.adjacent_seas(sea)):
                 if nxt in fleets and nxt not in parent:
                     parent[nxt] = sea
                     queue.append(nxt)
         routes: dict[str, tuple[str, ...]] = {}
         for sea in parent:  # insertion order is breadth-first order
-            for dest in sorted(p for p, seas_there in self._sea_next.items() if sea in seas_there):
+            for dest in sorted(self.map.shore([sea])):
                 if dest == origin or dest in routes:
                     continue
                 chain, at = [], sea
@@ -103,21 +79,13 @@ class Geography:
         return routes
 
     def sea_adjacent(self, a: str, b: str) -> bool:
-        return b in self._sea_adj.get(a, ())
+        return b in self.map.adjacent_seas(a)
 
     def seas_reached(self, seas: Iterable[str], start: str) -> set[str]:
         """The seas among ``seas`` linked to province ``start`` through a chain of them: a sea next to
         ``start``, then seas adjacent to one already reached (a convoy network seen from one end)."""
-        seas = list(seas)
-        reached = {s for s in seas if s in self.seas_next_to(start)}
-        frontier = list(reached)
-        while frontier:
-            at = frontier.pop()
-            for s in seas:
-                if s not in reached and self.sea_adjacent(at, s):
-                    reached.add(s)
-                    frontier.append(s)
-        return reached
+        seas = set(seas)
+        return self.map.sea_region(self.seas_next_to(start) & seas, seas)
 
     def route_exists(self, origin: str, dest: str, seas: Iterable[str]) -> bool:
         return dest in self.convoy_routes(origin, seas)

@@ -2,7 +2,7 @@
 
 Measured by running the DATC cases (cases/datc, expectations from the DATC's text, all met by this
 engine) through pydip: every difference is pydip's, and each kind found is listed here and in
-docs/compare.md. As for the ``diplomacy`` package (judge.py), a disagreement is excused only when
+docs/compare.md. As for the ``diplomacy`` package (diplomacy_deviations.py), a disagreement is excused only when
 our engine, made to read the orders the deviating way, then agrees with pydip on everything.
 
 ========  ===========================================================================================
@@ -20,7 +20,8 @@ DATC      deviation, and how it is emulated
           support of it is a support to hold. Emulated by rewriting that support as a support to
           hold; its own result is not compared.
 6.B.9     coasts in support orders are ignored (pydip matches supports by province). Emulated as
-          for the ``diplomacy`` package (judge.py), which also carries our rule choice 4.B.4.
+          for the ``diplomacy`` package (diplomacy_deviations.py), which also carries our rule
+          choice 4.B.4.
 6.D.31    a fleet's support of an army move whose only convoy route runs through that fleet is
           accepted. Emulated as for the ``diplomacy`` package: the support's result is not compared.
 6.D.15    the unit at the destination of a supported move cuts the support when it attacks the
@@ -45,7 +46,8 @@ from typing import Sequence
 
 from ..model.multiverse import ADJUSTMENT, MOVEMENT
 from ..model.orders import Convoy, Disband, Hold, Move, SupportHold, SupportMove
-from .judge import Context, Emulation, _given, _support_coasts, _support_through_own_route, unit_spec
+from .diplomacy_deviations import _support_coasts, _support_through_own_route
+from .judge import Context, Emulation, _given, unit_spec
 from .reference import PhaseResult
 
 DEVIATIONS = {
@@ -58,6 +60,7 @@ DEVIATIONS = {
     "6.D.15": "the defender cuts a support of an attack on it when one of the two is a fleet on a coast "
               "(pydip compares coast and province names)",
 }
+FOUND_BY_COMPARE = frozenset({"4.E.1", "6.A.5", "6.B.9", "6.D.15", "6.D.31", "4.D.8"})
 
 
 def _impossible_orders(ctx: Context) -> list[Emulation]:
@@ -162,10 +165,10 @@ def _alphabetical_disorder(ctx: Context) -> list[Emulation]:
 
 
 def _pydip(ctx: Context):
-    """pydip's names for our places (the adapter's mapping)."""
-    from .pydip_ref import PydipReference
-
-    return PydipReference(ctx.map)
+    """pydip's names for our places: the mapping of the adapter being compared (these emulators are
+    its own, handed to the comparison by it), read from the context so that this module needs not
+    import the adapter that imports it."""
+    return ctx.reference
 
 
 def _pydip_names(ctx: Context):

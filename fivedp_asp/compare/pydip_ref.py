@@ -39,6 +39,7 @@ from ..errors import InputError
 from ..model.map import GameMap
 from ..model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Unit
 from ..model.orders import Build, Convoy, Disband, Hold, Move, SupportHold, SupportMove, Waive, Where
+from . import pydip_deviations
 from .geo import Geography
 from .reference import GivenOrder, PhaseResult, Position, ReferenceAdjudicator
 
@@ -67,13 +68,11 @@ def _norm(name: str) -> str:
 
 class PydipReference(ReferenceAdjudicator):
     name = "pydip"
-    found_by_compare = frozenset({"4.E.1", "6.A.5", "6.B.9", "6.D.15", "6.D.31", "4.D.8"})
+    emulators = pydip_deviations.EMULATORS
+    deviations = pydip_deviations.DEVIATIONS
+    found_by_compare = pydip_deviations.FOUND_BY_COMPARE
 
     def __init__(self, game_map: GameMap):
-        from . import pydip_deviations
-
-        self.emulators = pydip_deviations.EMULATORS
-        self.deviations = pydip_deviations.DEVIATIONS
         self._vanilla, self.version = _import()
         if game_map.name != "standard":
             raise InputError(f"the reference 'pydip' plays only the standard map, not {game_map.name!r}")

@@ -28,7 +28,10 @@ both ways and nothing else in the comparison knows the reference's formats:
 
 Another reference plugs in by subclassing :class:`ReferenceAdjudicator` and registering a factory:
 ``register("name", factory)`` where ``factory(game_map)`` returns the adapter (import heavy
-dependencies inside the factory, so that the registry costs nothing). An external program, such as
+dependencies inside the factory, so that the registry costs nothing; the package registers its own
+two references in ``__init__.py``, so that this module imports no adapter). The adapter also carries the
+reference's known deviations, if any, each emulated on our side (``emulators``, ``deviations``,
+``found_by_compare``; ``diplomacy_deviations.py`` and ``pydip_deviations.py`` are examples). An external program, such as
 an adjudicator that reads a scenario and writes JSON, is adapted the same way: ``load`` keeps the
 position (``Position.to_json`` gives it as plain data), ``adjudicate`` writes the position and the
 orders' ``text`` to the program, runs it and reads back one result per order, the dislodged units
@@ -40,7 +43,7 @@ from __future__ import annotations
 import abc
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from ..errors import InputError
 from ..model.map import GameMap
@@ -123,6 +126,13 @@ class ReferenceAdjudicator(abc.ABC):
 
     name: str = "reference"
     version: str = ""
+    # The reference's known deviations from DATC v3.1, which the comparison excuses (judge.py): the
+    # emulators (each a function of a ``judge.Context`` giving the ``judge.Emulation`` values that
+    # apply), what each DATC id stands for, and the ids ``fivedp compare`` found that the reference's
+    # own documentation does not list. A reference that declares none has none.
+    emulators: tuple[Callable[[Any], list[Any]], ...] = ()
+    deviations: Mapping[str, str] = MappingProxyType({})
+    found_by_compare: frozenset[str] = frozenset()
 
     @abc.abstractmethod
     def load(self, position: Position) -> None:
@@ -155,22 +165,5 @@ def get_reference(name: str, game_map: GameMap) -> ReferenceAdjudicator:
         raise InputError(f"unknown reference {name!r} (known: {', '.join(reference_names())})")
     return factory(game_map)
 
-
-def _diplomacy(game_map: GameMap) -> ReferenceAdjudicator:
-    from .diplomacy_ref import DiplomacyReference
-
-    return DiplomacyReference(game_map)
-
-
-register("diplomacy", _diplomacy)
-
-
-def _pydip(game_map: GameMap) -> ReferenceAdjudicator:
-    from .pydip_ref import PydipReference
-
-    return PydipReference(game_map)
-
-
-register("pydip", _pydip)
 
 PHASES = (MOVEMENT, RETREAT, ADJUSTMENT)

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .judge import DEVIATIONS, FOUND_BY_COMPARE, case_key
+from .judge import case_key
 from .lockstep import Tally
 from .scenarios import ScenarioTally
 
 
 def _excused_lines(excused: Counter, deviations=None, found=None) -> list[str]:
     """Excused differences by DATC case: a phase excused by several cases counts for each. The
-    reference's own list of deviations, when given, names them (the diplomacy package's otherwise)."""
-    deviations = DEVIATIONS if deviations is None else deviations
-    found = FOUND_BY_COMPARE if found is None else found
+    reference's own list of deviations, when given, names them."""
+    deviations = {} if deviations is None else deviations
+    found = frozenset() if found is None else found
     by_case: Counter = Counter()
     for cases, n in excused.items():
         for case in cases:

@@ -4,11 +4,11 @@
 step with every reference (scenarios.compare_case; the references follow this engine's history) and
 reports the steps where the references do not all say the same thing: which reference this engine
 agrees with, and, for each reference it does not, whether that reference's difference is one of
-its known deviations (the DATC case and its entry: judge.py for diplomacy, pydip_deviations.py for
-pydip) or unexplained. A step where the references agree with each other but not with this engine
-is the strongest sign of a defect here, and is reported as such. ``--games N`` does the same over the
-random games of ``fivedp compare --games`` (this engine plays them; every reference adjudicates each
-phase from this engine's position).
+its known deviations (the DATC case and its entry: diplomacy_deviations.py for diplomacy,
+pydip_deviations.py for pydip) or unexplained. A step where the references agree with each other but
+not with this engine is the strongest sign of a defect here, and is reported as such. ``--games N``
+does the same over the random games of ``fivedp compare --games`` (this engine plays them; every
+reference adjudicates each phase from this engine's position).
 """
 
 from __future__ import annotations

@@ -195,26 +195,11 @@ class _Space:
     def chain(self, board: Board, sea: str) -> set[str]:
         """The seas linked to ``sea`` through seas held by fleets on ``board`` (``sea`` included): the
         only seas a convoy route through ``sea`` can use."""
-        fleets = self._fleet_seas(board)
-        region, todo = {sea}, [sea]
-        while todo:
-            s = todo.pop()
-            for loc in self.m.neighbours.get(("fleet", s), ()):
-                p = self.m.province_of(loc)
-                if p in fleets and p not in region:
-                    region.add(p)
-                    todo.append(p)
-        return region
+        return self.m.sea_region({sea}, self._fleet_seas(board))
 
     def shore(self, seas: Iterable[str]) -> set[str]:
         """The coastal provinces next to these seas."""
-        out = set()
-        for s in seas:
-            for loc in self.m.neighbours.get(("fleet", s), ()):
-                p = self.m.province_of(loc)
-                if self.m.provinces[p].is_coastal:
-                    out.add(p)
-        return out
+        return self.m.shore(seas)
 
     def movers(self, b: Board, prov: str) -> list[tuple[Board, Unit, str | None]]:
         """Units that could move into ``prov`` on board ``b`` (with the coast a fleet would take): units

@@ -15,7 +15,7 @@ from functools import cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
-from typing import Mapping
+from typing import Iterable, Mapping
 
 from ..errors import InputError, quoted
 from .geometry import check_id
@@ -186,6 +186,66 @@ class GameMap:
     @cached_property
     def sea_provinces(self) -> tuple[str, ...]:
         return tuple(p.id for p in self.provinces.values() if p.is_sea)
+
+    # -- convoy geography: seas, their shores, chains of seas -----------------------
+
+    @cached_property
+    def _sea_shores(self) -> Mapping[str, frozenset[str]]:
+        """Sea → the coastal provinces a fleet there may step to (through any of their coasts)."""
+        out: dict[str, set[str]] = {}
+        for a, b in self.fleet_edges:
+            pa, pb = self.province_of(a), self.province_of(b)
+            if self.provinces[pa].is_sea and self.provinces[pb].is_coastal:
+                out.setdefault(pa, set()).add(pb)
+        return MappingProxyType({k: frozenset(v) for k, v in out.items()})
+
+    @cached_property
+    def _seas_next(self) -> Mapping[str, frozenset[str]]:
+        """Coastal province → the seas whose shore it is (the inverse of ``_sea_shores``)."""
+        out: dict[str, set[str]] = {}
+        for sea, shore in self._sea_shores.items():
+            for p in shore:
+                out.setdefault(p, set()).add(sea)
+        return MappingProxyType({k: frozenset(v) for k, v in out.items()})
+
+    @cached_property
+    def _sea_neighbours(self) -> Mapping[str, frozenset[str]]:
+        """Sea → the seas a fleet there may step to."""
+        out: dict[str, set[str]] = {}
+        for a, b in self.fleet_edges:
+            if self.provinces[self.province_of(a)].is_sea and self.provinces[self.province_of(b)].is_sea:
+                out.setdefault(a, set()).add(b)
+        return MappingProxyType({k: frozenset(v) for k, v in out.items()})
+
+    def seas_next_to(self, province: str) -> frozenset[str]:
+        """The seas touching a coastal province: where a convoy of an army there starts or ends."""
+        return self._seas_next.get(province, frozenset())
+
+    def adjacent_seas(self, sea: str) -> frozenset[str]:
+        """The seas next to ``sea``: the links of a chain of convoying fleets."""
+        return self._sea_neighbours.get(sea, frozenset())
+
+    def shore(self, seas: Iterable[str]) -> set[str]:
+        """The coastal provinces next to these seas: where an army convoyed through them may go."""
+        out: set[str] = set()
+        for s in seas:
+            out |= self._sea_shores.get(s, frozenset())
+        return out
+
+    def sea_region(self, start: Iterable[str], seas: Iterable[str]) -> set[str]:
+        """``start`` and the seas among ``seas`` linked to it through a chain of adjacent seas among
+        ``seas``: the only seas a convoy route through ``start`` can use, when ``seas`` are the seas
+        holding fleets."""
+        allowed = set(seas)
+        region = set(start)
+        todo = list(region)
+        while todo:
+            s = todo.pop()
+            for nxt in self.adjacent_seas(s):
+                if nxt in allowed and nxt not in region:
+                    region.add(nxt)
+                    todo.append(nxt)
+        return region
 
     @cached_property
     def supply_centers(self) -> tuple[str, ...]:
