@@ -331,6 +331,15 @@ def test_map_convoy_geography():
     assert GEO.convoy_routes("lon", ["nth", "eng"])["nwy"] == ("nth",)
 
 
+def test_cli_compare_cites_the_rule_choice_it_excuses(diplomacy, capsys):
+    """Our reading of 4.B.4 differs from the reference's on purpose; the summary says where the rule is."""
+    assert main(["compare", "--reference", "diplomacy", str(DATC / "6.B.07.yaml")]) == 0
+    out = capsys.readouterr().out
+    assert "DIFF DATC 6.B.7 step 1 (S1901M) [excused: 4.B.4]" in out
+    assert ("    4.B.4       1  our rule choice: a support omitting an ambiguous coast is illegal "
+            "(docs/rules.md §1; DATC 6.B.7, 6.B.15)\n") in out
+
+
 # -- multiverse scenarios are not compared ---------------------------------------------------------
 
 

@@ -1,4 +1,4 @@
-"""Which convoying fleets lie on a route (docs/rules.md §3.3, RULES.md §4 and §9.1), against a
+"""Which convoying fleets lie on a route (docs/rules.md §3.3, §6.3 and §6.8.1), against a
 brute-force search written here independently of the logic programs.
 
 A route is a chain of convoying fleets that visits no sea twice, from a sea next to the army's

@@ -1,4 +1,4 @@
-"""The DATC chapter 4 readings registered as options (fivedp_asp/engine/options.py, RULES.md §9.4): each value
+"""The DATC chapter 4 readings registered as options (fivedp_asp/engine/options.py, docs/rules.md §8): each value
 has its logic file (or is read from the written lines), each one is exercised by a scenario of
 cases/datc-options/, and the options combine freely on the DATC corpus without an engine error."""
 
@@ -40,7 +40,7 @@ def test_every_value_file_exists_and_every_datc_file_is_a_value():
 
 
 def test_defaults_load_no_file():
-    """The default reading is the core encodings' behaviour: choosing it loads nothing (RULES.md §1)."""
+    """The default reading is the core encodings' behaviour: choosing it loads nothing (docs/rules.md §1)."""
     for o in DATC_OPTIONS:
         assert o.value(o.default).file is None, o.name
 

@@ -175,7 +175,7 @@ def test_a_scenario_with_no_difference_says_so_in_one_line(capsys):
 
 def test_each_combination_follows_its_own_history(tmp_path, capsys):
     """A step after the difference: under any, A Ukraine stands on b3 (MV 36) and moves on; under family
-    b3 has no Austrian unit (MV 35), so the order names no unit and is invalid (RULES §3)."""
+    b3 has no Austrian unit (MV 35), so the order names no unit and is invalid (docs/rules.md §6.2)."""
     text = FAMILY_35.read_text(encoding="utf-8") + (
         "  - orders:\n"
         "      Austria: [A b-Ukraine - b-Galicia]\n")
@@ -404,7 +404,7 @@ def test_the_readme_examples_are_what_explore_prints(capsys, monkeypatch):
 
 
 def test_elimination_and_winner_differ_by_victory_rule(capsys):
-    """MV 39 (RULES §8): under elimination Germany, with neither units nor centres on a2 after step 3, is
+    """MV 39 (docs/rules.md §6.7): under elimination Germany, with neither units nor centres on a2 after step 3, is
     out everywhere (its army on b1 leaves) and France, the last power, wins. Under majority and unique
     nobody is eliminated, and France's 4 + 3 centres on the two heads are far from a majority of 2 × 34
     or 18 distinct ones: no winner, and the German army stays on b1."""
@@ -424,7 +424,7 @@ def test_elimination_and_winner_differ_by_victory_rule(capsys):
 
 
 def test_dissolved_timelines_are_shown_by_their_letters(capsys):
-    """RULES §9.3: in the sustain case where the root timeline a and timeline c dissolve, the standing
+    """docs/rules.md §6.8.3: in the sustain case where the root timeline a and timeline c dissolve, the standing
     row names them by their letters, as boards and new timelines do, not by their indices."""
     path = ROOT / "cases" / "options" / "sustain" / "04-three-timelines-tie-root-dissolves.yaml"
     data = explore_json(capsys, path, "--all-values", "sustain")

@@ -1,6 +1,6 @@
 """A game played through the command line only, as two players would: Germany and Austria (the other
 powers give no orders, so their units hold). Ten steps, three timelines. Every expectation below was
-worked out by hand from the rules (RULES.md, DATC) before the engine ran:
+worked out by hand from the rules (docs/rules.md, DATC) before the engine ran:
 
 1. movement a0 (Spring 1901): A Mun - Boh, A Ber - Sil, F Kie - Den; A Vie - Gal, A Bud - Ser,
    F Tri - Alb: all into empty provinces, all succeed.

@@ -157,7 +157,7 @@ def test_province_entries(m):
         assert p["type"] in TYPES, (pid, p["type"])
         assert set(p) <= {"name", "type", "center", "home", "capital", "coasts", "aliases"}, (pid, set(p))
         if "capital" in p:
-            # a time centre of the sustain phase (RULES.md §9.3): a power's capital is one of its home centres
+            # a time centre of the sustain phase (docs/rules.md §6.8.3): a power's capital is one of its home centres
             assert p["capital"] is True and p.get("center") is True and "home" in p, pid
         if "center" in p:
             assert p["center"] is True, pid

@@ -1,4 +1,4 @@
-"""Tests of the order notation (RULES.md §3): parsing every notation, printing, and error positions."""
+"""Tests of the order notation (docs/rules.md §6.2): parsing every notation, printing, and error positions."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ from fivedp_asp.model.orders import (
     Waive,
     Where,
 )
-from fivedp_asp.model.orders import JumpAssist, OpenConvoy  # options open_convoys and jump_assists (RULES.md §9.1-9.2)
+from fivedp_asp.model.orders import JumpAssist, OpenConvoy  # options open_convoys and jump_assists (docs/rules.md §6.8.1-6.8.2)
 
 
 @pytest.fixture(scope="module")

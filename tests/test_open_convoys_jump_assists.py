@@ -1,4 +1,4 @@
-"""The options open_convoys and jump_assists (RULES.md §9.1-9.2) beyond what a scenario can check.
+"""The options open_convoys and jump_assists (docs/rules.md §6.8.1-6.8.2) beyond what a scenario can check.
 
 Scenarios compare results only; here the reasons of invalid orders (an order that needs an option
 names it), the new order forms in retreat and adjustment phases, the size of the ground program
@@ -42,7 +42,7 @@ def test_an_order_that_needs_an_option_names_it():
 def test_reasons_with_the_options_on():
     ja9 = _outcomes(CASES / "jump_assists" / "09-too-few-assists-ordered.yaml")
     assert ja9["A Munich - a-Tyrolia@0"] == ("invalid", "too few jump assists ordered for the length of the jump")
-    # the assisted jump is illegal, so Munich holds and the assist matches no move (RULES.md §9.2)
+    # the assisted jump is illegal, so Munich holds and the assist matches no move (docs/rules.md §6.8.2)
     assert ja9["A Berlin J A Munich - a-Tyrolia@0"] == ("fails", "not matching: A Mun does not move")
     assert ja9["A Kiel - a-Holland@1 via convoy"] == ("invalid", "a convoyed move cannot be a jump")
     ja7 = _outcomes(CASES / "jump_assists" / "07-two-timelines-any.yaml")

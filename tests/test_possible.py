@@ -215,7 +215,7 @@ def test_orders_not_listed_are_refused(name):
 
 
 def test_no_listed_army_move_goes_by_convoy_into_the_past():
-    """RULES.md §4: only heads take orders, so no new convoy reaches a past board: an army's listed
+    """docs/rules.md §6.1: only heads take orders, so no new convoy reaches a past board: an army's listed
     move into a board that is not a head steps there (a neighbour, or its own province) and does not
     ask for a convoy."""
     mv = game("family")

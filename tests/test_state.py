@@ -1,5 +1,5 @@
-"""Unit tests of the state: resolving omitted designations (RULES.md §3), the multiverse (§2) and the
-phase bookkeeping of a step (§7: which phase comes next, supply centres and adjustments).
+"""Unit tests of the state: resolving omitted designations (docs/rules.md §6.2), the multiverse (§6.1) and the
+phase bookkeeping of a step (§5.4: which phase comes next, supply centres and adjustments).
 
 Multiverses are built by hand with ``make_board``; the two-timeline one has boards a0, a1 and b1,
 timeline b having forked from a0.
@@ -51,7 +51,7 @@ def resolved(mv: Multiverse, text: str, power: str = "Germany"):
     return resolve(parse_order(text, mv.game_map), power, text, mv)
 
 
-# -- resolve: omitted timelines and turns (RULES.md §3) ----------------------------------------
+# -- resolve: omitted timelines and turns (docs/rules.md §6.2) ---------------------------------
 
 
 def test_omitted_timeline_is_a_and_omitted_turn_is_latest(two_timelines):
@@ -146,7 +146,7 @@ def test_adjustment_orders(two_timelines):
     assert (r.kind, r.unit) == ("disband", Place(1, 1, "mun"))
 
 
-# -- multiverse (RULES.md §2) ------------------------------------------------------------------
+# -- multiverse (docs/rules.md §6.1) -----------------------------------------------------------
 
 
 def test_timelines_heads_and_latest_turn(two_timelines):
@@ -210,7 +210,7 @@ def test_season_name(turn, name):
     assert season_name(turn) == name
 
 
-# -- next phase, supply centres and adjustments (RULES.md §7) ----------------------------------
+# -- next phase, supply centres and adjustments (docs/rules.md §5) -----------------------------
 
 
 def test_next_phase_order(game_map):

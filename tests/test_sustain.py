@@ -1,4 +1,4 @@
-"""The sustain phase (option sustain, RULES.md §9.3): notation, reasons, once per game year, game files.
+"""The sustain phase (option sustain, docs/rules.md §6.8.3): notation, reasons, once per game year, game files.
 
 The scenario cases in cases/options/sustain/ check votes and dissolutions; these check what a case
 file cannot say: the reasons given, the phase's bookkeeping, and that a game file keeps its state.

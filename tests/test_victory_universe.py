@@ -1,5 +1,5 @@
 """The victory rules answered on a program grounded once (solve.solve_in_universe) give the answer of a
-program grounded for the phase's own facts, and the answer the rules state (docs/rules.md §8)."""
+program grounded for the phase's own facts, and the answer the rules state (docs/rules.md §6.7)."""
 
 from __future__ import annotations
 

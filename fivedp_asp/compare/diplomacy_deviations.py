@@ -23,7 +23,7 @@ DATC      deviation, and how it is emulated
           centres (6.J.11). The units it removed are ordered removed on our side; the result must
           then agree, and a model of the civil-disorder order with exactly those documented
           features switched must pick the reference's units.
-4.B.4     our rule choice (RULES.md §1, DATC 6.B.7/6.B.15 differ): a support that leaves out the
+4.B.4     our rule choice (docs/rules.md §1, DATC 6.B.7/6.B.15 differ): a support that leaves out the
           coast of a fleet's move that could reach two coasts is illegal for us; it is rewritten
           with the coast of the supported move.
 ========  ===========================================================================================
@@ -71,7 +71,7 @@ DEVIATIONS = {
     "6.J.6": "civil disorder: fleets counted over sea only",
     "6.J.10": "civil disorder: distance to home centres",
     "6.J.11": "civil disorder: distance to home, not owned, centres; units on centres not spared",
-    "4.B.4": "our rule choice: a support omitting an ambiguous coast is illegal (RULES.md §1; DATC 6.B.7, 6.B.15)",
+    "4.B.4": "our rule choice: a support omitting an ambiguous coast is illegal (docs/rules.md §1; DATC 6.B.7, 6.B.15)",
     # found by fivedp compare, not in the documented list
     "6.D.31": "support of an army move whose only convoy route runs through the supporting fleet accepted",
     "4.A.2": "paradox rule applied outside paradoxes: a convoyed army does not cut the support for a fleet "

@@ -2,7 +2,7 @@
 
 Everything here reads :class:`fivedp_asp.model.map.GameMap` only; the engine's rules are not consulted.
 These answers drive the random order generator and the classification of disagreements, so they
-follow the same definitions as RULES.md (a convoy chain runs through fleets in sea provinces, from a
+follow the same definitions as docs/rules.md (a convoy chain runs through fleets in sea provinces, from a
 sea touching the army's province to a sea touching the destination). The map geography itself
 (neighbours, the seas next to a coast, the shore of a sea, chains of seas) is the map's, shared with
 the engine's candidate orders (``engine/possible.py``); what is here is what only the comparison asks:
@@ -94,7 +94,7 @@ class Geography:
 
     def retreat_options(self, board: Board, retreat: Retreat, *, ignore_bars: bool = False,
                         ignore_occupation: bool = False) -> frozenset[str]:
-        """Where a dislodged unit may retreat on the board it retreats onto (RULES.md §7).
+        """Where a dislodged unit may retreat on the board it retreats onto (docs/rules.md §4).
 
         The keyword switches give the answers of a rule that does not bar standoff provinces or the
         attacker's origin (``ignore_bars``) or that does not look at occupation at all.

@@ -178,7 +178,7 @@ def compare(given: Sequence[GivenOrder], ours: PhaseResult, theirs: PhaseResult,
     return diffs
 
 
-# -- convoy intent, as RULES.md and DATC 4.A.3 read it -----------------------------------------------
+# -- convoy intent, as docs/rules.md §2.5 and DATC 4.A.3 read it -------------------------------------
 
 
 def _fleet_seas(board: Board, geo: Geography) -> list[str]:

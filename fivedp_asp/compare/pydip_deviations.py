@@ -51,7 +51,7 @@ from .judge import Context, Emulation, _given, unit_spec
 from .reference import PhaseResult
 
 DEVIATIONS = {
-    "4.B.4": "our rule choice: a support omitting an ambiguous coast is illegal (RULES.md §1; DATC 6.B.7, 6.B.15)",
+    "4.B.4": "our rule choice: a support omitting an ambiguous coast is illegal (docs/rules.md §1; DATC 6.B.7, 6.B.15)",
     "4.E.1": "impossible orders (no route, no convoy ordered) fail instead of being illegal; the unit counts as moving",
     "6.A.5": "a move to the unit's own province is a hold, and a support of it a support to hold",
     "6.B.9": "coasts in support orders ignored",

@@ -161,7 +161,7 @@ def record_facts(board: Board, *, own: bool) -> list[str]:
 
 
 def reached_boards(r: ResolvedOrder) -> set[tuple[int, int]]:
-    """The boards whose battle a new order joins (RULES.md §5: a move's destination, a support's target board)."""
+    """The boards whose battle a new order joins (docs/rules.md §6.4: a move's destination, a support's target board)."""
     match r.kind:
         case "move" | "support_move":
             return {r.dest.board}
@@ -191,9 +191,9 @@ def movement_facts(mv: Multiverse, orders: Sequence[tuple[int, ResolvedOrder]]) 
     again, with their recorded orders), and, one step further, the boards of units those recorded
     orders name, whose decisions are held at their recorded values.
 
-    A board's battle is its record plus the new orders (RULES.md §5). A recorded order that acted on
+    A board's battle is its record plus the new orders (docs/rules.md §6.4). A recorded order that acted on
     another board without being part of that board's battle — a journey into a board that was already
-    past, recorded only with its own board (§6) — does not join that battle when both are fought
+    past, recorded only with its own board (§6.4) — does not join that battle when both are fought
     again: a move counts only by its recorded outcome at its origin (``left``/``stuck``), a support
     not at all.
     """
@@ -222,7 +222,7 @@ def movement_facts(mv: Multiverse, orders: Sequence[tuple[int, ResolvedOrder]]) 
     for r in list(recorded.values()):
         if r.target is not None:
             take((r.target.timeline, r.target.turn, r.target.province))
-    # a recorded jump stays legal only with its recorded assists (RULES.md §9.2): take them along
+    # a recorded jump stays legal only with its recorded assists (docs/rules.md §6.8.2): take them along
     for r in list(recorded.values()):
         dest = mv.boards.get(r.dest.board) if r.kind == "move" else None
         for place in dest.record.incoming if dest and dest.record else ():

@@ -349,7 +349,7 @@ class _Candidates:
 
     def _assists(self, unit: Unit, me: Place, spec: o.UnitSpec, b: Board, there: Unit) -> None:
         """Jump assists of the unit ``there`` on head ``b``: its moves in space (a neighbour or its own
-        place) to every board that is not adjacent to ``b`` (a jump, RULES.md §9.2)."""
+        place) to every board that is not adjacent to ``b`` (a jump, docs/rules.md §6.8.2)."""
         near = {k.key for k in self.space.adjacent(b.key)}
         places = sorted({there.location, *self.space.steps(there)})
         target = _place(b, there)

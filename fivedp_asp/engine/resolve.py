@@ -1,4 +1,4 @@
-"""Fills in what a written order leaves out (RULES.md §3), against the multiverse it is given in.
+"""Fills in what a written order leaves out (docs/rules.md §6.2), against the multiverse it is given in.
 
 The result names every place fully: timeline, turn, province (and a coast where one was
 written). Whether the order is *legal* is not decided here but by the logic programs.
@@ -46,7 +46,7 @@ def _relative(mv: Multiverse, where: o.Where, base: Place, text: str) -> Place:
 
 def resolve(order: o.Order, power: str, text: str, mv: Multiverse) -> ResolvedOrder:
     """The order with every place fully designated: the ordered unit's place first, then the places
-    written after it, relative to it (RULES.md §3)."""
+    written after it, relative to it (docs/rules.md §6.2)."""
     if isinstance(order, o.Waive):
         return ResolvedOrder(power, text, order, "waive", None)
     if isinstance(order, o.Sustain):
@@ -79,7 +79,7 @@ def resolve(order: o.Order, power: str, text: str, mv: Multiverse) -> ResolvedOr
         case o.OpenConvoy():
             return base("open_convoy")
         case o.JumpAssist(_, target, dest):
-            # written as the assisted move is ordered, like a support-move (RULES.md §9.2)
+            # written as the assisted move is ordered, like a support-move (docs/rules.md §6.8.2)
             moving = _relative(mv, target.where, subject, text)
             return base("jump_assist", target=moving, dest=_relative(mv, dest, moving, text))
         case o.Disband():

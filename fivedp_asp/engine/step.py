@@ -1,7 +1,7 @@
 """One step of a game: the orders of one phase across all heads, adjudicated, giving the next multiverse.
 
-A step resolves one phase kind across every head that needs it (RULES.md §7): retreats first,
-then the sustain phase when it is due (option ``sustain``, §9.3), then adjustments, then movement.
+A step resolves one phase kind across every head that needs it (docs/rules.md §5.4): retreats first,
+then the sustain phase when it is due (option ``sustain``, §6.8.3), then adjustments, then movement.
 Phases with nothing to decide are skipped.
 """
 
@@ -258,7 +258,7 @@ class _Outcome:
 
 
 def _produce(mv: Multiverse, source: Board, timeline: int, outcome: _Outcome) -> Board:
-    """The board produced from battle ``source`` (RULES.md §6): who stayed, who arrived, who must retreat."""
+    """The board produced from battle ``source`` (docs/rules.md §6.5): who stayed, who arrived, who must retreat."""
     key = source.key
     units = [u for u in source.units.values()
              if (*key, u.province) not in outcome.moved and (*key, u.province) not in outcome.dislodged_by]
@@ -489,7 +489,7 @@ def _sustain(mv: Multiverse, orders) -> Steps:
 
 
 def victory(mv: Multiverse) -> Multiverse:
-    """Applies elimination and looks for a winner (RULES.md §8, option ``victory``)."""
+    """Applies elimination and looks for a winner (docs/rules.md §6.7, option ``victory``)."""
     return run(_victory(mv))
 
 

@@ -1,4 +1,4 @@
-"""The sustain phase (RULES.md §9.3, option ``sustain``): when it is due, its facts, and its result.
+"""The sustain phase (docs/rules.md §6.8.3, option ``sustain``): when it is due, its facts, and its result.
 
 The vote count and the dissolution are decided by ``asp/sustain.lp``; this module writes what the
 program needs (the timelines in play, who owns each time centre on each head, the sustain orders)

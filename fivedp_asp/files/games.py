@@ -167,7 +167,7 @@ def _board_data(m: GameMap, b: Board) -> dict:
 
 
 def _sustain_data(mv: Multiverse) -> dict:
-    """The sustain phase's state (option sustain, RULES.md §9.3); absent from games without it."""
+    """The sustain phase's state (option sustain, docs/rules.md §6.8.3); absent from games without it."""
     if not (mv.dissolved or mv.sustain_due is not None or mv.sustain_held is not None):
         return {}
     year = lambda y: None if y is None else 1901 + y  # noqa: E731
@@ -1058,7 +1058,7 @@ def duties(game: Game) -> tuple[Duty, ...]:
 @dataclass(frozen=True)
 class Fight:
     """A step that fought a board again after its own battle, as the history records it: a legal move
-    or support from a later board reached it (RULES.md §5). ``forked_into`` is the timeline its changed
+    or support from a later board reached it (docs/rules.md §6.4). ``forked_into`` is the timeline its changed
     outcome started, or None when the outcome stood."""
 
     step: int

@@ -504,7 +504,7 @@ def _timeline_list(items: Any, path: str) -> list[int]:
 
 def _check_sustain(report: StepReport, expect: dict, where: str, path: str) -> list[str]:
     """The phase the step was, the timelines in play after it, and a sustain phase's outcome
-    (RULES.md §9.3): what each listed time centre sustained, and exactly which timelines dissolved."""
+    (docs/rules.md §6.8.3): what each listed time centre sustained, and exactly which timelines dissolved."""
     problems = []
     names = lambda tls: [timeline_name(x) for x in tls]  # noqa: E731
     if "phase" in expect and str(expect["phase"]) != report.phase:

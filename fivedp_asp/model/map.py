@@ -40,7 +40,7 @@ class Province:
     type: str
     center: bool = False
     home: str | None = None
-    capital: bool = False  # a time centre of the sustain phase (RULES.md §9.3)
+    capital: bool = False  # a time centre of the sustain phase (docs/rules.md §6.8.3)
     coasts: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
 

@@ -1,6 +1,6 @@
 """The state of a multiverse: boards, timelines and what each board is waiting for.
 
-A board is a (timeline, turn) pair (RULES.md §2). Turn t is a movement turn: even = Spring,
+A board is a (timeline, turn) pair (docs/rules.md §6.1). Turn t is a movement turn: even = Spring,
 odd = Fall, year 1901 + t // 2. Retreats and winter adjustments are phases *on* a board before
 its movement: a board produced with dislodged units first resolves their retreats, and a board
 produced from a Fall battle first settles its supply centres and adjustments.
@@ -23,7 +23,7 @@ Place3 = tuple[int, int, str]  # (timeline, turn, province): a unit's place
 
 MOVEMENT, RETREAT, ADJUSTMENT = "movement", "retreat", "adjustment"
 PHASES = (MOVEMENT, RETREAT, ADJUSTMENT)
-SUSTAIN = "sustain"  # a phase of the whole multiverse, not of a board (RULES.md §9.3, option sustain)
+SUSTAIN = "sustain"  # a phase of the whole multiverse, not of a board (docs/rules.md §6.8.3, option sustain)
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ class Retreat:
 
 @dataclass(frozen=True)
 class Record:
-    """What was decided when a board's movement was fought (RULES.md §5); it never changes afterwards.
+    """What was decided when a board's movement was fought (docs/rules.md §6.4); it never changes afterwards.
 
     ``orders`` are the legal orders of the board's units; ``incoming`` the units on other boards whose
     orders acted on it in the same step; ``decisions`` every decision about its units and the moves
@@ -211,10 +211,10 @@ class Multiverse:
     boards: Mapping[tuple[int, int], Board]
     forks: Mapping[int, tuple[int, int]] = field(default_factory=dict)  # timeline -> (parent, fork turn)
     options: Mapping[str, object] = field(default_factory=dict)
-    players: tuple[str, ...] = ()  # the powers in the game (RULES.md §8)
+    players: tuple[str, ...] = ()  # the powers in the game (docs/rules.md §6.7)
     eliminated: frozenset[str] = frozenset()
     winner: str | None = None
-    # the sustain phase (RULES.md §9.3): timelines out of play for good, the game year whose phase
+    # the sustain phase (docs/rules.md §6.8.3): timelines out of play for good, the game year whose phase
     # comes next, and the last game year whose phase was held
     dissolved: frozenset[int] = frozenset()
     sustain_due: int | None = None

@@ -1,4 +1,4 @@
-"""Order notation: parsing order lines into ``orders`` values and printing them back (RULES.md §3).
+"""Order notation: parsing order lines into ``orders`` values and printing them back (docs/rules.md §6.2).
 
 Both seed notations are read — the dash form of MDATC (``A b-Munich@3``) and the colon form of
 seed 001 (``Army bravo:Munich:Spring 1902``) — together with classic DATC/Diplomacy notation in any
@@ -61,7 +61,7 @@ FIRST_YEAR = 1901
 
 
 def parse_timeline(text: str) -> int:
-    """The index of a timeline designation: ``a`` = 0, ``b1`` = ``bravoprime`` = 27 (RULES.md §2)."""
+    """The index of a timeline designation: ``a`` = 0, ``b1`` = ``bravoprime`` = 27 (docs/rules.md §6.1)."""
     match = _TIMELINE_RE.fullmatch(text.strip())
     if match is None:
         raise NotationError(text, 0, f"unknown timeline '{text.strip()}'")
@@ -429,7 +429,7 @@ class _Parser:
             return self.support(unit)
         if which == "convoy":
             if self.skip_space() == len(self.text):
-                return OpenConvoy(unit)  # no subject: the fleet expects guests (RULES.md §9.1)
+                return OpenConvoy(unit)  # no subject: the fleet expects guests (docs/rules.md §6.8.1)
             target = self.unit()
             if not self.accept(_MOVE):
                 self.skip_space()
@@ -574,7 +574,7 @@ def _simple_order(text: str, game_map: GameMap) -> Order | None:
 
 @lru_cache(maxsize=8192)
 def parse_order(text: str, game_map: GameMap) -> Order:
-    """One order line, in any notation of RULES.md §3.
+    """One order line, in any notation of docs/rules.md §6.2.
 
     Cached by (text, map): a line is often read again (checked when it is entered, then adjudicated,
     then drawn), maps are immutable and compared by identity, and orders are frozen values, so a

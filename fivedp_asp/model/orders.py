@@ -1,6 +1,6 @@
 """Orders as written, and as resolved against a multiverse.
 
-A written order may leave out a timeline or a turn (RULES.md §3); those are filled in by
+A written order may leave out a timeline or a turn (docs/rules.md §6.2); those are filled in by
 ``multiverse`` from the state the order is given in. These values are what ``notation`` parses
 text into and prints text from.
 """
@@ -70,14 +70,14 @@ class Convoy:
 
 @dataclass(frozen=True, slots=True)
 class OpenConvoy:
-    """A fleet that expects guests: it may carry any army's move (option open_convoys, RULES.md §9.1)."""
+    """A fleet that expects guests: it may carry any army's move (option open_convoys, docs/rules.md §6.8.1)."""
 
     unit: UnitSpec
 
 
 @dataclass(frozen=True, slots=True)
 class JumpAssist:
-    """The unit lends one turn or timeline of reach to another unit's move (option jump_assists, RULES.md §9.2)."""
+    """The unit lends one turn or timeline of reach to another unit's move (option jump_assists, docs/rules.md §6.8.2)."""
 
     unit: UnitSpec
     target: UnitSpec
@@ -103,7 +103,7 @@ class Waive:
 
 @dataclass(frozen=True, slots=True)
 class Sustain:
-    """A sustain-phase vote (RULES.md §9.3): the power's fractions, or one time centre's, go to ``timeline``."""
+    """A sustain-phase vote (docs/rules.md §6.8.3): the power's fractions, or one time centre's, go to ``timeline``."""
 
     timeline: int
     center: str | None = None  # None: every fraction of the power (``Sustain b``)

@@ -214,7 +214,7 @@ def displaced_point(geometry: Geometry, location: str) -> tuple[float, float]:
 
 def retreat_options(mv: Multiverse, board: Board, retreat) -> list[str]:
     """Where a dislodged unit may go: neighbours of its kind, empty, not where the attack came from,
-    not left vacant by a standoff (RULES.md retreats)."""
+    not left vacant by a standoff (docs/rules.md §4)."""
     unit = retreat.unit
     out = []
     for loc in mv.game_map.neighbours.get((unit.kind, unit.location), ()):

@@ -2,7 +2,7 @@
 
 The decision encodings have one stable model per solution of the rules. One model: that is the
 result. None or several: a circular dependency that the rules leave open (DATC §5.B.9). The
-driver classifies it as RULES.md §1 says — an undecided move into a fleet with a convoy order
+driver classifies it as docs/rules.md §3.2 says — an undecided move into a fleet with a convoy order
 means a convoy paradox, otherwise circular movement — and applies the backup rule by fixing
 atoms through assumptions on the same ground program.
 
