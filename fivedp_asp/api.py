@@ -37,7 +37,8 @@ from .limits import MAX_FILE_BYTES, MAX_ORDERS
 from .model.map import GameMap
 from .model.map import load_map as _load_map
 from .model.multiverse import Board, Multiverse, Unit, board_name, opening
-from .engine.options import RULES, validated
+from .engine.options import RULES
+from .engine.userrules import validated
 from .engine.possible import PossibleOrder
 from .engine.possible import legal_orders as _legal_orders
 from .engine.answer import OrderOutcome
@@ -218,7 +219,7 @@ def adjudicate(game: Game, *, time_limit: float | None = None) -> tuple[Game, St
     program solved (default 600); a step not settled by then raises TimeLimitError (an InputError). A
     step that a rule of your own leaves with no single adjudication raises ``RuleError`` (an
     ``InputError``) naming the rule."""
-    from .engine.userrules import unsettled
+    from .engine.unsettled import unsettled
 
     _need_game("adjudicate", game)
     with _time_limit(_need_seconds("adjudicate", time_limit)):

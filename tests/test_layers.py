@@ -63,10 +63,6 @@ ALLOWED_UP: Mapping[tuple[str, str], str] = {
 is still there. The lead empties this list as the modules named are split."""
 
 ALLOWED_LOOPS: Mapping[tuple[str, str], str] = {
-    ("engine.options", "engine.userrules"):
-        "a scenario's options read its rules of its own (userrules.rules_from_mapping, in a function)",
-    ("engine.userrules", "engine.step"):
-        "a rule that leaves a step unsettled is narrowed down by running the step (in a function)",
     ("files.integrity", "files.games"):
         "the Game type (TYPE_CHECKING); games.py is being split into game/ and files/",
     ("files.games", "report.jsonout"):

@@ -15,7 +15,8 @@ from fivedp_asp.files.scenarios import load_case, run_case
 from fivedp_asp.cli import main
 from fivedp_asp.errors import InputError, RuleError
 from fivedp_asp.explore.exploration import asked_values, explore_case, registering
-from fivedp_asp.engine.options import RULES, logic_files, options_document, registry, validated, with_rules
+from fivedp_asp.engine.options import RULES, logic_files, options_document, registry, with_rules
+from fivedp_asp.engine.userrules import validated
 from fivedp_asp.engine.userrules import case_with_rules, contract, parse_spec, parse_specs
 
 ROOT = Path(__file__).resolve().parent.parent

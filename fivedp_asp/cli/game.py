@@ -211,7 +211,7 @@ def cmd_adjudicate(args: argparse.Namespace) -> int:
 def _adjudicate(game):
     """``adjudicate``, with a step that a rule of your own leaves unsettled reported as bad input."""
     from ..errors import AdjudicationError
-    from ..engine.userrules import unsettled
+    from ..engine.unsettled import unsettled
 
     try:
         return adjudicate(game)

@@ -454,32 +454,6 @@ def parse_setting(text: str, options: Mapping[str, Any] | None = None) -> tuple[
     return name, value
 
 
-def validated(raw: Mapping[Any, Any], base: str | Path | None = None) -> dict[str, Any]:
-    """Plain values of a checked ``options:`` mapping (raises InputError naming the first bad one).
-
-    Its ``rules`` entry, if any, names rules of your own (``NAME: FILE``, ``NAME: VALUE:FILE``, or a
-    mapping with ``value`` and ``file`` or ``text``; files relative to ``base``): each is read and
-    checked (userrules.py) and is in effect unless the mapping sets its option otherwise."""
-    out: dict[str, Any] = {}
-    rules: tuple[UserRule, ...] = ()
-    if RULES in raw:
-        from .userrules import rules_from_mapping
-
-        rules = rules_from_mapping(raw[RULES], base)
-        out[RULES] = rules
-    for key, value in raw.items():
-        if str(key) == RULES:
-            continue
-        value = str(value) if isinstance(value, str) else value  # plain str, not a line-numbered one
-        reason = problem(str(key), value, out)
-        if reason:
-            raise InputError(reason)
-        out[str(key)] = value
-    for rule in rules:
-        out.setdefault(rule.option, rule.value)
-    return out
-
-
 def with_rules(options: Mapping[str, Any], rules: tuple[UserRule, ...], *, in_effect: bool) -> dict[str, Any]:
     """``options`` carrying these rules too (a rule for an option already carried replaces that one's
     value of the same name); with ``in_effect`` each rule's value is the one chosen."""

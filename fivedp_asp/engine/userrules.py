@@ -23,7 +23,8 @@ so that it follows them when they change:
   optimisation or theory statements.
 
 A rule that leaves a step with no adjudication or with several that the backup rules cannot settle
-is reported with ``unsettled`` (RuleError, bad input), naming the rule and the step's orders.
+is reported by ``unsettled.py`` (RuleError, bad input), naming the rule and the step's orders.
+``validated`` checks a scenario's or game's ``options:``, rules of your own included.
 """
 
 from __future__ import annotations
@@ -38,8 +39,8 @@ from typing import Any, Iterable, Mapping
 import clingo
 from clingo import ast
 
-from ..errors import AdjudicationError, EncodingError, RuleError
-from .options import REGISTRY, RULES, UserRule, registry, rules_of, with_rules
+from ..errors import InputError, RuleError
+from .options import REGISTRY, RULES, UserRule, problem, registry, rules_of, with_rules
 from ..solver.driver import DECISIONS, asp_dir
 
 Signature = tuple[str, int]
@@ -380,68 +381,25 @@ def case_with_rules(case: Any, rules: tuple[UserRule, ...]) -> Any:
     return replace(case, options=dict(options), start=replace(case.start, options=options))
 
 
-SHRINK_BUDGET = 80  # adjudications spent finding the orders an unsettled step needs
+def validated(raw: Mapping[Any, Any], base: str | Path | None = None) -> dict[str, Any]:
+    """Plain values of a checked ``options:`` mapping (raises InputError naming the first bad one).
 
-
-def unsettled(exc: Exception, options: Mapping[str, Any], orders: Mapping[str, Any], mv: Any = None) -> Exception:
-    """An adjudication that failed under rules of your own, as the user's problem (RuleError): the
-    rules in effect, whether no adjudication or several remained, and the orders involved. With the
-    position ``mv``, the orders are narrowed to a set that still leaves the step unsettled, each of
-    which is needed (one order left out at a time, within SHRINK_BUDGET adjudications); without it,
-    or past the budget, the step's orders are named. Any other failure is returned as it is."""
-    if not isinstance(exc, AdjudicationError) or isinstance(exc, EncodingError):
-        return exc
-    active = [r for r in rules_of(options) if _in_effect(r, options)]
-    if not active:
-        return exc
-    text = str(exc)
-    kind = ("no adjudication satisfies the rules (unsatisfiable)" if "no adjudication" in text
-            else "several adjudications remain that the backup rules cannot settle (ambiguous)")
-    lines = [(p, str(line)) for p, ls in orders.items() for line in (ls or ())]
-    involved = _needed(mv, lines) if mv is not None else None
-    if involved is not None:
-        what = "the orders involved"
-        lines = involved
-    else:
-        what = "the step's orders"
-    shown = "; ".join(f"{p}: {line[:_QUOTE]}" for p, line in lines[:12]) + (
-        f"; ... ({len(lines)} orders)" if len(lines) > 12 else "")
-    names = ", ".join(f"{r.label} ({r.source})" for r in active)
-    return RuleError(f"under your rule {names}: {kind}; {what}: {shown or 'none (it fails with no orders)'}")
-
-
-def _needed(mv: Any, lines: list[tuple[str, str]]) -> list[tuple[str, str]] | None:
-    """A subset of the orders with which the step still cannot be adjudicated, none of them
-    superfluous; None when the budget runs out first."""
-    from .step import step
-
-    def fails(subset: list[tuple[str, str]]) -> bool:
-        orders: dict[str, list[str]] = {}
-        for p, line in subset:
-            orders.setdefault(p, []).append(line)
-        try:
-            step(mv, orders)
-        except AdjudicationError:
-            return True
-        except Exception:  # noqa: BLE001 - bad input without this order's context: not the failure sought
-            return False
-        return False
-
-    budget = SHRINK_BUDGET
-    kept = list(lines)
-    i = 0
-    while i < len(kept):
-        if budget <= 0:
-            return None
-        budget -= 1
-        trial = kept[:i] + kept[i + 1:]
-        if fails(trial):
-            kept = trial
-        else:
-            i += 1
-    return kept
-
-
-def _in_effect(rule: UserRule, options: Mapping[str, Any]) -> bool:
-    value = options.get(rule.option)
-    return isinstance(value, bool) == isinstance(rule.value, bool) and value == rule.value
+    Its ``rules`` entry, if any, names rules of your own (``NAME: FILE``, ``NAME: VALUE:FILE``, or a
+    mapping with ``value`` and ``file`` or ``text``; files relative to ``base``): each is read and
+    checked (below) and is in effect unless the mapping sets its option otherwise."""
+    out: dict[str, Any] = {}
+    rules: tuple[UserRule, ...] = ()
+    if RULES in raw:
+        rules = rules_from_mapping(raw[RULES], base)
+        out[RULES] = rules
+    for key, value in raw.items():
+        if str(key) == RULES:
+            continue
+        value = str(value) if isinstance(value, str) else value  # plain str, not a line-numbered one
+        reason = problem(str(key), value, out)
+        if reason:
+            raise InputError(reason)
+        out[str(key)] = value
+    for rule in rules:
+        out.setdefault(rule.option, rule.value)
+    return out

@@ -36,7 +36,8 @@ from ..inputs import (value_line, Anything, Fields, Flag, ListOf, LoadError, Map
 from ..limits import MAX_BOARDS, MAX_FILE_BYTES, MAX_TURN
 from .integrity import check_game, seal, unseal
 from ..model.map import GameMap, load_map
-from ..engine.options import chosen, options_document, validated
+from ..engine.options import chosen, options_document
+from ..engine.userrules import validated
 from ..model.multiverse import (ADJUSTMENT, MOVEMENT, PHASES, RETREAT, Board, LazyBoards, Multiverse, Record, Retreat, Unit, board_name,
                          board_name_readings, make_board, unit_text)
 from ..model.notation import format_order, parse_order, parse_timeline, parse_unit, parse_where, timeline_name

@@ -20,7 +20,8 @@ from ..limits import MAX_TURN
 from ..model.map import GameMap, load_map
 from ..model.multiverse import ADJUSTMENT, MOVEMENT, PHASES, RETREAT, SUSTAIN, Board, Multiverse, Retreat, Unit, board_name_readings, make_board
 from ..model.notation import parse_timeline, parse_unit, timeline_name
-from ..engine.options import RULES, problem as option_problem, validated
+from ..engine.options import RULES, problem as option_problem
+from ..engine.userrules import validated
 from ..engine.resolve import subject_place
 from ..engine.answer import CAUSE_KINDS
 from ..engine.batch import step_many
@@ -576,7 +577,7 @@ def _step_error(case: Case, s: CaseStep, exc: Exception, mv: Multiverse | None =
         return CaseError(case.path, line, str(exc))
     if isinstance(exc, InputError) and not isinstance(exc, CaseError):
         return CaseError(case.path, s.line, str(exc))
-    from ..engine.userrules import unsettled
+    from ..engine.unsettled import unsettled
 
     exc = unsettled(exc, case.options, s.orders, mv)  # a rule of your own that leaves the step unsettled
     return CaseError(case.path, s.line, str(exc)) if isinstance(exc, InputError) else exc
