@@ -18,6 +18,7 @@ from ..model.map import GameMap
 from ..engine.options import chosen
 from ..model.multiverse import ADJUSTMENT, MOVEMENT, PHASES, RETREAT, Board, Multiverse, Unit, board_name, unit_text
 from ..model.notation import parse_order, timeline_name
+from ..model.orders import ResolvedOrder
 from ..engine.resolve import resolve, resolved_text
 from ..engine.answer import OrderOutcome
 from ..engine.step import StepReport, adjustment_balances, next_phase, retreat_options, step
@@ -135,16 +136,26 @@ def phase_problem(mv: Multiverse, line: str, order: o.Order, power: str) -> str 
     return f"order {quoted(line)}: board {board.name} is waiting for its {board.phase}, but {where}"
 
 
-def _unit_key(mv: Multiverse, power: str, line: str) -> tuple | None:
-    """What makes two waiting orders orders for the same thing: the unit's place (for a build, the
-    centre's). A waive is never the same as another (each one gives up one build)."""
+def _resolved(mv: Multiverse, power: str, line: str) -> ResolvedOrder | None:
+    """The line read and resolved against ``mv``, or None for a line that names no place of it: read
+    once for both what it orders (``_order_key``) and how it is fully designated."""
     try:
-        r = resolve(parse_order(line, mv.game_map), power, line, mv)
+        return resolve(parse_order(line, mv.game_map), power, line, mv)
     except InputError:
         return None
-    if r.unit is None:
+
+
+def _order_key(r: ResolvedOrder | None) -> tuple | None:
+    """What makes two waiting orders orders for the same thing: the unit's place (for a build, the
+    centre's). A waive is never the same as another (each one gives up one build)."""
+    if r is None or r.unit is None:
         return None
     return (r.kind == "build", r.unit.timeline, r.unit.turn, r.unit.province)
+
+
+def _unit_key(mv: Multiverse, power: str, line: str) -> tuple | None:
+    """``_order_key`` of a line as written."""
+    return _order_key(_resolved(mv, power, line))
 
 
 @dataclass(frozen=True)
@@ -227,14 +238,20 @@ def submit_orders(game: Game, power: str | None, lines: list[str], *, replace_al
             withdrawn += [(who, line) for line in pending.get(who, [])]
             pending[who] = []
         waiting = pending.setdefault(who, [])
+        # each waiting line's key, resolved once rather than once for every line given
+        keys = [_unit_key(mv, who, w) for w in waiting]
         for line in new:
-            key = _unit_key(mv, who, line)
-            old = next((i for i, w in enumerate(waiting) if key is not None and _unit_key(mv, who, w) == key), None)
+            r = _resolved(mv, who, line)
+            key = _order_key(r)
+            old = next((i for i, k in enumerate(keys) if key is not None and k == key), None)
             replaced = None
             if old is not None:
                 replaced = waiting.pop(old)
+                keys.pop(old)
             waiting.append(line)
-            taken.append(Accepted(who, line, qualify(mv, who, line)[0], replaced if replaced != line else None))
+            keys.append(key)
+            qualified = None if r is None else resolved_text(r, mv.game_map)  # as ``qualify`` writes it
+            taken.append(Accepted(who, line, qualified, replaced if replaced != line else None))
     pending = {p: v for p, v in pending.items() if v}
     if not check:
         return Submission(replace(game, pending=pending), tuple(taken), tuple(withdrawn))
