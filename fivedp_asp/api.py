@@ -26,11 +26,14 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from .files import games as _game
+from .game import play as _play
+from .game import state as _state
 from .report import jsonout
 from .files.scenarios import Case, CaseRun, load_case, run_case
 from .files.scenarios import run_cases as _run_cases
 from .errors import AdjudicationError, FileError, FivedpError, InputError, UsageError, quoted
-from .files.games import Accepted, Duty, Game, Submission
+from .game.play import Accepted, Duty, Submission
+from .game.state import Game
 from .files.layout import JsonRefused, load_json
 from .inputs import check_order_lines, path_name
 from .limits import MAX_FILE_BYTES, MAX_ORDERS
@@ -154,7 +157,7 @@ def new_game(options: Mapping[str, Any] | None = None, *, map: str = "standard")
     """A game from the map's opening position (Spring 1901, board ``a0``) with these rule options
     (names and values of ``fivedp_asp/engine/options.py``; unknown ones raise InputError)."""
     chosen = _need_options("new_game", options)
-    return _game.new_game(opening(load_map(_need_path("new_game", map, "map file", "map")), chosen))
+    return _state.new_game(opening(load_map(_need_path("new_game", map, "map file", "map")), chosen))
 
 
 def load_scenario(path: str | Path) -> Case:
@@ -172,7 +175,7 @@ def run_scenario(path: str | Path, *, time_limit: float | None = None) -> CaseRu
 
 def game_from_scenario(path: str | Path) -> Game:
     """A game that starts where the scenario starts (its root board and options); its steps are not played."""
-    return _game.new_game(load_case(_need_path("game_from_scenario", path, "scenario")).start)
+    return _state.new_game(load_case(_need_path("game_from_scenario", path, "scenario")).start)
 
 
 def load_game(path: str | Path) -> Game:
@@ -205,12 +208,12 @@ def submit_orders(game: Game, lines: Sequence[str], *, power: str | None = None,
     _need_flag("submit_orders", "replace", replace)
     _need_flag("submit_orders", "check", check)
     _need_flag("submit_orders", "force", force)
-    return _game.submit_orders(game, power, checked, replace_all=replace, check=check, force=force)
+    return _play.submit_orders(game, power, checked, replace_all=replace, check=check, force=force)
 
 
 def check_orders(game: Game) -> tuple[OrderOutcome, ...]:
     """The waiting orders the rules would ignore, each with its ``reason``."""
-    return _game.check_orders(_need_game("check_orders", game))
+    return _play.check_orders(_need_game("check_orders", game))
 
 
 def adjudicate(game: Game, *, time_limit: float | None = None) -> tuple[Game, StepReport]:
@@ -224,7 +227,7 @@ def adjudicate(game: Game, *, time_limit: float | None = None) -> tuple[Game, St
     _need_game("adjudicate", game)
     with _time_limit(_need_seconds("adjudicate", time_limit)):
         try:
-            return _game.adjudicate(game)
+            return _play.adjudicate(game)
         except AdjudicationError as exc:
             raise unsettled(exc, game.mv.options, game.pending, game.mv) from None
 
@@ -247,7 +250,7 @@ def adjudicate_many(games: Sequence[Game], *, time_limit: float | None = None) -
         reports = dict(zip(playing, step_many([(games[n].mv, games[n].pending) for n in playing])))
     for n, game in enumerate(games):
         report = over.get(n) or reports[n]
-        out.append(report if isinstance(report, Exception) else _game.adjudicate(game, report))
+        out.append(report if isinstance(report, Exception) else _play.adjudicate(game, report))
     return out
 
 
@@ -283,7 +286,7 @@ def next_phase(game: Game) -> str | None:
 def duties(game: Game) -> tuple[Duty, ...]:
     """What each power must do in the next phase, head by head: orders due, retreat options per
     dislodged unit, builds and disbands owed."""
-    return _game.duties(_need_game("duties", game))
+    return _play.duties(_need_game("duties", game))
 
 
 def legal_orders(game: Game, *, power: str | None = None, unit: str | None = None,

@@ -302,6 +302,15 @@ def plain(value: Any) -> Any:
     return value
 
 
+def plain_json(value: Any) -> Any:
+    """A value as JSON holds it (tuples as lists, mapping proxies as objects)."""
+    if isinstance(value, Mapping):
+        return {str(k): plain_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [plain_json(v) for v in value]
+    return value
+
+
 def on_line(value: Any, line: int) -> Any:
     """Data read from one line of a file by another parser (JSON) made to remember that line, as
     YAML-loaded data does, so that checks on it name the line."""

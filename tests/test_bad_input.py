@@ -29,7 +29,8 @@ from hypothesis import strategies as st
 from fivedp_asp.files.scenarios import load_case
 from fivedp_asp.cli import main
 from fivedp_asp.errors import InputError, NotationError
-from fivedp_asp.files.games import load_game, new_game, save_game
+from fivedp_asp.files.games import load_game, save_game
+from fivedp_asp.game.state import new_game
 from fivedp_asp.limits import MAX_DEPTH, MAX_TURN
 from fivedp_asp.model.map import load_map
 from fivedp_asp.model.multiverse import opening

@@ -18,7 +18,9 @@ from fivedp_asp.files.scenarios import load_case
 from fivedp_asp.explore import exploration as explore
 from fivedp_asp.cli import main
 from fivedp_asp.explore.exploration import Exploration, asked_values, explore_case, exploration_lines
-from fivedp_asp.files.games import adjudicate, new_game, save_game, submit
+from fivedp_asp.files.games import save_game
+from fivedp_asp.game.play import adjudicate, submit
+from fivedp_asp.game.state import new_game
 from fivedp_asp.model.multiverse import Unit, unit_text
 from fivedp_asp.model.notation import parse_unit
 from fivedp_asp.report.jsonout import load_schema

@@ -27,7 +27,9 @@ from fivedp_asp.files import games as game_module
 from fivedp_asp import inputs
 from fivedp_asp.cli import main
 from fivedp_asp.errors import FileError, InputError
-from fivedp_asp.files.games import adjudicate, game_data, load_game, new_game, save_game, submit_orders
+from fivedp_asp.files.games import game_data, load_game, save_game
+from fivedp_asp.game.play import adjudicate, submit_orders
+from fivedp_asp.game.state import new_game
 from fivedp_asp.model.map import load_map
 from fivedp_asp.model.multiverse import opening
 

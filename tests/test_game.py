@@ -32,8 +32,9 @@ from fivedp_asp.files import games as game_module
 from fivedp_asp.files.scenarios import find_cases, load_case, run_case
 from fivedp_asp.errors import InputError
 from fivedp_asp.files.integrity import reseal
-from fivedp_asp.files.games import (Game, adjudicate, export_case, game_data, load_game, new_game, save_game,
-                             submit)
+from fivedp_asp.files.games import export_case, game_data, load_game, save_game
+from fivedp_asp.game.play import adjudicate, submit
+from fivedp_asp.game.state import Game, new_game
 from fivedp_asp.model.multiverse import Multiverse, Record, make_board
 from fivedp_asp.engine.step import StepReport, next_phase
 
@@ -522,7 +523,8 @@ def test_kill_during_adjudicate_leaves_the_old_or_the_new_game(tmp_path):
 
 LOOP = """\
 import sys
-from fivedp_asp.files.games import adjudicate, load_game, save_game, submit
+from fivedp_asp.files.games import load_game, save_game
+from fivedp_asp.game.play import adjudicate, submit
 path = sys.argv[1]
 for i in range(int(sys.argv[2])):
     g = load_game(path)
@@ -576,7 +578,8 @@ def test_kill_during_a_loop_of_orders_and_adjudication(tmp_path):
 
 KILL_AT = """\
 import os, signal, sys
-from fivedp_asp.files.games import adjudicate, load_game, save_game
+from fivedp_asp.files.games import load_game, save_game
+from fivedp_asp.game.play import adjudicate
 point = sys.argv[2]
 real_write, real_replace = os.write, os.replace
 

@@ -26,8 +26,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fivedp_asp.files.games import (Game, adjudicate, game_data, load_game, read_game, save_game, submit, submit_orders,
-                             update_game)
+from fivedp_asp.files.games import game_data, load_game, read_game, save_game, update_game
+from fivedp_asp.game.play import adjudicate, submit, submit_orders
+from fivedp_asp.game.state import Game
 from fivedp_asp.files.layout import checked_digest, json_line, split
 from fivedp_asp.files.integrity import reseal, unseal
 from fivedp_asp.report.jsonout import game_step_document
@@ -197,7 +198,8 @@ def test_a_write_between_read_and_write_is_not_lost(played, tmp_path):
 
 WRITER = """\
 import sys
-from fivedp_asp.files.games import submit_orders, update_game
+from fivedp_asp.files.games import update_game
+from fivedp_asp.game.play import submit_orders
 path, power, lines = sys.argv[1], sys.argv[2], sys.argv[3:]
 for line in lines:
     update_game(path, lambda g: (submit_orders(g, power, [line]).game, None))

@@ -15,7 +15,8 @@ import pytest
 
 from fivedp_asp.cli import commands as cli
 from fivedp_asp.errors import InputError
-from fivedp_asp.files.games import game_data, load_game, save_game, submit
+from fivedp_asp.files.games import game_data, load_game, save_game
+from fivedp_asp.game.play import submit
 from fivedp_asp.files.integrity import reseal
 
 from test_game import GAME, format_2_text, opening, play_in_memory  # the multiversal game of test_game.py
@@ -367,7 +368,8 @@ def test_random_games_pass_their_own_checks(tmp_path, seed, options):
     from types import MappingProxyType
 
     from fivedp_asp.compare.random_games import OrderGenerator
-    from fivedp_asp.files.games import adjudicate, new_game
+    from fivedp_asp.game.play import adjudicate
+    from fivedp_asp.game.state import new_game
     from fivedp_asp.engine.step import MOVEMENT, next_phase
 
     from test_random_multiverse import MAP, _designate, _options_orders, _sustain_orders, _travel

@@ -16,7 +16,9 @@ import yaml
 
 from fivedp_asp.files.scenarios import load_case, run_case
 from fivedp_asp.engine.facts import map_facts, movement_facts
-from fivedp_asp.files.games import adjudicate, game_data, load_game, new_game, save_game, submit
+from fivedp_asp.files.games import game_data, load_game, save_game
+from fivedp_asp.game.play import adjudicate, submit
+from fivedp_asp.game.state import new_game
 from fivedp_asp.engine.options import logic_files
 from fivedp_asp.solver.driver import solve_decisions
 from fivedp_asp.engine.step import read_orders, step

@@ -284,7 +284,8 @@ def test_bad_filters_are_input_errors(kw, words):
 
 
 def test_cli_filters(tmp_path):
-    from fivedp_asp.files.games import new_game, save_game
+    from fivedp_asp.files.games import save_game
+    from fivedp_asp.game.state import new_game
     from fivedp_asp.model.multiverse import opening
     from fivedp_asp.model.map import load_map
 

@@ -13,7 +13,9 @@ from types import MappingProxyType
 import pytest
 
 from fivedp_asp.files.scenarios import load_case, run_case
-from fivedp_asp.files.games import adjudicate, load_game, new_game, save_game, submit
+from fivedp_asp.files.games import load_game, save_game
+from fivedp_asp.game.play import adjudicate, submit
+from fivedp_asp.game.state import new_game
 from fivedp_asp.model.map import load_map
 from fivedp_asp.model.multiverse import Multiverse, Unit, make_board
 from fivedp_asp.model.notation import format_order, parse_order

@@ -26,7 +26,9 @@ import yaml
 
 from fivedp_asp import api
 from fivedp_asp.errors import InputError
-from fivedp_asp.files.games import Game, adjudicate, game_data, load_game, new_game, save_game, submit
+from fivedp_asp.files.games import game_data, load_game, save_game
+from fivedp_asp.game.play import adjudicate, submit
+from fivedp_asp.game.state import Game, new_game
 from fivedp_asp.files.layout import json_line
 from fivedp_asp.files.integrity import reseal
 from fivedp_asp.report.jsonout import load_schema

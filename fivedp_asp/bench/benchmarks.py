@@ -427,7 +427,7 @@ def random_game(timelines: int = 28, seed: int = 1, options: dict | None = None,
     moves as ``timelines``, some supported, which fork timelines when they win. The same seed gives
     the same game. Seed 1 with 28 timelines: 274 boards."""
     from ..compare.random_games import OrderGenerator
-    from ..files.games import new_game
+    from ..game.state import new_game
     from ..engine.step import MOVEMENT, next_phase
 
     game_map = load_map("standard")
@@ -496,7 +496,7 @@ def bench_possible(timelines: int, seed: int, repeat: int) -> list[dict]:
 def synthetic_game(steps: int, heads: int = 8):
     """A game file's content as long games have it: ``heads`` timelines with about ``4 * steps`` past
     boards (each with a record), and ``steps`` history entries of 34 orders each."""
-    from ..files.games import Game
+    from ..game.state import Game
 
     mv = synthetic_multiverse(heads, 4 * steps)
     head = mv.heads[0]

@@ -16,7 +16,9 @@ from ..errors import InputError
 from ..inputs import check_order_lines, read_order_text, read_stream, write_file
 from .. import api
 from ..api import adjudicate, check_orders, duties, legal_orders, load_game
-from ..files.games import export_case, load_game as load_game_file, locked, new_game, reached_board, save_game, update_game
+from ..files.games import export_case, load_game as load_game_file, locked, save_game, update_game
+from ..game.play import reached_board
+from ..game.state import new_game
 from ..report.jsonout import (board_document, game_document, game_step_document, history_document, history_results,
                       options_json, orders_document, possible_document, timelines_json)
 from ..model.map import load_map
@@ -85,7 +87,7 @@ def _waiting_lines(game) -> list[str]:
 def _read_as(mv, power: str, text: str) -> str:
     """`` (read as A a-Mun@1 S A a-Mun@0 - a-Tyr@0)`` when the boards a line stands for are not
     plain from the line itself (``game.reading``), else nothing."""
-    from ..files.games import reading
+    from ..game.play import reading
 
     qualified = reading(mv, power, text)
     return f" (read as {qualified})" if qualified else ""
@@ -150,7 +152,7 @@ def cmd_orders(args: argparse.Namespace) -> int:
 def _seal(args: argparse.Namespace, lines: list[str]) -> int:
     """``orders --sealed``: the power's complete set for the next phase, checked and reported to the
     one who gives it, then kept out of the game file until ``adjudicate`` (``fivedp_asp/files/sealed.py``)."""
-    from ..files.games import submit_orders as submit_lines
+    from ..game.play import submit_orders as submit_lines
     from ..files.sealed import seal
 
     if not args.power:
@@ -177,7 +179,7 @@ def _seal(args: argparse.Namespace, lines: list[str]) -> int:
 
 def cmd_adjudicate(args: argparse.Namespace) -> int:
     from ..report.text import step_lines
-    from ..files.games import submit_orders as submit_lines
+    from ..game.play import submit_orders as submit_lines
     from ..files.sealed import clear, read_sealed
 
     opened: list[str] = []
@@ -266,7 +268,7 @@ def _board_history_lines(game, name: str) -> list[str]:
 
 def _fight_lines(game, name: str) -> list[str]:
     """Whether the board was fought again after its own battle, and whether that forked it."""
-    from ..files.games import fights
+    from ..game.play import fights
 
     lines = []
     for f in fights(game, name):
@@ -349,7 +351,8 @@ def cmd_undo(args: argparse.Namespace) -> int:
     (``FILE.undone``), so that no record a player could dispute is lost."""
     from datetime import datetime, timezone
 
-    from ..files.games import undo
+    from ..files.games import start_of
+    from ..game.play import undo
     from ..files.sealed import read_sealed
 
     with locked(args.file):
@@ -357,7 +360,7 @@ def cmd_undo(args: argparse.Namespace) -> int:
         if read_sealed(args.file, len(game.history)).orders:
             raise InputError("sealed orders for the next phase are waiting: undo takes back a step only "
                              "before any orders are given after it")
-        new, entry = undo(game)
+        new, entry = undo(game, start_of)
         log = Path(args.file).with_name(Path(args.file).name + ".undone")
         record = {"format": "fivedp-undone", "undone_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                   "step": len(game.history), "entry": entry}

@@ -426,7 +426,7 @@ def legal_orders(mv: Multiverse, *, power: str | None = None, unit: str | None =
     these kinds (``KINDS``, or ``support`` for both supports); ``to`` only orders whose destination is
     on that board (moves, retreats, supports, convoys, jump assists). Filtered-out orders are never
     made, so a narrow question is answered quickly."""
-    from ..files.games import resolved_text
+    from .resolve import resolved_text
 
     m = mv.game_map
     if power is not None:

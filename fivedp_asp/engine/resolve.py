@@ -1,4 +1,5 @@
-"""Fills in what a written order leaves out (docs/rules.md §6.2), against the multiverse it is given in.
+"""Fills in what a written order leaves out (docs/rules.md §6.2), against the multiverse it is given in,
+and writes a filled-in order back as text (``resolved_text``).
 
 The result names every place fully: timeline, turn, province (and a coast where one was
 written). Whether the order is *legal* is not decided here but by the logic programs.
@@ -9,8 +10,9 @@ from __future__ import annotations
 from ..model import orders as o
 from ..model.orders import Place, ResolvedOrder
 from ..errors import InputError, quoted
+from ..model.map import GameMap
 from ..model.multiverse import Multiverse
-from ..model.notation import timeline_name
+from ..model.notation import format_order, timeline_name
 from .options import chosen
 
 
@@ -87,3 +89,28 @@ def resolve(order: o.Order, power: str, text: str, mv: Multiverse) -> ResolvedOr
         case o.Build():
             return base("build")
     raise InputError(f"order {quoted(text)}: unsupported order")
+
+
+def _where(p: Place | None) -> o.Where | None:
+    return None if p is None else o.Where(p.province, p.coast, p.timeline, p.turn)
+
+
+def resolved_text(r: ResolvedOrder, m: GameMap) -> str:
+    """An order with every place fully designated, so that reading it back needs no defaults."""
+    unit = o.UnitSpec(_where(r.unit), r.unit_kind)
+    target = o.UnitSpec(_where(r.target)) if r.target else None
+    makers = {
+        "hold": lambda: o.Hold(unit),
+        "move": lambda: o.Move(unit, _where(r.dest), r.via_convoy, getattr(r.order, "path", ())),
+        "support_hold": lambda: o.SupportHold(unit, target),
+        "support_move": lambda: o.SupportMove(unit, target, _where(r.dest)),
+        "convoy": lambda: o.Convoy(unit, target, _where(r.dest)),
+        "open_convoy": lambda: o.OpenConvoy(unit),
+        "jump_assist": lambda: o.JumpAssist(unit, target, _where(r.dest)),
+        "disband": lambda: o.Disband(unit),
+        "build": lambda: o.Build(unit),
+        "waive": lambda: o.Waive(),
+    }
+    # an order kind without places to designate (a sustain order) is printed as it was read
+    order = makers[r.kind]() if r.kind in makers else r.order
+    return format_order(order, m)

@@ -1,4 +1,4 @@
-"""Games played turn by turn: the game file, orders submitted power by power, adjudication.
+"""Game files: a game (``game.state``) read from and written to disk, and written as a scenario.
 
 The game file (``docs/game-format.md``) is YAML a person can read: the whole multiverse — every
 board with its units, centres, pending retreats and record — plus the orders waiting for the next
@@ -19,15 +19,14 @@ import os
 import re
 import stat
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Callable, Iterator, Sequence, TypeVar
+from typing import Any, Callable, Iterator, TypeVar
 
 import yaml
 
-from ..model import orders as o
-from ..errors import AdjudicationError, FileError, InputError, NotationError, quoted
+from ..errors import FileError, InputError, NotationError, quoted
 from . import layout as gamefile
 from .layout import StoredHistory, checked_digest, json_line
 from ..inputs import (value_line, Anything, Fields, Flag, ListOf, LoadError, MapOf, Opt, Text, Whole, decode, line_of,
@@ -35,33 +34,22 @@ from ..inputs import (value_line, Anything, Fields, Flag, ListOf, LoadError, Map
                      write_target)
 from ..limits import MAX_BOARDS, MAX_FILE_BYTES, MAX_TURN
 from .integrity import check_game, seal, unseal
+from .scenarios import read_start
 from ..model.map import GameMap, load_map
-from ..engine.options import chosen, options_document
+from ..engine.options import options_document
 from ..engine.userrules import validated
-from ..model.multiverse import (ADJUSTMENT, MOVEMENT, PHASES, RETREAT, Board, LazyBoards, Multiverse, Record, Retreat, Unit, board_name,
+from ..model.multiverse import (Board, LazyBoards, Multiverse, Record, Retreat, Unit, board_name,
                          board_name_readings, make_board, unit_text)
-from ..model.notation import format_order, parse_order, parse_timeline, parse_unit, parse_where, timeline_name
-from ..model.orders import Place, ResolvedOrder
-from ..engine.resolve import resolve
-from ..engine.answer import OrderOutcome
+from ..model.notation import parse_order, parse_timeline, parse_unit, parse_where, timeline_name
+from ..engine.resolve import resolve, resolved_text
 from ..solver.driver import DECISIONS
-from ..engine.step import StepReport, adjustment_balances, next_phase, retreat_options, step
-from ..report.jsonout import plain_json
+from ..game.state import Game, position_data
 
 FORMAT = "fivedp-game"
 # 2: the file ends with its checksum line (format 1 files are upgraded by ``accept``);
 # 3: fought boards and history one line each, below the rest (``gamefile``); format 2 is still read
 VERSION = 3
 READS = (2, 3)
-
-
-@dataclass(frozen=True)
-class Game:
-    mv: Multiverse
-    pending: dict[str, list[str]] = field(default_factory=dict)
-    # one entry per step; a tuple, or a StoredHistory for a game read from a file
-    history: Sequence[dict] = ()
-    start: dict = field(default_factory=dict)  # the root board as the game began, for export
 
 
 # -- writing ----------------------------------------------------------------------------------
@@ -71,83 +59,8 @@ def _place_text(p: tuple[int, int, str]) -> str:
     return f"{timeline_name(p[0])}-{p[2].capitalize()}@{p[1]}"
 
 
-def _where(p: Place | None) -> o.Where | None:
-    return None if p is None else o.Where(p.province, p.coast, p.timeline, p.turn)
-
-
-def resolved_text(r: ResolvedOrder, m: GameMap) -> str:
-    """An order with every place fully designated, so that reading it back needs no defaults."""
-    unit = o.UnitSpec(_where(r.unit), r.unit_kind)
-    target = o.UnitSpec(_where(r.target)) if r.target else None
-    makers = {
-        "hold": lambda: o.Hold(unit),
-        "move": lambda: o.Move(unit, _where(r.dest), r.via_convoy, getattr(r.order, "path", ())),
-        "support_hold": lambda: o.SupportHold(unit, target),
-        "support_move": lambda: o.SupportMove(unit, target, _where(r.dest)),
-        "convoy": lambda: o.Convoy(unit, target, _where(r.dest)),
-        "open_convoy": lambda: o.OpenConvoy(unit),
-        "jump_assist": lambda: o.JumpAssist(unit, target, _where(r.dest)),
-        "disband": lambda: o.Disband(unit),
-        "build": lambda: o.Build(unit),
-        "waive": lambda: o.Waive(),
-    }
-    # an order kind without places to designate (a sustain order) is printed as it was read
-    order = makers[r.kind]() if r.kind in makers else r.order
-    return format_order(order, m)
-
-
-def qualify(mv: Multiverse, power: str, text: str) -> tuple[str | None, str | None]:
-    """An order line as the multiverse it was given in reads it: every place fully designated
-    (``A a-Boh@0 - a-Sil@0``), and the name of the board its unit stands on. (None, None) for a line
-    that names no place of this multiverse; a waive has no board."""
-    try:
-        r = resolve(parse_order(text, mv.game_map), power, text, mv)
-    except InputError:
-        return None, None
-    board = board_name(*r.unit.board) if r.unit is not None else None
-    return resolved_text(r, mv.game_map), board
-
-
-def _written_places(order: o.Order) -> list[o.Where]:
-    """The places an order line writes (its unit's, a target's, a destination)."""
-    places = []
-    for name in ("unit", "target"):
-        spec = getattr(order, name, None)
-        if isinstance(spec, o.UnitSpec):
-            places.append(spec.where)
-    dest = getattr(order, "dest", None)
-    if isinstance(dest, o.Where):
-        places.append(dest)
-    return places
-
-
-def reading(mv: Multiverse, power: str, text: str) -> str | None:
-    """The fully designated form of an order line, when printing it beside the line tells a player
-    something the line does not say: the order acts on more than one board (a support or move into
-    another board, whose board may have been filled in), or several timelines exist and the line
-    leaves a place's timeline out. None otherwise, and for a line that names no place of this
-    multiverse."""
-    try:
-        order = parse_order(text, mv.game_map)
-        r = resolve(order, power, text, mv)
-    except InputError:
-        return None
-    places = [p for p in (r.unit, r.target, r.dest) if p is not None]
-    boards = {(p.timeline, p.turn) for p in places}
-    implicit = any(w.timeline is None for w in _written_places(order))
-    if len(boards) <= 1 and not (implicit and len(mv.timelines) > 1):
-        return None
-    qualified = resolved_text(r, mv.game_map)
-    return None if qualified == text.strip() else qualified
-
-
 def _board_data(m: GameMap, b: Board) -> dict:
-    units: dict[str, list[str]] = {}
-    for u in sorted(b.units.values(), key=lambda u: u.location):
-        units.setdefault(u.power, []).append(unit_text(u, m))
-    centers: dict[str, list[str]] = {}
-    for prov, owner in sorted(b.centers.items()):
-        centers.setdefault(owner, []).append(prov.capitalize())
+    units, centers = position_data(m, b)
     data: dict[str, Any] = {"units": units, "centers": centers}
     if b.retreats:
         data["retreats"] = [{"power": r.unit.power, "unit": unit_text(r.unit, m),
@@ -168,7 +81,7 @@ def _board_data(m: GameMap, b: Board) -> dict:
 
 
 def _sustain_data(mv: Multiverse) -> dict:
-    """The sustain phase's state (option sustain, docs/rules.md §6.8.3); absent from games without it."""
+    """The sustain phase's state (option sustain, RULES.md §9.3); absent from games without it."""
     if not (mv.dissolved or mv.sustain_due is not None or mv.sustain_held is not None):
         return {}
     year = lambda y: None if y is None else 1901 + y  # noqa: E731
@@ -725,425 +638,7 @@ class _At:
     line: int
 
 
-# -- playing ----------------------------------------------------------------------------------
-
-
-def new_game(mv: Multiverse) -> Game:
-    root = mv.boards[min(mv.boards)]
-    data = _board_data(mv.game_map, root)
-    start: dict[str, Any] = {"turn": root.turn, "phase": root.phase, "units": data["units"], "centers": data["centers"]}
-    if root.retreats:
-        dislodged: dict[str, list] = {}
-        for r in root.retreats:
-            item = {"unit": unit_text(r.unit, mv.game_map)}
-            if r.attacker_from:
-                item["attacker_from"] = r.attacker_from.capitalize()
-            dislodged.setdefault(r.unit.power, []).append(item)
-        start["dislodged"] = dislodged
-    return Game(mv, start=start)
-
-
-def power_of_line(mv: Multiverse, line: str) -> str:
-    """The power an order belongs to, found from the unit (or, for a build, the centre's owner)."""
-    order = parse_order(line, mv.game_map)
-    if isinstance(order, o.Waive):
-        raise InputError(f"order {quoted(line)}: say which power waives (--power)")
-    if isinstance(order, o.Sustain):
-        raise InputError(f"order {quoted(line)}: say which power sustains (--power, or 'England: {line}')")
-    spec = order.unit
-    t = spec.where.timeline if spec.where.timeline is not None else 0
-    n = spec.where.turn if spec.where.turn is not None else mv.latest_turn(t)
-    if n is None:
-        raise InputError(f"order {quoted(line)}: there is no timeline {timeline_name(t)}")
-    board = mv.board(t, n)
-    if board is None:
-        raise InputError(f"order {quoted(line)}: there is no board {board_name(t, n)}")
-    # in a retreat phase the order is the retreating unit's, not the attacker's now standing there
-    retreating = next((r.unit for r in board.retreats if r.unit.province == spec.where.province), None)
-    unit = retreating if next_phase(mv) == RETREAT and retreating else board.units.get(spec.where.province) or retreating
-    if unit is not None:
-        return unit.power
-    if isinstance(order, o.Build) and spec.where.province in board.centers:
-        return board.centers[spec.where.province]
-    raise InputError(f"order {quoted(line)}: no unit there to tell whose order it is (use --power)")
-
-
-def _parses(line: str, m: GameMap) -> bool:
-    try:
-        parse_order(line, m)
-        return True
-    except NotationError:
-        return False
-
-
-# the phases each verb belongs to; a verb not listed (a later order kind) is never refused by phase
-_VERB_PHASES: dict[type, tuple[str, ...]] = {
-    o.Hold: (MOVEMENT,), o.SupportHold: (MOVEMENT,), o.SupportMove: (MOVEMENT,), o.Convoy: (MOVEMENT,),
-    o.Move: (MOVEMENT, RETREAT), o.Disband: (RETREAT, ADJUSTMENT), o.Build: (ADJUSTMENT,), o.Waive: (ADJUSTMENT,),
-}
-
-
-def phase_problem(mv: Multiverse, line: str, order: o.Order, power: str) -> str | None:
-    """Why an order cannot be for the next phase, or None. Only what is certain from the verb and the
-    board the unit stands on: an order that may be for this phase but is illegal is left to the rules
-    (it is reported ``invalid`` with their reason)."""
-    phase = next_phase(mv)
-    acting = [b for b in mv.heads if b.phase == phase]
-    where = f"the next phase is {phase} on {', '.join(b.name for b in acting)}"
-    phases = _VERB_PHASES.get(type(order))
-    if phases is None or phase not in PHASES:
-        return None
-    if phase not in phases:
-        kind = " or ".join(phases)
-        return f"order {quoted(line)} is {'an' if kind[0] in 'aeiou' else 'a'} {kind} order, but {where}"
-    if isinstance(order, o.Waive):
-        return None
-    try:
-        r = resolve(order, power, line, mv)
-    except InputError:
-        return None  # names no board: the rules report it
-    board = mv.boards.get(r.unit.board) if r.unit else None
-    if board is None or board.key not in {h.key for h in mv.heads} or board.phase == phase:
-        return None
-    return f"order {quoted(line)}: board {board.name} is waiting for its {board.phase}, but {where}"
-
-
-def _unit_key(mv: Multiverse, power: str, line: str) -> tuple | None:
-    """What makes two waiting orders orders for the same thing: the unit's place (for a build, the
-    centre's). A waive is never the same as another (each one gives up one build)."""
-    try:
-        r = resolve(parse_order(line, mv.game_map), power, line, mv)
-    except InputError:
-        return None
-    if r.unit is None:
-        return None
-    return (r.kind == "build", r.unit.timeline, r.unit.turn, r.unit.province)
-
-
-@dataclass(frozen=True)
-class Accepted:
-    """One order line given for the next phase; ``replaces`` the waiting line it took the place of.
-
-    ``legal`` is None when the line was not checked against the rules (``check=False``), otherwise
-    whether the legality rules accept it, with their ``reason`` when they do not (the reason
-    ``check_orders`` gives: the unit would hold, the order would be ignored). ``kept`` is the legal
-    waiting line an illegal line was refused in favour of (``Submission.refused``)."""
-
-    power: str
-    text: str
-    qualified: str | None
-    replaces: str | None = None
-    legal: bool | None = None
-    reason: str | None = None
-    kept: str | None = None
-
-
-@dataclass(frozen=True)
-class Submission:
-    game: Game
-    accepted: tuple[Accepted, ...]
-    withdrawn: tuple[tuple[str, str], ...] = ()  # (power, line) dropped because the power's orders were replaced
-    # illegal lines not taken, because they would have replaced a legal waiting order (without ``force``)
-    refused: tuple[Accepted, ...] = ()
-
-
-def _group_lines(game: Game, power: str | None, lines: list[str], check_phase: bool) -> dict[str, list[str]]:
-    """The lines grouped by the power they belong to, each parsed (and, with ``check_phase``, checked
-    to be for the next phase); any problem refuses them all (InputError)."""
-    mv = game.mv
-    if mv.winner:
-        raise InputError(f"the game is over: {mv.winner} has won")
-    by_power: dict[str, list[str]] = {}
-    for line in lines:
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        who = power
-        head, sep, rest = line.partition(":")
-        if sep and mv.game_map.power(head.strip()):
-            who, line = head.strip(), rest.strip()
-        elif sep and " " not in head.strip() and _parses(rest.strip(), mv.game_map) and not _parses(line, mv.game_map):
-            raise InputError(f"order {quoted(line)}: unknown power {quoted(head.strip())} (column 1)")
-        if who is not None and mv.game_map.power(who) is None:
-            raise InputError(f"unknown power {quoted(who)} (powers: {', '.join(mv.game_map.powers)})")
-        try:
-            order = parse_order(line, mv.game_map)
-            who = mv.game_map.power(who) if who else power_of_line(mv, line)
-        except NotationError as exc:
-            raise InputError(f"order {quoted(line)}: {exc.problem} (column {exc.position + 1})") from None
-        problem = phase_problem(mv, line, order, who) if check_phase else None
-        if problem:
-            raise InputError(problem)
-        by_power.setdefault(who, []).append(line)
-    return by_power
-
-
-def submit_orders(game: Game, power: str | None, lines: list[str], *, replace_all: bool = False,
-                  check_phase: bool = True, check: bool = False, force: bool = False) -> Submission:
-    """Takes order lines for the next phase. A line for a unit that already has a waiting order takes
-    its place (and says so); other waiting orders stay. ``replace_all`` first withdraws every waiting
-    order of the powers that give orders now. Lines of another phase are refused (InputError), and
-    then nothing is taken; ``check_phase=False`` keeps them, to be reported ``invalid`` as a
-    scenario's would be.
-
-    ``check`` asks the legality rules about every line (``check_orders`` on the orders as they would
-    stand): each ``Accepted`` then says whether it is legal and why not. An illegal line that would
-    replace a legal waiting order is not taken (``Submission.refused``): a typo must not silently
-    undo a good order. ``force`` takes it all the same."""
-    mv = game.mv
-    by_power = _group_lines(game, power, lines, check_phase)
-    pending = {p: list(v) for p, v in game.pending.items()}
-    taken: list[Accepted] = []
-    withdrawn: list[tuple[str, str]] = []
-    for who, new in by_power.items():
-        if replace_all:
-            withdrawn += [(who, line) for line in pending.get(who, [])]
-            pending[who] = []
-        waiting = pending.setdefault(who, [])
-        for line in new:
-            key = _unit_key(mv, who, line)
-            old = next((i for i, w in enumerate(waiting) if key is not None and _unit_key(mv, who, w) == key), None)
-            replaced = None
-            if old is not None:
-                replaced = waiting.pop(old)
-            waiting.append(line)
-            taken.append(Accepted(who, line, qualify(mv, who, line)[0], replaced if replaced != line else None))
-    pending = {p: v for p, v in pending.items() if v}
-    if not check:
-        return Submission(replace(game, pending=pending), tuple(taken), tuple(withdrawn))
-    return _checked(game, replace(game, pending=pending), taken, withdrawn, force)
-
-
-def _illegal(game: Game) -> dict[tuple[str, str], str]:
-    """(power, line) -> the rules' reason, for every waiting line the rules would ignore."""
-    if not any(game.pending.values()):
-        return {}
-    return {(x.power, x.text): x.reason or "illegal" for x in check_orders(game)}
-
-
-def _checked(before: Game, after: Game, taken: list[Accepted], withdrawn: list[tuple[str, str]],
-             force: bool) -> Submission:
-    """``submit_orders`` with ``check``: the legality of every line taken, and illegal lines that
-    would replace a legal waiting order put back out (unless ``force``). When the next phase as it
-    would stand has no single adjudication (a rule of one's own can make it so), nothing can be judged:
-    every line is taken, unchecked (``legal`` None), and adjudicating will report the problem."""
-    try:
-        illegal = _illegal(after)
-    except AdjudicationError:
-        unchecked = "not checked: the rules give the next phase no single adjudication as it stands"
-        return Submission(after, tuple(replace(a, reason=unchecked) for a in taken), tuple(withdrawn))
-    replacing = [a for a in taken if (a.power, a.text) in illegal and a.replaces is not None]
-    was_illegal = _illegal(before) if replacing and not force else {}
-    pending = {p: list(v) for p, v in after.pending.items()}
-    accepted: list[Accepted] = []
-    refused: list[Accepted] = []
-    for a in taken:
-        reason = illegal.get((a.power, a.text))
-        if reason is not None and a.replaces is not None and not force and (a.power, a.replaces) not in was_illegal:
-            lines = pending[a.power]
-            lines[lines.index(a.text)] = a.replaces
-            refused.append(replace(a, legal=False, reason=reason, replaces=None, kept=a.replaces))
-            continue
-        accepted.append(replace(a, legal=reason is None, reason=reason))
-    game = replace(after, pending=pending)
-    return Submission(game, tuple(accepted), tuple(withdrawn), tuple(refused))
-
-
-def submit(game: Game, power: str | None, lines: list[str], *, add: bool = False) -> Game:
-    """Orders as a scenario takes them: without ``add`` the power's new set replaces its waiting one
-    (DATC 4.D.1 c), with it they join the waiting ones; lines of another phase are kept (and come out
-    ``invalid``). Players and programs use :func:`submit_orders`, which refuses those."""
-    return submit_orders(game, power, lines, replace_all=not add, check_phase=False).game
-
-
-def check_orders(game: Game) -> tuple[OrderOutcome, ...]:
-    """The waiting orders the rules would ignore, each with its reason: the next phase adjudicated on
-    a copy, nothing kept but the illegal orders."""
-    if game.mv.winner:
-        raise InputError(f"the game is over: {game.mv.winner} has won")
-    report = step(game.mv, game.pending)
-    return tuple(x for x in report.outcomes if x.result == "invalid")
-
-
-def designate(mv: Multiverse, key: tuple[int, int], where: str) -> str:
-    """A place (``Sil``, ``Spa/nc``) or unit (``A Sil``) on board ``key`` written so that the game reads
-    it back as that board's and no other's: plain while there is one timeline and its units may be
-    written without one (``A Sil``), with the timeline on another timeline's head or when several
-    exist (``A b-Sil``), with timeline and turn on a board that is not a head (``A b-Sil@3``)."""
-    letter, _, place = where.rpartition(" ")
-    prefix = f"{letter} " if letter else ""
-    tl, turn = key
-    head = mv.latest_turn(tl) == turn and tl not in mv.dissolved
-    implicit = chosen(mv.options, "implicit_main_timeline")
-    if head and tl == 0 and len(mv.timelines) == 1 and implicit:
-        return where
-    return f"{prefix}{timeline_name(tl)}-{place}" + ("" if head else f"@{turn}")
-
-
-def unit_designation(mv: Multiverse, key: tuple[int, int], unit: Unit) -> str:
-    """A unit on board ``key`` as an order names it (``designate``)."""
-    return designate(mv, key, unit_text(unit, mv.game_map))
-
-
-@dataclass(frozen=True)
-class Duty:
-    """What one power must do on one head in the next phase.
-
-    ``kind``: ``orders`` (movement: ``units`` to order, ``ordered`` those with an order waiting),
-    ``retreat`` (one dislodged unit, ``options`` the provinces it may retreat to; or disband),
-    ``build`` or ``disband`` (``count``; ``options`` the free home centres for builds), or the name of
-    another phase. Units and home centres are written as an order names them (``designate``: ``A
-    b-Sil`` once there are several timelines), so that a player can type them back as they are;
-    retreat options are provinces of the retreating unit's own board, where a retreat goes unless it
-    says otherwise."""
-
-    power: str
-    board: str
-    kind: str
-    units: tuple[str, ...] = ()
-    ordered: tuple[str, ...] = ()
-    count: int = 0
-    options: tuple[str, ...] = ()
-
-
-def duties(game: Game) -> tuple[Duty, ...]:
-    """Everything the next phase asks of each power, head by head (retreat options and adjustment
-    counts come from the retreat and adjustment programs)."""
-    mv = game.mv
-    if mv.winner:
-        return ()
-    m = mv.game_map
-    phase = next_phase(mv)
-    acting = [b for b in mv.heads if b.phase == phase]
-    ordered: set[tuple[int, int, str]] = set()
-    for who, lines in game.pending.items():
-        for line in lines:
-            key = _unit_key(mv, who, line)
-            if key is not None:
-                ordered.add(key[1:])
-    out: list[Duty] = []
-    if phase == RETREAT:
-        options = retreat_options(mv)
-        for b in acting:
-            for r in sorted(b.retreats, key=lambda r: (r.unit.power, r.unit.location)):
-                place = (b.timeline, b.turn, r.unit.province)
-                unit = unit_designation(mv, b.key, r.unit)
-                out.append(Duty(r.unit.power, b.name, RETREAT, (unit,), (unit,) if place in ordered else (), 1,
-                                tuple(m.short_name(p) for p in options.get(place, ()))))
-    elif phase == ADJUSTMENT:
-        balances = adjustment_balances(mv)
-        for b in acting:
-            for (key, who), n in sorted(balances.items(), key=lambda x: (x[0][1], x[0][0])):
-                if key != b.key or n == 0 or who in mv.eliminated:
-                    continue
-                units = tuple(sorted(unit_designation(mv, b.key, u) for u in b.units.values() if u.power == who))
-                if n > 0:
-                    free = tuple(designate(mv, b.key, m.short_name(h)) for h in m.home_centers(who)
-                                 if b.centers.get(h) == who and h not in b.units)
-                    out.append(Duty(who, b.name, "build", (), (), n, free))
-                else:
-                    mine = tuple(sorted(unit_designation(mv, b.key, u) for u in b.units.values()
-                                        if u.power == who and (b.timeline, b.turn, u.province) in ordered))
-                    out.append(Duty(who, b.name, "disband", units, mine, -n))
-    else:
-        for b in acting:
-            for who in sorted({u.power for u in b.units.values()}):
-                units = sorted(b.units.values(), key=lambda u: unit_text(u, m))
-                mine = tuple(unit_designation(mv, b.key, u) for u in units if u.power == who)
-                done = tuple(unit_designation(mv, b.key, u) for u in units if u.power == who
-                             and (b.timeline, b.turn, u.province) in ordered)
-                out.append(Duty(who, b.name, "orders" if phase == MOVEMENT else phase, mine, done, len(mine)))
-    return tuple(sorted(out, key=lambda d: d.power))
-
-
-@dataclass(frozen=True)
-class Fight:
-    """A step that fought a board again after its own battle, as the history records it: a legal move
-    or support from a later board reached it (docs/rules.md §6.4). ``forked_into`` is the timeline its changed
-    outcome started, or None when the outcome stood."""
-
-    step: int
-    forked_into: str | None
-
-
-def reached_board(qualified: str, m: GameMap) -> str | None:
-    """The board a fully designated move or support acts on, by name (None for other orders)."""
-    try:
-        order = parse_order(qualified, m)
-    except NotationError:
-        return None
-    where = None
-    if isinstance(order, (o.Move, o.SupportMove)):
-        where = order.dest
-    elif isinstance(order, o.SupportHold):
-        where = order.target.where
-    if where is None or where.timeline is None or where.turn is None:
-        return None
-    return board_name(where.timeline, where.turn)
-
-
-def fights(game: Game, name: str) -> tuple[Fight, ...]:
-    """Every later step that fought board ``name`` again, from the history: the steps with a legal
-    move or support into it from another board while it was not acting, and the fork it caused."""
-    out = []
-    m = game.mv.game_map
-    for i, h in enumerate(game.history, 1):
-        if h.get("phase") != MOVEMENT or name in h.get("boards", ()):
-            continue
-        forked = next((tl for tl, origin in (h.get("new_timelines") or {}).items() if origin == name), None)
-        reached = any(r.get("result") != "invalid" and r.get("qualified") and reached_board(r["qualified"], m) == name
-                      for r in h.get("results", ()))
-        if reached or forked:
-            out.append(Fight(i, forked))
-    return tuple(out)
-
-
-def _result_entry(mv: Multiverse, x: OrderOutcome) -> dict:
-    """One result as the history keeps it: the line, its fully designated form, its unit's board, the
-    result and reason, and whatever else the outcome says about it (a structured explanation)."""
-    qualified, board = qualify(mv, x.power, x.text)
-    entry: dict[str, Any] = {"power": x.power, "order": x.text}
-    if qualified is not None:
-        entry["qualified"] = qualified
-    if board is not None:
-        entry["board"] = board
-    entry["result"] = x.result
-    if x.reason:
-        entry["reason"] = x.reason
-    extras = {key: plain_json(value) for key, value in x.as_dict().items()
-              if key not in ("power", "text", "canonical", "result", "reason") and value is not None}
-    if extras:
-        # the structured account of the result, whatever the engine calls its parts
-        entry["explanation"] = extras["explanation"] if set(extras) == {"explanation"} else extras
-    return entry
-
-
-def adjudicate(game: Game, report: StepReport | None = None) -> tuple[Game, StepReport]:
-    """The game after its next phase; ``report`` is that phase's report when it was adjudicated
-    already (with other games' phases, ``batch.step_many``)."""
-    if game.mv.winner:
-        raise InputError(f"the game is over: {game.mv.winner} has won")
-    report = report or step(game.mv, game.pending)
-    before, after = report.before, report.after
-    acting = [b.name for b in before.heads if b.phase == report.phase]
-    entry: dict[str, Any] = {
-        "phase": report.phase,
-        "boards": acting,
-        "orders": {p: list(v) for p, v in game.pending.items()},
-        "results": [_result_entry(before, x) for x in report.outcomes],
-    }
-    forks = {timeline_name(tl): board_name(*k) for tl, k in sorted(after.forks.items()) if tl not in before.forks}
-    if forks:
-        entry["new_timelines"] = forks
-    if after.eliminated - before.eliminated:
-        entry["eliminated"] = sorted(after.eliminated - before.eliminated)
-    if after.winner and not before.winner:
-        entry["winner"] = after.winner
-    if report.sustain is not None:
-        from ..engine.sustain import sustain_json
-
-        entry["sustain"] = sustain_json(report.sustain, game.mv.game_map)
-    return Game(after, {}, game.history + (entry,), game.start), report
+# -- a game as a scenario ----------------------------------------------------------------------
 
 
 def export_case(game: Game, case_id: str) -> dict:
@@ -1166,39 +661,7 @@ def export_case(game: Game, case_id: str) -> dict:
     return case
 
 
-def _board_content(b: Board) -> tuple:
-    return (dict(b.units), dict(b.centers), b.retreats, b.adjustment_due)
-
-
-def undo(game: Game) -> tuple[Game, dict]:
-    """The game as it was before its last step, with that step's orders waiting again, and the
-    step's history entry (which the caller keeps: ``fivedp game undo`` appends it to the undo log).
-
-    The earlier multiverse is rebuilt by replaying every step from the game's start with the orders
-    the history recorded; the replay of the last step must reach the game as it stands, board for
-    board, or nothing is undone (a game edited by hand, say). Refused while orders for the next
-    phase are waiting: those were given against the position the undo would take away."""
-    from .scenarios import _start
-
-    if not game.history:
-        raise InputError("no step has been played: there is nothing to undo")
-    waiting = sorted(p for p, lines in game.pending.items() if lines)
-    if waiting:
-        raise InputError(f"orders for the next phase are waiting ({', '.join(waiting)}): "
-                         "undo takes back a step only before any orders are given after it")
-    case = export_case(game, "undo")
-    mv = _start(case, game.mv.game_map, dict(game.mv.options), "<the game's start>")
-    mv = replace(mv, players=game.mv.players)
-    history = list(game.history)
-    for h in history[:-1]:
-        mv = step(mv, plain(h.get("orders") or {})).after
-    last = history[-1]
-    replayed = step(mv, plain(last.get("orders") or {})).after
-    now = game.mv
-    if set(replayed.boards) != set(now.boards) or any(
-            _board_content(replayed.boards[k]) != _board_content(now.boards[k]) for k in [h.key for h in now.heads]
-    ) or replayed.eliminated != now.eliminated or replayed.winner != now.winner:
-        raise InputError("replaying the game from its start with its recorded orders does not reach the game "
-                         "as it stands (was the file edited by hand?): nothing undone")
-    pending = {str(p): list(v) for p, v in (last.get("orders") or {}).items() if v}
-    return Game(mv, pending, tuple(history[:-1]), game.start), last
+def start_of(game: Game) -> Multiverse:
+    """The position the game began with (``Game.start``), read as a scenario's start is read (a start
+    no scenario could hold is an InputError): the multiverse ``game.play.undo`` replays the game from."""
+    return read_start(export_case(game, "undo"), game.mv.game_map, dict(game.mv.options), "<the game's start>")

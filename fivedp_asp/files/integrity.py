@@ -22,7 +22,7 @@ from ..model.multiverse import PHASES, SUSTAIN, Multiverse, board_name
 from ..model.notation import timeline_name
 
 if TYPE_CHECKING:
-    from .games import Game
+    from ..game.state import Game
 
 CHECKSUM_KEY = "checksum"
 _CHECKSUM_LINE = re.compile(rb"checksum: sha256:([0-9a-f]{64})\n\Z")

@@ -216,6 +216,12 @@ def _start(data: dict, game_map: GameMap, options: dict, path: str) -> Multivers
                       MappingProxyType(options), players=players)
 
 
+def read_start(data: dict, game_map: GameMap, options: dict, path: str) -> Multiverse:
+    """The multiverse a scenario document's ``start`` describes, checked as ``load_case`` checks it
+    (a CaseError naming the line): a game's recorded start is read so when the game is replayed."""
+    return _start(data, game_map, options, path)
+
+
 def load_case(path: str | Path) -> Case:
     path = str(path)
     data = load_yaml(path, "scenario")

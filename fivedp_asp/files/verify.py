@@ -29,7 +29,7 @@ from ..model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Multiverse, board_
 from ..model.notation import timeline_name
 
 if TYPE_CHECKING:
-    from .games import Game
+    from ..game.state import Game
 
 # the parts of a board compared, in the order a difference in them is reported
 _FIELDS = ("units", "centers", "retreats", "adjustment_due", "record orders", "record incoming", "record decisions")
@@ -183,13 +183,13 @@ def _entry_divergence(step: int, recorded: Mapping, replayed: Mapping) -> Diverg
 def start_position(game: "Game") -> Multiverse:
     """The multiverse the game began with, from its recorded ``start``, options and players.
     InputError when the file records no start, or one that cannot be read."""
-    from .scenarios import _start
+    from .scenarios import read_start
 
     if not game.start:
         raise InputError("no start position is recorded, so the game cannot be replayed")
     mv = game.mv
     try:
-        begun = _start({"start": dict(game.start)}, mv.game_map, dict(mv.options), "start")
+        begun = read_start({"start": dict(game.start)}, mv.game_map, dict(mv.options), "start")
     except InputError as exc:
         raise InputError(f"the recorded start cannot be read: {exc}") from None
     return replace(begun, players=mv.players)
@@ -222,7 +222,7 @@ class _Replay:
     board, of the forks and of the standing, and the first divergence of a step's entry."""
 
     def __init__(self, recorded: "Game"):
-        from .games import new_game
+        from ..game.state import new_game
 
         self.recorded = recorded
         self.history = list(recorded.history)
@@ -265,7 +265,7 @@ class _Replay:
 
     def advance(self, report: Any) -> None:
         """Takes the next step's report (or the exception its adjudication raised)."""
-        from .games import adjudicate
+        from ..game.play import adjudicate
 
         step = self.done + 1
         if isinstance(report, AdjudicationError):

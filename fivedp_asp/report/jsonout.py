@@ -13,6 +13,8 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
+from ..inputs import plain_json
+from ..game.play import duties, qualify
 from ..model.multiverse import Board, LazyBoards, Multiverse, board_name, season_name, unit_text
 from ..model.notation import timeline_name
 from ..engine.options import chosen, registry
@@ -36,15 +38,6 @@ def load_schema() -> dict:
 
 def document(kind: str, **content: Any) -> dict:
     return {"format": FORMAT, "kind": kind, **content}
-
-
-def plain_json(value: Any) -> Any:
-    """A value as JSON holds it (tuples as lists, mapping proxies as objects)."""
-    if isinstance(value, Mapping):
-        return {str(k): plain_json(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return [plain_json(v) for v in value]
-    return value
 
 
 # -- pieces ------------------------------------------------------------------------------------
@@ -71,8 +64,6 @@ def board_json(mv: Multiverse, board: Board) -> dict:
 
 def outcome_json(mv: Multiverse, outcome: OrderOutcome) -> dict:
     """An order's result as the outcome gives it, plus its fully designated form and its unit's board."""
-    from ..files.games import qualify
-
     qualified, board = qualify(mv, outcome.power, outcome.text)
     return {**plain_json(outcome.as_dict()), "qualified": qualified, "board": board}
 
@@ -211,7 +202,6 @@ def duty_json(d) -> dict:
 
 def next_json(game) -> dict:
     """The next phase, the heads it acts on, and what each power must do there."""
-    from ..files.games import duties
     from ..engine.step import next_phase
 
     mv = game.mv

@@ -72,7 +72,7 @@ def step_lines(report: StepReport, index: int, *, detail: bool = False) -> list[
         reason = f" ({o.reason})" if o.reason else ""
         lines.append(f"    {o.text.ljust(width)}  {o.result}{reason}")
         if detail:
-            from ..files.games import reading
+            from ..game.play import reading
 
             qualified = reading(before, o.power, o.text)
             if qualified:
