@@ -16,7 +16,7 @@ from . import terms as t
 from .errors import InputError, NotationError, OrderError, quoted
 from .limits import MAX_BOARDS, MAX_HEADS, MAX_ORDERS, MAX_TIMELINES, MAX_UNITS
 from .facts import (adjustment_map_facts, board_facts, center_facts, edge_facts, map_facts, movement_facts, order_facts,
-                    retreat_map_facts)
+                    retreat_loc_facts)
 from .multiverse import ADJUSTMENT, MOVEMENT, RETREAT, SUSTAIN, Board, Multiverse, Record, Retreat, Unit, make_board
 from .notation import parse_order, timeline_name
 from .options import chosen, logic_files
@@ -356,8 +356,12 @@ def _movement(mv: Multiverse, orders, statistics: bool = False) -> Steps:
 
 
 def _retreat_facts(mv: Multiverse, boards: Sequence[Board], orders) -> str:
+    """The facts of a retreat program, the map's included: the few edges and locations the dislodged
+    units and the orders reach (the phase needs no map facts that are the same for every phase)."""
     lines = board_facts(mv, boards)
-    lines += edge_facts(mv.game_map, ((r.unit.kind, r.unit.location) for b in boards for r in b.retreats), every=True)
+    dislodged = [(r.unit.kind, r.unit.location) for b in boards for r in b.retreats]
+    lines += edge_facts(mv.game_map, dislodged, every=True)
+    lines += retreat_loc_facts(mv.game_map, dislodged, (r.dest.province for _, r in orders if r.kind == "move" and r.dest))
     for b in boards:
         for r in b.retreats:
             u = r.unit
@@ -374,7 +378,7 @@ def _drop_hopeless_retreats(mv: Multiverse, boards: Sequence[Board]):
     waiting = [b for b in boards if b.retreats]
     if not waiting:
         return mv, ()
-    answer = Answer.of((yield Query(_program(mv, "retreat"), _retreat_facts(mv, waiting, []), retreat_map_facts(mv.game_map))).atoms)
+    answer = Answer.of((yield Query(_program(mv, "retreat"), _retreat_facts(mv, waiting, []))).atoms)
     can_move = answer.first_places("option")
     updated, gone = [], []
     for b in waiting:
@@ -390,8 +394,7 @@ def retreat_options(mv: Multiverse) -> dict[tuple[int, int, str], tuple[str, ...
     waiting = [b for b in mv.heads if b.retreats]
     if not waiting:
         return {}
-    answer = Answer.of(solve_decisions(_program(mv, "retreat"), _retreat_facts(mv, waiting, []),
-                                       retreat_map_facts(mv.game_map)).atoms)
+    answer = Answer.of(solve_decisions(_program(mv, "retreat"), _retreat_facts(mv, waiting, [])).atoms)
     options: dict[tuple[int, int, str], list[str]] = {
         (b.timeline, b.turn, r.unit.province): [] for b in waiting for r in b.retreats}
     for sym in answer.symbols_of("option"):
@@ -402,7 +405,7 @@ def retreat_options(mv: Multiverse) -> dict[tuple[int, int, str], tuple[str, ...
 
 def _retreat(mv: Multiverse, orders) -> Steps:
     boards = [b for b in mv.heads if b.phase == RETREAT]
-    answer = Answer.of((yield Query(_program(mv, "retreat"), _retreat_facts(mv, boards, orders), retreat_map_facts(mv.game_map))).atoms)
+    answer = Answer.of((yield Query(_program(mv, "retreat"), _retreat_facts(mv, boards, orders))).atoms)
     arrivals = answer.arrivals("retreats_to")
     new_boards, disbanded = [], []
     for b in boards:
