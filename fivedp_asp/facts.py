@@ -52,8 +52,9 @@ def retreat_loc_facts(game_map: GameMap, units: Iterable[tuple[str, str]], provi
     """All that retreats read of the map besides the edges from where the dislodged units stand (given
     with the phase's facts, ``edge_facts(every=True)``): ``loc/2`` of every location one of those edges
     leads to and of every location of the provinces the orders move to (the coasts an order may name).
-    The retreat rules read no other location and no province type, and the map's ~200 such facts cost
-    more to hand over and ground than the rest of a retreat program."""
+    The retreat rules (asp/retreat/, and the option files of retreats) read no other location and no
+    province type: a rule that comes to read more must be given it here. The map's ~200 locations and
+    types were most of a retreat program's atoms (250, now about 100)."""
     locations: set[str] = set()
     for kind, loc in set(units):
         locations.update(game_map.neighbours.get((kind, loc), ()))
