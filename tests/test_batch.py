@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from fivedp_asp.engine.batch import ORDER_STRIDE, TIMELINE_STRIDE, shift_facts, step_many
+from fivedp_asp.engine.batch import MAX_BATCH, ORDER_STRIDE, TIMELINE_STRIDE, _owner, _unshift_all, shift_facts, step_many
 from fivedp_asp.files.scenarios import find_cases, load_case, run_case, run_cases
 from fivedp_asp.compare.lockstep import opening
 from fivedp_asp.compare.random_games import OrderGenerator
@@ -41,6 +41,30 @@ def test_shifted_facts_keep_their_phases_apart():
         f"ordered_move({i},p(b({t + 1},2),bur),none,0).", f"ordered_path({i},1,nth).", f"new({i}..{i + 4}).",
         f"head(2,b({t},3)).", "player(2,france).", "out(2,italy).", "sub(b)."]
     assert shift_facts(facts, 0) == facts
+
+
+def test_answers_get_their_own_numbers_back():
+    # atoms as the joint program shows them: every timeline of a phase's boards and its order ids shifted,
+    # across the whole range of timelines and phases (a timeline of four digits, one, zeros inside)
+    rng = random.Random(5)
+    for k in [1, 2, 9, 10, 11, 99, 100, 101, MAX_BATCH - 1] + [rng.randrange(1, MAX_BATCH) for _ in range(40)]:
+        tls = [0, 1, 9, 10, 100, 1000, 1001, 9999, rng.randrange(10_000), rng.randrange(10_000)]
+        own = []
+        for a, b in zip(tls, reversed(tls)):
+            own += [f"moves(p(b({a},3),par))", f"owner(dislodged(p(b({a},12),bur)),b({b},0))",
+                    f"order_result({rng.randrange(ORDER_STRIDE)},succeeds)", f"reason(7,bounced,p(b({a},1),mun),s(hold,1,1))",
+                    f"winner(0,france)", f"fork(b({b},{a}))", f'illegal(3,"needs the option open_convoys")']
+        joint = [shift_facts(text + ".", k)[:-1] for text in own]
+        for n, text in enumerate(joint):
+            name = text[:text.find("(")]
+            if name in ("order_result", "reason", "illegal"):
+                first = text.find(",")
+                joint[n] = f"{name}({int(text[len(name) + 1:first]) + k * ORDER_STRIDE}{text[first:]}"
+            elif name == "winner":
+                joint[n] = f"winner({k},france)"
+        assert all(_owner(text) == k for text in joint)
+        assert _unshift_all(joint, k) == own, k
+    assert _unshift_all(["scope(b(3,1))"], 0) == ["scope(b(3,1))"]
 
 
 def test_every_scenario_runs_the_same_in_lockstep():

@@ -31,13 +31,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable, Generator, Sequence
 
 from ..errors import AdjudicationError
 from ..solver.driver import Solution, solve_decisions
 from .step import OrderLines, Query, StepReport, steps
 
-TIMELINE_STRIDE = 10_000  # more than the timelines a multiverse may have (limits.MAX_TIMELINES)
+TIMELINE_STRIDE = 10_000  # more than the timelines a multiverse may have (limits.MAX_TIMELINES); a power of ten (``_shifted_board``)
 ORDER_STRIDE = 1 << 20  # more than the order ids of one step: new orders (limits.MAX_ORDERS) and recorded ones
 MAX_BATCH = 1 << 10  # phases per program: the largest numbers stay within clingo's 32-bit integers
 
@@ -89,14 +90,33 @@ def _owner(text: str) -> int | None:
 def _unshift(text: str, k: int) -> str:
     if k == 0:
         return text
-    dt = k * TIMELINE_STRIDE
-    text = _BOARD.sub(lambda m: f"b({int(m[1]) - dt},", text)
-    cut = text.find("(")
-    if cut > 0 and text[:cut] in _RESULT | _GAME:
-        end = text.find(",", cut)
-        step = ORDER_STRIDE if text[:cut] in _RESULT else 1
-        text = f"{text[:cut + 1]}{int(text[cut + 1:end]) - k * step}{text[end:]}"
-    return text
+    return _unshift_all([text], k)[0]
+
+
+@lru_cache(maxsize=MAX_BATCH)
+def _shifted_board(k: int) -> re.Pattern:
+    """What phase ``k``'s shift adds before a timeline: ``b(`` and the digits of ``k`` and any zeros up to
+    the timeline's own first digit. As ``TIMELINE_STRIDE`` is 10,000, timeline T of phase k is written as
+    k followed by T in four digits (``b(20003,`` is timeline 3 of phase 2), so that text alone takes the
+    shift off, with no Python call per board."""
+    return re.compile(rf"\bb\({k}(?=\d{{4}},)0{{0,3}}")
+
+
+def _unshift_all(texts: list[str], k: int) -> list[str]:
+    """Phase ``k``'s atoms (as text) with its own numbers: boards in one pass over their joined text,
+    then the order id or game that some atoms begin with."""
+    if k == 0 or not texts:
+        return texts
+    out = []
+    for text in _shifted_board(k).sub("b(", "\n".join(texts)).split("\n"):
+        cut = text.find("(")
+        name = text[:cut] if cut > 0 else ""
+        if name in _RESULT or name in _GAME:
+            end = text.find(",", cut)
+            step = ORDER_STRIDE if name in _RESULT else 1
+            text = f"{text[:cut + 1]}{int(text[cut + 1:end]) - k * step}{text[end:]}"
+        out.append(text)
+    return out
 
 
 def solve_together(queries: Sequence[Query]) -> list[Solution]:
@@ -115,7 +135,8 @@ def solve_together(queries: Sequence[Query]) -> list[Solution]:
         if k is None:
             shared.append(text)
         else:
-            atoms[k].append(_unshift(text, k))
+            atoms[k].append(text)
+    atoms = [_unshift_all(texts, k) for k, texts in enumerate(atoms)]
     backups: list[list] = [[] for _ in queries]
     for rule, places in joint.backups:
         mine: dict[int, list[str]] = {}

@@ -39,7 +39,7 @@ def map_facts(game_map: GameMap) -> str:
 
 def edge_facts(game_map: GameMap, units: Iterable[tuple[str, str]], every: bool = False) -> list[str]:
     """The edges from where these (kind, location) units stand that ``map_facts`` leaves out; with
-    ``every``, all their edges (for ``retreat_map_facts``, which has none)."""
+    ``every``, all their edges (for retreats, whose map facts have none: ``retreat_loc_facts``)."""
     lines = []
     for kind, loc in sorted(set(units)):
         for to in game_map.neighbours.get((kind, loc), ()):
@@ -48,12 +48,20 @@ def edge_facts(game_map: GameMap, units: Iterable[tuple[str, str]], every: bool 
     return lines
 
 
-@lru_cache(maxsize=8)
-def retreat_map_facts(game_map: GameMap) -> str:
-    """What retreats read of the map besides the edges from where the dislodged units stand (given with
-    the phase's facts, ``edge_facts(every=True)``): province types and locations. The sea graph that
-    ``map_facts`` adds for convoy routes is more than half of its facts, and no retreat goes by convoy."""
-    return "".join(line + "\n" for line in map_facts(game_map).splitlines() if not line.startswith("edge("))
+def retreat_loc_facts(game_map: GameMap, units: Iterable[tuple[str, str]], provinces: Iterable[str]) -> list[str]:
+    """All that retreats read of the map besides the edges from where the dislodged units stand (given
+    with the phase's facts, ``edge_facts(every=True)``): ``loc/2`` of every location one of those edges
+    leads to and of every location of the provinces the orders move to (the coasts an order may name).
+    The retreat rules (asp/retreat/, and the option files of retreats) read no other location and no
+    province type: a rule that comes to read more must be given it here. The map's ~200 locations and
+    types were most of a retreat program's atoms (250, now about 100)."""
+    locations: set[str] = set()
+    for kind, loc in set(units):
+        locations.update(game_map.neighbours.get((kind, loc), ()))
+    for prov in set(provinces):
+        if prov in game_map.provinces:
+            locations.update(game_map.locations(prov, "army") + game_map.locations(prov, "fleet"))
+    return sorted(f"loc({t.location(loc)},{t.const(game_map.province_of(loc))})." for loc in locations)
 
 
 @lru_cache(maxsize=8)

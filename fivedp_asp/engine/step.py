@@ -8,6 +8,7 @@ Phases with nothing to decide are skipped.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from types import MappingProxyType
 from typing import Generator, Mapping, Sequence
 
@@ -16,7 +17,8 @@ from ..solver import terms as t
 from ..errors import InputError, NotationError, OrderError, quoted
 from ..limits import MAX_BOARDS, MAX_HEADS, MAX_ORDERS, MAX_TIMELINES, MAX_UNITS
 from .facts import (adjustment_map_facts, board_facts, center_facts, edge_facts, map_facts, movement_facts, order_facts,
-                    retreat_map_facts)
+                    retreat_loc_facts)
+from ..model.map import GameMap
 from ..model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, SUSTAIN, Board, Multiverse, Record, Retreat, Unit, make_board
 from ..model.notation import parse_order, timeline_name
 from .options import chosen, logic_files
@@ -356,8 +358,12 @@ def _movement(mv: Multiverse, orders, statistics: bool = False) -> Steps:
 
 
 def _retreat_facts(mv: Multiverse, boards: Sequence[Board], orders) -> str:
+    """The facts of a retreat program, the map's included: the few edges and locations the dislodged
+    units and the orders reach (the phase needs no map facts that are the same for every phase)."""
     lines = board_facts(mv, boards)
-    lines += edge_facts(mv.game_map, ((r.unit.kind, r.unit.location) for b in boards for r in b.retreats), every=True)
+    dislodged = [(r.unit.kind, r.unit.location) for b in boards for r in b.retreats]
+    lines += edge_facts(mv.game_map, dislodged, every=True)
+    lines += retreat_loc_facts(mv.game_map, dislodged, (r.dest.province for _, r in orders if r.kind == "move" and r.dest))
     for b in boards:
         for r in b.retreats:
             u = r.unit
@@ -374,7 +380,7 @@ def _drop_hopeless_retreats(mv: Multiverse, boards: Sequence[Board]):
     waiting = [b for b in boards if b.retreats]
     if not waiting:
         return mv, ()
-    answer = Answer.of((yield Query(_program(mv, "retreat"), _retreat_facts(mv, waiting, []), retreat_map_facts(mv.game_map))).atoms)
+    answer = Answer.of((yield Query(_program(mv, "retreat"), _retreat_facts(mv, waiting, []))).atoms)
     can_move = answer.first_places("option")
     updated, gone = [], []
     for b in waiting:
@@ -390,8 +396,7 @@ def retreat_options(mv: Multiverse) -> dict[tuple[int, int, str], tuple[str, ...
     waiting = [b for b in mv.heads if b.retreats]
     if not waiting:
         return {}
-    answer = Answer.of(solve_decisions(_program(mv, "retreat"), _retreat_facts(mv, waiting, []),
-                                       retreat_map_facts(mv.game_map)).atoms)
+    answer = Answer.of(solve_decisions(_program(mv, "retreat"), _retreat_facts(mv, waiting, [])).atoms)
     options: dict[tuple[int, int, str], list[str]] = {
         (b.timeline, b.turn, r.unit.province): [] for b in waiting for r in b.retreats}
     for sym in answer.symbols_of("option"):
@@ -402,7 +407,7 @@ def retreat_options(mv: Multiverse) -> dict[tuple[int, int, str], tuple[str, ...
 
 def _retreat(mv: Multiverse, orders) -> Steps:
     boards = [b for b in mv.heads if b.phase == RETREAT]
-    answer = Answer.of((yield Query(_program(mv, "retreat"), _retreat_facts(mv, boards, orders), retreat_map_facts(mv.game_map))).atoms)
+    answer = Answer.of((yield Query(_program(mv, "retreat"), _retreat_facts(mv, boards, orders))).atoms)
     arrivals = answer.arrivals("retreats_to")
     new_boards, disbanded = [], []
     for b in boards:
@@ -540,14 +545,7 @@ def _victory_universe(mv: Multiverse) -> Universe | None:
     heads = mv.heads
     if len(heads) > VICTORY_UNIVERSE_HEADS:
         return None
-    powers = [t.const(p) for p in mv.players]
-    centres = sorted(t.const(p.id) for p in mv.game_map.provinces.values() if p.center)
-    fixed = [f"head(0,h({k}))." for k in range(len(heads))] + [f"player(0,{p})." for p in powers]
-    atoms = [f"out(0,{p})" for p in powers]
-    for k in range(len(heads)):
-        for p in powers:
-            atoms.append(f"has_units(h({k}),{p})")
-            atoms += [f"center_count(h({k}),{p},{n})" for n in range(1, len(centres) + 1)]
+    fixed, atoms, known = _victory_atoms(mv.game_map, mv.players, len(heads))
     true = {f"out(0,{t.const(p)})" for p in mv.eliminated}
     for k, h in enumerate(heads):
         for power in {u.power for u in h.units.values()} | {r.unit.power for r in h.retreats}:
@@ -555,9 +553,24 @@ def _victory_universe(mv: Multiverse) -> Universe | None:
         for power in set(h.centers.values()):
             count = sum(1 for o in h.centers.values() if o == power)
             true.add(f"center_count(h({k}),{t.const(power)},{count})")
-    if not true <= set(atoms):
+    if not true <= known:
         return None  # a power that is not a player holds something: the plain facts say it as it is
-    return Universe("\n".join(fixed) + "\n", tuple(atoms), frozenset(true))
+    return Universe(fixed, atoms, frozenset(true))
+
+
+@lru_cache(maxsize=32)
+def _victory_atoms(game_map: GameMap, players: tuple[str, ...], heads: int) -> tuple[str, tuple[str, ...], frozenset[str]]:
+    """The fixed facts and the atoms of a victory universe, the same for every phase with these players
+    and this many heads (several hundred atoms: made once, not per phase)."""
+    powers = [t.const(p) for p in players]
+    centres = sorted(t.const(p.id) for p in game_map.provinces.values() if p.center)
+    fixed = [f"head(0,h({k}))." for k in range(heads)] + [f"player(0,{p})." for p in powers]
+    atoms = [f"out(0,{p})" for p in powers]
+    for k in range(heads):
+        for p in powers:
+            atoms.append(f"has_units(h({k}),{p})")
+            atoms += [f"center_count(h({k}),{p},{n})" for n in range(1, len(centres) + 1)]
+    return "\n".join(fixed) + "\n", tuple(atoms), frozenset(atoms)
 
 
 def check_limits(mv: Multiverse, orders: OrderLines, phase: str) -> None:

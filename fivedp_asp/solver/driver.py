@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import threading
 import time
+import weakref
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -298,7 +299,11 @@ class _Driver:
         self.open_parts: int | None = None  # the parts found undecided in the last round (for the time limit's message)
         self.flip: int | None = None  # the literal that turns the decisions' preferred sign to true
         self.seen = 1
-        clock.size = self.size
+        # the clock names the step's size through a weak reference: a strong one would make a cycle
+        # (driver -> clock -> driver) that keeps the Control and its ground program alive until Python's
+        # cycle collector runs, which then pays for releasing several programs at once
+        me = weakref.ref(self)
+        clock.size = lambda: driver.size() if (driver := me()) is not None else ""
 
     @cached_property
     def parts(self) -> _Parts:
