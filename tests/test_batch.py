@@ -53,7 +53,7 @@ def test_answers_get_their_own_numbers_back():
         for a, b in zip(tls, reversed(tls)):
             own += [f"moves(p(b({a},3),par))", f"owner(dislodged(p(b({a},12),bur)),b({b},0))",
                     f"order_result({rng.randrange(ORDER_STRIDE)},succeeds)", f"reason(7,bounced,p(b({a},1),mun),s(hold,1,1))",
-                    f"winner(0,france)", f"fork(b({b},{a}))", f'illegal(3,"needs the option open_convoys")']
+                    "winner(0,france)", f"fork(b({b},{a}))", 'illegal(3,"needs the option open_convoys")']
         joint = [shift_facts(text + ".", k)[:-1] for text in own]
         for n, text in enumerate(joint):
             name = text[:text.find("(")]

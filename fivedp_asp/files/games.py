@@ -81,7 +81,7 @@ def _board_data(m: GameMap, b: Board) -> dict:
 
 
 def _sustain_data(mv: Multiverse) -> dict:
-    """The sustain phase's state (option sustain, RULES.md §9.3); absent from games without it."""
+    """The sustain phase's state (option sustain, docs/rules.md §6.8.3); absent from games without it."""
     if not (mv.dissolved or mv.sustain_due is not None or mv.sustain_held is not None):
         return {}
     year = lambda y: None if y is None else 1901 + y  # noqa: E731

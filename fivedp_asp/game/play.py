@@ -403,7 +403,7 @@ def duties(game: Game) -> tuple[Duty, ...]:
 @dataclass(frozen=True)
 class Fight:
     """A step that fought a board again after its own battle, as the history records it: a legal move
-    or support from a later board reached it (RULES.md §5). ``forked_into`` is the timeline its changed
+    or support from a later board reached it (docs/rules.md §6.4). ``forked_into`` is the timeline its changed
     outcome started, or None when the outcome stood."""
 
     step: int
