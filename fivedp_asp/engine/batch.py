@@ -35,7 +35,8 @@ from typing import Callable, Generator, Sequence
 
 from ..errors import AdjudicationError
 from ..solver.driver import Solution, solve_decisions
-from .step import OrderLines, Query, StepReport, steps
+from .phase import Query, StepReport
+from .step import OrderLines, steps
 
 TIMELINE_STRIDE = 10_000  # more than the timelines a multiverse may have (limits.MAX_TIMELINES)
 ORDER_STRIDE = 1 << 20  # more than the order ids of one step: new orders (limits.MAX_ORDERS) and recorded ones

@@ -43,7 +43,9 @@ from ..model.orders import Place, ResolvedOrder
 from .resolve import subject_place
 from .answer import Answer
 from ..solver.driver import solve_decisions
-from .step import adjustment_balances, next_phase, retreat_options
+from .adjustment import adjustment_balances
+from .retreat import retreat_options
+from .step import next_phase
 from .written import refuse_written
 
 #: every kind of order listed, in the order they are printed for a unit

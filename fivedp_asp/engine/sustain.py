@@ -12,10 +12,11 @@ from typing import Sequence
 
 from ..model import orders as o
 from ..solver import terms as t
-from ..model.multiverse import Multiverse
+from ..model.multiverse import SUSTAIN, Multiverse
 from .options import chosen
 from ..model.orders import ResolvedOrder
 from .answer import Answer
+from .phase import Query, StepReport, Steps, outcomes, program
 
 
 @dataclass(frozen=True)
@@ -98,3 +99,10 @@ def apply(mv: Multiverse, result: SustainResult) -> Multiverse:
     """The multiverse after the phase: dissolved timelines out of play for good, this year's phase held."""
     return replace(mv, dissolved=mv.dissolved | frozenset(result.dissolved), sustain_due=None,
                    sustain_held=result.year)
+
+
+def adjudicate(mv: Multiverse, orders) -> Steps:
+    answer = Answer.of((yield Query(program(mv, "sustain"), facts(mv, orders))).atoms)
+    result = read(mv, answer)
+    return StepReport(SUSTAIN, mv, apply(mv, result), outcomes(mv, orders, answer), sustain=result)
+

@@ -44,7 +44,9 @@ from ..model.orders import Place, ResolvedOrder
 from ..engine.resolve import resolve
 from ..engine.answer import OrderOutcome
 from ..solver.driver import DECISIONS
-from ..engine.step import StepReport, adjustment_balances, next_phase, retreat_options, step
+from ..engine.adjustment import adjustment_balances
+from ..engine.retreat import retreat_options
+from ..engine.step import StepReport, next_phase, step
 from ..report.jsonout import plain_json
 
 FORMAT = "fivedp-game"
