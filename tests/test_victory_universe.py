@@ -25,7 +25,7 @@ def _answers(mv):
     query = next(victory_module.adjudicate(mv))
     assert query.universe is not None
     out = []
-    for solution in (solve_decisions(query.programs, query.facts, query.static),
+    for solution in (solve_decisions(query.programs, query.text(), query.static),
                      solve_in_universe(query.programs, query.universe, query.static)):
         answer = Answer.of(solution.atoms)
         out.append((sorted(str(a[1]) for a in answer.get("eliminated")), sorted(str(a[1]) for a in answer.get("winner"))))

@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import Sequence
 
 from ..solver import terms as t
+from ..solver.terms import Fact, OrderId
 from .facts import adjustment_map_facts, board_facts, order_facts
 from ..model.multiverse import ADJUSTMENT, Board, Multiverse, Unit, make_board
 from .answer import Answer
@@ -41,21 +42,20 @@ def settle(board: Board, mv: Multiverse) -> Board:
     return replace(board, adjustment_due=needs_adjustment(board, mv))
 
 
-
-def _adjustment_facts(mv: Multiverse, boards: Sequence[Board], orders) -> str:
-    lines = board_facts(mv, boards)
+def _adjustment_facts(mv: Multiverse, boards: Sequence[Board], orders) -> tuple[Fact, ...]:
+    facts = board_facts(mv, boards)
     for b in boards:
         for prov, power in sorted(b.centers.items()):
-            lines.append(f"owns({t.board(*b.key)},{t.const(power)},{t.const(prov)}).")
+            facts.append(("owns", b.key, t.const(power), t.const(prov)))
     for i, r in orders:
         if r.kind == "build":
             kind = r.unit_kind or "none"
             coast = t.const(r.unit.coast) if r.unit.coast else "none"
-            lines.append(f"ordered_build({i},{kind},{coast}).")
+            facts.append(("ordered_build", OrderId(i), kind, coast))
         elif r.kind == "waive":
-            lines.append(f"ordered_waive({i},{t.const(r.power)}).")
-    lines += [line for line in order_facts(orders) if not line.startswith("ordered_other(") or "disband" in line]
-    return "\n".join(lines) + "\n"
+            facts.append(("ordered_waive", OrderId(i), t.const(r.power)))
+    facts += [f for f in order_facts(orders) if f[0] != "ordered_other" or f[2] == "disband"]
+    return tuple(facts)
 
 
 def adjustment_balances(mv: Multiverse) -> dict[tuple[tuple[int, int], str], int]:
@@ -65,7 +65,7 @@ def adjustment_balances(mv: Multiverse) -> dict[tuple[tuple[int, int], str], int
     if not boards:
         return {}
     # the balances never depend on the removals nobody ordered: the map's adjacency is not needed
-    answer = Answer.of(solve_decisions(program(mv, "adjustment"), _adjustment_facts(mv, boards, []),
+    answer = Answer.of(solve_decisions(program(mv, "adjustment"), t.render(_adjustment_facts(mv, boards, [])),
                                        adjustment_map_facts(mv.game_map, civil_disorder=False)).atoms)
     powers = {t.const(p): p for p in mv.game_map.powers}
     out = {}

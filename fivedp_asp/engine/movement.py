@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 
 from ..solver import terms as t
+from ..solver.terms import Timeline
 from .facts import map_facts, movement_facts
 from ..model.multiverse import MOVEMENT, Board, Multiverse, Record, Retreat, Unit, make_board
 from .answer import Answer
@@ -114,8 +115,8 @@ def _backup_notes(mv: Multiverse, backups) -> tuple[str, ...]:
 
 def adjudicate(mv: Multiverse, orders, statistics: bool = False) -> Steps:
     facts = movement_facts(mv, orders)
-    text = facts.text + "".join(f"dissolved({tl}).\n" for tl in sorted(mv.dissolved))
-    solution = yield Query(program(mv, "movement"), text, map_facts(mv.game_map), statistics)
+    values = facts.facts + tuple(("dissolved", Timeline(tl)) for tl in sorted(mv.dissolved))
+    solution = yield Query(program(mv, "movement"), values, map_facts(mv.game_map), statistics)
     answer = Answer.of(solution.atoms)
     outcome = _Outcome.read(answer, facts.departed)
     owners = answer.owners()

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generator, Sequence
 
 from ..solver import terms as t
+from ..solver.terms import Fact, render
 from ..model.multiverse import Multiverse, Unit
 from ..model.notation import timeline_name
 from .options import logic_files
@@ -28,15 +29,20 @@ class Query:
     """One question for the solver: a phase's program (entry encoding and option files) on its facts
     and the map's unchanging facts. A step is written as a generator of queries, so that the same code
     runs one phase at a time (``run``) or many phases together, their queries answered in one program
-    (``batch.py``)."""
+    (``batch.py``). The phase's facts are values (``terms.Fact``), spelled when the program is made:
+    alone as they are (``text``), in a joint program numbered as its k-th phase."""
 
     programs: tuple[str, ...]
-    facts: str
+    facts: tuple[Fact, ...]
     static: str = ""
     statistics: bool = False
     # the same question over a small fixed universe of atoms: one phase at a time, it is answered on a
     # program grounded once (``solve_in_universe``); a batch answers ``facts`` in its joint program
     universe: Universe | None = None
+
+    def text(self) -> str:
+        """The facts as the program of this phase alone reads them."""
+        return render(self.facts)
 
 
 Steps = Generator[Query, Solution, "StepReport"]
@@ -50,7 +56,7 @@ def run(steps: Generator[Query, Solution, object]):
             if query.universe is not None and not query.statistics:
                 answer = solve_in_universe(query.programs, query.universe, query.static)
             else:
-                answer = solve_decisions(query.programs, query.facts, query.static, statistics=query.statistics)
+                answer = solve_decisions(query.programs, query.text(), query.static, statistics=query.statistics)
             query = steps.send(answer)
     except StopIteration as stop:
         return stop.value
@@ -68,7 +74,6 @@ class StepReport:
     solution: Solution | None = None  # the movement program's answer, with timings (and sizes on request)
     sustain: SustainResult | None = None  # the votes and dissolutions of a sustain phase
     dislodgers: tuple[str, ...] = ()  # for each dislodged unit, the unit that dislodged it (``A a-Mun@0``)
-
 
 
 def designation(mv: Multiverse, place: tuple[int, int, str]) -> str:
@@ -151,8 +156,6 @@ def outcomes(mv: Multiverse, orders, answer: Answer, backups=()) -> tuple[OrderO
             reason = explain(causes, _local(r))
         out.append(OrderOutcome(r.power, r.text, result, reason, r.order, mv.game_map, causes))
     return tuple(out)
-
-
 
 
 def program(mv: Multiverse, program: str) -> tuple[str, ...]:

@@ -11,6 +11,7 @@ from dataclasses import replace
 from typing import Sequence
 
 from ..solver import terms as t
+from ..solver.terms import Fact
 from .facts import board_facts, edge_facts, order_facts, retreat_map_facts
 from ..model.multiverse import RETREAT, Board, Multiverse, Unit, make_board
 from .answer import Answer
@@ -19,18 +20,18 @@ from .adjustment import settle
 from .phase import Query, StepReport, Steps, outcomes, program
 
 
-def _retreat_facts(mv: Multiverse, boards: Sequence[Board], orders) -> str:
-    lines = board_facts(mv, boards)
-    lines += edge_facts(mv.game_map, ((r.unit.kind, r.unit.location) for b in boards for r in b.retreats), every=True)
+def _retreat_facts(mv: Multiverse, boards: Sequence[Board], orders) -> tuple[Fact, ...]:
+    facts = board_facts(mv, boards)
+    facts += edge_facts(mv.game_map, ((r.unit.kind, r.unit.location) for b in boards for r in b.retreats), every=True)
     for b in boards:
         for r in b.retreats:
             u = r.unit
-            place = t.place(b.timeline, b.turn, u.province)
-            lines.append(f"dislodged_unit({place},{u.kind},{t.const(u.power)},{t.location(u.location)}).")
+            place = (b.timeline, b.turn, u.province)
+            facts.append(("dislodged_unit", place, u.kind, t.const(u.power), t.location(u.location)))
             for prov in sorted(r.barred | ({r.attacker_from} if r.attacker_from else set())):
-                lines.append(f"barred({place},{t.const(prov)}).")
-    lines += order_facts(orders)
-    return "\n".join(lines) + "\n"
+                facts.append(("barred", place, t.const(prov)))
+    facts += order_facts(orders)
+    return tuple(facts)
 
 
 def drop_hopeless_retreats(mv: Multiverse, boards: Sequence[Board]):
@@ -54,7 +55,7 @@ def retreat_options(mv: Multiverse) -> dict[tuple[int, int, str], tuple[str, ...
     waiting = [b for b in mv.heads if b.retreats]
     if not waiting:
         return {}
-    answer = Answer.of(solve_decisions(program(mv, "retreat"), _retreat_facts(mv, waiting, []),
+    answer = Answer.of(solve_decisions(program(mv, "retreat"), t.render(_retreat_facts(mv, waiting, [])),
                                        retreat_map_facts(mv.game_map)).atoms)
     options: dict[tuple[int, int, str], list[str]] = {
         (b.timeline, b.turn, r.unit.province): [] for b in waiting for r in b.retreats}

@@ -61,7 +61,6 @@ def read_orders(mv: Multiverse, orders: OrderLines) -> list[tuple[int, ResolvedO
     return implied_orders(mv, refuse_written(mv, out))
 
 
-
 def check_limits(mv: Multiverse, orders: OrderLines, phase: str) -> None:
     """Refuses a step beyond the documented limits (docs/limits.md) before any solving, so that a
     hostile but legal input either finishes or stops here with a clear message."""

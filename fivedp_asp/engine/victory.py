@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Generator
 
 from ..solver import terms as t
+from ..solver.terms import Fact, Game
 from .facts import center_facts
 from ..model.multiverse import Multiverse
 from .options import chosen
@@ -25,25 +26,25 @@ def adjudicate(mv: Multiverse) -> Generator[Query, Solution, Multiverse]:
         return mv  # a scenario with one power, or a game already won
     option = chosen(mv.options, "victory")
     heads = mv.heads
-    # every fact names its game, 0 (batch.py numbers the games of a joint program apart)
-    lines = [f"head(0,{t.board(*h.key)})." for h in heads]
+    # every fact names its game, 0 (a joint program numbers its games apart, terms.Game)
+    game = Game(0)
+    facts: list[Fact] = [("head", game, h.key) for h in heads]
     for h in heads:
-        b = t.board(*h.key)
+        b = h.key
         # a unit waiting to retreat is still on the board until it is disbanded
         for power in sorted({u.power for u in h.units.values()} | {r.unit.power for r in h.retreats}):
-            lines.append(f"has_units({b},{t.const(power)}).")
+            facts.append(("has_units", b, t.const(power)))
         if option == "unique":
-            lines += [f"owns({b},{t.const(o)},{t.const(p)})." for p, o in sorted(h.centers.items())]
+            facts += [("owns", b, t.const(o), t.const(p)) for p, o in sorted(h.centers.items())]
         else:
             for power in sorted(set(h.centers.values())):
                 count = sum(1 for o in h.centers.values() if o == power)
-                lines.append(f"center_count({b},{t.const(power)},{count}).")
-    lines += [f"player(0,{t.const(p)})." for p in mv.players]
-    lines += [f"out(0,{t.const(p)})." for p in sorted(mv.eliminated)]
-    facts = "\n".join(lines) + "\n"
+                facts.append(("center_count", b, t.const(power), count))
+    facts += [("player", game, t.const(p)) for p in mv.players]
+    facts += [("out", game, t.const(p)) for p in sorted(mv.eliminated)]
     programs = program(mv, "victory")
     universe = _victory_universe(mv) if programs == VICTORY_UNIVERSE_PROGRAMS else None
-    query = Query(programs, facts, center_facts(mv.game_map), universe=universe)
+    query = Query(programs, tuple(facts), center_facts(mv.game_map), universe=universe)
     answer = Answer.of((yield query).atoms)
     by_const = {t.const(p): p for p in mv.players}
     eliminated = mv.eliminated | {by_const[t.name_of(a[1])] for a in answer.get("eliminated")}
@@ -69,7 +70,8 @@ def _victory_universe(mv: Multiverse) -> Universe | None:
         return None
     powers = [t.const(p) for p in mv.players]
     centres = sorted(t.const(p.id) for p in mv.game_map.provinces.values() if p.center)
-    fixed = [f"head(0,h({k}))." for k in range(len(heads))] + [f"player(0,{p})." for p in powers]
+    fixed: list[Fact] = [("head", Game(0), ("h", k)) for k in range(len(heads))]
+    fixed += [("player", Game(0), p) for p in powers]
     atoms = [f"out(0,{p})" for p in powers]
     for k in range(len(heads)):
         for p in powers:
@@ -84,5 +86,5 @@ def _victory_universe(mv: Multiverse) -> Universe | None:
             true.add(f"center_count(h({k}),{t.const(power)},{count})")
     if not true <= set(atoms):
         return None  # a power that is not a player holds something: the plain facts say it as it is
-    return Universe("\n".join(fixed) + "\n", tuple(atoms), frozenset(true))
+    return Universe(t.render(fixed), tuple(atoms), frozenset(true))
 
