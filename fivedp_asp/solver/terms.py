@@ -210,24 +210,19 @@ class OrderIds(NamedTuple):
 Fact = tuple  # (predicate name, *arguments), the arguments as above
 
 
-def _board_text(timeline: int, turn: int, dt: int) -> str:
-    """``b(T,N)`` with the timeline moved up by ``dt``; the limits are those of the unnumbered board."""
-    if not (0 <= timeline < MAX_TIMELINES and 0 <= turn <= MAX_TURN):
-        board(timeline, turn)  # raises the limit's error
-    return f"b({timeline + dt},{turn})"
-
-
 def _term(a, k: int, dt: int, di: int) -> str:
+    """One argument spelled (``fact_lines`` spells plain strings itself); places and boards are checked
+    against the limits with their own numbers, before they are moved up."""
     kind = type(a)
-    if kind is str:
-        return a
     if kind is tuple:
         first = a[0]
         if type(first) is str:
-            return f"{first}({','.join([_term(x, k, dt, di) for x in a[1:]])})"
+            return f"{first}({','.join([x if type(x) is str else _term(x, k, dt, di) for x in a[1:]])})"
         if len(a) == 3:
-            return f"p({_board_text(first, a[1], dt)},{const(a[2])})"
-        return _board_text(first, a[1], dt)
+            return _place_text(first, a[1], a[2], dt)
+        if not (0 <= first < MAX_TIMELINES and 0 <= a[1] <= MAX_TURN):
+            board(first, a[1])  # raises the limit's error
+        return f"b({first + dt},{a[1]})"
     if kind is int:
         return str(a)
     if kind is OrderId:
@@ -243,16 +238,43 @@ def _term(a, k: int, dt: int, di: int) -> str:
     raise TypeError(f"not a fact's argument: {a!r}")
 
 
+def _place_text(timeline: int, turn: int, province: str, dt: int) -> str:
+    """``p(b(T,N),P)`` with the timeline moved up by ``dt``; the limits are those of the unmoved board."""
+    if not (0 <= timeline < MAX_TIMELINES and 0 <= turn <= MAX_TURN):
+        board(timeline, turn)  # raises the limit's error
+    return f"p(b({timeline + dt},{turn}),{const(province)})"
+
+
 def fact_lines(facts: Iterable[Fact], phase: int = 0) -> list[str]:
     """Each fact spelled as clingo reads it, one line each; ``phase`` k numbers them as the k-th phase
     of a joint program (0: as they are)."""
     dt, di = phase * TIMELINE_STRIDE, phase * ORDER_STRIDE
-    lines = []
+    lines: list[str] = []
+    append = lines.append
+    places: dict[tuple, str] = {}  # a place is named by a unit, its order and others' orders: spelled once
     for f in facts:
         if len(f) == 1:
-            lines.append(f"{f[0]}.")
-        else:
-            lines.append(f"{f[0]}({','.join([_term(a, phase, dt, di) for a in f[1:]])}).")
+            append(f"{f[0]}.")
+            continue
+        parts: list[str] = []
+        add = parts.append
+        # the commonest arguments first, without a call: constants already spelled, places, order ids
+        for a in f[1:]:
+            kind = type(a)
+            if kind is str:
+                add(a)
+            elif kind is tuple and len(a) == 3 and type(a[0]) is int:
+                text = places.get(a)
+                if text is None:
+                    text = places[a] = _place_text(a[0], a[1], a[2], dt)
+                add(text)
+            elif kind is OrderId:
+                add(str(a + di))
+            elif kind is int:
+                add(str(a))
+            else:
+                add(_term(a, phase, dt, di))
+        append(f"{f[0]}({','.join(parts)}).")
     return lines
 
 
