@@ -48,7 +48,8 @@ def test_numbered_facts_keep_their_phases_apart():
         "sub(b).", "one_of_several_orders."]
     assert render(facts) == (
         "board(b(0,3)).\nfork(1,0,2).\ndissolved(1).\norder(0,p(b(0,3),par),france).\n"
-        "ordered_move(0,p(b(1,2),bur),none,0).\nordered_path(0,1,nth).\nnew(0..4).\nrecorded(moves(p(b(1,2),bur)),true).\n"
+        "ordered_move(0,p(b(1,2),bur),none,0).\nordered_path(0,1,nth).\nnew(0..4).\n"
+        "recorded(moves(p(b(1,2),bur)),true).\n"
         "head(0,b(0,3)).\nplayer(0,france).\nout(0,italy).\nsub(b).\none_of_several_orders.\n")
 
 

@@ -76,6 +76,7 @@ def adjustment_balances(mv: Multiverse) -> dict[tuple[tuple[int, int], str], int
 
 
 def adjudicate(mv: Multiverse, orders) -> Steps:
+    """The adjustment phase of every head waiting for it, as queries (``phase.Query``): the step's report."""
     boards = [b for b in mv.heads if b.phase == ADJUSTMENT]
     facts = _adjustment_facts(mv, boards, orders)
     # first without the map's adjacency and names, which only a power short of removals needs (civil

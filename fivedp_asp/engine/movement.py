@@ -114,6 +114,8 @@ def _backup_notes(mv: Multiverse, backups) -> tuple[str, ...]:
 
 
 def adjudicate(mv: Multiverse, orders, statistics: bool = False) -> Steps:
+    """The movement phase of every head, as queries (``phase.Query``): the step's report, before the
+    sustain phase is marked due and the victory check (step.py)."""
     facts = movement_facts(mv, orders)
     values = facts.facts + tuple(("dissolved", Timeline(tl)) for tl in sorted(mv.dissolved))
     solution = yield Query(program(mv, "movement"), values, map_facts(mv.game_map), statistics)

@@ -66,6 +66,7 @@ def retreat_options(mv: Multiverse) -> dict[tuple[int, int, str], tuple[str, ...
 
 
 def adjudicate(mv: Multiverse, orders) -> Steps:
+    """The retreat phase of every head waiting for it, as queries (``phase.Query``): the step's report."""
     boards = [b for b in mv.heads if b.phase == RETREAT]
     answer = Answer.of((yield Query(program(mv, "retreat"), _retreat_facts(mv, boards, orders), retreat_map_facts(mv.game_map))).atoms)
     arrivals = answer.arrivals("retreats_to")

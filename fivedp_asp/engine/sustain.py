@@ -103,6 +103,7 @@ def apply(mv: Multiverse, result: SustainResult) -> Multiverse:
 
 
 def adjudicate(mv: Multiverse, orders) -> Steps:
+    """The sustain phase, as a query (``phase.Query``): the step's report, with the votes."""
     answer = Answer.of((yield Query(program(mv, "sustain"), facts(mv, orders))).atoms)
     result = read(mv, answer)
     return StepReport(SUSTAIN, mv, apply(mv, result), outcomes(mv, orders, answer), sustain=result)

@@ -22,6 +22,7 @@ def victory(mv: Multiverse) -> Multiverse:
 
 
 def adjudicate(mv: Multiverse) -> Generator[Query, Solution, Multiverse]:
+    """``victory`` as a query (``phase.Query``), so that a batch asks it with other games' (batch.py)."""
     if len(mv.players) < 2 or mv.winner:
         return mv  # a scenario with one power, or a game already won
     option = chosen(mv.options, "victory")

@@ -183,13 +183,15 @@ ORDER_STRIDE = 1 << 20  # more than the order ids of one step: new orders (limit
 
 
 class OrderId(int):
-    """An order's id: numbered apart in a joint program."""
+    """An order's id: numbered apart in a joint program. The numbered kinds are ``int`` subclasses, made
+    and spelled as cheaply as the numbers they are (a phase has dozens of them)."""
 
     __slots__ = ()
 
 
 class Timeline(int):
-    """A timeline given as a plain number (``fork/3``, ``dissolved/1``): numbered apart in a joint program."""
+    """A timeline given as a plain number (``fork/3``, ``dissolved/1``, the sustain phase's facts): numbered
+    apart in a joint program."""
 
     __slots__ = ()
 
@@ -207,7 +209,7 @@ class OrderIds(NamedTuple):
     last: int
 
 
-Fact = tuple  # (predicate name, *arguments), the arguments as above
+Fact = tuple  # (predicate name, *arguments), the arguments as above: plain tuples, the cheapest to build
 
 
 def _term(a, k: int, dt: int, di: int) -> str:
