@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from fivedp_asp.engine import phase as phase_module
 from fivedp_asp.engine import step as step_module
 from fivedp_asp.api import load_map, load_scenario
 from fivedp_asp.engine.facts import adjustment_map_facts
@@ -33,18 +34,18 @@ def _run(tmp_path, text):
     path.write_text(text)
     case = load_scenario(path)
     statics: list[bool] = []
-    real = step_module.solve_decisions
+    real = phase_module.solve_decisions
 
     def recording(programs, facts, static="", **kwargs):
         if programs[0] == "adjustment.lp":
             statics.append("padj(" in static)
         return real(programs, facts, static, **kwargs)
 
-    step_module.solve_decisions = recording
+    phase_module.solve_decisions = recording
     try:
         report = step_module.step(case.start, case.steps[0].orders)
     finally:
-        step_module.solve_decisions = real
+        phase_module.solve_decisions = real
     return report, statics
 
 

@@ -8,16 +8,19 @@ must come out the same, field by field, and a phase that fails must fail alone.
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 
 import pytest
 
-from fivedp_asp.engine.batch import MAX_BATCH, ORDER_STRIDE, TIMELINE_STRIDE, _owner, _unshift_all, shift_facts, step_many
+from fivedp_asp.engine.batch import MAX_BATCH, _owner, _unshift_all, step_many
 from fivedp_asp.files.scenarios import find_cases, load_case, run_case, run_cases
 from fivedp_asp.compare.lockstep import opening
 from fivedp_asp.compare.random_games import OrderGenerator
 from fivedp_asp.errors import InputError, OrderError
 from fivedp_asp.model.map import load_map
+from fivedp_asp.solver.terms import (ORDER_STRIDE, TIMELINE_STRIDE, Game, OrderId, OrderIds, Timeline, fact_lines,
+                                     render)
 from fivedp_asp.engine.step import next_phase, step
 from test_random_multiverse import _options_orders, _play
 
@@ -31,16 +34,32 @@ def _key(report):
             report.dislodgers, report.after)
 
 
-def test_shifted_facts_keep_their_phases_apart():
-    facts = ("board(b(0,3)).\nfork(1,0,2).\ndissolved(1).\norder(0,p(b(0,3),par),france).\nordered_move(0,p(b(1,2),bur),none,0).\n"
-             "ordered_path(0,1,nth).\nnew(0..4).\nhead(0,b(0,3)).\nplayer(0,france).\nout(0,italy).\nsub(b).\n")
-    shifted = shift_facts(facts, 2)
+def test_numbered_facts_keep_their_phases_apart():
+    place = (1, 2, "bur")
+    facts = [("board", (0, 3)), ("fork", Timeline(1), Timeline(0), 2), ("dissolved", Timeline(1)),
+             ("order", OrderId(0), (0, 3, "par"), "france"), ("ordered_move", OrderId(0), place, "none", 0),
+             ("ordered_path", OrderId(0), 1, "nth"), ("new", OrderIds(0, 4)), ("recorded", ("moves", place), "true"),
+             ("head", Game(0), (0, 3)), ("player", Game(0), "france"), ("out", Game(0), "italy"), ("sub", "b"),
+             ("one_of_several_orders",)]
     t, i = 2 * TIMELINE_STRIDE, 2 * ORDER_STRIDE
-    assert shifted.splitlines() == [
+    assert fact_lines(facts, 2) == [
         f"board(b({t},3)).", f"fork({t + 1},{t},2).", f"dissolved({t + 1}).", f"order({i},p(b({t},3),par),france).",
         f"ordered_move({i},p(b({t + 1},2),bur),none,0).", f"ordered_path({i},1,nth).", f"new({i}..{i + 4}).",
-        f"head(2,b({t},3)).", "player(2,france).", "out(2,italy).", "sub(b)."]
-    assert shift_facts(facts, 0) == facts
+        f"recorded(moves(p(b({t + 1},2),bur)),true).", f"head(2,b({t},3)).", "player(2,france).", "out(2,italy).",
+        "sub(b).", "one_of_several_orders."]
+    assert render(facts) == (
+        "board(b(0,3)).\nfork(1,0,2).\ndissolved(1).\norder(0,p(b(0,3),par),france).\n"
+        "ordered_move(0,p(b(1,2),bur),none,0).\nordered_path(0,1,nth).\nnew(0..4).\n"
+        "recorded(moves(p(b(1,2),bur)),true).\n"
+        "head(0,b(0,3)).\nplayer(0,france).\nout(0,italy).\nsub(b).\none_of_several_orders.\n")
+
+
+def test_a_board_beyond_the_limits_is_refused_whatever_its_phase_number():
+    for phase in (0, 3):
+        with pytest.raises(InputError, match="beyond the limits"):
+            fact_lines([("board", (TIMELINE_STRIDE, 0))], phase)
+    # the limits are those of the phase's own numbers, not of the numbers it is given in a joint program
+    assert fact_lines([("board", (TIMELINE_STRIDE - 1, 0))], 3) == [f"board(b({4 * TIMELINE_STRIDE - 1},0))."]
 
 
 def test_answers_get_their_own_numbers_back():
@@ -54,7 +73,8 @@ def test_answers_get_their_own_numbers_back():
             own += [f"moves(p(b({a},3),par))", f"owner(dislodged(p(b({a},12),bur)),b({b},0))",
                     f"order_result({rng.randrange(ORDER_STRIDE)},succeeds)", f"reason(7,bounced,p(b({a},1),mun),s(hold,1,1))",
                     "winner(0,france)", f"fork(b({b},{a}))", 'illegal(3,"needs the option open_convoys")']
-        joint = [shift_facts(text + ".", k)[:-1] for text in own]
+        # the joint program numbers every board of phase k up by k * TIMELINE_STRIDE
+        joint = [re.sub(r"\bb\((\d+),", lambda m: f"b({int(m[1]) + k * TIMELINE_STRIDE},", text) for text in own]
         for n, text in enumerate(joint):
             name = text[:text.find("(")]
             if name in ("order_result", "reason", "illegal"):

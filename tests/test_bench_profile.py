@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+from fivedp_asp.engine import phase as phase_module
 from fivedp_asp.engine import step as step_module
 from fivedp_asp.bench.benchmarks import STAGES, profile_step, step_orders, synthetic_multiverse
 from fivedp_asp.cli import main
@@ -13,17 +14,17 @@ from fivedp_asp.solver.driver import encoding_size
 def _grounded_programs(mv, orders) -> list[str]:
     """The programs ``step`` grounds for this step, counted independently of the profiler."""
     seen: list[str] = []
-    real = step_module.solve_decisions
+    real = phase_module.solve_decisions
 
     def counting(programs, *args, **kwargs):
         seen.append(programs[0].removesuffix(".lp"))
         return real(programs, *args, **kwargs)
 
-    step_module.solve_decisions = counting
+    phase_module.solve_decisions = counting
     try:
         step_module.step(mv, orders)
     finally:
-        step_module.solve_decisions = real
+        phase_module.solve_decisions = real
     return seen
 
 
@@ -49,7 +50,7 @@ def test_profile_counts_every_program_and_stays_within_the_wall_time():
     assert sum(profile.seconds.values()) <= wall
     assert profile.seconds["ground"] > 0 and profile.seconds["add"] > 0
     # the first program is the movement encoding with the option files in effect
-    assert profile.statements == encoding_size(step_module._program(mv, "movement"))
+    assert profile.statements == encoding_size(phase_module.program(mv, "movement"))
     assert profile.rules > 0 and profile.atoms > 0
 
 

@@ -16,6 +16,7 @@ import yaml
 
 from fivedp_asp.files.scenarios import load_case, run_case
 from fivedp_asp.engine.facts import map_facts, movement_facts
+from fivedp_asp.solver.terms import render
 from fivedp_asp.files.games import game_data, load_game, save_game
 from fivedp_asp.game.play import adjudicate, submit
 from fivedp_asp.game.state import new_game
@@ -65,7 +66,7 @@ def test_the_new_orders_belong_to_the_movement_phase():
 def _ground_size(mv, orders: dict[str, list[str]]) -> tuple[int, int]:
     facts = movement_facts(mv, read_orders(mv, orders))
     programs = ["movement.lp", *logic_files(mv.options, "movement")]
-    solution = solve_decisions(programs, facts.text, map_facts(mv.game_map), statistics=True)
+    solution = solve_decisions(programs, render(facts.facts), map_facts(mv.game_map), statistics=True)
     return solution.atoms_count, solution.rules_count
 
 

@@ -12,7 +12,8 @@ from fivedp_asp.files.scenarios import load_case
 from fivedp_asp.cli import main
 from fivedp_asp.model.multiverse import ADJUSTMENT, Unit, make_board
 from fivedp_asp.engine.answer import Cause
-from fivedp_asp.engine.step import _paradox_causes, step
+from fivedp_asp.engine.phase import _paradox_causes
+from fivedp_asp.engine.step import step
 
 DATC = Path(__file__).parent.parent / "cases" / "datc"
 

@@ -8,7 +8,7 @@ from fivedp_asp.engine import step as step_module
 from fivedp_asp.api import load_scenario
 from fivedp_asp.bench.benchmarks import record_phases
 from fivedp_asp.engine.facts import map_facts
-from fivedp_asp.solver.driver import solve_decisions
+from fivedp_asp.solver.driver import solve_decisions, solve_in_universe
 
 
 def _whole_map(game_map) -> str:
@@ -24,8 +24,8 @@ def _retreat_queries(phases):
         query = next(queries)
         try:
             while True:
-                solution = (step_module.solve_in_universe(query.programs, query.universe, query.static)
-                            if query.universe is not None else solve_decisions(query.programs, query.facts, query.static))
+                solution = (solve_in_universe(query.programs, query.universe, query.static)
+                            if query.universe is not None else solve_decisions(query.programs, query.text(), query.static))
                 if query.programs[0] == "retreat.lp":
                     yield p.mv, query, solution
                 query = queries.send(solution)
@@ -38,13 +38,13 @@ def test_retreats_answer_as_with_the_whole_map():
     seen = with_orders = 0
     for mv, query, solution in _retreat_queries(phases):
         assert query.static == ""
-        whole = solve_decisions(query.programs, "\n".join(l for l in query.facts.splitlines() if not l.startswith("loc("))
+        whole = solve_decisions(query.programs, "\n".join(l for l in query.text().splitlines() if not l.startswith("loc("))
                                 + "\n", _whole_map(mv.game_map))
         assert sorted(map(str, solution.atoms)) == sorted(map(str, whole.atoms))
-        given = sum(1 for line in query.facts.splitlines() if line.startswith("loc("))
+        given = sum(1 for line in query.text().splitlines() if line.startswith("loc("))
         assert 0 < given < _whole_map(mv.game_map).count("loc(") / 4
         seen += 1
-        with_orders += "order(" in query.facts
+        with_orders += "order(" in query.text()
     assert seen >= 5 and with_orders >= 2, (seen, with_orders)
 
 

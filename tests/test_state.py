@@ -18,7 +18,8 @@ from fivedp_asp.model.multiverse import (
 )
 from fivedp_asp.model.notation import parse_order
 from fivedp_asp.engine.resolve import Place, resolve
-from fivedp_asp.engine.step import needs_adjustment, next_phase, settle
+from fivedp_asp.engine.adjustment import needs_adjustment, settle
+from fivedp_asp.engine.step import next_phase
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from fivedp_asp.engine import step as step_module
+from fivedp_asp.engine import victory as victory_module
 from fivedp_asp.api import new_game
 from fivedp_asp.model.multiverse import make_board
 from fivedp_asp.engine.answer import Answer
@@ -22,10 +22,10 @@ def _with_head(mv, keep_units, keep_centres, timeline=0):
 
 def _answers(mv):
     """(eliminated, winners) from the plain program and from the universe's program."""
-    query = next(step_module._victory(mv))
+    query = next(victory_module.adjudicate(mv))
     assert query.universe is not None
     out = []
-    for solution in (solve_decisions(query.programs, query.facts, query.static),
+    for solution in (solve_decisions(query.programs, query.text(), query.static),
                      solve_in_universe(query.programs, query.universe, query.static)):
         answer = Answer.of(solution.atoms)
         out.append((sorted(str(a[1]) for a in answer.get("eliminated")), sorted(str(a[1]) for a in answer.get("winner"))))
@@ -72,5 +72,5 @@ def test_a_power_eliminated_before_stays_out():
 @pytest.mark.parametrize("option", ["majority", "unique"])
 def test_other_options_are_answered_by_their_own_program(option):
     game = new_game({"victory": option})
-    query = next(step_module._victory(game.mv))
+    query = next(victory_module.adjudicate(game.mv))
     assert query.universe is None

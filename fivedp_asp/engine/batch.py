@@ -7,19 +7,19 @@ option values of ``fivedp explore``, a benchmark — are cheaper asked together.
 of solver queries (``step.Query``); ``step_many`` advances many steps in lockstep and answers their
 queries that use the same programs on the same map in one program.
 
-The phases are kept apart by numbering alone. In phase k's facts every timeline is moved up by
-``k * TIMELINE_STRIDE`` (inside board terms ``b(T,N)`` and in ``fork/3`` and ``dissolved/1``) and
-every order id by ``k * ORDER_STRIDE`` (the first argument of ``order/3``, the ``ordered_*`` facts and
-``new/1``). No order names a board of another phase and boards are only related through the pairs
-that orders name, so no rule joins two phases; each shown atom belongs to the phase its first board
-or order id falls in, and is handed back with that phase's own numbers. The driver (``solve.py``)
-settles the decisions the rules leave open. A phase whose decisions it had to settle is answered
-again on its own, so that a paradox is always resolved exactly as if its phase stood alone; the other
-phases keep their answers from the joint program, where nothing was assumed about them and their one
-model is the one they have alone.
+The phases are kept apart by numbering alone. Phase k's facts are spelled as the k-th phase
+(``terms.fact_lines``): every timeline is moved up by ``k * TIMELINE_STRIDE`` (inside board terms
+``b(T,N)`` and where a fact names a timeline, ``terms.Timeline``) and every order id by
+``k * ORDER_STRIDE`` (``terms.OrderId``, ``terms.OrderIds``). No order names a board of another
+phase and boards are only related through the pairs that orders name, so no rule joins two phases;
+each shown atom belongs to the phase its first board or order id falls in, and is handed back with
+that phase's own numbers. The driver (``solve.py``) settles the decisions the rules leave open. A
+phase whose decisions it had to settle is answered again on its own, so that a paradox is always
+resolved exactly as if its phase stood alone; the other phases keep their answers from the joint
+program, where nothing was assumed about them and their one model is the one they have alone.
 
 The victory rules judge a game over all its heads: their facts name the game (``head/2``,
-``player/2``, ``out/2``), which is numbered k, and so are their answers. Programs whose rules relate a
+``player/2``, ``out/2``: ``terms.Game``), which is numbered k, and so are their answers. Programs whose rules relate a
 whole game in other ways are answered one phase at a time: the sustain phase, and the option files listed in
 ``GAME_WIDE`` (civil disorder under ``datc_4d9=fails`` looks at every order of a power; jump assists
 count a game's timelines), and adjustment phases with a waive, which names no board and goes to the
@@ -36,20 +36,16 @@ from typing import Callable, Generator, Sequence
 
 from ..errors import AdjudicationError
 from ..solver.driver import Solution, solve_decisions
-from .step import OrderLines, Query, StepReport, steps
+from ..solver.terms import ORDER_STRIDE, TIMELINE_STRIDE, fact_lines
+from .phase import Query, StepReport
+from .step import OrderLines, steps
 
-TIMELINE_STRIDE = 10_000  # more than the timelines a multiverse may have (limits.MAX_TIMELINES); a power of ten (``_shifted_board``)
-ORDER_STRIDE = 1 << 20  # more than the order ids of one step: new orders (limits.MAX_ORDERS) and recorded ones
 MAX_BATCH = 1 << 10  # phases per program: the largest numbers stay within clingo's 32-bit integers
 
 BATCHED_PROGRAMS = frozenset({"movement.lp", "retreat.lp", "adjustment.lp", "victory.lp"})
 GAME_WIDE = frozenset({"options/datc_4d9_fails.lp", "options/jump_assists.lp"})
 
 _BOARD = re.compile(r"\bb\((\d+),")
-_ORDER_FACT = re.compile(r"^(order|ordered_\w+)\((\d+)([,)])", re.M)
-_NEW = re.compile(r"^new\((\d+)\.\.(\d+)\)\.", re.M)
-_TIMELINE_FACT = re.compile(r"^(fork|dissolved)\((\d+)([,)])(?:(\d+),)?", re.M)
-_GAME_FACT = re.compile(r"^(head|player|out)\((\d+),", re.M)
 _RESULT = frozenset({"order_result", "illegal", "reason"})  # shown atoms whose first argument is an order id
 _GAME = frozenset({"eliminated", "winner"})  # shown atoms whose first argument is a game
 
@@ -58,20 +54,7 @@ def batchable(query: Query) -> bool:
     # a waive names no board: the rules give it to the power's first board with builds in the whole
     # program, so a phase with a waive is answered alone
     return (query.programs[0] in BATCHED_PROGRAMS and not GAME_WIDE.intersection(query.programs[1:])
-            and "\nordered_waive(" not in query.facts and not query.facts.startswith("ordered_waive("))
-
-
-def shift_facts(facts: str, k: int) -> str:
-    """Phase ``k``'s facts, numbered apart from every other phase's."""
-    if k == 0:
-        return facts
-    dt, di = k * TIMELINE_STRIDE, k * ORDER_STRIDE
-    facts = _BOARD.sub(lambda m: f"b({int(m[1]) + dt},", facts)
-    facts = _TIMELINE_FACT.sub(
-        lambda m: f"{m[1]}({int(m[2]) + dt}{m[3]}" + (f"{int(m[4]) + dt}," if m[4] is not None else ""), facts)
-    facts = _ORDER_FACT.sub(lambda m: f"{m[1]}({int(m[2]) + di}{m[3]}", facts)
-    facts = _GAME_FACT.sub(lambda m: f"{m[1]}({int(m[2]) + k},", facts)
-    return _NEW.sub(lambda m: f"new({int(m[1]) + di}..{int(m[2]) + di}).", facts)
+            and not any(f[0] == "ordered_waive" for f in query.facts))
 
 
 def _owner(text: str) -> int | None:
@@ -124,7 +107,7 @@ def solve_together(queries: Sequence[Query]) -> list[Solution]:
     first = queries[0]
     # the phases repeat each other's map-level facts (the edges from where their units stand): a fact
     # written twice is one fact, and clingo reads each line of text at some cost
-    lines = dict.fromkeys(line for k, q in enumerate(queries) for line in shift_facts(q.facts, k).splitlines())
+    lines = dict.fromkeys(line for k, q in enumerate(queries) for line in fact_lines(q.facts, k))
     facts = "\n".join(lines) + "\n"
     joint = solve_decisions(first.programs, facts, first.static, statistics=any(q.statistics for q in queries))
     atoms: list[list[str]] = [[] for _ in queries]
@@ -150,7 +133,7 @@ def solve_together(queries: Sequence[Query]) -> list[Solution]:
     # joint program (an unsatisfiable core, say) may take in another phase's fleets
     return [Solution(tuple(atoms[k] + shared), (), joint.models_seen, joint.ground_seconds, joint.solve_seconds,
                      joint.atoms_count, joint.rules_count) if not backups[k]
-            else solve_decisions(q.programs, q.facts, q.static, statistics=q.statistics)
+            else solve_decisions(q.programs, q.text(), q.static, statistics=q.statistics)
             for k, q in enumerate(queries)]
 
 
@@ -174,7 +157,7 @@ def answer_all(queries: Sequence[Query]) -> list[Solution | Exception]:
             for n in part:
                 q = queries[n]
                 try:
-                    out[n] = solve_decisions(q.programs, q.facts, q.static, statistics=q.statistics)
+                    out[n] = solve_decisions(q.programs, q.text(), q.static, statistics=q.statistics)
                 except AdjudicationError as exc:
                     out[n] = exc
     return out  # type: ignore[return-value]

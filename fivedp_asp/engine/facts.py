@@ -1,7 +1,10 @@
 """Builds the ASP facts of a step: the map, the boards in play, their units and the orders.
 
 Only boards that are heads or that an order mentions are written, so the program's size follows
-the boards in play, not the length of history.
+the boards in play, not the length of history. A phase's facts are values (``terms.Fact``: tuples of
+a predicate and its arguments), spelled by ``terms.render`` when the program is made, so that a
+joint program (batch.py) numbers each phase apart as it spells it. The map's facts, the same for
+every step, are spelled once here and kept.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from functools import lru_cache
 from typing import Iterable, NamedTuple, Sequence
 
 from ..solver import terms as t
+from ..solver.terms import Fact, OrderId, OrderIds, Timeline, fact_lines
 from ..model.map import GameMap
 from ..model.multiverse import Board, Multiverse
 from ..model.orders import Place, ResolvedOrder
@@ -24,31 +28,31 @@ def map_facts(game_map: GameMap) -> str:
     """The geography every movement or retreat step needs, the same string for every step on this
     map: province types, locations, and the sea graph (fleet edges with a sea at one end), which
     convoy routes are traced through. Other edges come with the units standing on them (edge_facts)."""
-    lines: list[str] = []
+    facts: list[Fact] = []
     for prov in game_map.provinces.values():
         p = t.const(prov.id)
-        lines.append(f"ptype({p},{prov.type}).")
+        facts.append(("ptype", p, prov.type))
         for kind in ("army", "fleet"):
             for loc in game_map.locations(prov.id, kind):
-                lines.append(f"loc({t.location(loc)},{p}).")
+                facts.append(("loc", t.location(loc), p))
     for a, b in sorted(game_map.edges("fleet")):
         if _touches_sea(game_map, a, b):
-            lines.append(f"edge(fleet,{t.location(a)},{t.location(b)}).")
-    return "\n".join(sorted(set(lines))) + "\n"
+            facts.append(("edge", "fleet", t.location(a), t.location(b)))
+    return "\n".join(sorted(set(fact_lines(facts)))) + "\n"
 
 
-def edge_facts(game_map: GameMap, units: Iterable[tuple[str, str]], every: bool = False) -> list[str]:
+def edge_facts(game_map: GameMap, units: Iterable[tuple[str, str]], every: bool = False) -> list[Fact]:
     """The edges from where these (kind, location) units stand that ``map_facts`` leaves out; with
     ``every``, all their edges (for retreats, whose map facts have none: ``retreat_loc_facts``)."""
-    lines = []
+    facts: list[Fact] = []
     for kind, loc in sorted(set(units)):
         for to in game_map.neighbours.get((kind, loc), ()):
             if every or kind == "army" or not _touches_sea(game_map, loc, to):
-                lines.append(f"edge({kind},{t.location(loc)},{t.location(to)}).")
-    return lines
+                facts.append(("edge", kind, t.location(loc), t.location(to)))
+    return facts
 
 
-def retreat_loc_facts(game_map: GameMap, units: Iterable[tuple[str, str]], provinces: Iterable[str]) -> list[str]:
+def retreat_loc_facts(game_map: GameMap, units: Iterable[tuple[str, str]], provinces: Iterable[str]) -> list[Fact]:
     """All that retreats read of the map besides the edges from where the dislodged units stand (given
     with the phase's facts, ``edge_facts(every=True)``): ``loc/2`` of every location one of those edges
     leads to and of every location of the provinces the orders move to (the coasts an order may name).
@@ -61,19 +65,19 @@ def retreat_loc_facts(game_map: GameMap, units: Iterable[tuple[str, str]], provi
     for prov in set(provinces):
         if prov in game_map.provinces:
             locations.update(game_map.locations(prov, "army") + game_map.locations(prov, "fleet"))
-    return sorted(f"loc({t.location(loc)},{t.const(game_map.province_of(loc))})." for loc in locations)
+    return sorted(("loc", t.location(loc), t.const(game_map.province_of(loc))) for loc in locations)
 
 
 @lru_cache(maxsize=8)
 def center_facts(game_map: GameMap) -> str:
     """Supply centres and home centres (victory and adjustments)."""
-    lines = []
+    facts: list[Fact] = []
     for prov in game_map.provinces.values():
         if prov.center:
-            lines.append(f"center({t.const(prov.id)}).")
+            facts.append(("center", t.const(prov.id)))
         if prov.home:
-            lines.append(f"home({t.const(prov.home)},{t.const(prov.id)}).")
-    return "\n".join(lines) + "\n"
+            facts.append(("home", t.const(prov.home), t.const(prov.id)))
+    return t.render(facts)
 
 
 @lru_cache(maxsize=16)
@@ -85,87 +89,83 @@ def adjustment_map_facts(game_map: GameMap, civil_disorder: bool = True) -> str:
     when a power is short of removals (``removals_unordered``, step.py)."""
     lines = {line for line in map_facts(game_map).splitlines() if not line.startswith("edge(")}
     if civil_disorder:
+        facts: list[Fact] = []
         for kind in ("army", "fleet"):
             for a, b in game_map.edges(kind):
                 # province adjacency whatever the unit type (civil disorder distances)
-                lines.add(f"padj({t.const(game_map.province_of(a))},{t.const(game_map.province_of(b))}).")
+                facts.append(("padj", t.const(game_map.province_of(a)), t.const(game_map.province_of(b))))
                 if kind == "fleet":
                     # fleet adjacency of provinces (the older civil disorder rule, option datc_4d8)
-                    lines.add(f"fadj({t.const(game_map.province_of(a))},{t.const(game_map.province_of(b))}).")
+                    facts.append(("fadj", t.const(game_map.province_of(a)), t.const(game_map.province_of(b))))
         by_name = sorted(game_map.provinces.values(), key=lambda p: p.name.lower())
-        lines |= {f"name_rank({t.const(p.id)},{rank})." for rank, p in enumerate(by_name)}
+        facts += [("name_rank", t.const(p.id), rank) for rank, p in enumerate(by_name)]
+        lines |= set(fact_lines(facts))
     return "\n".join(sorted(lines)) + "\n" + center_facts(game_map)
 
 
-def place_term(place: Place) -> str:
-    return t.place(place.timeline, place.turn, place.province)
+def place_term(place: Place) -> tuple[int, int, str]:
+    """A place as a fact's argument: its board and province (the coast is not part of it)."""
+    return place.timeline, place.turn, place.province
 
 
-def board_facts(mv: Multiverse, boards: Iterable[Board]) -> list[str]:
-    lines = []
+def board_facts(mv: Multiverse, boards: Iterable[Board]) -> list[Fact]:
+    facts: list[Fact] = []
     for board in boards:
-        lines.append(f"board({t.board(*board.key)}).")
+        facts.append(("board", board.key))
         for unit in board.units.values():
-            lines.append(
-                f"unit({t.place(board.timeline, board.turn, unit.province)},{unit.kind},"
-                f"{t.const(unit.power)},{t.location(unit.location)})."
-            )
+            facts.append(("unit", (board.timeline, board.turn, unit.province), unit.kind, t.const(unit.power),
+                          t.location(unit.location)))
     for child, (parent, turn) in sorted(mv.forks.items()):
-        lines.append(f"fork({child},{parent},{turn}).")
-    return lines
+        facts.append(("fork", Timeline(child), Timeline(parent), turn))
+    return facts
 
 
 def _coast(place: Place | None) -> str:
     return t.const(place.coast) if place and place.coast else "none"
 
 
-def order_facts(orders: Sequence[tuple[int, ResolvedOrder]]) -> list[str]:
+def order_facts(orders: Sequence[tuple[int, ResolvedOrder]]) -> list[Fact]:
     """One ``order/3`` fact per order id plus the fact of its verb."""
-    lines = []
-    for i, r in orders:
+    facts: list[Fact] = []
+    for n, r in orders:
         if r.unit is None:
             continue
-        lines.append(f"order({i},{place_term(r.unit)},{t.const(r.power)}).")
+        i = OrderId(n)
+        facts.append(("order", i, place_term(r.unit), t.const(r.power)))
         match r.kind:
             case "hold":
-                lines.append(f"ordered_hold({i}).")
+                facts.append(("ordered_hold", i))
             case "move":
-                lines.append(f"ordered_move({i},{place_term(r.dest)},{_coast(r.dest)},{int(r.via_convoy)}).")
+                facts.append(("ordered_move", i, place_term(r.dest), _coast(r.dest), int(r.via_convoy)))
                 # a written convoy path (DATC 4.A.6): read only by the datc_4a6 option files
                 for k, sea in enumerate(getattr(r.order, "path", ())):
-                    lines.append(f"ordered_path({i},{k},{t.const(sea.province)}).")
+                    facts.append(("ordered_path", i, k, t.const(sea.province)))
             case "support_hold":
-                lines.append(f"ordered_support_hold({i},{place_term(r.target)}).")
+                facts.append(("ordered_support_hold", i, place_term(r.target)))
             case "support_move":
-                lines.append(
-                    f"ordered_support_move({i},{place_term(r.target)},{place_term(r.dest)},{_coast(r.dest)})."
-                )
+                facts.append(("ordered_support_move", i, place_term(r.target), place_term(r.dest), _coast(r.dest)))
             case "convoy":
-                lines.append(f"ordered_convoy({i},{place_term(r.target)},{place_term(r.dest)}).")
+                facts.append(("ordered_convoy", i, place_term(r.target), place_term(r.dest)))
             case "open_convoy":
-                lines.append(f"ordered_open_convoy({i}).")
+                facts.append(("ordered_open_convoy", i))
             case "jump_assist":
-                lines.append(f"ordered_jump_assist({i},{place_term(r.target)},{place_term(r.dest)}).")
+                facts.append(("ordered_jump_assist", i, place_term(r.target), place_term(r.dest)))
             case other:
-                lines.append(f"ordered_other({i},{other}).")
-    return lines
+                facts.append(("ordered_other", i, other))
+    return facts
 
 
-def _decision_term(name: str, place: tuple[int, int, str]) -> str:
-    return f"{name}({t.place(*place)})"
-
-
-def record_facts(board: Board, *, own: bool) -> list[str]:
+def record_facts(board: Board, *, own: bool) -> list[Fact]:
     """A past board's recorded decisions: ``recorded/2`` to hold them, ``record_of/3`` to compare (own)."""
     if board.record is None:
         return []
-    lines = []
+    facts: list[Fact] = []
     for (name, place), value in sorted(board.record.decisions.items()):
-        term = _decision_term(name, place)
-        lines.append(f"recorded({term},{str(value).lower()}).")
+        term = (name, place)
+        facts.append(("recorded", term, str(value).lower()))
         if own:
-            lines.append(f"record_of({t.board(*board.key)},{term},{str(value).lower()}).")
-    return lines
+            facts.append(("record_of", board.key, term, str(value).lower()))
+    return facts
 
 
 def reached_boards(r: ResolvedOrder) -> set[tuple[int, int]]:
@@ -179,7 +179,7 @@ def reached_boards(r: ResolvedOrder) -> set[tuple[int, int]]:
 
 
 class MovementFacts(NamedTuple):
-    text: str
+    facts: tuple[Fact, ...]
     recorded: list[tuple[int, ResolvedOrder]]  # the recorded orders included (ids after the new ones)
     departed: frozenset[tuple[int, int, str]]  # units whose recorded journey took them off their board
 
@@ -239,7 +239,7 @@ def movement_facts(mv: Multiverse, orders: Sequence[tuple[int, ResolvedOrder]]) 
             if a is not None and a.kind == "jump_assist" and a.target.board == r.unit.board \
                     and a.target.province == r.unit.province:
                 take(place)
-    journeys: list[str] = []
+    journeys: list[Fact] = []
     departed = set()
     for place, r in list(recorded.items()):
         other = _acts_on(r)
@@ -250,7 +250,7 @@ def movement_facts(mv: Multiverse, orders: Sequence[tuple[int, ResolvedOrder]]) 
         if r.kind == "move":
             src = mv.boards[place[:2]].record
             went = bool(src and src.decisions.get(("moves", place)))
-            journeys.append(f"{'left' if went else 'stuck'}({t.place(*place)}).")
+            journeys.append(("left" if went else "stuck", place))
             if went:
                 departed.add(place)
     next_id = max((i for i, _ in orders), default=-1) + 1
@@ -260,16 +260,16 @@ def movement_facts(mv: Multiverse, orders: Sequence[tuple[int, ResolvedOrder]]) 
     for _, r in list(orders) + recorded_orders:
         involved |= {p.board for p in (r.unit, r.target, r.dest) if p is not None and p.board in mv.boards}
     boards = [mv.boards[k] for k in sorted(involved)]
-    lines = board_facts(mv, boards)
-    lines += edge_facts(mv.game_map, ((u.kind, u.location) for b in boards for u in b.units.values()))
-    lines += [f"head({t.board(*k)})." for k in sorted(heads)]
+    facts = board_facts(mv, boards)
+    facts += edge_facts(mv.game_map, ((u.kind, u.location) for b in boards for u in b.units.values()))
+    facts += [("head", k) for k in sorted(heads)]
     for b in boards:
         if b.key not in heads:
-            lines += record_facts(b, own=b.key in candidates)
-    lines += order_facts(orders)
+            facts += record_facts(b, own=b.key in candidates)
+    facts += order_facts(orders)
     if orders:
         # new orders have the ids 0..k-1 (recorded ones come after): one interval fact
-        lines.append(f"new(0..{max(i for i, _ in orders)}).")
-    lines += order_facts(recorded_orders)
-    lines += journeys
-    return MovementFacts("\n".join(lines) + "\n", recorded_orders, frozenset(departed))
+        facts.append(("new", OrderIds(0, max(i for i, _ in orders))))
+    facts += order_facts(recorded_orders)
+    facts += journeys
+    return MovementFacts(tuple(facts), recorded_orders, frozenset(departed))

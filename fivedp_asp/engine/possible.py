@@ -33,6 +33,7 @@ from typing import Iterable, Sequence
 
 from ..model import orders as o
 from ..solver import terms as t
+from ..solver.terms import Fact, OrderIds, Timeline
 from ..errors import InputError, NotationError, quoted
 from .facts import board_facts, edge_facts, map_facts, order_facts
 from ..model.map import GameMap
@@ -43,7 +44,9 @@ from ..model.orders import Place, ResolvedOrder
 from .resolve import subject_place
 from .answer import Answer
 from ..solver.driver import solve_decisions
-from .step import adjustment_balances, next_phase, retreat_options
+from .adjustment import adjustment_balances
+from .retreat import retreat_options
+from .step import next_phase
 from .written import refuse_written
 
 #: every kind of order listed, in the order they are printed for a unit
@@ -146,11 +149,10 @@ class _Space:
         turns = {k[1] for k in self.heads}
         near = [k for k in self.mv.boards if any(abs(k[1] - n) <= 1 for n in turns)]
         pairs = [(h, k) for h in self.heads for k in near if abs(k[1] - h[1]) <= 1]
-        lines = [f"board({t.board(*k)})." for k in near]
-        lines += [f"fork({c},{p},{n})." for c, (p, n) in sorted(self.mv.forks.items())]
-        lines += [f"board_pair({t.board(*h)},{t.board(*k)})." for h, k in pairs]
-        lines.append("#show board_adj/2.")
-        answer = Answer.of(solve_decisions(_programs(self.mv), "\n".join(lines) + "\n").atoms)
+        facts: list[Fact] = [("board", k) for k in near]
+        facts += [("fork", Timeline(c), Timeline(p), n) for c, (p, n) in sorted(self.mv.forks.items())]
+        facts += [("board_pair", h, k) for h, k in pairs]
+        answer = Answer.of(solve_decisions(_programs(self.mv), t.render(facts) + "#show board_adj/2.\n").atoms)
         out: dict[tuple[int, int], list[Board]] = {h: [] for h in self.heads}
         for a, b in answer.get("board_adj"):
             h, k = t.board_of(str(a)), t.board_of(str(b))
@@ -395,15 +397,15 @@ def _legal(mv: Multiverse, candidates: Sequence[ResolvedOrder]) -> list[Resolved
     for _, r in orders:
         keys |= {p.board for p in (r.unit, r.target, r.dest) if p is not None and p.board in mv.boards}
     boards = [mv.boards[k] for k in sorted(keys)]
-    lines = board_facts(mv, boards)
-    lines += edge_facts(mv.game_map, ((u.kind, u.location) for b in boards for u in b.units.values()))
-    lines += [f"head({t.board(*k)})." for k in sorted(heads)]
-    lines += [f"dissolved({tl})." for tl in sorted(mv.dissolved)]
-    lines += order_facts(orders)
-    lines.append(f"new(0..{len(candidates) - 1}).")
+    facts = board_facts(mv, boards)
+    facts += edge_facts(mv.game_map, ((u.kind, u.location) for b in boards for u in b.units.values()))
+    facts += [("head", k) for k in sorted(heads)]
+    facts += [("dissolved", Timeline(tl)) for tl in sorted(mv.dissolved)]
+    facts += order_facts(orders)
+    facts.append(("new", OrderIds(0, len(candidates) - 1)))
     # one unit's many candidates are not one another's rivals (DATC 4.D.3 is about orders given together)
-    lines.append("one_of_several_orders.")
-    atoms = solve_decisions(_programs(mv), "\n".join(lines) + "\n", map_facts(mv.game_map)).atoms
+    facts.append(("one_of_several_orders",))
+    atoms = solve_decisions(_programs(mv), t.render(facts), map_facts(mv.game_map)).atoms
     legal = {a.arguments[0].number for a in atoms if a.name == "legal"}
     return [r for i, r in orders if i in legal]
 

@@ -13,11 +13,13 @@ from typing import Sequence
 
 from ..model import orders as o
 from ..solver import terms as t
-from ..model.multiverse import Multiverse
+from ..solver.terms import Fact, OrderId, Timeline
+from ..model.multiverse import SUSTAIN, Multiverse
 from ..model.notation import timeline_name
 from .options import chosen
 from ..model.orders import ResolvedOrder
 from .answer import Answer
+from .phase import Query, StepReport, Steps, outcomes, program
 
 
 @dataclass(frozen=True)
@@ -62,24 +64,24 @@ def _positions(orders: Sequence[tuple[int, ResolvedOrder]]) -> dict[int, int]:
     return last
 
 
-def facts(mv: Multiverse, orders: Sequence[tuple[int, ResolvedOrder]]) -> str:
-    lines = [f"in_play({tl})." for tl in mv.in_play]
+def facts(mv: Multiverse, orders: Sequence[tuple[int, ResolvedOrder]]) -> tuple[Fact, ...]:
+    out: list[Fact] = [("in_play", Timeline(tl)) for tl in mv.in_play]
     capitals = mv.game_map.capitals
-    lines += [f"time_center({t.const(c)})." for c in capitals]
+    out += [("time_center", t.const(c)) for c in capitals]
     for head in mv.heads:
         for c in capitals:
             if c in head.centers:
-                lines.append(f"owner({t.const(c)},{head.timeline},{t.const(head.centers[c])}).")
+                out.append(("owner", t.const(c), Timeline(head.timeline), t.const(head.centers[c])))
     last = _positions(orders)
     for i, r in orders:
         if r.kind != "sustain" or not isinstance(r.order, o.Sustain):
             continue
-        pw, tl = t.const(r.power), r.order.timeline
+        pw, tl = t.const(r.power), Timeline(r.order.timeline)
         if r.order.center is None:
-            lines.append(f"sustain_order({i},{pw},{tl},{last[i]}).")
+            out.append(("sustain_order", OrderId(i), pw, tl, last[i]))
         else:
-            lines.append(f"center_order({i},{pw},{t.const(r.order.center)},{tl},{last[i]}).")
-    return "\n".join(lines) + "\n"
+            out.append(("center_order", OrderId(i), pw, t.const(r.order.center), tl, last[i]))
+    return tuple(out)
 
 
 def read(mv: Multiverse, answer: Answer) -> SustainResult:
@@ -100,6 +102,13 @@ def apply(mv: Multiverse, result: SustainResult) -> Multiverse:
     """The multiverse after the phase: dissolved timelines out of play for good, this year's phase held."""
     return replace(mv, dissolved=mv.dissolved | frozenset(result.dissolved), sustain_due=None,
                    sustain_held=result.year)
+
+
+def adjudicate(mv: Multiverse, orders) -> Steps:
+    """The sustain phase, as a query (``phase.Query``): the step's report, with the votes."""
+    answer = Answer.of((yield Query(program(mv, "sustain"), facts(mv, orders))).atoms)
+    result = read(mv, answer)
+    return StepReport(SUSTAIN, mv, apply(mv, result), outcomes(mv, orders, answer), sustain=result)
 
 
 def fraction_shares(fractions) -> list[tuple[int, int]]:

@@ -209,7 +209,7 @@ def _adjustment_problem(game: "Game", done: frozenset[tuple[int, int]]) -> str |
 
 
 def _recorded_orders_problem(mv: Multiverse, done: frozenset[tuple[int, int]]) -> str | None:
-    """A record keeps the legal orders of its own board's units (``step._records``): each of a player,
+    """A record keeps the legal orders of its own board's units (``movement._records``): each of a player,
     fully designated, for a unit of that power on that very board."""
     players = set(mv.players)
     for key in sorted(k for k in mv.boards if k not in done):
@@ -287,7 +287,7 @@ def _standing_problem(mv: Multiverse, played: bool) -> str | None:
     after every step, never to the start: before the first step nobody is out and nobody has won."""
     from dataclasses import replace
 
-    from ..engine.step import victory
+    from ..engine.victory import victory
 
     if not played:
         if mv.eliminated:

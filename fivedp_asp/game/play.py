@@ -21,7 +21,9 @@ from ..model.notation import parse_order, timeline_name
 from ..model.orders import ResolvedOrder
 from ..engine.resolve import resolve, resolved_text
 from ..engine.answer import OrderOutcome
-from ..engine.step import StepReport, adjustment_balances, next_phase, retreat_options, step
+from ..engine.adjustment import adjustment_balances
+from ..engine.retreat import retreat_options
+from ..engine.step import StepReport, next_phase, step
 from .state import Game
 
 

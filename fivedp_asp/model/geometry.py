@@ -506,28 +506,29 @@ def _check_shared(geometry: Geometry, path: str) -> None:
 # -- adjacency ------------------------------------------------------------------------------------
 
 
-def _point_term(p: Point) -> str:
-    return f"({p[0]},{p[1]})"
+def _point_term(p: Point) -> terms.Fact:
+    """A point as the tuple term ``(X,Y)`` (a function term without a name)."""
+    return ("", p[0], p[1])
 
 
 def facts(geometry: Geometry) -> str:
     """The geometry as facts for ``asp/geometry.lp``."""
-    out: list[str] = []
+    out: list[terms.Fact] = []
     for terr in geometry.territories.values():
         t = terms.const(terr.id)
-        out.append(f"territory({t},{terr.region}).")
-        out.append(f"border_size({t},{len(terr.border)}).")
-        out.extend(f"border({t},{i},{_point_term(p)})." for i, p in enumerate(terr.border))
+        out.append(("territory", t, terr.region))
+        out.append(("border_size", t, len(terr.border)))
+        out.extend(("border", t, i, _point_term(p)) for i, p in enumerate(terr.border))
         coasts = dict(terr.coasts)
         if terr.canals:
             coasts[""] = coasts.get("", ()) + terr.canals
         for name, paths in coasts.items():
             c = terms.location(terr.location(name))
-            out.append(f"coast({c},{t}).")
+            out.append(("coast", c, t))
             for k, path in enumerate(paths):
-                out.append(f"path_size({c},{k},{len(path)}).")
-                out.extend(f"coast_point({c},{k},{i},{_point_term(p)})." for i, p in enumerate(path))
-    return "\n".join(out)
+                out.append(("path_size", c, k, len(path)))
+                out.extend(("coast_point", c, k, i, _point_term(p)) for i, p in enumerate(path))
+    return terms.render(out)
 
 
 def _solve(fact_text: str) -> Adjacency:

@@ -1,13 +1,15 @@
 """The one mapping between Python values and ASP terms.
 
-Facts go in as strings (fast to build, one ``Control.add``); answers come out as
-``clingo.Symbol`` and are read back here. Nothing else in the package spells a term.
+Facts are built as values (tuples, see "facts as values" below) and go in as the text ``render``
+spells (fast to build, one ``Control.add``); answers come out as ``clingo.Symbol`` and are read back
+here. Nothing else in the package spells a term.
 """
 
 from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Iterable, NamedTuple
 
 import clingo
 
@@ -160,3 +162,125 @@ def reason_text_of(text: str) -> tuple[int, str, tuple[int, int, str] | None, tu
         return int(m[1]), m[2], place, ()
     args = tuple(int(a) if a.lstrip("-").isdigit() else a for a in m[7].split(",")) if m[7] else ()
     return int(m[1]), m[2], place, (m[6], *args)
+
+
+# -- facts as values ---------------------------------------------------------------------------------
+# A fact is a tuple: its predicate's name, then its arguments as values. An argument is
+#   - a ``str``: a term already spelled (a constant through ``const``, a location, ``army``);
+#   - an ``int``: a number;
+#   - a board ``(timeline, turn)`` or a place ``(timeline, turn, province)``, the province a plain name;
+#   - a function term ``(name, argument, ...)`` (a tuple whose first item is a ``str``; the name ``""``
+#     makes a tuple term, ``(X,Y)``);
+#   - an ``OrderId``, a ``Timeline`` or a ``Game``: numbers that name one phase's orders, timelines or
+#     game, and an ``OrderIds`` interval (``new(0..K)``).
+# Facts are spelled by ``fact_lines`` alone. Given a phase number k, it numbers the phase apart from
+# every other in a joint program (engine/batch.py): timelines (of boards, places and ``Timeline``) move
+# up by k * TIMELINE_STRIDE, order ids by k * ORDER_STRIDE and the game by k. Which numbers move is
+# said by the values themselves, so a fact is numbered the same wherever it is built.
+
+TIMELINE_STRIDE = MAX_TIMELINES  # no timeline of a phase reaches the next phase's first; 10,000, a power of ten that batch._shifted_board reads off the text
+ORDER_STRIDE = 1 << 20  # more than the order ids of one step: new orders (limits.MAX_ORDERS) and recorded ones
+
+
+class OrderId(int):
+    """An order's id: numbered apart in a joint program. The numbered kinds are ``int`` subclasses, made
+    and spelled as cheaply as the numbers they are (a phase has dozens of them)."""
+
+    __slots__ = ()
+
+
+class Timeline(int):
+    """A timeline given as a plain number (``fork/3``, ``dissolved/1``, the sustain phase's facts): numbered
+    apart in a joint program."""
+
+    __slots__ = ()
+
+
+class Game(int):
+    """The game a fact belongs to (the victory rules judge a game's heads together)."""
+
+    __slots__ = ()
+
+
+class OrderIds(NamedTuple):
+    """The order ids ``first..last``, one interval term."""
+
+    first: int
+    last: int
+
+
+Fact = tuple  # (predicate name, *arguments), the arguments as above: plain tuples, the cheapest to build
+
+
+def _term(a, k: int, dt: int, di: int) -> str:
+    """One argument spelled (``fact_lines`` spells plain strings itself); places and boards are checked
+    against the limits with their own numbers, before they are moved up."""
+    kind = type(a)
+    if kind is tuple:
+        first = a[0]
+        if type(first) is str:
+            return f"{first}({','.join([x if type(x) is str else _term(x, k, dt, di) for x in a[1:]])})"
+        if len(a) == 3:
+            return _place_text(first, a[1], a[2], dt)
+        if not (0 <= first < MAX_TIMELINES and 0 <= a[1] <= MAX_TURN):
+            board(first, a[1])  # raises the limit's error
+        return f"b({first + dt},{a[1]})"
+    if kind is int:
+        return str(a)
+    if kind is OrderId:
+        return str(a + di)
+    if kind is Timeline:
+        return str(a + dt)
+    if kind is Game:
+        return str(a + k)
+    if kind is OrderIds:
+        return f"{a.first + di}..{a.last + di}"
+    if isinstance(a, str):  # a name read with its source line (a str subclass), spelled as it is
+        return str(a)
+    raise TypeError(f"not a fact's argument: {a!r}")
+
+
+def _place_text(timeline: int, turn: int, province: str, dt: int) -> str:
+    """``p(b(T,N),P)`` with the timeline moved up by ``dt``; the limits are those of the unmoved board."""
+    if not (0 <= timeline < MAX_TIMELINES and 0 <= turn <= MAX_TURN):
+        board(timeline, turn)  # raises the limit's error
+    return f"p(b({timeline + dt},{turn}),{const(province)})"
+
+
+def fact_lines(facts: Iterable[Fact], phase: int = 0) -> list[str]:
+    """Each fact spelled as clingo reads it, one line each; ``phase`` k numbers them as the k-th phase
+    of a joint program (0: as they are)."""
+    dt, di = phase * TIMELINE_STRIDE, phase * ORDER_STRIDE
+    lines: list[str] = []
+    append = lines.append
+    places: dict[tuple, str] = {}  # a place is named by a unit, its order and others' orders: spelled once
+    for f in facts:
+        if len(f) == 1:
+            append(f"{f[0]}.")
+            continue
+        parts: list[str] = []
+        add = parts.append
+        # the commonest arguments first, without a call: constants already spelled, places, order ids
+        for a in f[1:]:
+            kind = type(a)
+            if kind is str:
+                add(a)
+            elif kind is tuple and len(a) == 3 and type(a[0]) is int:
+                text = places.get(a)
+                if text is None:
+                    text = places[a] = _place_text(a[0], a[1], a[2], dt)
+                add(text)
+            elif kind is OrderId:
+                add(str(a + di))
+            elif kind is int:
+                add(str(a))
+            else:
+                add(_term(a, phase, dt, di))
+        append(f"{f[0]}({','.join(parts)}).")
+    return lines
+
+
+def render(facts: Iterable[Fact], phase: int = 0) -> str:
+    """The program text of these facts (``fact_lines``), a line each."""
+    lines = fact_lines(facts, phase)
+    return "\n".join(lines) + "\n" if lines else ""

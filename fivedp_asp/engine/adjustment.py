@@ -1,0 +1,101 @@
+"""The adjustment phase (RULES.md §7): builds and disbands on the boards whose centres and units
+differ in number (``asp/adjustment.lp``, ``asp/adjustment/``), and when a board waits for it: after
+a Fall battle and its retreats, centres go to their occupiers (``settle``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Sequence
+
+from ..solver import terms as t
+from ..solver.terms import Fact, OrderId
+from .facts import adjustment_map_facts, board_facts, order_facts
+from ..model.multiverse import ADJUSTMENT, Board, Multiverse, Unit, make_board
+from .answer import Answer
+from ..solver.driver import solve_decisions
+from .phase import Query, StepReport, Steps, outcomes, program
+
+
+def needs_adjustment(board: Board, mv: Multiverse) -> bool:
+    powers = {u.power for u in board.units.values()} | set(board.centers.values())
+    for power in powers:
+        units = sum(1 for u in board.units.values() if u.power == power)
+        centers = sum(1 for p in board.centers.values() if p == power)
+        if units > centers:
+            return True
+        free_home = [h for h in mv.game_map.home_centers(power) if board.centers.get(h) == power and h not in board.units]
+        if centers > units and free_home:
+            return True
+    return False
+
+
+def settle(board: Board, mv: Multiverse) -> Board:
+    """After a Fall battle and its retreats: centres go to their occupiers, then adjustments if any."""
+    if board.retreats or board.turn == 0 or board.turn % 2 == 1:
+        return board
+    centers = dict(board.centers)
+    for prov, unit in board.units.items():
+        if mv.game_map.provinces[prov].center:
+            centers[prov] = unit.power
+    board = make_board(board.timeline, board.turn, board.units.values(), centers)
+    return replace(board, adjustment_due=needs_adjustment(board, mv))
+
+
+def _adjustment_facts(mv: Multiverse, boards: Sequence[Board], orders) -> tuple[Fact, ...]:
+    facts = board_facts(mv, boards)
+    for b in boards:
+        for prov, power in sorted(b.centers.items()):
+            facts.append(("owns", b.key, t.const(power), t.const(prov)))
+    for i, r in orders:
+        if r.kind == "build":
+            kind = r.unit_kind or "none"
+            coast = t.const(r.unit.coast) if r.unit.coast else "none"
+            facts.append(("ordered_build", OrderId(i), kind, coast))
+        elif r.kind == "waive":
+            facts.append(("ordered_waive", OrderId(i), t.const(r.power)))
+    facts += [f for f in order_facts(orders) if f[0] != "ordered_other" or f[2] == "disband"]
+    return tuple(facts)
+
+
+def adjustment_balances(mv: Multiverse) -> dict[tuple[tuple[int, int], str], int]:
+    """(board, power) -> centres minus units on every head waiting for adjustments, as the adjustment
+    program counts them: builds allowed when positive, disbands owed when negative."""
+    boards = [b for b in mv.heads if b.phase == ADJUSTMENT]
+    if not boards:
+        return {}
+    # the balances never depend on the removals nobody ordered: the map's adjacency is not needed
+    answer = Answer.of(solve_decisions(program(mv, "adjustment"), t.render(_adjustment_facts(mv, boards, [])),
+                                       adjustment_map_facts(mv.game_map, civil_disorder=False)).atoms)
+    powers = {t.const(p): p for p in mv.game_map.powers}
+    out = {}
+    for board, power, n in answer.get("balance"):
+        key = t.board_of(str(board))
+        out[(key, powers.get(t.name_of(power), t.name_of(power)))] = n.number
+    return out
+
+
+def adjudicate(mv: Multiverse, orders) -> Steps:
+    """The adjustment phase of every head waiting for it, as queries (``phase.Query``): the step's report."""
+    boards = [b for b in mv.heads if b.phase == ADJUSTMENT]
+    facts = _adjustment_facts(mv, boards, orders)
+    # first without the map's adjacency and names, which only a power short of removals needs (civil
+    # disorder); when the answer says a power is short, again with them
+    answer = Answer.of((yield Query(program(mv, "adjustment"), facts,
+                                    adjustment_map_facts(mv.game_map, civil_disorder=False))).atoms)
+    if "removals_unordered" in answer.texts:
+        answer = Answer.of((yield Query(program(mv, "adjustment"), facts, adjustment_map_facts(mv.game_map))).atoms)
+    removed = answer.places("removed")
+    built = {t.read_place(a): (k.name, t.read_location(loc)) for a, k, loc in answer.get("built")}
+    new_boards, disbanded = [], []
+    for b in boards:
+        units = [u for u in b.units.values() if (b.timeline, b.turn, u.province) not in removed]
+        disbanded += [(b.key, u) for u in b.units.values() if (b.timeline, b.turn, u.province) in removed]
+        for (tl, tn, prov), (kind, loc) in built.items():
+            if (tl, tn) == b.key:
+                power = b.centers[prov]
+                units.append(Unit(kind, power, loc))
+        new_boards.append(make_board(b.timeline, b.turn, units, b.centers))
+    after = mv.with_boards(new_boards)
+    return StepReport(ADJUSTMENT, mv, after, outcomes(mv, orders, answer), disbanded=tuple(disbanded))
+

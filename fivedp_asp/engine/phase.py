@@ -1,0 +1,164 @@
+"""What every phase shares: the query a phase asks of the solver, the report a step gives, and each
+order's outcome read back from the answer.
+
+A phase is written as a generator of ``Query`` values answered by ``run`` (one at a time) or by
+``batch.py`` (many phases in one program); the phase modules (movement, retreat, adjustment,
+sustain, victory) build their queries and reports from the pieces here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Generator, Sequence
+
+from ..solver import terms as t
+from ..solver.terms import Fact, render
+from ..model.multiverse import Multiverse, Unit
+from ..model.notation import timeline_name
+from .options import logic_files
+from .resolve import ResolvedOrder
+from .answer import CAUSE_KINDS, Answer, Cause, OrderOutcome, explain
+from ..solver.driver import Solution, Universe, solve_decisions, solve_in_universe
+
+if TYPE_CHECKING:
+    from .sustain import SustainResult
+
+
+@dataclass(frozen=True)
+class Query:
+    """One question for the solver: a phase's program (entry encoding and option files) on its facts
+    and the map's unchanging facts. A step is written as a generator of queries, so that the same code
+    runs one phase at a time (``run``) or many phases together, their queries answered in one program
+    (``batch.py``). The phase's facts are values (``terms.Fact``), spelled when the program is made:
+    alone as they are (``text``), in a joint program numbered as its k-th phase."""
+
+    programs: tuple[str, ...]
+    facts: tuple[Fact, ...]
+    static: str = ""
+    statistics: bool = False
+    # the same question over a small fixed universe of atoms: one phase at a time, it is answered on a
+    # program grounded once (``solve_in_universe``); a batch answers ``facts`` in its joint program
+    universe: Universe | None = None
+
+    def text(self) -> str:
+        """The facts as the program of this phase alone reads them."""
+        return render(self.facts)
+
+
+Steps = Generator[Query, Solution, "StepReport"]
+
+
+def run(steps: Generator[Query, Solution, object]):
+    """Answers a step's queries one by one; returns what the step returns."""
+    try:
+        query = next(steps)
+        while True:
+            if query.universe is not None and not query.statistics:
+                answer = solve_in_universe(query.programs, query.universe, query.static)
+            else:
+                answer = solve_decisions(query.programs, query.text(), query.static, statistics=query.statistics)
+            query = steps.send(answer)
+    except StopIteration as stop:
+        return stop.value
+
+
+@dataclass(frozen=True)
+class StepReport:
+    phase: str
+    before: Multiverse
+    after: Multiverse
+    outcomes: tuple[OrderOutcome, ...]
+    dislodged: tuple[tuple[tuple[int, int], Unit], ...] = ()  # (board the unit was on, unit)
+    disbanded: tuple[tuple[tuple[int, int], Unit], ...] = ()  # dislodged units that had to disband
+    backups: tuple[str, ...] = ()
+    solution: Solution | None = None  # the movement program's answer, with timings (and sizes on request)
+    sustain: SustainResult | None = None  # the votes and dissolutions of a sustain phase
+    dislodgers: tuple[str, ...] = ()  # for each dislodged unit, the unit that dislodged it (``A a-Mun@0``)
+
+
+def designation(mv: Multiverse, place: tuple[int, int, str]) -> str:
+    """A unit fully qualified, ``A a-Ber@1``, from the place it stood on before the step."""
+    tl, tn, prov = place
+    board = mv.boards.get((tl, tn))
+    unit = board.units.get(prov) if board else None
+    if unit is None and board is not None:
+        unit = next((r.unit for r in board.retreats if r.unit.province == prov), None)
+    letter = unit.letter if unit else "?"
+    return f"{letter} {timeline_name(tl)}-{mv.game_map.short_name(unit.location if unit else prov)}@{tn}"
+
+
+def _causes(mv: Multiverse, raw, paradox: Sequence[Cause] = ()) -> tuple[Cause, ...]:
+    """The rules' causes of one order (kind, unit place, detail), units of equal causes together."""
+    grouped: dict[tuple, list[str]] = {}
+    for kind, place, detail in raw:
+        strength = against = versus = what = count = timeline = None
+        if detail and detail[0] == "s":
+            versus, strength, against = detail[1:]
+        elif detail and detail[0] in ("did", "rule", "by"):
+            what = detail[1]
+        elif detail and detail[0] == "n":
+            count = detail[1]
+        elif detail and detail[0] == "of":
+            count, against = detail[1:]
+        elif detail and detail[0] == "centre":
+            centre = {t.const(c): c for c in mv.game_map.capitals}.get(detail[1], detail[1])
+            what = mv.game_map.full_name(centre)
+            timeline = timeline_name(detail[2])
+        units = grouped.setdefault((kind, strength, against, versus, what, count, timeline), [])
+        if place is not None:
+            units.append(designation(mv, place))
+    causes = [Cause(kind, tuple(sorted(set(units))), strength, against, versus, what, count, timeline)
+              for (kind, strength, against, versus, what, count, timeline), units in grouped.items()]
+    causes += [c for c in paradox if c not in causes]
+    order = {k: n for n, k in enumerate(CAUSE_KINDS)}
+    return tuple(sorted(causes, key=lambda c: (order.get(c.kind, len(order)), c.units, c.versus or "")))
+
+
+def _local(r: ResolvedOrder):
+    """Shortens the designations of units on the order's own board: ``A a-Ber@1`` → ``A Ber``."""
+    if r.unit is None:
+        return lambda u: u
+    prefix, suffix = f"{timeline_name(r.unit.timeline)}-", f"@{r.unit.turn}"
+
+    def local(u: str) -> str:
+        letter, _, where = u.partition(" ")
+        if where.startswith(prefix) and where.endswith(suffix):
+            return f"{letter} {where[len(prefix):-len(suffix)]}"
+        return u
+    return local
+
+
+def _paradox_causes(mv: Multiverse, backups) -> dict[tuple[int, int, str], list[Cause]]:
+    """The driver's backup rules other than Szykman's (which the rules explain themselves), by the
+    places of the units whose decisions they fixed."""
+    out: dict[tuple[int, int, str], list[Cause]] = {}
+    for rule, places in backups:
+        if rule == "szykman":
+            continue
+        read = [t.read_place(sym) for sym in places]
+        cause = Cause("paradox", tuple(sorted(designation(mv, p) for p in read)), detail=rule)
+        for p in read:
+            out.setdefault(p, []).append(cause)
+    return out
+
+
+def outcomes(mv: Multiverse, orders, answer: Answer, backups=()) -> tuple[OrderOutcome, ...]:
+    results = answer.order_results()
+    reasons = answer.reasons()
+    paradox = _paradox_causes(mv, backups)
+    out = []
+    for i, r in orders:
+        result, reason = results.get(i, ("invalid", r.problem or "not an order of this phase"))
+        causes: tuple[Cause, ...] = ()
+        if result != "invalid":
+            place = (r.unit.timeline, r.unit.turn, r.unit.province) if r.unit else None
+            causes = _causes(mv, reasons.get(i, ()), paradox.get(place, ()))
+            reason = explain(causes, _local(r))
+        out.append(OrderOutcome(r.power, r.text, result, reason, r.order, mv.game_map, causes))
+    return tuple(out)
+
+
+def program(mv: Multiverse, program: str) -> tuple[str, ...]:
+    """The entry encoding of ``program`` and the logic files of the options in effect (options.py)."""
+    return (f"{program}.lp", *logic_files(mv.options, program))
+
