@@ -1,4 +1,4 @@
-"""The adjustment phase (RULES.md §7): builds and disbands on the boards whose centres and units
+"""The adjustment phase (docs/rules.md §5): builds and disbands on the boards whose centres and units
 differ in number (``asp/adjustment.lp``, ``asp/adjustment/``), and when a board waits for it: after
 a Fall battle and its retreats, centres go to their occupiers (``settle``).
 """

@@ -223,3 +223,21 @@ class Answer:
     def owners(self) -> dict[tuple[str, Place3], tuple[int, int]]:
         """Every decision of the step, (name, place), and the board that owns it."""
         return dict(t.decision_owner_of(x) for x in self.texts.get("owner", []))
+
+
+@dataclass(frozen=True)
+class CentreVote:
+    """One time centre's vote: each fraction cast (the fraction's timeline, its owner, the timeline
+    it went to) and the timeline the centre sustains (None when no fraction was cast)."""
+
+    center: str
+    fractions: tuple[tuple[int, str, int], ...]
+    sustains: int | None
+
+
+@dataclass(frozen=True)
+class SustainResult:
+    year: int  # the game year (1901 + year index) whose phase this was
+    timelines: tuple[int, ...]  # in play when the votes were cast (n = how many)
+    centres: tuple[CentreVote, ...]
+    dissolved: tuple[int, ...]

@@ -1,4 +1,4 @@
-"""The movement phase (RULES.md §5-§6): the battles of the heads and of the past boards new orders
+"""The movement phase (docs/rules.md §6.4–§6.5): the battles of the heads and of the past boards new orders
 reach, and the boards they produce (``asp/movement.lp``, ``asp/movement/``).
 
 The facts come from ``facts.movement_facts``; the answer says which units moved, who dislodged whom
@@ -49,7 +49,7 @@ class _Outcome:
 
 
 def _produce(mv: Multiverse, source: Board, timeline: int, outcome: _Outcome) -> Board:
-    """The board produced from battle ``source`` (RULES.md §6): who stayed, who arrived, who must retreat."""
+    """The board produced from battle ``source`` (docs/rules.md §6.5): who stayed, who arrived, who must retreat."""
     key = source.key
     units = [u for u in source.units.values()
              if (*key, u.province) not in outcome.moved and (*key, u.province) not in outcome.dislodged_by]

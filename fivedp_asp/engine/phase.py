@@ -9,7 +9,7 @@ sustain, victory) build their queries and reports from the pieces here.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Generator, Sequence
+from typing import Generator, Sequence
 
 from ..solver import terms as t
 from ..solver.terms import Fact, render
@@ -17,11 +17,8 @@ from ..model.multiverse import Multiverse, Unit
 from ..model.notation import timeline_name
 from .options import logic_files
 from .resolve import ResolvedOrder
-from .answer import CAUSE_KINDS, Answer, Cause, OrderOutcome, explain
+from .answer import CAUSE_KINDS, Answer, Cause, OrderOutcome, SustainResult, explain
 from ..solver.driver import Solution, Universe, solve_decisions, solve_in_universe
-
-if TYPE_CHECKING:
-    from .sustain import SustainResult
 
 
 @dataclass(frozen=True)

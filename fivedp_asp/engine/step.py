@@ -1,6 +1,6 @@
 """One step of a game: the orders of one phase across all heads, adjudicated, giving the next multiverse.
 
-A step resolves one phase kind across every head that needs it (RULES.md §7): retreats first,
+A step resolves one phase kind across every head that needs it (docs/rules.md §5.4): retreats first,
 then the sustain phase when it is due (option ``sustain``, §9.3), then adjustments, then movement.
 Phases with nothing to decide are skipped.
 """

@@ -8,7 +8,7 @@ and reads back the fractions, the timeline each centre sustains and the timeline
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Sequence
 
 from ..model import orders as o
@@ -18,26 +18,8 @@ from ..model.multiverse import SUSTAIN, Multiverse
 from ..model.notation import timeline_name
 from .options import chosen
 from ..model.orders import ResolvedOrder
-from .answer import Answer
+from .answer import Answer, CentreVote, SustainResult
 from .phase import Query, StepReport, Steps, outcomes, program
-
-
-@dataclass(frozen=True)
-class CentreVote:
-    """One time centre's vote: each fraction cast (the fraction's timeline, its owner, the timeline
-    it went to) and the timeline the centre sustains (None when no fraction was cast)."""
-
-    center: str
-    fractions: tuple[tuple[int, str, int], ...]
-    sustains: int | None
-
-
-@dataclass(frozen=True)
-class SustainResult:
-    year: int  # the game year (1901 + year index) whose phase this was
-    timelines: tuple[int, ...]  # in play when the votes were cast (n = how many)
-    centres: tuple[CentreVote, ...]
-    dissolved: tuple[int, ...]
 
 
 def enabled(mv: Multiverse) -> bool:

@@ -1,4 +1,4 @@
-"""The victory check after every step (RULES.md §8, option ``victory``): elimination and the winner,
+"""The victory check after every step (docs/rules.md §6.7, option ``victory``): elimination and the winner,
 judged over a game's heads (``asp/victory.lp``, ``asp/victory/``).
 """
 
@@ -19,7 +19,7 @@ from .phase import Query, program, run
 
 
 def victory(mv: Multiverse) -> Multiverse:
-    """Applies elimination and looks for a winner (RULES.md §8, option ``victory``)."""
+    """Applies elimination and looks for a winner (docs/rules.md §6.7, option ``victory``)."""
     return run(adjudicate(mv))
 
 

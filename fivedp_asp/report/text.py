@@ -9,7 +9,8 @@ boards a step changed, why a unit was disbanded) live there, and this module rea
 from __future__ import annotations
 
 from ..engine.step import StepReport
-from ..engine.sustain import SustainResult, fraction_shares
+from ..engine.answer import SustainResult
+from ..engine.sustain import fraction_shares
 from ..model.multiverse import Board, Multiverse, season_name, unit_text
 from ..model.notation import timeline_name
 from .jsonout import changed_boards, disband_reason
