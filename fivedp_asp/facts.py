@@ -257,6 +257,7 @@ def movement_facts(mv: Multiverse, orders: Sequence[tuple[int, ResolvedOrder]]) 
     lines += [f"head({t.board(*k)})." for k in sorted(heads)]
     for b in boards:
         if b.key not in heads:
+            lines.append(f"past_board({t.board(*b.key)}).")
             lines += record_facts(b, own=b.key in candidates)
     lines += order_facts(orders)
     if orders:

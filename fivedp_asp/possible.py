@@ -413,6 +413,7 @@ def _legal(mv: Multiverse, candidates: Sequence[ResolvedOrder]) -> list[Resolved
     lines = board_facts(mv, boards)
     lines += edge_facts(mv.game_map, ((u.kind, u.location) for b in boards for u in b.units.values()))
     lines += [f"head({t.board(*k)})." for k in sorted(heads)]
+    lines += [f"past_board({t.board(*k)})." for k in sorted(keys - heads)]
     lines += [f"dissolved({tl})." for tl in sorted(mv.dissolved)]
     lines += order_facts(orders)
     lines.append(f"new(0..{len(candidates) - 1}).")
