@@ -145,7 +145,8 @@ def _parsed_facts(text: str) -> tuple[ast.AST, ...]:
 # gives nothing, yet each rule costs the grounder some 20 µs whatever the facts. Which predicates can
 # have atoms follows from the facts' predicates (a phase without convoy orders has no ordered_convoy
 # facts, a step with every board a head has no past_board facts) by a fixpoint over the rules' heads.
-# Rules that cannot fire are left out; the ground program is the same, only cheaper to make.
+# Rules that cannot fire are left out, and negative literals of such predicates (always true) are
+# dropped from the bodies; the ground program is the same, only cheaper to make.
 
 _Signature = tuple[str, int]
 _FACT_NAME = re.compile(r"^[ \t]*(?:#external[ \t]+)?([a-z_][A-Za-z0-9_']*)", re.M)
@@ -254,7 +255,20 @@ def _used_statements(programs: tuple[str, ...], present: frozenset[_Signature]) 
             if need is not None and need <= possible and not give <= possible:
                 possible |= give
                 grown = True
-    return tuple(s for s, need in zip(statements, deps.needs) if need is None or need <= possible)
+    return tuple(_without_true_negations(s, possible) for s, need in zip(statements, deps.needs)
+                 if need is None or need <= possible)
+
+
+def _without_true_negations(statement: ast.AST, possible: set[_Signature]) -> ast.AST:
+    """The rule without its negative body literals of predicates that can have no atom: each is true,
+    and each literal costs the grounder a few µs (flags of options that are off, ``not held(...)``
+    when no past board is written). A negative literal binds no variable, so the rule stays safe."""
+    if statement.ast_type != ast.ASTType.Rule:
+        return statement
+    body = [b for b in statement.body if not (
+        b.ast_type == ast.ASTType.Literal and b.sign == ast.Sign.Negation
+        and b.atom.ast_type == ast.ASTType.SymbolicAtom and _signature(b.atom) not in possible)]
+    return statement if len(body) == len(statement.body) else statement.update(body=body)
 
 
 def _statements(programs: tuple[str, ...], facts: str, static: str) -> tuple[ast.AST, ...]:

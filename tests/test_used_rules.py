@@ -92,6 +92,10 @@ def test_convoy_rules_are_left_out_without_convoy_orders():
         solve._statements(convoy.programs, convoy.facts, convoy.static))
     # every board is a head: nothing about past boards is grounded
     assert not {"held", "past", "fork", "by_convoy_to", "was_dislodged"} & _heads(used)
+    # and `not held(...)`, true on such a step, is gone from the bodies of the decisions
+    assert not [s for s in used if any(a.symbol.name == "held" for a in solve._atoms(s))]
+    assert [s for s in whole if s.ast_type.name == "Rule" and "unopposed" in str(s.head)
+            and any(a.symbol.name == "held" for a in solve._atoms(s.body))]
     assert "past_board(" not in plain.facts
 
 
