@@ -146,7 +146,9 @@ def _parsed_facts(text: str) -> tuple[ast.AST, ...]:
 # have atoms follows from the facts' predicates (a phase without convoy orders has no ordered_convoy
 # facts, a step with every board a head has no past_board facts) by a fixpoint over the rules' heads.
 # Rules that cannot fire are left out, and negative literals of such predicates (always true) are
-# dropped from the bodies; the ground program is the same, only cheaper to make.
+# dropped from the bodies. The ground program keeps every atom and every rule instance that can fire,
+# so the answers are the same; what goes is clingo's bookkeeping for the rules left out (the
+# projections of their `_` arguments), and the fixed cost of each rule.
 
 _Signature = tuple[str, int]
 _FACT_NAME = re.compile(r"^[ \t]*(?:#external[ \t]+)?([a-z_][A-Za-z0-9_']*)", re.M)
