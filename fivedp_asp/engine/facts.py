@@ -265,6 +265,7 @@ def movement_facts(mv: Multiverse, orders: Sequence[tuple[int, ResolvedOrder]]) 
     facts += [("head", k) for k in sorted(heads)]
     for b in boards:
         if b.key not in heads:
+            facts.append(("past_board", b.key))
             facts += record_facts(b, own=b.key in candidates)
     facts += order_facts(orders)
     if orders:

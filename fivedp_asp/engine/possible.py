@@ -400,6 +400,7 @@ def _legal(mv: Multiverse, candidates: Sequence[ResolvedOrder]) -> list[Resolved
     facts = board_facts(mv, boards)
     facts += edge_facts(mv.game_map, ((u.kind, u.location) for b in boards for u in b.units.values()))
     facts += [("head", k) for k in sorted(heads)]
+    facts += [("past_board", k) for k in sorted(keys - heads)]
     facts += [("dissolved", Timeline(tl)) for tl in sorted(mv.dissolved)]
     facts += order_facts(orders)
     facts.append(("new", OrderIds(0, len(candidates) - 1)))

@@ -25,6 +25,7 @@ cannot be settled within the time limit (``time_limit``, default ``DEFAULT_TIME_
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 import weakref
@@ -140,9 +141,155 @@ def _parsed_facts(text: str) -> tuple[ast.AST, ...]:
     return tuple(statements)
 
 
+# -- the rules a phase can use ----------------------------------------------------------------------
+# A rule with a positive body literal of a predicate that can have no atom never fires: grounding it
+# gives nothing, yet each rule costs the grounder some 20 µs whatever the facts. Which predicates can
+# have atoms follows from the facts' predicates (a phase without convoy orders has no ordered_convoy
+# facts, a step with every board a head has no past_board facts) by a fixpoint over the rules' heads.
+# Rules that cannot fire are left out, and negative literals of such predicates (always true) are
+# dropped from the bodies. The ground program keeps every atom and every rule instance that can fire,
+# so the answers are the same; what goes is clingo's bookkeeping for the rules left out (the
+# projections of their `_` arguments), and the fixed cost of each rule.
+
+_Signature = tuple[str, int]
+_FACT_NAME = re.compile(r"^[ \t]*(?:#external[ \t]+)?([a-z_][A-Za-z0-9_']*)", re.M)
+
+
+def _signature(atom: ast.AST) -> _Signature | None:
+    """The predicate of a symbolic atom, or None for one whose predicate the analysis does not read
+    (classical negation, pools): the program is then used whole."""
+    term = atom.symbol
+    if term.ast_type == ast.ASTType.Function and not term.external \
+            and not any(a.ast_type == ast.ASTType.Pool for a in term.arguments):
+        return term.name, len(term.arguments)
+    if term.ast_type == ast.ASTType.SymbolicTerm and term.symbol.type == clingo.SymbolType.Function:
+        return term.symbol.name, len(term.symbol.arguments)
+    return None
+
+
+def _atoms(node: object) -> Iterator[ast.AST]:
+    """Every symbolic atom under ``node``."""
+    if isinstance(node, ast.AST):
+        if node.ast_type == ast.ASTType.SymbolicAtom:
+            yield node
+            return
+        for key in node.child_keys:
+            yield from _atoms(getattr(node, key))
+    elif isinstance(node, (list, tuple, ast.ASTSequence)):
+        for item in node:
+            yield from _atoms(item)
+
+
+@dataclass(frozen=True)
+class _Dependencies:
+    """For each statement of a program, what it can derive and what it needs: ``needs[k]`` the
+    predicates of its positive body literals (all must have atoms for it to fire), ``gives[k]`` the
+    predicates in its head; None for directives, kept whatever the facts; an external needs nothing.
+    ``predicates``: every predicate the program names (facts may give any of them, derived ones too:
+    ``possible.py`` gives ``board_pair/2``)."""
+
+    needs: tuple[frozenset[_Signature] | None, ...]
+    gives: tuple[frozenset[_Signature], ...]
+    predicates: frozenset[_Signature]
+
+    @classmethod
+    def of(cls, statements: Sequence[ast.AST]) -> "_Dependencies | None":
+        needs: list[frozenset[_Signature] | None] = []
+        gives: list[frozenset[_Signature]] = []
+        read: set[_Signature] = set()
+        derived: set[_Signature] = set()
+        for s in statements:
+            if s.ast_type == ast.ASTType.External:
+                # the driver may make an external true: its predicate can have atoms whatever the facts
+                sig = _signature(s.atom)
+                if sig is None:
+                    return None
+                needs.append(frozenset())
+                gives.append(frozenset({sig}))
+                derived.add(sig)
+                continue
+            if s.ast_type != ast.ASTType.Rule:
+                needs.append(None)
+                gives.append(frozenset())
+                continue
+            head = {_signature(a) for a in _atoms(s.head)}
+            body = {_signature(a) for a in _atoms(s.body)}
+            positive = {_signature(b.atom) for b in s.body if b.ast_type == ast.ASTType.Literal
+                        and b.sign == ast.Sign.NoSign and b.atom.ast_type == ast.ASTType.SymbolicAtom}
+            if None in head or None in body:
+                return None
+            needs.append(frozenset(positive))
+            gives.append(frozenset(head))
+            read |= body
+            derived |= head
+        return cls(tuple(needs), tuple(gives), frozenset(read | derived))
+
+
+@lru_cache(maxsize=16)
+def _dependencies(programs: tuple[str, ...]) -> _Dependencies | None:
+    return _Dependencies.of(_parsed_programs(programs))
+
+
+def _fact_names(text: str) -> frozenset[str] | None:
+    """The predicates of a facts text, written as the facts builders write it: a fact, an external
+    (``#external a.``) or a directive on each line. None for text with anything else (a rule, a
+    choice, a disjunction): its atoms are not read here, and the program is then used whole."""
+    if ":-" in text or ";" in text or "{" in text:
+        return None
+    return frozenset(_FACT_NAME.findall(text))
+
+
+_static_names = lru_cache(maxsize=16)(_fact_names)  # the map's facts: the same text for every step
+
+
+@lru_cache(maxsize=64)
+def _used_statements(programs: tuple[str, ...], present: frozenset[_Signature]) -> tuple[ast.AST, ...]:
+    """The statements of ``programs`` that can fire when the predicates ``present`` have facts (and no
+    other has): the fixpoint of the predicates that can have atoms, then every rule whose positive
+    body needs only those."""
+    statements = _parsed_programs(programs)
+    deps = _dependencies(programs)
+    assert deps is not None
+    possible = set(present)
+    grown = True
+    while grown:
+        grown = False
+        for need, give in zip(deps.needs, deps.gives):
+            if need is not None and need <= possible and not give <= possible:
+                possible |= give
+                grown = True
+    return tuple(_without_true_negations(s, possible) for s, need in zip(statements, deps.needs)
+                 if need is None or need <= possible)
+
+
+def _without_true_negations(statement: ast.AST, possible: set[_Signature]) -> ast.AST:
+    """The rule without its negative body literals of predicates that can have no atom: each is true,
+    and each literal costs the grounder a few µs (flags of options that are off, ``not held(...)``
+    when no past board is written). A negative literal binds no variable, so the rule stays safe."""
+    if statement.ast_type != ast.ASTType.Rule:
+        return statement
+    body = [b for b in statement.body if not (
+        b.ast_type == ast.ASTType.Literal and b.sign == ast.Sign.Negation
+        and b.atom.ast_type == ast.ASTType.SymbolicAtom and _signature(b.atom) not in possible)]
+    return statement if len(body) == len(statement.body) else statement.update(body=body)
+
+
+def _statements(programs: tuple[str, ...], facts: str, static: str) -> tuple[ast.AST, ...]:
+    """The statements to ground for these facts: the rules that can fire. A program with rules of your
+    own (absolute paths, options.logic_files) is used whole: such rules may read any predicate."""
+    deps = _dependencies(programs)
+    if deps is None or any(Path(p).is_absolute() for p in programs):
+        return _parsed_programs(programs)
+    names, static_names = _fact_names(facts), _static_names(static)
+    if names is None or static_names is None:
+        return _parsed_programs(programs)
+    names |= static_names
+    return _used_statements(programs, frozenset(s for s in deps.predicates if s[0] in names))
+
+
 def _control(programs: Sequence[str], facts: str, static: str) -> tuple[clingo.Control, float]:
     """The ground program, and the seconds spent handing the encoding and facts to clingo before grounding."""
-    parsed = _parsed_programs(tuple(programs)) + _parsed_facts(static)
+    parsed = _statements(tuple(programs), facts, static) + _parsed_facts(static)
     messages = _Messages()
     t0 = time.perf_counter()
     ctl = clingo.Control(["--warn=none"], logger=messages)
@@ -158,10 +305,13 @@ def _control(programs: Sequence[str], facts: str, static: str) -> tuple[clingo.C
     return ctl, added
 
 
-def encoding_size(programs: Sequence[str]) -> int:
+def encoding_size(programs: Sequence[str], facts: str | None = None, static: str = "") -> int:
     """How many statements (rules, constraints, directives) the encodings hand to the grounder: its fixed
-    cost per program, paid whatever the facts (benchmarks)."""
-    return len(_parsed_programs(tuple(programs)))
+    cost per program, paid whatever the facts (benchmarks); with ``facts``, those of the rules that can
+    fire on them and ``static``, as solving them hands over."""
+    if facts is None:
+        return len(_parsed_programs(tuple(programs)))
+    return len(_statements(tuple(programs), facts, static))
 
 
 
