@@ -167,7 +167,9 @@ def test_options_command_lists_rules_of_your_own(capsys):
                          "--rule", f"adjacency=parent_child:{PARENT_CHILD}")
     assert status == 0
     assert re.search(r"^no_cross_timeline_support: a rule of your own", out, re.M)
-    assert re.search(r"^    parent_child +a rule of your own \(.*adjacency_parent_child\.lp\)", out, re.M)
+    assert re.search(r"^    parent_child +a rule of your own", out, re.M)
+    # the meaning is wrapped to the terminal's width, and a long checkout path wraps with it
+    assert re.sub(r"\s+", "", f"parent_child a rule of your own ({PARENT_CHILD})") in re.sub(r"\s+", "", out)
     status, out, _ = run(capsys, "options", "--json", "--rule", f"no_cross_timeline_support={NO_CROSS}")
     from schema_check import errors
     from fivedp_asp.report.jsonout import load_schema

@@ -203,7 +203,7 @@ def profile_step(mv: Multiverse, orders) -> StageProfile:
             seconds["free"] += (q1 - q0) - solution.ground_seconds - solution.solve_seconds
             if query.universe is None:
                 programs.append(query.programs[0].removesuffix(".lp"))
-                sizes.append((encoding_size(query.programs, query.facts, query.static), solution.rules_count, solution.atoms_count))
+                sizes.append((encoding_size(query.programs, text, query.static), solution.rules_count, solution.atoms_count))
             q2 = time.perf_counter()
             try:
                 query = queries.send(solution)
