@@ -8,7 +8,7 @@ acting on a board it does not name.
 
 The examples are bounded for CI (the whole file runs in well under 30 s). A longer run:
 
-    FIVEDP_FUZZ_EXAMPLES=2000 pytest tests/test_bad_input.py
+    FIVEDP_FUZZ_EXAMPLES=2000 pytest tests/base/test_bad_input.py
 """
 
 from __future__ import annotations
@@ -282,7 +282,7 @@ def test_corrupted_game_files_are_refused_and_left_alone(tmp_path_factory, game_
     damaged = data.draw(corruption(game_text))
     path = tmp_path_factory.mktemp("c") / "g.yaml"
     # sealed again, as `fivedp game accept` would after a hand edit: the checks of the content are
-    # what must refuse it (unsealed, the checksum refuses every such file: tests/test_game_integrity.py)
+    # what must refuse it (unsealed, the checksum refuses every such file: tests/files/test_game_integrity.py)
     body = re.sub(rb"checksum: [^\n]*\n?\Z", b"", damaged.encode("utf-8", "surrogatepass"))
     body += b"" if body.endswith(b"\n") or not body else b"\n"
     path.write_bytes(body + b"checksum: sha256:" + hashlib.sha256(body).hexdigest().encode() + b"\n")

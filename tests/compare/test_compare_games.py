@@ -3,7 +3,7 @@
 The batch is sized for CI (``FIVEDP_COMPARE_GAMES`` games of ``FIVEDP_COMPARE_YEARS`` years; the
 defaults keep it near a minute on one core). A longer run, for instance 300 games of 10 years:
 
-    FIVEDP_COMPARE_GAMES=300 FIVEDP_COMPARE_YEARS=10 pytest tests/test_compare_games.py
+    FIVEDP_COMPARE_GAMES=300 FIVEDP_COMPARE_YEARS=10 pytest tests/compare/test_compare_games.py
 """
 
 import os
