@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from fivedp_asp.cli import main
 
 CASES_DIR = Path(__file__).resolve().parent.parent.parent / "cases"
 
@@ -57,42 +56,36 @@ def line_of(path: Path, needle: str) -> int:
     raise AssertionError(f"{needle!r} not in {path}")
 
 
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    status = main(list(argv))
-    out, err = capsys.readouterr()
-    return status, out, err
-
-
 # -- check ---------------------------------------------------------------------------------------
 
 
-def test_check_passing_case(capsys, tmp_path):
+def test_check_passing_case(cli, tmp_path):
     path = write(tmp_path, GOOD)
-    status, out, err = run(capsys, "check", str(path))
+    status, out, err = cli("check", str(path))
     assert status == 0, out + err
     assert out.strip().splitlines()[-1] == "1 passed, 0 failed"
     assert err == ""
 
 
-def test_check_passing_datc_case_verbose(capsys):
-    status, out, _ = run(capsys, "check", "-v", str(CASES_DIR / "datc" / "6.A.01.yaml"))
+def test_check_passing_datc_case_verbose(cli):
+    status, out, _ = cli("check", "-v", str(CASES_DIR / "datc" / "6.A.01.yaml"))
     assert status == 0, out
     assert out.strip().splitlines() == ["ok   DATC 6.A.1", "1 passed, 0 failed"]
 
 
-def test_check_folder(capsys, tmp_path):
+def test_check_folder(cli, tmp_path):
     write(tmp_path, GOOD, "one.yaml")
     (tmp_path / "sub").mkdir()
     write(tmp_path, GOOD.replace("CLI 1", "CLI 2"), "sub/two.yml")
     (tmp_path / "notes.txt").write_text("not a case")
-    status, out, _ = run(capsys, "check", str(tmp_path))
+    status, out, _ = cli("check", str(tmp_path))
     assert status == 0, out
     assert out.strip().splitlines()[-1] == "2 passed, 0 failed"
 
 
-def test_check_wrong_expectation(capsys, tmp_path):
+def test_check_wrong_expectation(cli, tmp_path):
     path = write(tmp_path, GOOD.replace("A Munich - Bohemia: fails", "A Munich - Bohemia: succeeds"))
-    status, out, err = run(capsys, "check", str(path))
+    status, out, err = cli("check", str(path))
     assert status == 1, out + err
     lines = out.strip().splitlines()
     assert lines[-1] == "0 passed, 1 failed"
@@ -105,20 +98,20 @@ def test_check_wrong_expectation(capsys, tmp_path):
     assert "'A Munich - Bohemia' expected succeeds, got fails" in failure
 
 
-def test_check_wrong_board_names_the_board_and_difference(capsys, tmp_path):
+def test_check_wrong_board_names_the_board_and_difference(cli, tmp_path):
     path = write(tmp_path, GOOD.replace("          Germany: [A Munich]\n", "          Germany: [A Bohemia]\n"))
-    status, out, _ = run(capsys, "check", str(path))
+    status, out, _ = cli("check", str(path))
     assert status == 1
     failure = out.strip().splitlines()[0]
     assert failure.startswith("FAIL CLI 1 ") and "step 1" in failure and "boards: a1" in failure
     assert "expected Austria: A vie; Germany: A boh, got Austria: A vie; Germany: A mun" in failure
 
 
-def test_check_mixed_pass_fail_and_bad_input(capsys, tmp_path):
+def test_check_mixed_pass_fail_and_bad_input(cli, tmp_path):
     write(tmp_path, GOOD, "a.yaml")
     write(tmp_path, GOOD.replace("CLI 1", "CLI 2").replace("Bohemia: fails", "Bohemia: succeeds"), "b.yaml")
     bad = write(tmp_path, GOOD.replace("CLI 1", "CLI 3").replace("Austria: [A Vienna]", "Austria: [A Narnia]"), "c.yaml")
-    status, out, _ = run(capsys, "check", str(tmp_path))
+    status, out, _ = cli("check", str(tmp_path))
     lines = out.strip().splitlines()
     assert lines[-1] == "1 passed, 2 failed"
     assert any(line.startswith("FAIL CLI 2 ") for line in lines)
@@ -126,8 +119,8 @@ def test_check_mixed_pass_fail_and_bad_input(capsys, tmp_path):
     assert status == 2  # bad input outranks a failed case
 
 
-def test_check_missing_path(capsys, tmp_path):
-    status, _, err = run(capsys, "check", str(tmp_path / "nowhere"))
+def test_check_missing_path(cli, tmp_path):
+    status, _, err = cli("check", str(tmp_path / "nowhere"))
     assert status == 2
     assert f"{tmp_path / 'nowhere'}: no such file or directory" in err
 
@@ -287,10 +280,10 @@ BAD_INPUTS = {
 
 
 @pytest.mark.parametrize("name", sorted(BAD_INPUTS))
-def test_bad_input(capsys, tmp_path, name):
+def test_bad_input(cli, tmp_path, name):
     text, needle, problem = BAD_INPUTS[name]
     path = write(tmp_path, text)
-    status, out, err = run(capsys, "adjudicate", str(path))
+    status, out, err = cli("adjudicate", str(path))
     assert status == 2, out + err
     assert "Traceback" not in out + err
     assert out == ""
@@ -298,10 +291,10 @@ def test_bad_input(capsys, tmp_path, name):
     assert problem in err, err
 
 
-def test_bad_input_through_check(capsys, tmp_path):
+def test_bad_input_through_check(cli, tmp_path):
     text, needle, problem = BAD_INPUTS["unknown-power"]
     path = write(tmp_path, text)
-    status, out, _ = run(capsys, "check", str(path))
+    status, out, _ = cli("check", str(path))
     assert status == 2
     lines = out.strip().splitlines()
     assert lines[0].startswith(f"ERROR {path}:{line_of(path, needle)}: ") and problem in lines[0]
@@ -309,20 +302,20 @@ def test_bad_input_through_check(capsys, tmp_path):
 
 
 @pytest.mark.parametrize("missing", ["id", "steps"])
-def test_missing_required_key_names_file_and_problem(capsys, tmp_path, missing):
+def test_missing_required_key_names_file_and_problem(cli, tmp_path, missing):
     text = 'id: "BAD"\ntitle: "x"\nsteps: []\n'.replace("id: \"BAD\"\n" if missing == "id" else "steps: []\n", "")
     path = write(tmp_path, text)
-    status, out, err = run(capsys, "adjudicate", str(path))
+    status, out, err = cli("adjudicate", str(path))
     assert status == 2
     assert "Traceback" not in out + err
     assert str(path) in err and f"missing key '{missing}'" in err
 
 
 @pytest.mark.parametrize("missing", ["id", "steps"])
-def test_missing_required_key_names_a_line(capsys, tmp_path, missing):
+def test_missing_required_key_names_a_line(cli, tmp_path, missing):
     text = 'id: "BAD"\ntitle: "x"\nsteps: []\n'.replace("id: \"BAD\"\n" if missing == "id" else "steps: []\n", "")
     path = write(tmp_path, text)
-    status, _, err = run(capsys, "adjudicate", str(path))
+    status, _, err = cli("adjudicate", str(path))
     assert status == 2
     assert re.match(rf"error: {re.escape(str(path))}:\d+: missing key '{missing}'", err), err
 
@@ -340,31 +333,31 @@ steps:
 """
 
 
-def test_unparseable_order_names_file_line_column_and_problem(capsys, tmp_path):
+def test_unparseable_order_names_file_line_column_and_problem(cli, tmp_path):
     path = write(tmp_path, ORDER_ERROR)
-    status, out, err = run(capsys, "adjudicate", str(path))
+    status, out, err = cli("adjudicate", str(path))
     assert status == 2
     assert "Traceback" not in out + err
     assert re.match(rf"error: {re.escape(str(path))}:\d+: ", err), err
     assert "Germany order 'A Munich - Narnia': unknown province 'Narnia' (column 12)" in err
 
 
-def test_unparseable_order_names_its_own_line(capsys, tmp_path):
+def test_unparseable_order_names_its_own_line(cli, tmp_path):
     path = write(tmp_path, ORDER_ERROR)
-    _, _, err = run(capsys, "adjudicate", str(path))
+    _, _, err = cli("adjudicate", str(path))
     assert err.startswith(f"error: {path}:{line_of(path, 'Narnia')}: "), err
 
 
-def test_order_naming_a_missing_timeline_is_invalid(capsys, tmp_path):
+def test_order_naming_a_missing_timeline_is_invalid(cli, tmp_path):
     # it parses, but names no board of this multiverse: an illegal order (a hold), not bad input
     path = write(tmp_path, ORDER_ERROR.replace("A Munich - Narnia", "A c-Munich hold"))
-    status, out, err = run(capsys, "adjudicate", str(path))
+    status, out, err = cli("adjudicate", str(path))
     assert status == 0, out + err
     assert re.search(r"^    A c-Munich hold +invalid \(.*timeline c.*\)$", out, re.M), out
 
 
-def test_unreadable_file(capsys, tmp_path):
-    status, _, err = run(capsys, "adjudicate", str(tmp_path / "absent.yaml"))
+def test_unreadable_file(cli, tmp_path):
+    status, _, err = cli("adjudicate", str(tmp_path / "absent.yaml"))
     assert status == 2
     assert f"{tmp_path / 'absent.yaml'}: cannot read" in err
 
@@ -468,10 +461,10 @@ ESCAPES = {
 
 
 @pytest.mark.parametrize("name", sorted(ESCAPES))
-def test_bad_input_known_escapes(capsys, tmp_path, name, request):
+def test_bad_input_known_escapes(cli, tmp_path, name, request):
     text, needle, reason = ESCAPES[name]
     path = write(tmp_path, text)
-    status, out, err = run(capsys, "adjudicate", str(path))
+    status, out, err = cli("adjudicate", str(path))
     assert status == 2
     assert "Traceback" not in out + err
     assert err.startswith(f"error: {path}:{line_of(path, needle)}: "), err
@@ -480,9 +473,9 @@ def test_bad_input_known_escapes(capsys, tmp_path, name, request):
 # -- adjudicate ----------------------------------------------------------------------------------
 
 
-def test_adjudicate_text(capsys, tmp_path):
+def test_adjudicate_text(cli, tmp_path):
     path = write(tmp_path, GOOD)
-    status, out, err = run(capsys, "adjudicate", str(path))
+    status, out, err = cli("adjudicate", str(path))
     assert status == 0, out + err
     lines = out.splitlines()
     assert lines[0] == "CLI 1: A bounce"
@@ -496,25 +489,25 @@ def test_adjudicate_text(capsys, tmp_path):
     assert lines[-1] == "Expectations: all met"
 
 
-def test_adjudicate_text_reports_unmet_expectations(capsys, tmp_path):
+def test_adjudicate_text_reports_unmet_expectations(cli, tmp_path):
     path = write(tmp_path, GOOD.replace("A Munich - Bohemia: fails", "A Munich - Bohemia: succeeds"))
-    status, out, _ = run(capsys, "adjudicate", str(path))
+    status, out, _ = cli("adjudicate", str(path))
     assert status == 0  # adjudicate shows; check judges
     assert "Expectations: NOT met" in out
     assert "  step 1 (movement): results: 'A Munich - Bohemia' expected succeeds, got fails" in out
 
 
-def test_adjudicate_text_dislodged_and_retreats(capsys):
-    status, out, _ = run(capsys, "adjudicate", str(CASES_DIR / "datc" / "6.F.14.yaml"))
+def test_adjudicate_text_dislodged_and_retreats(cli):
+    status, out, _ = cli("adjudicate", str(CASES_DIR / "datc" / "6.F.14.yaml"))
     assert status == 0
     assert "  Dislodged: F Eng on a0" in out
     assert "must retreat: F Eng" in out
     assert out.splitlines()[-1] == "Expectations: all met"
 
 
-def test_adjudicate_json(capsys, tmp_path):
+def test_adjudicate_json(cli, tmp_path):
     path = write(tmp_path, GOOD)
-    status, out, err = run(capsys, "adjudicate", "--json", str(path))
+    status, out, err = cli("adjudicate", "--json", str(path))
     assert status == 0, out + err
     data = json.loads(out)
     assert data["id"] == "CLI 1" and data["title"] == "A bounce"
@@ -534,8 +527,8 @@ def test_adjudicate_json(capsys, tmp_path):
     assert board["retreats"] == []
 
 
-def test_adjudicate_json_dislodged(capsys):
-    status, out, _ = run(capsys, "adjudicate", "--json", str(CASES_DIR / "datc" / "6.F.14.yaml"))
+def test_adjudicate_json_dislodged(cli):
+    status, out, _ = cli("adjudicate", "--json", str(CASES_DIR / "datc" / "6.F.14.yaml"))
     assert status == 0
     step = json.loads(out)["steps"][0]
     assert step["dislodged"] == [{"board": "a0", "power": "France", "unit": "F Eng", "by": "F a-Wal@0"}]

@@ -53,12 +53,6 @@ def fivedp(cwd: Path, *args: str, input: str | None = None) -> subprocess.Comple
     return subprocess.CompletedProcess(["fivedp", *args], code, out.getvalue(), err.getvalue())
 
 
-def fivedp_process(cwd: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "fivedp_asp.cli", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=300)
-
-
 def ok(p: subprocess.CompletedProcess) -> str:
     assert p.returncode == 0, (p.args, p.stdout, p.stderr)
     assert "Traceback" not in p.stderr
@@ -106,7 +100,7 @@ def choose_move(orders: list[str], forks_wanted: bool) -> str | None:
     return here[0] if here else None
 
 
-def test_twelve_steps_of_a_three_timeline_game_from_printed_text(tmp_path):
+def test_twelve_steps_of_a_three_timeline_game_from_printed_text(tmp_path, program):
     tmp = tmp_path
     ok(fivedp(tmp, "game", "new", "g.yaml"))
     movers = ("Germany", "Austria", "Italy")
@@ -148,7 +142,7 @@ def test_twelve_steps_of_a_three_timeline_game_from_printed_text(tmp_path):
         assert out.startswith(f"Step {step}: ")
         assert " invalid" not in out, (step, lines, out)
     assert timelines(tmp) == 3
-    history = json.loads(ok(fivedp_process(tmp, "game", "history", "g.yaml", "--json")))
+    history = json.loads(ok(program(tmp, "game", "history", "g.yaml", "--json", env={"PYTHONPATH": str(ROOT)})))
     assert len(history["steps"]) == 12
     assert all(r["result"] != "invalid" for s in history["steps"] for r in s["results"])
 

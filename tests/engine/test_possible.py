@@ -11,8 +11,6 @@ their definition, not by what the engine says about them.
 from __future__ import annotations
 
 import random
-import subprocess
-import sys
 from functools import lru_cache
 
 import pytest
@@ -283,17 +281,9 @@ def test_bad_filters_are_input_errors(kw, words):
         legal_orders(game("family"), **kw)
 
 
-def test_cli_filters(tmp_path):
-    from fivedp_asp.files.games import new_game, save_game
-    from fivedp_asp.model.multiverse import opening
-    from fivedp_asp.model.map import load_map
-
-    path = tmp_path / "g.yaml"
-    save_game(path, new_game(opening(load_map("standard"))))
-
+def test_cli_filters(new_game_file, program):
     def run(*args):
-        return subprocess.run([sys.executable, "-m", "fivedp_asp.cli", "game", "possible", str(path), *args],
-                              capture_output=True, text=True, timeout=120)
+        return program(new_game_file.parent, "game", "possible", new_game_file, *args)
 
     # no fleet stands in a sea at the opening: nobody can convoy
     p = run("--kind", "convoy")

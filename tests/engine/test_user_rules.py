@@ -12,7 +12,6 @@ import pytest
 import yaml
 
 from fivedp_asp.files.scenarios import load_case, run_case
-from fivedp_asp.cli import main
 from fivedp_asp.errors import InputError, RuleError
 from fivedp_asp.explore.exploration import asked_values, explore_case, registering
 from fivedp_asp.engine.options import RULES, logic_files, options_document, registry, validated, with_rules
@@ -25,12 +24,6 @@ DATA = ROOT / "tests" / "data" / "user_rules"
 MV6 = ROOT / "cases" / "multiverse" / "4.06-seed004-example-1-dislodged-past-supporter.yaml"
 MV12 = ROOT / "cases" / "multiverse" / "4.12-diagonal-into-other-timelines-past.yaml"
 SUPPORT = "A a-Bohemia supports A b-Bohemia - Tyrolia"
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    status = main(list(argv))
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def rule_file(tmp_path: Path, text: str, name: str = "mine.lp") -> Path:
@@ -123,9 +116,9 @@ def test_targets_that_cannot_take_a_rule(tmp_path):
             parse_spec(spec)
 
 
-def test_syntax_error_on_the_command_line_is_exit_2_with_file_line_and_column(tmp_path, capsys):
+def test_syntax_error_on_the_command_line_is_exit_2_with_file_line_and_column(tmp_path, cli):
     path = rule_file(tmp_path, "cut(S) :- supports(S,X,T)\n")
-    status, out, err = run(capsys, "adjudicate", str(MV6), "--rule", f"mine={path}")
+    status, out, err = cli("adjudicate", str(MV6), "--rule", f"mine={path}")
     assert status == 2
     assert f"{path}:2:1" in err and "syntax error" in err and "Traceback" not in err
 
@@ -161,20 +154,20 @@ def test_options_document_records_the_text_and_reads_back_without_the_file(tmp_p
     assert again == options
 
 
-def test_options_command_lists_rules_of_your_own(capsys):
-    status, out, _ = run(capsys, "options", "--rule", f"no_cross_timeline_support={NO_CROSS}",
+def test_options_command_lists_rules_of_your_own(cli):
+    status, out, _ = cli("options", "--rule", f"no_cross_timeline_support={NO_CROSS}",
                          "--rule", f"adjacency=parent_child:{PARENT_CHILD}")
     assert status == 0
     assert re.search(r"^no_cross_timeline_support: a rule of your own", out, re.M)
     assert re.search(r"^    parent_child +a rule of your own \(.*adjacency_parent_child\.lp\)", out, re.M)
-    status, out, _ = run(capsys, "options", "--json", "--rule", f"no_cross_timeline_support={NO_CROSS}")
+    status, out, _ = cli("options", "--json", "--rule", f"no_cross_timeline_support={NO_CROSS}")
     from tests.schema_check import errors
     from fivedp_asp.report.jsonout import load_schema
 
     assert not errors(json.loads(out), load_schema())  # the options document, with a rule of your own in it
     listed = {o["name"]: o for o in json.loads(out)["options"]}
     assert listed["no_cross_timeline_support"]["values"][1]["file"] == str(NO_CROSS)
-    status, _, err = run(capsys, "options", "--markdown", "--rule", f"no_cross_timeline_support={NO_CROSS}")
+    status, _, err = cli("options", "--markdown", "--rule", f"no_cross_timeline_support={NO_CROSS}")
     assert status == 2 and "--markdown" in err
 
 
@@ -196,16 +189,16 @@ def test_no_cross_timeline_support_makes_the_support_invalid():
     assert _result(mine, 2, "A Picardy supports A a-Picardy@0 - Burgundy")[0] == "succeeds"
 
 
-def test_check_runs_scenarios_that_name_their_rules(capsys):
-    status, out, _ = run(capsys, "check", str(DATA))
+def test_check_runs_scenarios_that_name_their_rules(cli):
+    status, out, _ = cli("check", str(DATA))
     assert status == 0 and "2 passed, 0 failed" in out
 
 
-def test_check_with_rule_on_the_command_line_changes_what_passes(capsys, tmp_path):
-    status, out, _ = run(capsys, "check", str(MV6))
+def test_check_with_rule_on_the_command_line_changes_what_passes(cli, tmp_path):
+    status, out, _ = cli("check", str(MV6))
     assert status == 0
     for jobs in ("1", "2"):
-        status, out, _ = run(capsys, "check", str(MV6), str(MV12), "-j", jobs,
+        status, out, _ = cli("check", str(MV6), str(MV12), "-j", jobs,
                              "--rule", f"no_cross_timeline_support={NO_CROSS}")
         assert status == 1
         assert f"'{SUPPORT}' expected succeeds, got invalid" in out
@@ -221,21 +214,21 @@ def test_a_rule_in_a_scenario_with_a_bad_file_is_bad_input_on_its_line(tmp_path,
     assert broken.exists()
 
 
-def test_unsatisfiable_and_ambiguous_rules_are_reported_with_the_orders(tmp_path, capsys):
+def test_unsatisfiable_and_ambiguous_rules_are_reported_with_the_orders(tmp_path, cli):
     unsat = rule_file(tmp_path, ":- order(I,U,Pw), new(I).\ncut(S) :- supports(S,X,T), not supports(S,X,T).\n",
                       "unsat.lp")
-    status, _, err = run(capsys, "adjudicate", str(MV12), "--rule", f"mine={unsat}")
+    status, _, err = cli("adjudicate", str(MV12), "--rule", f"mine={unsat}")
     assert status == 2
     assert "unsatisfiable" in err and "Germany: A Bohemia - a-Silesia@0" in err and "unsat.lp" in err
     # the orders involved, narrowed: of DATC 6.D.1's four orders, only the support to hold breaks
     # a rule that forbids every support to hold
     no_hold_support = rule_file(tmp_path, ":- ordered_support_hold(I,S), new(I).\n"
                                           "cut(S) :- supports(S,X,T), not supports(S,X,T).\n", "nohold.lp")
-    status, _, err = run(capsys, "adjudicate", str(ROOT / "cases" / "datc" / "6.D.01.yaml"),
+    status, _, err = cli("adjudicate", str(ROOT / "cases" / "datc" / "6.D.01.yaml"),
                          "--rule", f"mine={no_hold_support}")
     assert status == 2 and err.rstrip().endswith("the orders involved: Italy: A Tyrolia Supports A Venice")
     loop = rule_file(tmp_path, "x :- not y.\ny :- not x.\ncut(S) :- supports(S,X,T), x.\n", "loop.lp")
-    status, _, err = run(capsys, "adjudicate", str(MV12), "--rule", f"mine={loop}")
+    status, _, err = cli("adjudicate", str(MV12), "--rule", f"mine={loop}")
     assert status == 2 and "ambiguous" in err and "loop.lp" in err
 
 
@@ -252,12 +245,12 @@ def test_explore_sweeps_a_new_value_like_a_built_in_one():
     assert asked_values([], ["adjacency"], rules) == {"adjacency": ("family", "any", "parent_child")}
 
 
-def test_explore_command_with_rules(capsys):
-    status, out, _ = run(capsys, "explore", str(MV6), "--rule", f"no_cross_timeline_support={NO_CROSS}")
+def test_explore_command_with_rules(cli):
+    status, out, _ = cli("explore", str(MV6), "--rule", f"no_cross_timeline_support={NO_CROSS}")
     assert status == 0
     assert re.search(r"no_cross_timeline_support +false \(own\) +true", out)
     assert "supports may not" in out
-    status, out, _ = run(capsys, "explore", str(MV6), "--json", "--option", "no_cross_timeline_support=true",
+    status, out, _ = cli("explore", str(MV6), "--json", "--option", "no_cross_timeline_support=true",
                          "--rule", f"no_cross_timeline_support={NO_CROSS}")
     doc = json.loads(out)
     assert doc["summary"][1]["options"] == {"no_cross_timeline_support": True} and doc["summary"][1]["changes"] == 1
@@ -266,11 +259,11 @@ def test_explore_command_with_rules(capsys):
 # -- a game -----------------------------------------------------------------------------------------
 
 
-def test_a_game_records_its_rules_and_replays_without_the_file(tmp_path, capsys):
+def test_a_game_records_its_rules_and_replays_without_the_file(tmp_path, cli):
     rule = tmp_path / "no_cross.lp"
     shutil.copy(NO_CROSS, rule)
     game = tmp_path / "game.yaml"
-    status, _, err = run(capsys, "game", "new", str(game), "--from", str(MV6),
+    status, _, err = cli("game", "new", str(game), "--from", str(MV6),
                          "--rule", f"no_cross_timeline_support={rule}")
     assert status == 0, err
     rule.unlink()  # from here on, only the game file holds the rule's text
@@ -281,31 +274,31 @@ def test_a_game_records_its_rules_and_replays_without_the_file(tmp_path, capsys)
              {"Austria": [SUPPORT, "A b-Bohemia - Tyrolia"], "Italy": ["A b-Tyrolia hold"]}]
     for orders in steps:
         for power, lines in orders.items():
-            assert run(capsys, "game", "orders", str(game), "--power", power, *lines)[0] == 0
-        status, out, err = run(capsys, "game", "adjudicate", str(game))
+            assert cli("game", "orders", str(game), "--power", power, *lines)[0] == 0
+        status, out, err = cli("game", "adjudicate", str(game))
         assert status == 0, err
     assert re.search(re.escape(SUPPORT) + r" +invalid \(supports may not cross timelines\)", out)
-    status, out, _ = run(capsys, "game", "show", str(game), "--json")
+    status, out, _ = cli("game", "show", str(game), "--json")
     from tests.schema_check import errors
     from fivedp_asp.report.jsonout import load_schema
 
     assert not errors(json.loads(out), load_schema())
     assert json.loads(out)["options"]["no_cross_timeline_support"] == {"value": True, "default": False}
     # the game's orders explored with its rule switched off: the game file brings the rule along
-    status, out, err = run(capsys, "explore", str(game), "--json", "--option", "no_cross_timeline_support=false")
+    status, out, err = cli("explore", str(game), "--json", "--option", "no_cross_timeline_support=false")
     assert status == 0, err
     rows = [r for s in json.loads(out)["scenarios"][0]["steps"] for r in s["rows"] if r.get("order") == SUPPORT]
     assert [v["result"] for v in rows[0]["values"]] == ["invalid", "succeeds"]
 
 
-def test_a_game_under_an_unsatisfiable_rule_reports_it(tmp_path, capsys):
+def test_a_game_under_an_unsatisfiable_rule_reports_it(tmp_path, cli):
     unsat = rule_file(tmp_path, ":- order(I,U,Pw), new(I).\ncut(S) :- supports(S,X,T), not supports(S,X,T).\n")
     game = tmp_path / "game.yaml"
-    assert run(capsys, "game", "new", str(game), "--rule", f"mine={unsat}")[0] == 0
-    status, out, _ = run(capsys, "game", "orders", str(game), "--power", "Austria", "A Vienna - Galicia")
+    assert cli("game", "new", str(game), "--rule", f"mine={unsat}")[0] == 0
+    status, out, _ = cli("game", "orders", str(game), "--power", "Austria", "A Vienna - Galicia")
     # the orders are taken unchecked: no legality can be read from a phase with no adjudication
     assert status == 0 and "A Vienna - Galicia: taken, not checked" in out
-    status, _, err = run(capsys, "game", "adjudicate", str(game))
+    status, _, err = cli("game", "adjudicate", str(game))
     assert status == 2 and "unsatisfiable" in err and "Austria: A Vienna - Galicia" in err
 
 

@@ -16,7 +16,6 @@ import pytest
 
 from fivedp_asp.files.scenarios import load_case
 from fivedp_asp.explore import exploration as explore
-from fivedp_asp.cli import main
 from fivedp_asp.explore.exploration import Exploration, asked_values, explore_case, exploration_lines
 from fivedp_asp.files.games import adjudicate, new_game, save_game, submit
 from fivedp_asp.model.multiverse import Unit, unit_text
@@ -36,12 +35,6 @@ ANY_34 = MV / "4.34-grandparent-adjacent-under-any.yaml"
 CLASSIC = ROOT / "cases" / "datc" / "6.A.01.yaml"
 
 
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def plain(value):
     """YAML values without the loader's line numbers, for comparing expectations."""
     if isinstance(value, dict):
@@ -58,8 +51,8 @@ def short(text: str, case) -> str:
     return unit_text(Unit(spec.kind, "-", m.unit_location(spec.kind, spec.where.province, spec.where.coast)), m)
 
 
-def explore_json(capsys, *argv) -> dict:
-    code, out, err = run(capsys, "explore", *argv, "--json")
+def explore_json(cli, *argv) -> dict:
+    code, out, err = cli("explore", *argv, "--json")
     assert code == 0, err
     data = json.loads(out)
     assert data["format"] == 1 and data["kind"] == "exploration"
@@ -79,8 +72,8 @@ def test_docs_options_md_is_what_the_registry_generates():
     assert committed == markdown(), "docs/options.md is stale: run `fivedp options --markdown > docs/options.md`"
 
 
-def test_options_lists_every_option_value_meaning_and_source(capsys):
-    code, out, _ = run(capsys, "options")
+def test_options_lists_every_option_value_meaning_and_source(cli):
+    code, out, _ = cli("options")
     assert code == 0
     for opt in REGISTRY.values():
         assert f"{opt.name}: {opt.meaning}" in out
@@ -88,7 +81,7 @@ def test_options_lists_every_option_value_meaning_and_source(capsys):
         for v in opt.values:
             assert show(v.value) in out
             assert v.meaning.split()[0] in out
-    code, out, _ = run(capsys, "options", "--json")
+    code, out, _ = cli("options", "--json")
     document = json.loads(out)
     assert document["format"] == 1 and document["kind"] == "options"
     assert not errors(document, load_schema())
@@ -101,10 +94,10 @@ def test_options_lists_every_option_value_meaning_and_source(capsys):
         assert [v["default"] for v in o["values"]].count(True) == 1
 
 
-def test_options_markdown_is_the_generated_page_and_json_with_markdown_is_refused(capsys):
-    code, out, _ = run(capsys, "options", "--markdown")
+def test_options_markdown_is_the_generated_page_and_json_with_markdown_is_refused(cli):
+    code, out, _ = cli("options", "--markdown")
     assert code == 0 and out == markdown()
-    code, _, err = run(capsys, "options", "--json", "--markdown")
+    code, _, err = cli("options", "--json", "--markdown")
     assert code == 2 and "not both" in err
 
 
@@ -112,9 +105,9 @@ def test_options_markdown_is_the_generated_page_and_json_with_markdown_is_refuse
 
 
 @pytest.mark.parametrize("family_path, any_path", [(FAMILY_35, ANY_36), (FAMILY_33, ANY_34)])
-def test_explore_reports_what_the_two_readings_expect_differently(capsys, family_path, any_path):
+def test_explore_reports_what_the_two_readings_expect_differently(cli, family_path, any_path):
     family, other = load_case(family_path), load_case(any_path)
-    data = explore_json(capsys, family_path, "--all-values", "adjacency")
+    data = explore_json(cli, family_path, "--all-values", "adjacency")
     (scenario,) = data["scenarios"]
     fam, anyc = column(data["scenarios"][0], adjacency="family"), column(scenario, adjacency="any")
     assert scenario["own"] == fam  # the file's own option
@@ -144,9 +137,9 @@ def test_explore_reports_what_the_two_readings_expect_differently(capsys, family
                     assert units[(board, power)][anyc] == a_units
 
 
-def test_explore_text_puts_each_result_under_its_column(capsys, monkeypatch):
+def test_explore_text_puts_each_result_under_its_column(cli, monkeypatch):
     monkeypatch.setenv("COLUMNS", "200")  # wide enough for the reason to sit in its column
-    code, out, _ = run(capsys, "explore", FAMILY_35, "--option", "adjacency=any")
+    code, out, _ = cli("explore", FAMILY_35, "--option", "adjacency=any")
     assert code == 0
     lines = out.splitlines()
     assert lines[0].startswith("MV 35: ")
@@ -159,21 +152,21 @@ def test_explore_text_puts_each_result_under_its_column(capsys, monkeypatch):
     assert "A b-Galicia - a-Galicia@3" not in out  # succeeds under both readings
     # narrower, a cell that would wrap over more than two lines becomes one line per distinct value
     monkeypatch.setenv("COLUMNS", "80")
-    code, out, _ = run(capsys, "explore", FAMILY_35, "--option", "adjacency=any")
+    code, out, _ = cli("explore", FAMILY_35, "--option", "adjacency=any")
     lines = out.splitlines()
     at = lines.index("    Austria: A c-Ukraine - b-Ukraine@2")
     assert lines[at + 1].startswith("      family (own): invalid (")
     assert "      any: succeeds" in lines[at + 2:at + 5]
 
 
-def test_a_scenario_with_no_difference_says_so_in_one_line(capsys):
+def test_a_scenario_with_no_difference_says_so_in_one_line(cli):
     case = load_case(CLASSIC)
-    code, out, _ = run(capsys, "explore", CLASSIC, "--all-values", "adjacency")
+    code, out, _ = cli("explore", CLASSIC, "--all-values", "adjacency")
     assert code == 0
     assert out.splitlines() == [f"{case.id}: no difference under adjacency = family, any"]
 
 
-def test_each_combination_follows_its_own_history(tmp_path, capsys):
+def test_each_combination_follows_its_own_history(tmp_path, cli):
     """A step after the difference: under any, A Ukraine stands on b3 (MV 36) and moves on; under family
     b3 has no Austrian unit (MV 35), so the order names no unit and is invalid (RULES §3)."""
     text = FAMILY_35.read_text(encoding="utf-8") + (
@@ -181,7 +174,7 @@ def test_each_combination_follows_its_own_history(tmp_path, capsys):
         "      Austria: [A b-Ukraine - b-Galicia]\n")
     path = tmp_path / "history.yaml"
     path.write_text(text, encoding="utf-8")
-    data = explore_json(capsys, path, "--all-values", "adjacency")
+    data = explore_json(cli, path, "--all-values", "adjacency")
     scenario = data["scenarios"][0]
     fam, anyc = column(scenario, adjacency="family"), column(scenario, adjacency="any")
     step5 = next(s for s in scenario["steps"] if s["step"] == 5)
@@ -193,8 +186,8 @@ def test_each_combination_follows_its_own_history(tmp_path, capsys):
     assert b4["values"][fam] == [] and b4["values"][anyc] == ["A Gal"]
 
 
-def test_json_shape(capsys):
-    data = explore_json(capsys, FAMILY_35, "--option", "adjacency=family,any", "--option", "victory=elimination,majority")
+def test_json_shape(cli):
+    data = explore_json(cli, FAMILY_35, "--option", "adjacency=family,any", "--option", "victory=elimination,majority")
     assert set(data) == {"format", "kind", "options", "scenarios", "errors", "summary"}
     assert data["options"] == {"adjacency": ["family", "any"], "victory": ["elimination", "majority"]}
     (scenario,) = data["scenarios"]
@@ -215,9 +208,9 @@ def test_json_shape(capsys):
         {json.dumps(c, sort_keys=True) for c in scenario["columns"]}
 
 
-def test_the_own_value_is_always_a_column(capsys):
+def test_the_own_value_is_always_a_column(cli):
     """Asking only for the other value compares it with the scenario's own."""
-    data = explore_json(capsys, ANY_36, "--option", "adjacency=family")
+    data = explore_json(cli, ANY_36, "--option", "adjacency=family")
     scenario = data["scenarios"][0]
     assert scenario["columns"] == [{"adjacency": "any"}, {"adjacency": "family"}] and scenario["own"] == 0
 
@@ -234,27 +227,27 @@ def test_the_own_value_is_always_a_column(capsys):
     ([], ["--all-values"]),
     (["--all-values", "adjacency", "-j", "0"], ["--jobs"]),
 ])
-def test_bad_options_exit_2_naming_option_and_values(capsys, args, words):
-    code, out, err = run(capsys, "explore", FAMILY_35, *args)
+def test_bad_options_exit_2_naming_option_and_values(cli, args, words):
+    code, out, err = cli("explore", FAMILY_35, *args)
     assert code == 2 and out == ""
     assert err.startswith("error: ") and "Traceback" not in err
     for w in words:
         assert w in err
 
 
-def test_bad_files_exit_2_with_file_and_line(tmp_path, capsys):
+def test_bad_files_exit_2_with_file_and_line(tmp_path, cli):
     good = tmp_path / "a-good.yaml"
     shutil.copy(CLASSIC, good)
     bad = tmp_path / "b-bad.yaml"
     bad.write_text("id: bad\nsteps:\n  - orders:\n      France: [A Paris -- Burgundy]\n", encoding="utf-8")
     (tmp_path / "c-binary.yaml").write_bytes(bytes(range(256)))
-    code, out, err = run(capsys, "explore", tmp_path, "--all-values", "adjacency")
+    code, out, err = cli("explore", tmp_path, "--all-values", "adjacency")
     assert code == 2
     assert f"{bad}:4:" in err and "A Paris -- Burgundy" in err
     assert "c-binary.yaml" in err and "Traceback" not in err
     assert "no difference" in out  # the good scenario is still explored
     assert "2 not (errors above)" in out
-    code, _, err = run(capsys, "explore", tmp_path / "missing.yaml", "--all-values", "adjacency")
+    code, _, err = cli("explore", tmp_path / "missing.yaml", "--all-values", "adjacency")
     assert code == 2 and "missing.yaml" in err
 
 
@@ -274,7 +267,7 @@ def _goes_on_after(crash: Path, code: int, out: str, err: str) -> None:
     assert "Summary: 2 scenarios explored, 1 not (errors above)" in out
 
 
-def test_an_unexpected_error_reading_one_file_names_it_and_the_sweep_goes_on(tmp_path, capsys, monkeypatch):
+def test_an_unexpected_error_reading_one_file_names_it_and_the_sweep_goes_on(tmp_path, cli, monkeypatch):
     crash = _sweep_of_three(tmp_path)
     load = explore.load_scenario
 
@@ -284,10 +277,10 @@ def test_an_unexpected_error_reading_one_file_names_it_and_the_sweep_goes_on(tmp
         return load(path)
 
     monkeypatch.setattr(explore, "load_scenario", failing)
-    _goes_on_after(crash, *run(capsys, "explore", tmp_path, "--all-values", "adjacency"))
+    _goes_on_after(crash, *cli("explore", tmp_path, "--all-values", "adjacency"))
 
 
-def test_an_unexpected_error_running_one_file_in_a_batch_names_it_and_the_sweep_goes_on(tmp_path, capsys,
+def test_an_unexpected_error_running_one_file_in_a_batch_names_it_and_the_sweep_goes_on(tmp_path, cli,
                                                                                         monkeypatch):
     """The files of a batch run in lockstep: when that run fails as a whole, each file is run on its own,
     so that the failure is the file's and the others are explored."""
@@ -300,13 +293,13 @@ def test_an_unexpected_error_running_one_file_in_a_batch_names_it_and_the_sweep_
         return run_all(cases)
 
     monkeypatch.setattr(explore, "run_cases", failing)
-    _goes_on_after(crash, *run(capsys, "explore", tmp_path, "--all-values", "adjacency"))
-    data = json.loads(run(capsys, "explore", tmp_path, "--all-values", "adjacency", "--json")[1])
+    _goes_on_after(crash, *cli("explore", tmp_path, "--all-values", "adjacency"))
+    data = json.loads(cli("explore", tmp_path, "--all-values", "adjacency", "--json")[1])
     assert [e["path"] for e in data["errors"]] == [str(crash)]
     assert len(data["scenarios"]) == 2
 
 
-def test_an_unexpected_error_comparing_one_file_names_it_and_the_sweep_goes_on(tmp_path, capsys, monkeypatch):
+def test_an_unexpected_error_comparing_one_file_names_it_and_the_sweep_goes_on(tmp_path, cli, monkeypatch):
     crash = _sweep_of_three(tmp_path)
     diff = explore._diff_step
 
@@ -316,13 +309,13 @@ def test_an_unexpected_error_comparing_one_file_names_it_and_the_sweep_goes_on(t
         return diff(number, reports)
 
     monkeypatch.setattr(explore, "_diff_step", failing)
-    _goes_on_after(crash, *run(capsys, "explore", tmp_path, "--all-values", "adjacency"))
+    _goes_on_after(crash, *cli("explore", tmp_path, "--all-values", "adjacency"))
 
 
 # -- game files ----------------------------------------------------------------------------------
 
 
-def test_a_game_file_is_explored_like_the_scenario_of_its_orders(tmp_path, capsys):
+def test_a_game_file_is_explored_like_the_scenario_of_its_orders(tmp_path, cli):
     """The game of MV 35's orders, played move by move, differs under any as MV 36 expects."""
     family, other = load_case(FAMILY_35), load_case(ANY_36)
     game = new_game(family.start)
@@ -332,7 +325,7 @@ def test_a_game_file_is_explored_like_the_scenario_of_its_orders(tmp_path, capsy
         game, _ = adjudicate(game)
     path = tmp_path / "g.yaml"
     save_game(path, game)
-    data = explore_json(capsys, path, "--option", "adjacency=any")
+    data = explore_json(cli, path, "--option", "adjacency=any")
     scenario = data["scenarios"][0]
     fam, anyc = column(scenario, adjacency="family"), column(scenario, adjacency="any")
     orders = [r for s in scenario["steps"] for r in s["rows"] if r["what"] == "order"]
@@ -345,7 +338,7 @@ def test_a_game_file_is_explored_like_the_scenario_of_its_orders(tmp_path, capsy
 # -- the sweep summary ------------------------------------------------------------------------------
 
 
-def test_sweep_summary_counts_the_scenarios_each_value_changes(tmp_path, capsys):
+def test_sweep_summary_counts_the_scenarios_each_value_changes(tmp_path, cli):
     for src in (FAMILY_33, FAMILY_35, ANY_36, CLASSIC):
         shutil.copy(src, tmp_path / src.name)
     ids = {p: load_case(p).id for p in (FAMILY_33, FAMILY_35, ANY_36, CLASSIC)}
@@ -353,11 +346,11 @@ def test_sweep_summary_counts_the_scenarios_each_value_changes(tmp_path, capsys)
     # family is an alternative only for MV 36, and changes it
     want = {"any": (3, sorted([ids[FAMILY_33], ids[FAMILY_35]])), "family": (1, [ids[ANY_36]])}
     for jobs in ("1", "2"):
-        data = explore_json(capsys, tmp_path, "--all-values", "adjacency", "-j", jobs)
+        data = explore_json(cli, tmp_path, "--all-values", "adjacency", "-j", jobs)
         got = {s["options"]["adjacency"]: (s["alternative_in"], sorted(s["changed"])) for s in data["summary"]}
         assert got == want
         assert all(s["changes"] == len(s["changed"]) for s in data["summary"])
-    code, out, _ = run(capsys, "explore", tmp_path, "--all-values", "adjacency")
+    code, out, _ = cli("explore", tmp_path, "--all-values", "adjacency")
     assert code == 0
     summary = out[out.index("Summary: 4 scenarios explored"):].splitlines()
     assert any(x.split() [:4] == ["adjacency=any", "changes", "2", "of"] and x.split()[4] == "3:" for x in summary)
@@ -380,7 +373,7 @@ def test_lines_stay_within_the_width(capsys):
     assert max(len(x) for x in lines[1:]) <= 80
 
 
-def test_the_readme_examples_are_what_explore_prints(capsys, monkeypatch):
+def test_the_readme_examples_are_what_explore_prints(cli, monkeypatch):
     """The examples of "Exploring rules" in README.md are real output (at 100 columns); an example
     shortened with "…" is not compared."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -395,7 +388,7 @@ def test_the_readme_examples_are_what_explore_prints(capsys, monkeypatch):
         shown = rest[:rest.index("```")]
         if "…" in shown:
             continue
-        code, out, _ = run(capsys, *command.split())
+        code, out, _ = cli(*command.split())
         assert code == 0
         assert out == shown, f"README.md's example is stale: run `COLUMNS=100 fivedp {command}` and paste its output"
         compared += 1
@@ -403,13 +396,13 @@ def test_the_readme_examples_are_what_explore_prints(capsys, monkeypatch):
 
 
 
-def test_elimination_and_winner_differ_by_victory_rule(capsys):
+def test_elimination_and_winner_differ_by_victory_rule(cli):
     """MV 39 (RULES §8): under elimination Germany, with neither units nor centres on a2 after step 3, is
     out everywhere (its army on b1 leaves) and France, the last power, wins. Under majority and unique
     nobody is eliminated, and France's 4 + 3 centres on the two heads are far from a majority of 2 × 34
     or 18 distinct ones: no winner, and the German army stays on b1."""
     path = MV / "4.39-elimination-across-timelines.yaml"
-    data = explore_json(capsys, path, "--all-values", "victory")
+    data = explore_json(cli, path, "--all-values", "victory")
     scenario = data["scenarios"][0]
     cols = {c["victory"]: i for i, c in enumerate(scenario["columns"])}
     rows = {(r["what"], r.get("board"), r.get("power")): r["values"] for s in scenario["steps"] for r in s["rows"]}
@@ -423,11 +416,11 @@ def test_elimination_and_winner_differ_by_victory_rule(capsys):
         assert rows[("units", "b1", "Germany")][cols[other]] == ["A Ruh"]
 
 
-def test_dissolved_timelines_are_shown_by_their_letters(capsys):
+def test_dissolved_timelines_are_shown_by_their_letters(cli):
     """RULES §9.3: in the sustain case where the root timeline a and timeline c dissolve, the standing
     row names them by their letters, as boards and new timelines do, not by their indices."""
     path = ROOT / "cases" / "options" / "sustain" / "04-three-timelines-tie-root-dissolves.yaml"
-    data = explore_json(capsys, path, "--all-values", "sustain")
+    data = explore_json(cli, path, "--all-values", "sustain")
     scenario = data["scenarios"][0]
     cols = {c["sustain"]: i for i, c in enumerate(scenario["columns"])}
     rows = {r["what"]: r["values"] for s in scenario["steps"] for r in s["rows"] if r["what"] == "dissolved"}
@@ -435,11 +428,11 @@ def test_dissolved_timelines_are_shown_by_their_letters(capsys):
     assert rows["dissolved"][cols[False]] == []
 
 
-def test_all_hold_fails_the_paradox_moves_and_says_why(capsys):
+def test_all_hold_fails_the_paradox_moves_and_says_why(cli):
     """DATC 6.F.18 under the 'All Hold' rule (DATC 4.A.2): the army's move and the attack on the
     convoying fleet fail by that rule, and the supports of those moves match nothing because the moves
     were not made; nothing falls back to the Szykman rule."""
-    data = explore_json(capsys, ROOT / "cases" / "datc" / "6.F.18.yaml", "--option", "datc_4a2=all_hold,szykman")
+    data = explore_json(cli, ROOT / "cases" / "datc" / "6.F.18.yaml", "--option", "datc_4a2=all_hold,szykman")
     scenario = data["scenarios"][0]
     col = [c["datc_4a2"] for c in scenario["columns"]].index("all_hold")
     rows = {r.get("order", r["what"]): r["values"][col] for s in scenario["steps"] for r in s["rows"]}

@@ -36,11 +36,6 @@ from fivedp_asp.model.multiverse import LazyBoards
 from tests.files.test_game import GAME, format_2_text, opening, play_in_memory
 
 
-def fivedp(cwd: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "fivedp_asp.cli", *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=120)
-
-
 def sections(text: str) -> tuple[str, str]:
     """The ``past`` and ``history`` sections of a format-3 text."""
     past_at, history_at, end_at = text.index("\npast:"), text.index("\nhistory:"), text.index("\nend: ")
@@ -93,24 +88,24 @@ def test_a_command_reads_only_the_boards_it_needs(played):
     assert set(built) <= forked_from
 
 
-def test_orders_leave_the_past_and_the_history_as_they_were(played, tmp_path):
+def test_orders_leave_the_past_and_the_history_as_they_were(played, tmp_path, program):
     path, _ = played
     work = tmp_path / "g.yaml"
     work.write_bytes(path.read_bytes())
     before = work.read_text(encoding="utf-8")
-    p = fivedp(tmp_path, "game", "orders", "g.yaml", "--power", "France", "A Par - Bur")
+    p = program(tmp_path, "game", "orders", "g.yaml", "--power", "France", "A Par - Bur")
     assert p.returncode == 0, p.stderr
     after = work.read_text(encoding="utf-8")
     assert after != before and sections(after) == sections(before)
     assert load_game(work).pending["France"] == ["A Par - Bur"]
 
 
-def test_adjudicating_appends_to_the_past_and_the_history(played, tmp_path):
+def test_adjudicating_appends_to_the_past_and_the_history(played, tmp_path, program):
     path, memory = played
     work = tmp_path / "g.yaml"
     work.write_bytes(path.read_bytes())
     before = sections(work.read_text(encoding="utf-8"))
-    p = fivedp(tmp_path, "game", "adjudicate", "g.yaml", "--json")
+    p = program(tmp_path, "game", "adjudicate", "g.yaml", "--json")
     assert p.returncode == 0, p.stderr
     # the step as printed (results, the boards it changed) is the step adjudicated in memory
     after_memory, report = adjudicate(memory)
@@ -128,7 +123,7 @@ def test_adjudicating_appends_to_the_past_and_the_history(played, tmp_path):
     assert checked_matches(work)
 
 
-def test_a_consistent_edit_of_the_past_is_checked_in_full_and_then_recorded(played, tmp_path):
+def test_a_consistent_edit_of_the_past_is_checked_in_full_and_then_recorded(played, tmp_path, program):
     path, memory = played
     work = tmp_path / "g.yaml"
     text = path.read_text(encoding="utf-8")
@@ -140,22 +135,22 @@ def test_a_consistent_edit_of_the_past_is_checked_in_full_and_then_recorded(play
     loaded = load_game(work)  # read and checked in full
     assert not isinstance(loaded.mv.boards, LazyBoards)
     assert game_data(loaded) == game_data(memory)
-    p = fivedp(tmp_path, "game", "orders", "g.yaml", "--power", "France", "A Par - Bur")
+    p = program(tmp_path, "game", "orders", "g.yaml", "--power", "France", "A Par - Bur")
     assert p.returncode == 0, p.stderr
     assert checked_matches(work)
     assert isinstance(load_game(work).mv.boards, LazyBoards)
 
 
-def test_a_format_2_file_is_read_and_written_in_format_3_by_the_next_write(played, tmp_path):
+def test_a_format_2_file_is_read_and_written_in_format_3_by_the_next_write(played, tmp_path, program):
     path, memory = played
     work = tmp_path / "g.yaml"
     work.write_text(format_2_text(memory), encoding="utf-8")
     assert "\nversion: 2\n" in work.read_text(encoding="utf-8")
     assert game_data(load_game(work)) == game_data(memory)
-    p = fivedp(tmp_path, "game", "show", "g.yaml")
+    p = program(tmp_path, "game", "show", "g.yaml")
     assert p.returncode == 0, p.stderr
     assert "\nversion: 2\n" in work.read_text(encoding="utf-8")  # reading writes nothing
-    p = fivedp(tmp_path, "game", "orders", "g.yaml", "--power", "France", "A Par - Bur")
+    p = program(tmp_path, "game", "orders", "g.yaml", "--power", "France", "A Par - Bur")
     assert p.returncode == 0, p.stderr
     text = work.read_text(encoding="utf-8")
     assert "\nversion: 3\n" in text and "\npast:\n" in text and checked_matches(work)
@@ -165,11 +160,11 @@ def test_a_format_2_file_is_read_and_written_in_format_3_by_the_next_write(playe
            {k: v for k, v in game_data(memory).items() if k != "pending"}
 
 
-def test_accept_writes_a_format_2_file_in_format_3(played, tmp_path):
+def test_accept_writes_a_format_2_file_in_format_3(played, tmp_path, program):
     path, memory = played
     work = tmp_path / "g.yaml"
     work.write_text(format_2_text(memory), encoding="utf-8")
-    p = fivedp(tmp_path, "game", "accept", "g.yaml")
+    p = program(tmp_path, "game", "accept", "g.yaml")
     assert p.returncode == 0, p.stderr
     assert "\nversion: 3\n" in work.read_text(encoding="utf-8")
     assert game_data(load_game(work)) == game_data(memory)

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import random
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,11 +17,6 @@ from fivedp_asp.files.games import game_data, load_game, save_game, submit
 from fivedp_asp.files.integrity import reseal
 
 from tests.files.test_game import GAME, format_2_text, opening, play_in_memory  # the multiversal game of test_game.py
-
-
-def fivedp(cwd: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "fivedp_asp.cli", *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=120)
 
 
 def _written(path: Path, g, version: int) -> None:
@@ -294,7 +287,7 @@ def test_inconsistent_retreats_are_refused(retreating):
     _check_edits(path, text, RETREAT_EDITS)
 
 
-def test_damaged_files_through_the_command(played):
+def test_damaged_files_through_the_command(played, program):
     """Exit status 2, one message naming the file, no traceback, the file left as it is."""
     path, text, _ = played
     folder = path.parent
@@ -306,13 +299,13 @@ def test_damaged_files_through_the_command(played):
     for what, damaged in samples.items():
         (folder / "cmd.yaml").write_text(damaged, encoding="utf-8")
         for command in (["show"], ["orders", "--power", "Germany", "A Mun H"], ["adjudicate"], ["export"]):
-            p = fivedp(folder, "game", command[0], "cmd.yaml", *command[1:])
+            p = program(folder, "game", command[0], "cmd.yaml", *command[1:])
             assert p.returncode == 2, (what, command, p.stderr)
             assert "Traceback" not in p.stderr and p.stderr.startswith("error: cmd.yaml: "), (what, p.stderr)
             assert (folder / "cmd.yaml").read_text(encoding="utf-8") == damaged, (what, command)
 
 
-def test_accept_takes_a_consistent_edit_and_refuses_an_inconsistent_one(played):
+def test_accept_takes_a_consistent_edit_and_refuses_an_inconsistent_one(played, program):
     path, text, whole = played
     folder = path.parent
     target = folder / "accept.yaml"
@@ -320,9 +313,9 @@ def test_accept_takes_a_consistent_edit_and_refuses_an_inconsistent_one(played):
     edited = text.replace("- A Sil - War\n", "- A Sil - Pru\n", 1)
     assert edited != text
     target.write_text(edited, encoding="utf-8")
-    p = fivedp(folder, "game", "show", "accept.yaml")
+    p = program(folder, "game", "show", "accept.yaml")
     assert p.returncode == 2 and "fivedp game accept accept.yaml" in p.stderr, p.stderr
-    p = fivedp(folder, "game", "accept", "accept.yaml")
+    p = program(folder, "game", "accept", "accept.yaml")
     assert p.returncode == 0 and "Accepted accept.yaml" in p.stdout, p.stderr
     g = load_game(target)
     assert g.pending == {"Germany": ["A Sil - Pru"]}
@@ -330,20 +323,20 @@ def test_accept_takes_a_consistent_edit_and_refuses_an_inconsistent_one(played):
     # an inconsistent one: refused, the file left as it is
     bad = text.replace("\nwinner: null\n", "\nwinner: Germany\n")
     target.write_text(bad, encoding="utf-8")
-    p = fivedp(folder, "game", "accept", "accept.yaml")
+    p = program(folder, "game", "accept", "accept.yaml")
     assert p.returncode == 2 and "the boards do not give Germany the victory" in p.stderr, p.stderr
     assert target.read_text(encoding="utf-8") == bad
 
 
-def test_a_format_1_file_is_refused_with_the_upgrade_command_and_upgraded_by_accept(played):
+def test_a_format_1_file_is_refused_with_the_upgrade_command_and_upgraded_by_accept(played, program):
     path, text, whole = played
     folder = path.parent
     old = re.sub(r"checksum: [^\n]*\n\Z", "", format_2_text(load_game(path))).replace("\nversion: 2\n", "\nversion: 1\n")
     (folder / "old.yaml").write_text(old, encoding="utf-8")
-    p = fivedp(folder, "game", "show", "old.yaml")
+    p = program(folder, "game", "show", "old.yaml")
     assert p.returncode == 2
     assert "game format 1" in p.stderr and "fivedp game accept old.yaml" in p.stderr, p.stderr
-    p = fivedp(folder, "game", "accept", "old.yaml")
+    p = program(folder, "game", "accept", "old.yaml")
     assert p.returncode == 0, p.stderr
     assert game_data(load_game(folder / "old.yaml")) == whole
 
@@ -419,14 +412,14 @@ def test_an_engine_defect_in_check_exits_3(tmp_path, monkeypatch, capsys):
     assert "README.md" in err
 
 
-def test_a_new_game_whose_start_already_has_a_majority_loads(tmp_path):
+def test_a_new_game_whose_start_already_has_a_majority_loads(tmp_path, program):
     """The victory rules run after each step, not on the start: a game begun from a scenario in which
     one power already holds most centres is a game, and loads; a winner written before any step is not."""
     case = tmp_path / "case.yaml"
     case.write_text("id: x\noptions: {victory: majority}\nstart:\n  units: {Germany: [A Mun], France: [A Par]}\n"
                     "  centers: {Germany: [Ber, Kie, Mun, Hol, Bel, Den, Swe, Nwy, Edi, Lon, Lvp, Bre, Mar, Spa, Por, "
                     "Tun, Nap, Rom], France: [Par]}\nsteps: []\n", encoding="utf-8")
-    p = fivedp(tmp_path, "game", "new", "g.yaml", "--from", "case.yaml")
+    p = program(tmp_path, "game", "new", "g.yaml", "--from", "case.yaml")
     assert p.returncode == 0, p.stderr
     assert load_game(tmp_path / "g.yaml").mv.winner is None
     text = (tmp_path / "g.yaml").read_text(encoding="utf-8")

@@ -15,8 +15,6 @@ import copy
 import dataclasses
 import json
 import random
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 from types import MappingProxyType
@@ -41,11 +39,6 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 MAP = load_map("standard")
 STEPS = 8  # steps of each random game: about two game years, with forks
 EDITS_PER_KIND = 2  # edits of each kind made on each game, chosen by a seeded generator
-
-
-def fivedp(cwd: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "fivedp_asp.cli", *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=300)
 
 
 # -- the games ------------------------------------------------------------------------------------
@@ -393,14 +386,6 @@ def five(tmp_path_factory) -> tuple[Path, str]:
     return path, path.read_text(encoding="utf-8")
 
 
-def _run(capsys, *argv: str) -> tuple[int, str, str]:
-    from fivedp_asp import cli
-
-    status = cli.main(list(argv))
-    out, err = capsys.readouterr()
-    return status, out, err
-
-
 def _edited(path: Path, text: str, name: str, old: str, new: str, count: int = 1) -> Path:
     assert old in text, old
     target = path.parent / name
@@ -408,12 +393,12 @@ def _edited(path: Path, text: str, name: str, old: str, new: str, count: int = 1
     return target
 
 
-def test_verify_reports_an_honest_record_and_the_first_divergence(five, capsys):
+def test_verify_reports_an_honest_record_and_the_first_divergence(five, cli):
     path, text = five
-    status, out, err = _run(capsys, "game", "verify", str(path))
+    status, out, err = cli("game", "verify", str(path))
     assert status == 0, err
     assert out == f"{path}: 5 steps replayed, 7 boards and every result as recorded\n"
-    status, out, _ = _run(capsys, "game", "verify", str(path), "--json")
+    status, out, _ = cli("game", "verify", str(path), "--json")
     doc = json.loads(out)
     assert status == 0 and doc["honest"] and doc["steps"] == 5 and doc["divergence"] is None
     assert not schema_errors(doc, load_schema())
@@ -423,41 +408,41 @@ def test_verify_reports_an_honest_record_and_the_first_divergence(five, capsys):
                            '"order": "A Vie H", "qualified": "A a-Vie@1 H", "board": "a1", "result": "succeeds"')
     assert flipped != line
     bad = _edited(path, text, "flipped.yaml", line, flipped)
-    status, out, err = _run(capsys, "game", "verify", str(bad))
+    status, out, err = cli("game", "verify", str(bad))
     assert status == 2 and out == ""
     assert err == (f"error: {bad}: not an honest record: step 2, board a1: Austria: A Vie H: "
                    "recorded succeeds, replayed fails\n")
-    status, out, err = _run(capsys, "game", "verify", str(bad), "--json")
+    status, out, err = cli("game", "verify", str(bad), "--json")
     doc = json.loads(out)
     assert status == 2 and not doc["honest"] and "not an honest record" in err
     assert (doc["divergence"]["step"], doc["divergence"]["board"]) == (2, "a1")
     assert not schema_errors(doc, load_schema())
 
 
-def test_verify_names_a_moved_unit_on_a_past_board(five, capsys):
+def test_verify_names_a_moved_unit_on_a_past_board(five, cli):
     path, text = five
     # a1 was made by step 1 (Spring 1901), in which Turkey gave no orders: its army stayed in Constantinople
     past_a1 = next(x for x in text.splitlines() if x.startswith("  a1: "))
     moved = _edited(path, text, "moved.yaml", past_a1, past_a1.replace('"A Con", ', '"A Bul", ', 1))
-    status, _, err = _run(capsys, "game", "verify", str(moved))
+    status, _, err = cli("game", "verify", str(moved))
     assert status == 2
     assert err == f"error: {moved}: not an honest record: step 1, board a1: units: recorded Turkey: A Bul, replayed Turkey: A Con\n"
 
 
-def test_accept_refuses_an_edit_of_what_was_played_and_takes_an_edit_of_waiting_orders(five, capsys):
+def test_accept_refuses_an_edit_of_what_was_played_and_takes_an_edit_of_waiting_orders(five, cli):
     path, text = five
     past_a1 = next(x for x in text.splitlines() if x.startswith("  a1: "))
     target = path.parent / "accept.yaml"
     edited = text.replace(past_a1, past_a1.replace('"A Con", ', '"A Bul", ', 1))
     target.write_text(edited, encoding="utf-8")
-    status, out, err = _run(capsys, "game", "accept", str(target))
+    status, out, err = cli("game", "accept", str(target))
     assert status == 2 and out == ""
     assert err.startswith(f"error: {target}: not an honest record: step 1, board a1: units: "), err
     assert target.read_text(encoding="utf-8") == edited  # left as it was
     # waiting orders are not part of what was played: replay does not cover them
     edited = text.replace("pending: {}\n", "pending:\n  Germany:\n  - A Sil - Pru\n")
     target.write_text(edited, encoding="utf-8")
-    status, out, err = _run(capsys, "game", "accept", str(target))
+    status, out, err = cli("game", "accept", str(target))
     assert status == 0, err
     assert out.startswith(f"Accepted {target}: 7 boards in 3 timelines, 5 steps played; checked, replayed")
     assert load_game(target).pending == {"Germany": ["A Sil - Pru"]}
@@ -478,11 +463,11 @@ def test_accept_refuses_an_edit_of_what_was_played_and_takes_an_edit_of_waiting_
     ("foreign-unit.yaml", '"Germany": ["A a-Boh@1 - a-Vie@1", "F a-Den@1 H"', '"Germany": ["A a-Boh@1 - a-Vie@1", "A a-Ser@1 H"',
      "board a1: recorded order 'A a-Ser@1 H' of Germany names no unit of Germany there"),
 ])
-def test_the_full_check_refuses_impossible_adjustments_and_records(five, capsys, name, old, new, problem):
+def test_the_full_check_refuses_impossible_adjustments_and_records(five, cli, name, old, new, problem):
     path, text = five
     bad = _edited(path, text, name, old, new)
     for command in (["show"], ["verify"], ["accept"]):
-        status, out, err = _run(capsys, "game", command[0], str(bad))
+        status, out, err = cli("game", command[0], str(bad))
         assert status == 2 and out == "", (command, err)
         assert err == f"error: {bad}: damaged game file: {problem}\n", (command, err)
 
@@ -508,39 +493,36 @@ def test_a_game_begun_in_an_adjustment_phase_on_any_turn_loads(tmp_path):
     assert api.verify_game(api.load_game(tmp_path / "g.yaml")).honest
 
 
-def test_a_game_replays_as_recorded_in_another_process(games, tmp_path):
+def test_a_game_replays_as_recorded_in_another_process(games, tmp_path, program):
     """The replay compares the words of every reason: they must not depend on the process (a set's
     order under another hash seed). Written here, verified by another process with its own seed."""
-    import os
-
     for n, label in enumerate(("test_game", "random 3")):
         save_game(tmp_path / f"g{n}.yaml", games[label])
     for n, seed in enumerate(("1", "4242")):
-        p = subprocess.run([sys.executable, "-m", "fivedp_asp.cli", "game", "verify", f"g{n}.yaml"], cwd=tmp_path,
-                           capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONHASHSEED": seed})
+        p = program(tmp_path, "game", "verify", f"g{n}.yaml", env={"PYTHONHASHSEED": seed})
         assert p.returncode == 0 and "every result as recorded" in p.stdout, p.stderr
 
 
-def test_a_game_without_a_start_cannot_prove_itself(five, capsys):
+def test_a_game_without_a_start_cannot_prove_itself(five, cli):
     """A file without ``start`` (only a program writes one) cannot be replayed: verify and accept say so."""
     path, text = five
     begin, end = text.index("\nstart:\n") + 1, text.index("\npending:")
     bad = path.parent / "no-start.yaml"
     bad.write_text(reseal(text[:begin] + "start: {}" + text[end:]), encoding="utf-8")
     for command in ("verify", "accept"):
-        status, out, err = _run(capsys, "game", command, str(bad))
+        status, out, err = cli("game", command, str(bad))
         assert status == 2 and out == "", (command, err)
         assert err == (f"error: {bad}: not an honest record: the start: no start position is recorded, so the "
                        "game cannot be replayed\n"), (command, err)
 
 
-def test_recorded_orders_the_replay_refuses_stop_it_at_their_step(five, capsys):
+def test_recorded_orders_the_replay_refuses_stop_it_at_their_step(five, cli):
     """A step's order line the rules cannot read: the replay stops there, with the reason."""
     path, text = five
     line = next(x for x in text.splitlines() if x.startswith('- {"phase": "movement", "boards": ["a1"]'))
     bad = _edited(path, text, "refused.yaml", line, line.replace('"Russia": ["A Ukr - a-Gal@0"]',
                                                                   '"Russia": ["A Ukr - a-Gal@0", "A Mos - Narnia"]'))
-    status, _, err = _run(capsys, "game", "verify", str(bad))
+    status, _, err = cli("game", "verify", str(bad))
     assert status == 2
     assert err.startswith(f"error: {bad}: not an honest record: step 2: the recorded orders cannot be adjudicated: "), err
     assert "Narnia" in err, err
