@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent.parent
+pytestmark = pytest.mark.slow  # every test runs a cluster of worker processes or waits for one that cannot be reached
 
 
 def fivedp(*args: str, cwd: Path) -> subprocess.CompletedProcess:

@@ -151,6 +151,7 @@ def played(tmp_path_factory):
     return tmp, seen
 
 
+@pytest.mark.slow
 def test_the_game_goes_as_worked_out_by_hand(played):
     tmp, seen = played
     assert [t["timeline"] for t in seen["show 10"]["timelines"]] == ["a", "b", "c"]
@@ -163,6 +164,7 @@ def test_the_game_goes_as_worked_out_by_hand(played):
         ["bud", "gre", "rum", "ser", "tri", "vie"]
 
 
+@pytest.mark.slow
 def test_show_says_what_each_power_must_do(played):
     _, seen = played
     due = {(d["power"], d["board"], d["kind"]): d for d in seen["show 3"]["next"]["due"]}
@@ -187,6 +189,7 @@ def test_show_says_what_each_power_must_do(played):
                          "ordered": [], "count": 3, "options": []}]
 
 
+@pytest.mark.slow
 def test_history_and_past_boards(played):
     tmp, _ = played
     text = ok(fivedp(tmp, "game", "history", "g.yaml"))
@@ -204,6 +207,7 @@ def test_history_and_past_boards(played):
     assert re.search(r"^    Germany: A Sil - a-Pru@0 \(read as A a-Sil@1 - a-Pru@0\)  succeeds$", text, re.M), text
 
 
+@pytest.mark.slow
 def test_json_round_trip_of_the_played_game(played):
     tmp, _ = played
     game = load_game(tmp / "g.yaml")

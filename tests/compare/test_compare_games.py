@@ -42,6 +42,7 @@ def test_regression_scenario_is_right_and_excused(diplomacy, path):
     assert not phase.verdict.real, phase.verdict.differences
 
 
+@pytest.mark.slow
 def test_random_games_have_no_real_disagreement(diplomacy, tmp_path):
     seen: dict = {}
     found = []

@@ -43,6 +43,7 @@ def test_shifted_facts_keep_their_phases_apart():
     assert shift_facts(facts, 0) == facts
 
 
+@pytest.mark.slow
 def test_every_scenario_runs_the_same_in_lockstep():
     cases = [load_case(p) for p in find_cases([str(ROOT / "cases")])]
     assert len(cases) > 300

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 import yaml
 
 from fivedp_asp.files.scenarios import load_case, run_case
@@ -78,6 +79,7 @@ def test_a_rule_of_your_own_in_a_study(capsys):
     assert status == 2 and "give no PATH" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_multiverse_study_reaches_other_timelines_and_a_rule_about_them_shows(tmp_path, capsys):
     drawn = random_games(2, 1, 3, multiverse=True)
     lines = [x for g, _ in drawn for s in g.steps for ls in s.orders.values() for x in ls]

@@ -361,6 +361,7 @@ def _case_games(tmp_path: Path) -> list[tuple[str, Game]]:
     return out
 
 
+@pytest.mark.slow
 def test_unedited_games_replay_as_recorded(games, tmp_path):
     """No false alarm: the games played here, and every scenario of cases/ played as a game, replay
     exactly as their files record them."""

@@ -169,6 +169,7 @@ def test_no_name_from_input_runs_as_script_in_the_browser(tmp_path):
             assert value in shown, f"{name}: the {field} is not shown literally"
 
 
+@pytest.mark.slow
 def test_views_of_8_64_and_300_boards_open_and_draw_each_board_once(tmp_path):
     """Each view opens in the browser with its script allowed by the page's policy (no error, and the
     script has run: it marks the view ready), the DOM holds one drawn group per board, the screenshot
