@@ -386,6 +386,7 @@ def test_elimination_and_victory_survive_the_file(tmp_path):
 # -- 2. the same through the command line --------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_cli_game(tmp_path):
     steps = GAME[:5]
     p = fivedp(tmp_path, "game", "new", "g.yaml")

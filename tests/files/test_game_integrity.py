@@ -78,7 +78,6 @@ def test_every_single_line_deletion_is_refused(played):
         assert refused_or_same(bad, whole, f"line {i + 1} deleted") is not None, f"line {i + 1} deleted"
 
 
-@pytest.mark.slow
 def test_every_truncation_is_refused(played):
     path, text, whole = played
     data = text.encode("utf-8")

@@ -275,6 +275,7 @@ def _edits(data: dict, rng: random.Random) -> list[Edit]:
     return out
 
 
+@pytest.mark.slow
 def test_every_edit_of_a_played_game_is_refused_or_reported(games, tmp_path):
     """The corpus: each edit sealed again is refused as damaged or reported by the replay, at the
     edited board or step; the unedited files replay as recorded."""
