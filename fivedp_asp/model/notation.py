@@ -487,7 +487,7 @@ def _parse(text: str, game_map: GameMap, read: Callable[[_Parser], T]) -> T:
 # - no province or nationality begins with a unit letter, so no name is read at the start of a unit;
 # - every timeline and turn lies within the limits.
 # Any other line, well-formed or not, is left to the grammar, which also gives every error: such
-# lines parse identically either way (tests/test_notation.py checks the two readings against each
+# lines parse identically either way (tests/model/test_notation.py checks the two readings against each
 # other). The names of a map are ASCII-folded word by word here as there (see _longest_name).
 
 _SIMPLE_PLACE_RE = re.compile(r"(?:([a-z])([0-9]{0,9})-)?([A-Za-z]+)(?:/([A-Za-z]+))?(?:@([0-9]{1,9}))?")

@@ -1,0 +1,71 @@
+"""The DATC chapter 4 readings registered as options (fivedp_asp/engine/options.py, docs/rules.md §8): each value
+has its logic file (or is read from the written lines), each one is exercised by a scenario of
+cases/datc-options/, and the options combine freely on the DATC corpus without an engine error."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from pathlib import Path
+from types import MappingProxyType
+
+import pytest
+import yaml
+
+from fivedp_asp.files.scenarios import find_cases, load_case, run_case
+from fivedp_asp.engine.options import REGISTRY
+from fivedp_asp.solver.driver import asp_dir
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+DATC_OPTIONS = [o for o in REGISTRY.values() if o.name.startswith("datc_")]
+CASES = sorted(find_cases([str(ROOT / "cases" / "datc-options")]))
+
+
+def _settings() -> list[dict]:
+    return [yaml.safe_load(p.read_text(encoding="utf-8")).get("options", {}) for p in CASES]
+
+
+def test_every_chapter_4_issue_the_task_names_is_an_option():
+    for issue in ("4a1", "4a2", "4a3", "4a4", "4a5", "4a6", "4a7", "4b2", "4b3", "4b4", "4b5", "4b6", "4c1",
+                  "4c2", "4c3", "4c4", "4c5", "4c6", "4d3", "4d4", "4d5", "4d6", "4d7", "4d8", "4d9", "4e1", "4e3"):
+        assert f"datc_{issue}" in REGISTRY
+
+
+def test_every_value_file_exists_and_every_datc_file_is_a_value():
+    named = {v.file for o in DATC_OPTIONS for v in o.values if v.file}
+    for file in named:
+        assert (asp_dir() / "options" / file).is_file(), file
+    on_disk = {p.name for p in (asp_dir() / "options").glob("datc_*.lp")}
+    assert on_disk == named
+
+
+def test_defaults_load_no_file():
+    """The default reading is the core encodings' behaviour: choosing it loads nothing (docs/rules.md §1)."""
+    for o in DATC_OPTIONS:
+        assert o.value(o.default).file is None, o.name
+
+
+def test_every_value_other_than_the_default_is_exercised_by_a_case():
+    used = {(k, v) for s in _settings() for k, v in s.items()}
+    missing = [f"{o.name}: {v.value}" for o in DATC_OPTIONS for v in o.values
+               if v.value != o.default and (o.name, v.value) not in used]
+    assert not missing, "values without a case in cases/datc-options: " + ", ".join(missing)
+
+
+def test_every_case_quotes_the_datc_or_says_it_is_hand_worked():
+    for path in CASES:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        text = data["description"]
+        assert "DATC" in text and ('"' in text or "Hand-worked" in text), path.name
+        assert ("hand-worked" in data["id"]) == ("Hand-worked" in text), path.name
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_random_combinations_adjudicate_the_datc_corpus(seed):
+    """Any combination of readings adjudicates every DATC case (no engine error; results may differ)."""
+    rng = random.Random(seed)
+    options = {o.name: rng.choice(o.values).value for o in DATC_OPTIONS}
+    for path in sorted(find_cases([str(ROOT / "cases" / "datc")])):
+        case = load_case(path)
+        case = replace(case, start=replace(case.start, options=MappingProxyType(dict(options))))
+        run_case(case)

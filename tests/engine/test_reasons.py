@@ -1,0 +1,91 @@
+"""Reasons of results (asp/*/reasons.lp, docs/rules.md §3.4): worked out by hand from the rules, then
+checked against what the engine says; the scenario corpus checks many more through ``reasons:``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import clingo
+
+from fivedp_asp.files.scenarios import load_case
+from fivedp_asp.cli import main
+from fivedp_asp.model.multiverse import ADJUSTMENT, Unit, make_board
+from fivedp_asp.engine.answer import Cause
+from fivedp_asp.engine.phase import _paradox_causes
+from fivedp_asp.engine.step import step
+
+DATC = Path(__file__).parent.parent.parent / "cases" / "datc"
+
+
+def _outcome(report, text):
+    return next(o for o in report.outcomes if o.text == text)
+
+
+def test_bounce_reason_text_and_structure():
+    # DATC 6.A.11: two armies of strength 1 into empty Tyrolia; each bounces with the other
+    mv = load_case(DATC / "6.A.11.yaml").start
+    report = step(mv, {"Austria": ["A Vienna - Tyrolia"], "Italy": ["A Venice - Tyrolia"]})
+    o = _outcome(report, "A Vienna - Tyrolia")
+    assert o.result == "fails"
+    assert o.explanation == (Cause("bounced", ("A a-Ven@0",), 1, 1, "prevent"),)
+    assert o.reason == "bounced with A Ven (attack 1 against prevent 1)"
+
+
+def test_supported_move_says_its_strength_and_the_dislodged_hold_its_attacker():
+    # DATC 6.D.2: Trieste supported by the Adriatic dislodges Venice, whose support from Tyrolia is
+    # cut by Vienna: attack 2 against hold 1
+    mv = load_case(DATC / "6.D.02.yaml").start
+    orders = {"Austria": ["F Adriatic Sea Supports A Trieste - Venice", "A Trieste - Venice", "A Vienna - Tyrolia"],
+              "Italy": ["A Venice Hold", "A Tyrolia Supports A Venice"]}
+    report = step(mv, orders)
+    assert _outcome(report, "A Trieste - Venice").explanation == (Cause("strength", (), 2, 1, "opposition"),)
+    assert _outcome(report, "A Venice Hold").explanation == (Cause("dislodged", ("A a-Tri@0",)),)
+    assert _outcome(report, "A Tyrolia Supports A Venice").reason == "cut by A Vie"
+    # a move into an empty place that nobody contests needs no reason
+    assert _outcome(report, "F Adriatic Sea Supports A Trieste - Venice").explanation == ()
+
+
+def test_a_second_build_in_one_province_is_a_duplicate():
+    board = make_board(0, 2, [Unit("army", "Germany", "ber")], {"ber": "Germany", "kie": "Germany", "mun": "Germany"},
+                       adjustment_due=True)
+    mv = load_case(DATC / "6.I.01.yaml").start.with_boards([board])
+    assert mv.heads[0].phase == ADJUSTMENT
+    report = step(mv, {"Germany": ["Build A Kiel", "Build F Kiel"]})
+    assert _outcome(report, "Build A Kiel").result == "succeeds"
+    second = _outcome(report, "Build F Kiel")
+    assert second.result == "fails" and [c.kind for c in second.explanation] == ["duplicate"]
+
+
+def test_backup_rules_of_the_driver_become_paradox_causes():
+    mv = load_case(DATC / "6.C.01.yaml").start
+    places = tuple(clingo.Function("p", [clingo.Function("b", [clingo.Number(0), clingo.Number(0)]),
+                                         clingo.Function(p)]) for p in ("ank", "con"))
+    causes = _paradox_causes(mv, (("fail", places), ("szykman", places[:1])))
+    assert causes[(0, 0, "ank")] == [Cause("paradox", ("A a-Con@0", "F a-Ank@0"), detail="fail")]
+    assert causes[(0, 0, "ank")][0].text() == "paradox, DATC 5.B.9: the orders of A a-Con@0, F a-Ank@0 fail"
+
+
+def test_json_has_reason_and_explanation(capsys):
+    assert main(["adjudicate", "--json", str(DATC / "6.D.02.yaml")]) == 0
+    data = json.loads(capsys.readouterr().out)
+    orders = {o["text"]: o for o in data["steps"][0]["orders"]}
+    assert orders["A Vienna - Tyrolia"]["reason"] == "bounced off A Tyr (attack 1 against hold 1)"
+    assert orders["A Vienna - Tyrolia"]["explanation"] == [
+        {"kind": "bounced", "units": ["A a-Tyr@0"], "strength": 1, "against": 1, "versus": "hold"}]
+    assert orders["A Venice Hold"]["explanation"] == [{"kind": "dislodged", "units": ["A a-Tri@0"]}]
+
+
+def test_text_output_shows_the_reason(capsys):
+    assert main(["adjudicate", str(DATC / "6.F.06.yaml")]) == 0
+    out = capsys.readouterr().out
+    assert "fails (convoy disrupted: F Nth dislodged)" in out
+    assert "fails (cut by A Pic)" in out
+    # the fleet in the North Sea is dislodged by the supported fleet from Skagerrak
+    assert "  Dislodged: F Nth on a0 (by F Ska)\n" in out
+
+
+def test_json_dislodged_names_the_attacker(capsys):
+    assert main(["adjudicate", "--json", str(DATC / "6.D.02.yaml")]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["steps"][0]["dislodged"] == [{"board": "a0", "power": "Italy", "unit": "A Ven", "by": "A a-Tri@0"}]

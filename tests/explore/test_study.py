@@ -1,0 +1,115 @@
+"""Option studies over random games (``fivedp explore --random-games``, study.py)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from fivedp_asp.files.scenarios import load_case, run_case
+from fivedp_asp.cli import main
+from fivedp_asp.explore.exploration import asked_values
+from fivedp_asp.model.notation import parse_order
+from fivedp_asp.model.orders import Move, SupportHold
+from fivedp_asp.explore.study import Study, random_games, run_study, study_html
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+NO_CROSS = ROOT / "docs" / "examples" / "no_cross_timeline_support.lp"
+
+
+def test_random_games_are_seeded():
+    a = [g.steps for g, _ in random_games(2, 7, 1)]
+    b = [g.steps for g, _ in random_games(2, 7, 1)]
+    c = [g.steps for g, _ in random_games(2, 8, 1)]
+    assert a == b and a != c
+    game, phases = random_games(1, 7, 2)[0]
+    assert len(game.steps) == len(phases) and phases[0] == "movement" and len(game.steps) >= 4
+
+
+def test_an_option_about_timelines_never_changes_a_classic_game():
+    study = run_study(3, 2, 2, asked_values(["adjacency=family,any"], []))
+    assert study.diverged == 0 and not study.by_kind and len(study.first) == 3
+
+
+def test_first_divergences_are_written_as_scenarios_that_show_them(tmp_path, capsys):
+    status = main(["explore", "--random-games", "10", "--seed", "3", "--years", "4",
+                   "--option", "datc_4e1=ignored,counts", "--out", str(tmp_path), "--html", str(tmp_path / "s.html")])
+    out = capsys.readouterr().out
+    assert status == 0
+    diverged = int(re.search(r"games whose outcome diverges: (\d+) of 10", out)[1])
+    files = sorted(tmp_path.glob("*.yaml"))
+    assert diverged >= 1 and len(files) == diverged
+    for f in files:
+        data = yaml.safe_load(f.read_text())
+        first = int(re.search(r"step(\d+)\.yaml", f.name)[1])
+        assert len(data["steps"]) == first
+        # the last step holds what DATC 4.E.1 decides: a support to hold of a unit ordered an
+        # impossible move (illegal under both readings; under `counts` it refuses hold support)
+        case = load_case(f)
+        run = run_case(case)
+        last = run.reports[-1]
+        invalid_moves = {parse_order(o.text, case.start.game_map).unit.where.province for o in last.outcomes
+                         if o.result == "invalid" and isinstance(parse_order(o.text, case.start.game_map), Move)}
+        supports = [parse_order(o.text, case.start.game_map) for o in last.outcomes
+                    if isinstance(parse_order(o.text, case.start.game_map), SupportHold)]
+        assert any(s.target.where.province in invalid_moves for s in supports), f.name
+        # and it is the first step where the readings differ: explore finds the difference there
+        status = main(["explore", str(f), "--option", "datc_4e1=counts", "--json"])
+        doc = capsys.readouterr().out
+        assert status == 0 and re.findall(r'"step": (\d+)', doc) == [str(first)]
+    page = (tmp_path / "s.html").read_text()
+    assert page.startswith("<!DOCTYPE html>") and "<svg" in page and "<script" not in page
+
+
+def test_the_page_escapes_what_it_shows():
+    study = Study(("x<y",), (("a&b",), ("<c>",)), 0, 1, 1, 1, lengths=[3], first=[2])
+    study.by_kind["<b>move</b>"] = 1
+    page = study_html(study)
+    assert "<b>move</b>" not in page and "&lt;b&gt;move&lt;/b&gt;" in page and "x&lt;y" in page
+
+
+def test_a_rule_of_your_own_in_a_study(capsys):
+    status = main(["explore", "--random-games", "2", "--seed", "1", "--years", "1",
+                   "--rule", f"no_cross_timeline_support={NO_CROSS}"])
+    out = capsys.readouterr().out
+    assert status == 0 and "no_cross_timeline_support=true: changes 0 games" in out  # one timeline only
+    status = main(["explore", "--random-games", "2", str(NO_CROSS), "--option", "datc_4e1=counts"])
+    assert status == 2 and "give no PATH" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_a_multiverse_study_reaches_other_timelines_and_a_rule_about_them_shows(tmp_path, capsys):
+    drawn = random_games(2, 1, 3, multiverse=True)
+    lines = [x for g, _ in drawn for s in g.steps for ls in s.orders.values() for x in ls]
+    # moves and supports into the past and other timelines
+    assert sum(1 for x in lines if re.search(r"@\d+ - [a-z]+-\w+@\d+", x)) > 10
+    assert any(re.search(r"@\d+ S ", x) for x in lines)
+    status = main(["explore", "--random-games", "8", "--seed", "1", "--years", "5", "--multiverse",
+                   "--rule", f"no_cross_timeline_support={NO_CROSS}", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert status == 0 and "random multiverse games" in out
+    changed = int(re.search(r"no_cross_timeline_support=true: changes (\d+) games", out)[1])
+    assert changed >= 1 and changed == len(list(tmp_path.glob("*.yaml")))
+    # only supports can change under a rule that only makes supports illegal
+    assert re.search(r"by kind: support to (hold|move) \d+(, support to (hold|move) \d+)?$", out, re.M)
+
+
+def test_a_study_as_json_is_a_document_that_agrees_with_the_text(capsys):
+    import json
+
+    from fivedp_asp.report.jsonout import load_schema
+    from tests.schema_check import errors
+
+    argv = ["explore", "--random-games", "6", "--seed", "3", "--years", "1", "--option", "datc_4a3=rule_1982"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "games of 1 year," in text
+    assert main(argv + ["--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["kind"] == "study" and not errors(doc, load_schema())
+    assert len(doc["per_game"]) == doc["games"] == 6
+    assert doc["diverged"] == sum(g["first_divergence"] is not None for g in doc["per_game"])
+    assert f"games whose outcome diverges: {doc['diverged']} of 6" in text
+    assert sum(p["played"] for p in doc["by_phase"]) == sum(g["steps"] for g in doc["per_game"])

@@ -1,0 +1,114 @@
+"""The players' chapter (docs/playing.md) points at scenarios that exist and are linked from the README."""
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).parent.parent.parent
+PLAYING = (ROOT / "docs" / "playing.md").read_text(encoding="utf-8")
+
+
+def test_every_scenario_named_exists():
+    named = set(re.findall(r"cases/[a-z]+/[\w.-]+\.yaml", PLAYING))
+    named |= {f"cases/multiverse/{n}" for n in re.findall(r"`(4\.\d\d-[\w.-]+\.yaml)`", PLAYING)}
+    assert len(named) >= 20
+    missing = sorted(n for n in named if not (ROOT / n).is_file())
+    assert not missing, missing
+
+
+def test_linked_from_the_readme():
+    assert "(docs/playing.md)" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_readme_example_output_is_what_the_command_prints(capsys):
+    """The README's first screen shows one output: it must be the program's, line for line."""
+    import os
+
+    from fivedp_asp.cli import main
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    shown = readme.split("```text\n", 1)[1].split("```", 1)[0]
+    assert "fivedp adjudicate cases/mdatc/3.A.2.yaml" in readme.split("```text\n", 1)[0]
+    here = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        assert main(["adjudicate", "cases/mdatc/3.A.2.yaml"]) == 0
+    finally:
+        os.chdir(here)
+    assert capsys.readouterr().out == shown
+
+
+# -- docs/architecture.md and the citations of docs/rules.md -------------------------------------
+
+ARCHITECTURE = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+SOURCES = ("fivedp_asp", "asp", "docs", "tests", "cases", "tools")
+
+
+def _texts():
+    """Every text file of the repository that may cite the rules: code, logic programs, documents,
+    tests, scenarios, and the README."""
+    yield ROOT / "README.md"
+    for top in SOURCES:
+        for path in sorted((ROOT / top).rglob("*")):
+            if path.is_file() and path.suffix in (".py", ".lp", ".md", ".yaml", ".yml", ".json"):
+                yield path
+
+
+def test_architecture_linked_from_the_readme():
+    assert "(docs/architecture.md)" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_every_file_the_architecture_names_exists():
+    """A path in backquotes names a file or folder of the repository (from its root, or inside
+    ``fivedp_asp/``); a bare ``name.lp`` or ``name.py`` is somewhere under ``asp/`` or ``fivedp_asp/``.
+    Only a line that says the module is planned may name one that does not exist yet."""
+    named, missing = 0, []
+    for line in ARCHITECTURE.splitlines():
+        for token in re.findall(r"`([^`\s]+)", line):
+            if "<" in token or "*" in token or "(" in token or "://" in token:
+                continue
+            if "/" in token and token.split("/", 1)[0] in SOURCES + ("engine", "model", "solver", "files",
+                                                                     "report", "compare", "cli", "game"):
+                found = (ROOT / token).exists() or (ROOT / "fivedp_asp" / token).exists()
+            elif "/" not in token and token.endswith((".lp", ".py")):
+                found = any(next((ROOT / top).rglob(token), None) for top in ("asp", "fivedp_asp"))
+            else:
+                continue
+            named += 1
+            if not found and "planned" not in line:
+                missing.append(token)
+    assert named >= 60
+    assert not missing, missing
+
+
+def test_every_link_of_the_architecture_resolves():
+    links = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", ARCHITECTURE)
+    assert len(links) >= 8
+    missing = sorted(link for link in links if not (ROOT / "docs" / link).is_file())
+    assert not missing, missing
+
+
+def test_no_citation_names_a_rules_file_outside_the_repository():
+    """The rules are docs/rules.md; a citation of the rule specification by its own file name points
+    at nothing a reader of the repository has."""
+    outside = re.compile("RULES" + r"(\.md| §)")
+    cited = [f"{p.relative_to(ROOT)}:{n}" for p in _texts()
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if outside.search(line)]
+    assert not cited, cited
+
+
+def test_every_citation_of_docs_rules_names_one_of_its_sections():
+    """``docs/rules.md §6.8.3`` (and the ends of a range, ``§6.4–§6.5``) must be a numbered heading."""
+    rules = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+    sections = set(re.findall(r"^#+ (\d+[a-z]?(?:\.\d+)*)\.? ", rules, re.M))
+    assert {"1", "3.2", "6.1", "6.8", "6.8.1", "6.8.2", "6.8.3", "8", "9"} <= sections
+    cite = re.compile(r"rules\.md\]?\)? ?§(\d+[a-z]?(?:\.\d+)*)(?:[–-]§?(\d+(?:\.\d+)*))?")
+    count, wrong = 0, []
+    for path in _texts():
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for match in cite.finditer(line):
+                for section in filter(None, match.groups()):
+                    count += 1
+                    if section not in sections:
+                        wrong.append(f"{path.relative_to(ROOT)}:{n}: §{section}")
+    assert count >= 150
+    assert not wrong, wrong

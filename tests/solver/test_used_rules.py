@@ -1,0 +1,124 @@
+"""The rules handed to the grounder are those that can fire on a phase's facts (solve._statements): a
+rule whose positive body names a predicate with no possible atom is left out. The answers must be
+those of the whole program, on every kind of phase; and the rules left out must be the ones the facts
+rule out (convoy rules without convoy orders, rules about past boards when every board is a head)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fivedp_asp.solver import driver as solve
+from fivedp_asp.engine import step as step_module
+from fivedp_asp.files.scenarios import find_cases, load_case, run_case
+from fivedp_asp.solver.driver import encoding_size, solve_decisions
+
+CASES = Path(__file__).resolve().parents[2] / "cases"
+
+
+def _heads(statements) -> set[str]:
+    """The predicate names of the rule heads among ``statements``."""
+    return {a.symbol.name for s in statements if s.ast_type.name == "Rule" for a in solve._atoms(s.head)}
+
+
+def _whole(programs, facts, static):
+    return solve._parsed_programs(tuple(programs))
+
+
+def _recorded_queries(monkeypatch, paths):
+    """Every program a run of these scenarios solves: (programs, facts, static)."""
+    seen = []
+    real = solve._control
+
+    def spy(programs, facts, static):
+        seen.append((tuple(programs), facts, static))
+        return real(programs, facts, static)
+
+    monkeypatch.setattr(solve, "_control", spy)
+    for path in paths:
+        run_case(load_case(path))
+    monkeypatch.setattr(solve, "_control", real)
+    return seen
+
+
+def _answer(programs, facts, static):
+    s = solve_decisions(programs, facts, static)
+    return sorted(map(str, s.atoms)), [(r, sorted(map(str, p))) for r, p in s.backups]
+
+
+SCENARIOS = sorted(str(p) for p in find_cases([str(CASES / d) for d in ("multiverse", "options")]))[::3] + [
+    str(CASES / "datc" / name) for name in ("6.F.14.yaml", "6.F.16.yaml", "6.C.01.yaml", "6.G.08.yaml")
+    if (CASES / "datc" / name).is_file()]
+
+
+def test_answers_are_those_of_the_whole_program(monkeypatch):
+    queries = _recorded_queries(monkeypatch, SCENARIOS)
+    kinds = {q[0][0] for q in queries}
+    assert {"movement.lp", "retreat.lp", "adjustment.lp"} <= kinds
+    smaller = 0
+    for programs, facts, static in queries:
+        used = _answer(programs, facts, static)
+        smaller += encoding_size(programs, facts, static) < encoding_size(programs)
+        with monkeypatch.context() as m:
+            m.setattr(solve, "_statements", _whole)
+            assert used == _answer(programs, facts, static), (programs, facts[:400])
+    assert smaller > len(queries) // 2
+
+
+def _movement_facts(mv, orders):
+    query = next(step_module.steps(mv, orders))
+    assert query.programs[0] == "movement.lp"
+    return query
+
+
+def test_convoy_rules_are_left_out_without_convoy_orders():
+    from fivedp_asp.api import new_game
+
+    mv = new_game().mv
+    plain = _movement_facts(mv, {"France": ["A Paris - Burgundy"], "England": ["F London - North Sea"]})
+    convoy = _movement_facts(mv, {"England": ["F London - North Sea", "A Liverpool - Yorkshire"],
+                                  "France": ["F Brest - English Channel"]})
+    with_convoy = _movement_facts(mv, {"England": ["A Liverpool - Yorkshire", "F Edinburgh Convoys A Liverpool - Yorkshire"]})
+    used = solve._statements(plain.programs, plain.text(), plain.static)
+    whole = solve._parsed_programs(plain.programs)
+    assert len(used) < len(whole)
+    # the convoy network (convoy.lp) needs convoys/2, which only convoy orders give
+    assert not {"carrier", "walk_from", "on_route", "carried"} & _heads(used)
+    assert {"carrier", "walk_from", "on_route", "carried"} <= _heads(
+        solve._statements(with_convoy.programs, with_convoy.text(), with_convoy.static))
+    # a move that cannot step there still looks for a route through fleets (no convoy orders needed)
+    assert {"sea_query", "route_exists", "convoy_possible"} <= _heads(
+        solve._statements(convoy.programs, convoy.text(), convoy.static))
+    # every board is a head: nothing about past boards is grounded
+    assert not {"held", "past", "fork", "by_convoy_to", "was_dislodged"} & _heads(used)
+    # and `not held(...)`, true on such a step, is gone from the bodies of the decisions
+    assert not [s for s in used if any(a.symbol.name == "held" for a in solve._atoms(s))]
+    assert [s for s in whole if s.ast_type.name == "Rule" and "unopposed" in str(s.head)
+            and any(a.symbol.name == "held" for a in solve._atoms(s.body))]
+    assert "past_board(" not in plain.text()
+
+
+def test_rules_about_past_boards_are_kept_when_a_past_board_is_written():
+    from fivedp_asp.bench.benchmarks import step_orders, synthetic_multiverse
+
+    mv = synthetic_multiverse(2, 20)
+    orders, _ = step_orders(mv, 4, 1)
+    query = _movement_facts(mv, orders)
+    assert "past_board(" in query.text()
+    assert {"held", "past", "fork"} <= _heads(solve._statements(query.programs, query.text(), query.static))
+
+
+def test_a_program_with_rules_of_your_own_is_used_whole(tmp_path):
+    rule = tmp_path / "mine.lp"
+    rule.write_text("cut(S) :- supports(S,X,T), carried(F,X).\n")
+    programs = ("movement.lp", str(rule))
+    assert encoding_size(programs, "order(0,p(b(0,1),par),france).\n") == encoding_size(programs)
+    assert encoding_size(("movement.lp",), "order(0,p(b(0,1),par),france).\n") < encoding_size(("movement.lp",))
+
+
+@pytest.mark.parametrize("facts", ["board_pair(b(0,1),b(0,1)).\nboard(b(0,1)).\n#show board_adj/2.\n"])
+def test_facts_of_a_derived_predicate_keep_the_rules_that_read_it(facts):
+    # possible.py asks the legality program about board adjacency with board_pair/2 facts
+    atoms = solve_decisions(("legality.lp", "options/adjacency_family.lp"), facts).atoms
+    assert [str(a) for a in atoms] == ["board_adj(b(0,1),b(0,1))"]
