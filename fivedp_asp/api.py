@@ -29,8 +29,8 @@ from .files import games as _game
 from .game import play as _play
 from .game import state as _state
 from .report import jsonout
-from .files.scenarios import Case, CaseRun, load_case, run_case
-from .files.scenarios import run_cases as _run_cases
+from .files.scenarios import Scenario, ScenarioRun, read_scenario, check_scenario
+from .files.scenarios import check_scenarios as _check_scenarios
 from .errors import AdjudicationError, FileError, FivedpError, InputError, UsageError, quoted
 from .game.play import Accepted, Duty, Submission
 from .game.state import Game
@@ -160,22 +160,22 @@ def new_game(options: Mapping[str, Any] | None = None, *, map: str = "standard")
     return _state.new_game(opening(load_map(_need_path("new_game", map, "map file", "map")), chosen))
 
 
-def load_scenario(path: str | Path) -> Case:
+def load_scenario(path: str | Path) -> Scenario:
     """A scenario file (docs/case-format.md), checked."""
-    return load_case(_need_path("load_scenario", path, "scenario"))
+    return read_scenario(_need_path("load_scenario", path, "scenario"))
 
 
-def run_scenario(path: str | Path, *, time_limit: float | None = None) -> CaseRun:
+def run_scenario(path: str | Path, *, time_limit: float | None = None) -> ScenarioRun:
     """Adjudicates every step of a scenario and checks its expectations (``run.passed``, ``run.problems``).
     ``time_limit``: seconds for each program solved (default 600); beyond it, TimeLimitError (an InputError)."""
     checked = _need_path("run_scenario", path, "scenario")
     with _time_limit(_need_seconds("run_scenario", time_limit)):
-        return run_case(load_case(checked))
+        return check_scenario(read_scenario(checked))
 
 
 def game_from_scenario(path: str | Path) -> Game:
     """A game that starts where the scenario starts (its root board and options); its steps are not played."""
-    return _state.new_game(load_case(_need_path("game_from_scenario", path, "scenario")).start)
+    return _state.new_game(read_scenario(_need_path("game_from_scenario", path, "scenario")).start)
 
 
 def load_game(path: str | Path) -> Game:
@@ -254,21 +254,21 @@ def adjudicate_many(games: Sequence[Game], *, time_limit: float | None = None) -
     return out
 
 
-def run_scenarios(paths: Sequence[str | Path], *, time_limit: float | None = None) -> list[CaseRun | Exception]:
+def run_scenarios(paths: Sequence[str | Path], *, time_limit: float | None = None) -> list[ScenarioRun | Exception]:
     """:func:`run_scenario` for many files, their steps adjudicated in lockstep (as ``fivedp check``
     does); a file that cannot be read or run gives its exception in its place. ``paths`` must be a
     sequence of file names: one str or path alone is a UsageError (it is not iterated)."""
     names = [_need_path("run_scenarios", p, "scenario", f"paths[{n}]")
              for n, p in enumerate(_need_sequence("run_scenarios", "paths", paths, "str or os.PathLike"))]
     seconds = _need_seconds("run_scenarios", time_limit)
-    loaded: list[Case | Exception] = []
+    loaded: list[Scenario | Exception] = []
     for name in names:
         try:
-            loaded.append(load_case(name))
+            loaded.append(read_scenario(name))
         except InputError as exc:
             loaded.append(exc)
     with _time_limit(seconds):
-        runs = iter(_run_cases([c for c in loaded if isinstance(c, Case)]))
+        runs = iter(_check_scenarios([c for c in loaded if isinstance(c, Scenario)]))
     return [c if isinstance(c, Exception) else next(runs) for c in loaded]
 
 
@@ -399,8 +399,12 @@ def verify_game(game: Game) -> VerifyReport:
     return _verify_game(game)
 
 
+# the names these types had before "scenario" was the one word for them: kept for programs using them
+Case = Scenario
+CaseRun = ScenarioRun
+
 __all__ = [
-    "Accepted", "AdjudicationError", "Board", "Case", "CaseRun", "Duty", "FileError", "FivedpError", "Game", "GameMap", "OrderOutcome", "PossibleOrder", "StepReport", "Unit",
+    "Accepted", "AdjudicationError", "Board", "Case", "CaseRun", "Scenario", "ScenarioRun", "Duty", "FileError", "FivedpError", "Game", "GameMap", "OrderOutcome", "PossibleOrder", "StepReport", "Unit",
     "Submission", "adjudicate", "adjudicate_many", "board", "board_json", "board_units", "check_orders", "duties", "from_json", "game_from_scenario",
     "game_json", "heads", "history_json", "InputError", "legal_orders", "load_game", "load_map", "load_scenario", "new_game",
     "next_phase", "results", "run_scenario", "run_scenarios", "save_game", "schema", "step_json", "submit_orders", "to_json",

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Iterator, Sequence
 
-from ..files.scenarios import Case, CaseRun, load_case, run_cases
+from ..files.scenarios import Scenario, ScenarioRun, read_scenario, check_scenarios
 from ..errors import AdjudicationError, EncodingError, InputError
 from ..engine.options import UserRule
-from ..engine.userrules import case_with_rules
+from ..engine.userrules import scenario_with_rules
 from .workers import in_batches
 
 BATCH = 64  # files run in lockstep at a time: enough to share the fixed cost, few enough to report early
@@ -33,8 +33,8 @@ class Checked:
     message: str = ""
 
 
-def _outcome(path: str, run: CaseRun | Exception) -> Checked:
-    if isinstance(run, CaseRun):
+def _outcome(path: str, run: ScenarioRun | Exception) -> Checked:
+    if isinstance(run, ScenarioRun):
         return Checked(path, run.case.id, run.passed, tuple(run.problems))
     if isinstance(run, EncodingError):
         return Checked(path, error="encoding", message=str(run))
@@ -50,14 +50,14 @@ def _outcome(path: str, run: CaseRun | Exception) -> Checked:
 def check_batch(paths: Sequence[str], rules: tuple[UserRule, ...] = ()) -> list[Checked]:
     """Loads and runs these files together; every file gets its outcome, whatever the others do.
     ``rules`` (rules of your own, ``--rule``) are in effect in every file."""
-    loaded: list[Case | Exception] = []
+    loaded: list[Scenario | Exception] = []
     for path in paths:
         try:
-            loaded.append(case_with_rules(load_case(path), rules))
+            loaded.append(scenario_with_rules(read_scenario(path), rules))
         except Exception as exc:  # noqa: BLE001 - reported as this file's outcome
             loaded.append(exc)
-    cases = [c for c in loaded if isinstance(c, Case)]
-    runs = iter(run_cases(cases))
+    cases = [c for c in loaded if isinstance(c, Scenario)]
+    runs = iter(check_scenarios(cases))
     return [_outcome(path, c if isinstance(c, Exception) else next(runs)) for path, c in zip(paths, loaded)]
 
 

@@ -17,7 +17,7 @@ import os
 import sys
 from typing import Sequence
 
-from ..files.scenarios import find_cases, load_case, run_case
+from ..files.scenarios import find_scenarios, read_scenario, check_scenario
 from ..errors import REPORT_HINT, AdjudicationError, EncodingError, InputError, crash_message, cut_text, shown_path
 from ..solver.driver import DEFAULT_TIME_LIMIT, check_time_limit, time_limit
 from .bench import add_bench_parser
@@ -33,10 +33,10 @@ from ..report.text import step_lines
 
 
 def cmd_adjudicate(args: argparse.Namespace) -> int:
-    from ..engine.userrules import case_with_rules, parse_specs
+    from ..engine.userrules import scenario_with_rules, parse_specs
 
     rules = parse_specs(args.rule)
-    run = run_case(case_with_rules(load_case(args.file), rules))
+    run = check_scenario(scenario_with_rules(read_scenario(args.file), rules))
     if args.json:
         print(json.dumps(scenario_document(run), indent=2))
         return 0
@@ -63,7 +63,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     from ..engine.userrules import parse_specs
 
     rules = parse_specs(args.rule)
-    for c in check_paths([str(p) for p in find_cases(args.paths)], args.jobs, rules=rules, scheduler=args.scheduler):
+    for c in check_paths([str(p) for p in find_scenarios(args.paths)], args.jobs, rules=rules, scheduler=args.scheduler):
         entry: dict = {"path": c.path, "id": c.id, "passed": c.passed, "problems": list(c.problems), "error": None}
         cases.append(entry)
         if c.error == "encoding":

@@ -12,7 +12,7 @@ from ..errors import InputError
 from ..explore.exploration import (Asked, Exploration, Failure, asked_values, exploration_json, exploration_lines,
                                    explore_paths, load_scenario, registering, summarise, summary_lines)
 from ..engine.options import with_rules
-from ..files.scenarios import find_cases
+from ..files.scenarios import find_scenarios
 from ..inputs import write_file
 from ..report.jsonout import document
 
@@ -32,7 +32,7 @@ def cmd_explore(args: argparse.Namespace) -> int:
         raise InputError("--out writes a study's first divergences: give --random-games N")
     if not args.paths:
         raise InputError("give scenario or game files to explore, or --random-games N")
-    paths = [str(p) for p in find_cases(args.paths)]
+    paths = [str(p) for p in find_scenarios(args.paths)]
     if not paths:
         raise InputError(f"no scenario files (.yaml) under {', '.join(args.paths)}")
     names = tuple(asked)

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import yaml
 
-from ..files.scenarios import load_case
+from ..files.scenarios import read_scenario
 from ..errors import InputError
 from ..inputs import check_order_lines, read_order_text, read_stream, write_file
 from .. import api
 from ..api import adjudicate, check_orders, duties, legal_orders, load_game
-from ..files.games import export_case, load_game as load_game_file, locked, save_game, update_game
+from ..files.games import export_scenario, load_game as load_game_file, locked, save_game, update_game
 from ..game.play import reached_board
 from ..game.state import new_game
 from ..report.jsonout import (board_document, game_document, game_step_document, history_document, history_results,
@@ -37,7 +37,7 @@ def cmd_new(args: argparse.Namespace) -> int:
     if path.exists() and not args.force:
         raise InputError(f"{path}: a game file is already there (use --force to replace it)")
     if args.from_case:
-        case = load_case(args.from_case)
+        case = read_scenario(args.from_case)
         mv = case.start
         if args.option:
             raise InputError("--option cannot be combined with --from (the scenario sets its options)")
@@ -424,7 +424,7 @@ def cmd_possible(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     game = load_game(args.file)
-    case = export_case(game, args.id or f"game {Path(args.file).stem}")
+    case = export_scenario(game, args.id or f"game {Path(args.file).stem}")
     text = yaml.safe_dump(case, sort_keys=False, allow_unicode=True)
     if args.output:
         out = Path(args.output)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Hashable, Sequence
 
-from ..files.scenarios import load_case, run_case
+from ..files.scenarios import read_scenario, check_scenario
 from ..errors import AdjudicationError, InputError
 from ..inputs import write_file
 from ..model.map import GameMap
@@ -274,7 +274,7 @@ def write_scenario(path: Path, repro: Repro, reference: ReferenceAdjudicator, ge
     path.parent.mkdir(parents=True, exist_ok=True)
     write_file(path, text, "scenario")  # atomic: a scenario is never left half written
     try:  # the scenario must load, and our engine must meet the agreed expectations
-        run = run_case(load_case(path))
+        run = check_scenario(read_scenario(path))
     except (InputError, AdjudicationError) as exc:
         return runs, [f"the written scenario does not run: {exc}"]
     return runs, list(run.problems)

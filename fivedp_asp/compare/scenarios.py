@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, fields, is_dataclass
 from pathlib import Path
 from typing import Iterator
 
-from ..files.scenarios import Case, CaseError, find_cases, load_case
+from ..files.scenarios import Scenario, ScenarioError, find_scenarios, read_scenario
 from ..errors import AdjudicationError, EncodingError, InputError
 from ..model.map import GameMap
 from ..model.multiverse import Board
@@ -35,9 +35,9 @@ class StepComparison:
 
 
 @dataclass
-class CaseComparison:
+class ScenarioComparison:
     path: Path
-    case: Case | None = None
+    case: Scenario | None = None
     steps: list[StepComparison] = field(default_factory=list)
     skipped: str | None = None  # why the case could not be compared
     error: str | None = None  # bad input or an engine failure
@@ -56,7 +56,7 @@ def _designations(value) -> bool:
     return False
 
 
-def multiverse_reason(case: Case) -> str | None:
+def multiverse_reason(case: Scenario) -> str | None:
     """Why a scenario is outside classic play, or None. The reference knows one board per turn: a
     scenario with options other than the defaults, or whose orders name a timeline or a turn, cannot
     be compared (its differences would not be disagreements about the classic rules)."""
@@ -77,10 +77,10 @@ def multiverse_reason(case: Case) -> str | None:
     return None
 
 
-def compare_case(path: Path, reference: ReferenceAdjudicator, game_map_name: str = "standard") -> CaseComparison:
-    out = CaseComparison(path)
+def compare_scenario(path: Path, reference: ReferenceAdjudicator, game_map_name: str = "standard") -> ScenarioComparison:
+    out = ScenarioComparison(path)
     try:
-        case = load_case(path)
+        case = read_scenario(path)
     except InputError as exc:
         out.error = str(exc)
         return out
@@ -105,7 +105,7 @@ def compare_case(path: Path, reference: ReferenceAdjudicator, game_map_name: str
         try:
             given = parse_given(s.orders, mv.game_map)
             run = play_phase(mv, given, reference, geo, load=load)
-        except CaseError as exc:
+        except ScenarioError as exc:
             out.error = str(exc)
             break
         except InputError as exc:
@@ -124,9 +124,9 @@ def compare_case(path: Path, reference: ReferenceAdjudicator, game_map_name: str
     return out
 
 
-def compare_paths(paths: list[str], reference: ReferenceAdjudicator, game_map: GameMap) -> Iterator[CaseComparison]:
-    for path in find_cases(paths):
-        yield compare_case(path, reference, game_map.name)
+def compare_paths(paths: list[str], reference: ReferenceAdjudicator, game_map: GameMap) -> Iterator[ScenarioComparison]:
+    for path in find_scenarios(paths):
+        yield compare_scenario(path, reference, game_map.name)
 
 
 @dataclass
@@ -140,7 +140,7 @@ class ScenarioTally:
     real: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
-    def add(self, c: CaseComparison) -> None:
+    def add(self, c: ScenarioComparison) -> None:
         self.cases += 1
         self.skipped += c.skipped is not None and not c.steps
         self.errors += c.error is not None
@@ -155,7 +155,7 @@ class ScenarioTally:
                 self.real.append(f"{c.case.id if c.case else c.path} step {s.index}")
 
 
-def case_lines(c: CaseComparison, reference: str) -> list[str]:
+def case_lines(c: ScenarioComparison, reference: str) -> list[str]:
     """What to print for one case: nothing when the engines agree throughout."""
     name = c.case.id if c.case else str(c.path)
     if c.error:

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from ..files.scenarios import find_cases
+from ..files.scenarios import find_scenarios
 from ..model.map import GameMap
 from .reference import ReferenceAdjudicator
-from .scenarios import compare_case
+from .scenarios import compare_scenario
 
 
 @dataclass(frozen=True)
@@ -71,8 +71,8 @@ class Triangulation:
 
 def triangulate(paths: Sequence[str], references: Sequence[ReferenceAdjudicator], game_map: GameMap) -> Triangulation:
     out = Triangulation()
-    for path in find_cases(list(paths)):
-        comps = [compare_case(Path(path), ref, game_map.name) for ref in references]
+    for path in find_scenarios(list(paths)):
+        comps = [compare_scenario(Path(path), ref, game_map.name) for ref in references]
         if any(c.error for c in comps):
             out.errors += 1
             continue

@@ -373,7 +373,7 @@ def rules_from_mapping(raw: Any, base: str | Path | None = None) -> tuple[UserRu
 # -- using them ------------------------------------------------------------------------------------
 
 
-def case_with_rules(case: Any, rules: tuple[UserRule, ...]) -> Any:
+def scenario_with_rules(case: Any, rules: tuple[UserRule, ...]) -> Any:
     """A scenario (cases.Case) with these rules added to its options and in effect from its start."""
     if not rules:
         return case

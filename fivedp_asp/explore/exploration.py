@@ -30,7 +30,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import yaml
 
-from ..files.scenarios import Case, load_case, run_cases
+from ..files.scenarios import Scenario, read_scenario, check_scenarios
 from ..errors import AdjudicationError, InputError
 from ..inputs import read_text
 from ..check.workers import in_batches
@@ -109,22 +109,22 @@ def column_label(names: Iterable[str], column: Sequence[Value]) -> str:
 _GAME = re.compile(r"^format:\s*['\"]?fivedp-game['\"]?\s*$", re.M)
 
 
-def load_scenario(path: str | Path) -> Case:
+def load_scenario(path: str | Path) -> Scenario:
     """A scenario file, or a game file turned into the scenario of its start and its orders so far."""
     path = str(path)
     text = read_text(path, "scenario or game file")  # the guarded reader: never blocks on a FIFO
     if not _GAME.search(text):
-        return load_case(path)
-    from ..files.games import export_case, load_game
+        return read_scenario(path)
+    from ..files.games import export_scenario, load_game
 
-    data = export_case(load_game(path), f"game {Path(path).name}")
+    data = export_scenario(load_game(path), f"game {Path(path).name}")
     data["title"] = f"the orders of the game in {path}"
     # the scenario loader reads files: the game's scenario goes through one, named after the game in messages
     with tempfile.TemporaryDirectory(prefix="fivedp-explore-") as folder:
         scenario = Path(folder) / "game.yaml"
         scenario.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
         try:
-            case = load_case(scenario)
+            case = read_scenario(scenario)
         except InputError as exc:
             raise InputError(str(exc).replace(str(scenario), f"{path} (its orders as a scenario)")) from None
     return replace(case, path=path)
@@ -306,7 +306,7 @@ def _diff_step(number: int, reports: Sequence[StepReport]) -> StepDiff | None:
     return StepDiff(number, tuple(r.phase for r in reports), tuple(r for _, r in rows))
 
 
-def _variants(case: Case, asked: Asked) -> tuple[tuple, list, object, list[Case]]:
+def _variants(case: Scenario, asked: Asked) -> tuple[tuple, list, object, list[Scenario]]:
     """The case under every combination of the asked values: (option names, columns, the case's own
     column, one case per column, expectations dropped since they hold for one reading only)."""
     for name, values in asked.items():
@@ -326,12 +326,12 @@ def _variants(case: Case, asked: Asked) -> tuple[tuple, list, object, list[Case]
     return names, columns, own, variants
 
 
-def explore_cases(cases: Sequence[Case], asked: Asked) -> list[Exploration | Exception]:
+def explore_scenarios(cases: Sequence[Scenario], asked: Asked) -> list[Exploration | Exception]:
     """Each case under every combination of the asked values, keeping what differs. All the runs go in
     lockstep (``cases.run_cases``), so the phases of different cases under the same values are
     adjudicated together. A case that cannot run gives its exception."""
     plans = [_variants(case, asked) for case in cases]
-    runs = iter(run_cases([v for _, _, _, variants in plans for v in variants]))
+    runs = iter(check_scenarios([v for _, _, _, variants in plans for v in variants]))
     out: list[Exploration | Exception] = []
     for case, (names, columns, own, variants) in zip(cases, plans):
         mine = [next(runs) for _ in variants]
@@ -355,9 +355,9 @@ def explore_cases(cases: Sequence[Case], asked: Asked) -> list[Exploration | Exc
     return out
 
 
-def explore_case(case: Case, asked: Asked) -> Exploration:
+def explore_scenario(case: Scenario, asked: Asked) -> Exploration:
     """Runs ``case`` under every combination of the asked values and keeps what differs."""
-    result = explore_cases([case], asked)[0]
+    result = explore_scenarios([case], asked)[0]
     if isinstance(result, Exception):
         raise result
     return result
@@ -376,23 +376,23 @@ def _failure(path: str, exc: Exception) -> Failure:
     return Failure(path, f"{path}: {crash_message(exc).splitlines()[0]}", 3)
 
 
-def _explore_each(cases: Sequence[Case], asked: Asked) -> list[Exploration | Exception]:
+def _explore_each(cases: Sequence[Scenario], asked: Asked) -> list[Exploration | Exception]:
     """Like ``explore_cases``, but if the lockstep run of them all fails as a whole, each case again on
     its own: a defect met by one file then stays that file's, and the others are still explored."""
     try:
-        return explore_cases(cases, asked)
+        return explore_scenarios(cases, asked)
     except Exception:  # noqa: BLE001 - which case caused it is found by running them one by one
         pass
     out: list[Exploration | Exception] = []
     for case in cases:
         try:
-            out.append(explore_cases([case], asked)[0])
+            out.append(explore_scenarios([case], asked)[0])
         except Exception as exc:  # noqa: BLE001 - this file's own defect
             out.append(exc)
     return out
 
 
-def registering(case: Case, rules: Sequence[UserRule]) -> Case:
+def registering(case: Scenario, rules: Sequence[UserRule]) -> Scenario:
     """The case with these rules of your own among its options' known values, none of them in effect."""
     if not rules:
         return case
@@ -404,13 +404,13 @@ def explore_batch(paths: Sequence[str], asked: Asked, rules: Sequence[UserRule] 
     """Several files explored together, with their problems as values (so that a worker process can
     send them back): a file that cannot be read or explored, for whatever reason, is reported as a
     ``Failure`` naming it, and the other files of the batch are explored all the same."""
-    loaded: list[Case | Failure] = []
+    loaded: list[Scenario | Failure] = []
     for path in paths:
         try:
             loaded.append(registering(load_scenario(path), rules))
         except Exception as exc:  # noqa: BLE001 - reported as this file's failure
             loaded.append(_failure(path, exc))
-    explored = iter(_explore_each([c for c in loaded if isinstance(c, Case)], asked))
+    explored = iter(_explore_each([c for c in loaded if isinstance(c, Scenario)], asked))
     out: list[Exploration | Failure] = []
     for path, c in zip(paths, loaded):
         if isinstance(c, Failure):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import html
 from typing import Sequence
 
-from ..files.scenarios import Case, run_cases
+from ..files.scenarios import Scenario, check_scenarios
 from .exploration import Asked, Exploration, _variants, column_label
 from ..model.multiverse import board_name
 from ..report.render import DrawnOrder, Frame, board_svg
@@ -44,10 +44,10 @@ def _cell(value) -> str:
     return html.escape(str(value))
 
 
-def _section(case: Case, ex: Exploration, asked: Asked) -> list[str]:
+def _section(case: Scenario, ex: Exploration, asked: Asked) -> list[str]:
     esc = html.escape
     names, columns, own, variants = _variants(case, asked)
-    runs = run_cases(variants)
+    runs = check_scenarios(variants)
     out = [f"<section><h2>{esc(ex.id)}: {esc(ex.title)}</h2><p class=path>{esc(ex.path)}</p>"]
     for s in ex.steps:
         out.append(f"<h3>Step {s.number}</h3>")
@@ -81,7 +81,7 @@ def _section(case: Case, ex: Exploration, asked: Asked) -> list[str]:
     return out
 
 
-def exploration_page(cases: Sequence[Case], explorations: Sequence[Exploration], asked: Asked) -> str:
+def exploration_page(cases: Sequence[Scenario], explorations: Sequence[Exploration], asked: Asked) -> str:
     by_path = {c.path: c for c in cases}
     body = []
     for ex in explorations:

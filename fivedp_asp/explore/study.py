@@ -26,8 +26,8 @@ from typing import Any, Mapping, Sequence
 import yaml
 
 from ..engine.batch import step_many
-from ..files.scenarios import Case, CaseStep
-from .exploration import Asked, Exploration, column_label, explore_cases
+from ..files.scenarios import Scenario, ScenarioStep
+from .exploration import Asked, Exploration, column_label, explore_scenarios
 from ..inputs import write_file
 from ..report.jsonout import document
 from ..model.map import GameMap, load_map
@@ -108,7 +108,7 @@ def _orders(mv, gen, rng: random.Random, game_map: GameMap, multiverse: bool) ->
 
 def random_games(count: int | Sequence[int], seed: int, years: int, options: Mapping[str, Any] | None = None,
                  game_map: GameMap | None = None, illegal_share: float = 0.05,
-                 multiverse: bool = False) -> list[tuple[Case, list[str]]]:
+                 multiverse: bool = False) -> list[tuple[Scenario, list[str]]]:
     """Seeded random games of ``years`` years (games 1 to ``count``, or the game numbers given) as
     scenarios (their orders, no expectations), each with the phase of every step, played in lockstep
     so that their phases are adjudicated together. A game depends on the seed and its number only.
@@ -123,7 +123,7 @@ def random_games(count: int | Sequence[int], seed: int, years: int, options: Map
     rngs = [random.Random(f"fivedp-study/{seed}/{i}{'/mv' if multiverse else ''}") for i in numbers]
     gens = [OrderGenerator(game_map, rng, illegal_share) for rng in rngs]
     positions = [start] * count
-    steps: list[list[CaseStep]] = [[] for _ in range(count)]
+    steps: list[list[ScenarioStep]] = [[] for _ in range(count)]
     phases: list[list[str]] = [[] for _ in range(count)]
     playing = list(range(count))
     while playing:
@@ -132,7 +132,7 @@ def random_games(count: int | Sequence[int], seed: int, years: int, options: Map
             mv = positions[n]
             phase = next_phase(mv)
             orders = _orders(mv, gens[n], rngs[n], game_map, multiverse)
-            steps[n].append(CaseStep(orders, {}, 0))
+            steps[n].append(ScenarioStep(orders, {}, 0))
             phases[n].append(phase)
             asked.append((mv, orders))
         reports = step_many(asked)
@@ -149,7 +149,7 @@ def random_games(count: int | Sequence[int], seed: int, years: int, options: Map
                 continue
             still.append(n)
         playing = still
-    return [(Case(f"random game {k} of seed {seed}", f"random game {k} of seed {seed}, {years} years",
+    return [(Scenario(f"random game {k} of seed {seed}", f"random game {k} of seed {seed}, {years} years",
                   f"<random game {k} of seed {seed}>", start, tuple(steps[n]), "", dict(start.options)), phases[n])
             for n, k in enumerate(numbers)]
 
@@ -194,7 +194,7 @@ def study_batch(numbers: Sequence[int], seed: int, years: int, asked: Asked,
     """Games ``numbers`` drawn and explored: per game its number, its orders per step, its phases and
     its exploration (or the error that stopped it), as plain data a worker process can send back."""
     drawn = random_games(list(numbers), seed, years, options, multiverse=multiverse)
-    results = explore_cases([g for g, _ in drawn], asked)
+    results = explore_scenarios([g for g, _ in drawn], asked)
     out = []
     for n, (game, phases), ex in zip(numbers, drawn, results):
         if isinstance(ex, Exception):

@@ -641,7 +641,7 @@ class _At:
 # -- a game as a scenario ----------------------------------------------------------------------
 
 
-def export_case(game: Game, case_id: str) -> dict:
+def export_scenario(game: Game, case_id: str) -> dict:
     """The game as a scenario: its start and every step's orders, with the results it got as expectations.
     A line written by two powers with different results is left out of the expectations (results are
     keyed by the line's text)."""
@@ -664,4 +664,4 @@ def export_case(game: Game, case_id: str) -> dict:
 def start_of(game: Game) -> Multiverse:
     """The position the game began with (``Game.start``), read as a scenario's start is read (a start
     no scenario could hold is an InputError): the multiverse ``game.play.undo`` replays the game from."""
-    return read_start(export_case(game, "undo"), game.mv.game_map, dict(game.mv.options), "<the game's start>")
+    return read_start(export_scenario(game, "undo"), game.mv.game_map, dict(game.mv.options), "<the game's start>")

@@ -51,24 +51,24 @@ def _list(value: Any, what: str, path: str, line: int) -> list:
     if value is None:
         return []
     if not isinstance(value, (list, tuple)):
-        raise CaseError(path, _line(value) or line, f"'{what}' must be a list")
+        raise ScenarioError(path, _line(value) or line, f"'{what}' must be a list")
     return list(value)
 
 
 @dataclass(frozen=True)
-class CaseStep:
+class ScenarioStep:
     orders: dict[str, list[str]]
     expect: dict[str, Any]
     line: int
 
 
 @dataclass(frozen=True)
-class Case:
+class Scenario:
     id: str
     title: str
     path: str
     start: Multiverse
-    steps: tuple[CaseStep, ...]
+    steps: tuple[ScenarioStep, ...]
     description: str = ""
     options: dict[str, Any] = field(default_factory=dict)
 
@@ -83,7 +83,7 @@ CASE_SCHEMA = Fields({"id": Text(numbers=True), "title": Opt(Text(numbers=True))
 checked one by one as they are read (``load_case``), with the messages of the case format."""
 
 
-class CaseError(InputError):
+class ScenarioError(InputError):
     def __init__(self, path: str, line: int, problem: str):
         self.path, self.line, self.problem = path, line, problem
         super().__init__(f"{path}:{line}: {problem}" if line else f"{path}: {problem}")
@@ -95,10 +95,10 @@ def _within(path: str, line: int) -> Iterator[None]:
     line of the part being read (the start, a step), so that every message names a line."""
     try:
         yield
-    except (CaseError, LoadError) as exc:
+    except (ScenarioError, LoadError) as exc:
         if exc.line or not line:
             raise
-        raise CaseError(path, line, exc.problem) from None
+        raise ScenarioError(path, line, exc.problem) from None
 
 
 _PLACED = Opt(MapOf(Text(numbers=True), Opt(MapOf(Text(), Opt(ListOf(Text()))))))
@@ -121,20 +121,20 @@ def _unit(text: Any, power: str, game_map: GameMap, path: str) -> tuple[Unit, An
     try:
         spec = parse_unit(str(text), game_map)
     except NotationError as exc:
-        raise CaseError(path, _line(text), f"unit {str(text)!r}: {exc.problem}") from None
+        raise ScenarioError(path, _line(text), f"unit {str(text)!r}: {exc.problem}") from None
     if spec.kind is None:
-        raise CaseError(path, _line(text), f"unit {str(text)!r}: say whether it is an army (A) or a fleet (F)")
+        raise ScenarioError(path, _line(text), f"unit {str(text)!r}: say whether it is an army (A) or a fleet (F)")
     try:
         loc = game_map.unit_location(spec.kind, spec.where.province, spec.where.coast)
     except ValueError as exc:
-        raise CaseError(path, _line(text), f"unit {str(text)!r}: {exc}") from None
+        raise ScenarioError(path, _line(text), f"unit {str(text)!r}: {exc}") from None
     return Unit(spec.kind, power, loc), spec
 
 
 def _power(text: Any, game_map: GameMap, path: str) -> str:
     power = game_map.power(str(text))
     if power is None:
-        raise CaseError(path, _line(text), f"unknown power {str(text)!r} (powers: {', '.join(game_map.powers)})")
+        raise ScenarioError(path, _line(text), f"unknown power {str(text)!r} (powers: {', '.join(game_map.powers)})")
     return power
 
 
@@ -142,14 +142,14 @@ def _mapping(value: Any, what: str, path: str, line: int) -> dict:
     if value is None:
         return {}
     if not isinstance(value, Mapping):
-        raise CaseError(path, _line(value) or line, f"'{what}' must be a mapping")
+        raise ScenarioError(path, _line(value) or line, f"'{what}' must be a mapping")
     return value  # the loaded mapping itself: it knows the lines of its keys
 
 
 def _province(text: Any, game_map: GameMap, path: str) -> str:
     prov = game_map.province(str(text))
     if prov is None:
-        raise CaseError(path, _line(text), f"unknown province {str(text)!r}")
+        raise ScenarioError(path, _line(text), f"unknown province {str(text)!r}")
     return prov
 
 
@@ -157,14 +157,14 @@ def _start(data: dict, game_map: GameMap, options: dict, path: str) -> Multivers
     start = _mapping(data.get("start"), "start", path, _key_line(data, "start"))
     for key in start:
         if key not in START_KEYS:
-            raise CaseError(path, _line(key), f"unknown key {str(key)!r} in start (known: {', '.join(sorted(START_KEYS))})")
+            raise ScenarioError(path, _line(key), f"unknown key {str(key)!r} in start (known: {', '.join(sorted(START_KEYS))})")
     turn = start.get("turn", 0)
     if not isinstance(turn, int) or isinstance(turn, bool) or not 0 <= turn <= MAX_TURN:
-        raise CaseError(path, _line(turn) or _key_line(start, "turn"), f"start.turn must be a whole number from 0 to {MAX_TURN}")
+        raise ScenarioError(path, _line(turn) or _key_line(start, "turn"), f"start.turn must be a whole number from 0 to {MAX_TURN}")
     turn = int(turn)
     phase = str(start.get("phase", MOVEMENT))
     if phase not in PHASES:
-        raise CaseError(path, _line(start.get("phase")) or _key_line(start, "phase"), f"start.phase must be one of {', '.join(PHASES)}")
+        raise ScenarioError(path, _line(start.get("phase")) or _key_line(start, "phase"), f"start.phase must be one of {', '.join(PHASES)}")
     units: list[Unit] = []
     raw_units = start["units"] if "units" in start else game_map.start
     for power_text, lines in _mapping(raw_units, "units", path, _key_line(start, "units")).items():
@@ -172,7 +172,7 @@ def _start(data: dict, game_map: GameMap, options: dict, path: str) -> Multivers
         for text in _list(lines, f"units of {power}", path, _line(power_text)):
             unit, _ = _unit(text, power, game_map, path)
             if any(u.province == unit.province for u in units):
-                raise CaseError(path, _line(text), f"two units in {game_map.provinces[unit.province].name}")
+                raise ScenarioError(path, _line(text), f"two units in {game_map.provinces[unit.province].name}")
             units.append(unit)
     if "centers" in start:
         centers = {}
@@ -181,10 +181,10 @@ def _start(data: dict, game_map: GameMap, options: dict, path: str) -> Multivers
             for text in _list(provs, f"centers of {power}", path, _line(power_text)):
                 prov = _province(text, game_map, path)
                 if not game_map.provinces[prov].center:
-                    raise CaseError(path, _line(text), f"{game_map.provinces[prov].name} is not a supply centre")
+                    raise ScenarioError(path, _line(text), f"{game_map.provinces[prov].name} is not a supply centre")
                 if prov in centers:
                     owners = power if centers[prov] == power else f"{centers[prov]} and {power}"
-                    raise CaseError(path, _line(text), f"{game_map.provinces[prov].name} is owned twice (by {owners}): "
+                    raise ScenarioError(path, _line(text), f"{game_map.provinces[prov].name} is owned twice (by {owners}): "
                                                        "a centre has one owner")
                 centers[prov] = power
     else:
@@ -192,7 +192,7 @@ def _start(data: dict, game_map: GameMap, options: dict, path: str) -> Multivers
     retreats = []
     if "dislodged" in start:
         if phase != RETREAT:
-            raise CaseError(path, _key_line(start, "dislodged"), "start.dislodged needs start.phase: retreat")
+            raise ScenarioError(path, _key_line(start, "dislodged"), "start.dislodged needs start.phase: retreat")
         for power_text, items in _mapping(start["dislodged"], "dislodged", path, _key_line(start, "dislodged")).items():
             power = _power(power_text, game_map, path)
             for item in _list(items, f"dislodged of {power}", path, _line(power_text)):
@@ -203,10 +203,10 @@ def _start(data: dict, game_map: GameMap, options: dict, path: str) -> Multivers
                     Text().check(item, f"a dislodged unit of {power}", path, _line(power_text))
                     item = {"unit": item}
                 if not item.get("unit"):
-                    raise CaseError(path, _line(power_text), f"a dislodged unit of {power} needs 'unit'")
+                    raise ScenarioError(path, _line(power_text), f"a dislodged unit of {power} needs 'unit'")
                 unit, _ = _unit(item.get("unit"), power, game_map, path)
                 if any(r.unit.province == unit.province for r in retreats):
-                    raise CaseError(path, _line(item.get("unit")), f"two dislodged units in "
+                    raise ScenarioError(path, _line(item.get("unit")), f"two dislodged units in "
                                                                    f"{game_map.provinces[unit.province].name}")
                 attacker = item.get("attacker_from")
                 retreats.append(Retreat(unit, _province(attacker, game_map, path) if attacker else None))
@@ -222,32 +222,32 @@ def read_start(data: dict, game_map: GameMap, options: dict, path: str) -> Multi
     return _start(data, game_map, options, path)
 
 
-def load_case(path: str | Path) -> Case:
+def read_scenario(path: str | Path) -> Scenario:
     path = str(path)
     data = load_yaml(path, "scenario")
     if not isinstance(data, dict):
-        raise CaseError(path, line_of(data) or 1, "a case must be a mapping with at least 'id' and 'steps'")
+        raise ScenarioError(path, line_of(data) or 1, "a case must be a mapping with at least 'id' and 'steps'")
     try:
         CASE_SCHEMA.check(data, "", path, 1)
     except LoadError as exc:
-        raise CaseError(path, exc.line, exc.problem) from None
+        raise ScenarioError(path, exc.line, exc.problem) from None
     map_name = data.get("map", "standard")
     try:
         map_path = Path(path).parent / str(map_name)
         game_map = load_map(str(map_path) if map_path.suffix in (".yaml", ".yml") and map_path.exists() else str(map_name))
     except InputError as exc:
-        raise CaseError(path, _line(map_name), str(exc)) from None
+        raise ScenarioError(path, _line(map_name), str(exc)) from None
     raw_options = _mapping(data.get("options"), "options", path, _key_line(data, "options"))
     # rules of your own (options: rules:) first: they add options and values (userrules.py)
     rules_key = next((k for k in raw_options if str(k) == RULES), None)
     try:
         own = validated({RULES: plain(raw_options[rules_key])}, Path(path).parent) if rules_key is not None else {}
     except InputError as exc:
-        raise CaseError(path, _line(rules_key), str(exc)) from None
+        raise ScenarioError(path, _line(rules_key), str(exc)) from None
     for key, value in raw_options.items():
         reason = option_problem(str(key), value, own) if str(key) != RULES else None
         if reason:
-            raise CaseError(path, _line(key), reason)
+            raise ScenarioError(path, _line(key), reason)
     # plain values, not the loader's line-numbered strings: options are saved in game files
     options = validated(plain(raw_options), Path(path).parent)
     with _within(path, _key_line(data, "start") or 1):
@@ -257,21 +257,21 @@ def load_case(path: str | Path) -> Case:
     for n, raw in enumerate(_list(data["steps"], "steps", path, steps_line)):
         with _within(path, value_line(data["steps"], n) or steps_line):
             steps.append(_step(raw, n, game_map, path, steps_line))
-    return Case(str(data["id"]), str(data.get("title", "")), path, start, tuple(steps),
+    return Scenario(str(data["id"]), str(data.get("title", "")), path, start, tuple(steps),
                 str(data.get("description", "") or ""), options)
 
 
-def _step(raw: Any, n: int, game_map: GameMap, path: str, steps_line: int) -> CaseStep:
+def _step(raw: Any, n: int, game_map: GameMap, path: str, steps_line: int) -> ScenarioStep:
     """One step of a scenario, checked key by key (``n`` counts from 0)."""
     if raw is None:
         # a bare `-` or `- null` is more likely an unfinished step than a deliberate empty one; the
         # error carries no line, so ``_within`` places it on the step's own line
-        raise CaseError(path, 0, f"step {n + 1} is empty (null): write `- {{}}` for a step in which nobody "
+        raise ScenarioError(path, 0, f"step {n + 1} is empty (null): write `- {{}}` for a step in which nobody "
                                  "orders anything")
     raw = _mapping(raw, "a step", path, steps_line)
     for key in raw:
         if key not in STEP_KEYS:
-            raise CaseError(path, _line(key), f"unknown key {str(key)!r} in a step (known: {', '.join(sorted(STEP_KEYS))})")
+            raise ScenarioError(path, _line(key), f"unknown key {str(key)!r} in a step (known: {', '.join(sorted(STEP_KEYS))})")
     orders = {}
     for power_text, lines in _mapping(raw.get("orders"), "orders", path, _key_line(raw, "orders")).items():
         _power(power_text, game_map, path)
@@ -279,17 +279,17 @@ def _step(raw: Any, n: int, game_map: GameMap, path: str, steps_line: int) -> Ca
     expect = _mapping(raw.get("expect"), "expect", path, _key_line(raw, "expect"))
     for key in expect:
         if key not in EXPECT_KEYS:
-            raise CaseError(path, _line(key), f"unknown key {str(key)!r} in expect (known: {', '.join(sorted(EXPECT_KEYS))})")
+            raise ScenarioError(path, _line(key), f"unknown key {str(key)!r} in expect (known: {', '.join(sorted(EXPECT_KEYS))})")
     _check_expect_shape(expect, path)
     for line, result in (expect.get("results") or {}).items():
         if result not in RESULTS:
-            raise CaseError(path, _line(line), f"result of {line!r} must be one of {', '.join(RESULTS)}")
+            raise ScenarioError(path, _line(line), f"result of {line!r} must be one of {', '.join(RESULTS)}")
     for line, want in (expect.get("reasons") or {}).items():
         _reason_kinds(line, want, path)
     STEP_SCHEMA.check(raw, f"step {n + 1}", path, line_of(raw) or steps_line)
     _check_expected_centres(expect, game_map, path)
     first = next(iter(raw), None)
-    return CaseStep(orders, expect, _line(first))
+    return ScenarioStep(orders, expect, _line(first))
 
 
 def _reason_kinds(line: Any, want: Any, path: str) -> dict[str, list | None]:
@@ -306,10 +306,10 @@ def _reason_kinds(line: Any, want: Any, path: str) -> dict[str, list | None]:
     elif isinstance(want, Mapping):
         kinds = {k: _list(v, f"reasons of {line}", path, _line(line)) for k, v in want.items()}
     else:
-        raise CaseError(path, _line(line), f"reasons of {str(line)!r}: a kind, a list of kinds, or kinds with their units")
+        raise ScenarioError(path, _line(line), f"reasons of {str(line)!r}: a kind, a list of kinds, or kinds with their units")
     for kind in kinds:
         if kind not in CAUSE_KINDS:
-            raise CaseError(path, _line(kind) or _line(line),
+            raise ScenarioError(path, _line(kind) or _line(line),
                             f"reasons of {str(line)!r}: unknown kind {str(kind)!r} (kinds: {', '.join(CAUSE_KINDS)})")
     return {str(k): v for k, v in kinds.items()}
 
@@ -325,7 +325,7 @@ def _check_expect_shape(expect: dict, path: str) -> None:
     _mapping(expect.get("sustained"), "sustained", path, _key_line(expect, "sustained"))
     phase = expect.get("phase")
     if phase is not None and str(phase) not in (*PHASES, SUSTAIN):
-        raise CaseError(path, _line(phase) or _key_line(expect, "phase"),
+        raise ScenarioError(path, _line(phase) or _key_line(expect, "phase"),
                         f"expect.phase must be one of {', '.join((*PHASES, SUSTAIN))}")
     for key in ("boards", "retreats", "centers"):
         for name, powers in (expect.get(key) or {}).items():
@@ -343,11 +343,11 @@ def _check_expected_centres(expect: dict, game_map: GameMap, path: str) -> None:
             for text in provs or ():
                 prov = _province(text, game_map, path)
                 if not game_map.provinces[prov].center:
-                    raise CaseError(path, _line(text), f"expect.centers of {name}: {game_map.provinces[prov].name} "
+                    raise ScenarioError(path, _line(text), f"expect.centers of {name}: {game_map.provinces[prov].name} "
                                                        "is not a supply centre")
 
 
-def find_cases(paths: list[str]) -> Iterator[Path]:
+def find_scenarios(paths: list[str]) -> Iterator[Path]:
     for p in paths:
         path = Path(p)
         if path.is_dir():
@@ -368,14 +368,14 @@ def _expected_unit(text: Any, board: tuple[int, int] | None, mv: Multiverse, pat
     try:
         spec = parse_unit(str(text), mv.game_map)
     except NotationError as exc:
-        raise CaseError(path, _line(text), f"unit {str(text)!r}: {exc.problem}") from None
+        raise ScenarioError(path, _line(text), f"unit {str(text)!r}: {exc.problem}") from None
     if spec.kind is None:
-        raise CaseError(path, _line(text), f"unit {str(text)!r}: say whether it is an army (A) or a fleet (F)")
+        raise ScenarioError(path, _line(text), f"unit {str(text)!r}: say whether it is an army (A) or a fleet (F)")
     if board is None:
         try:
             board = subject_place(mv, spec.where, str(text)).board
         except InputError as exc:
-            raise CaseError(path, _line(text), str(exc)) from None
+            raise ScenarioError(path, _line(text), str(exc)) from None
     coast = spec.where.coast if spec.kind == "fleet" else None
     return board, spec.kind or "?", spec.where.province, coast
 
@@ -406,14 +406,14 @@ def _board_named(name: Any, mv: Multiverse, path: str) -> Board | None:
     meant; ``b1@0`` (timeline, @, turn) says it without doubt."""
     readings = board_name_readings(str(name))
     if not readings:
-        raise CaseError(path, _line(name), f"board name {str(name)!r} must be a timeline and a turn, like a1, b3 or b1@0")
+        raise ScenarioError(path, _line(name), f"board name {str(name)!r} must be a timeline and a turn, like a1, b3 or b1@0")
     found = [mv.boards[k] for k in readings if k in mv.boards]
     if len(found) > 1:
-        raise CaseError(path, _line(name), f"board name {str(name)!r} is ambiguous: write it as timeline@turn")
+        raise ScenarioError(path, _line(name), f"board name {str(name)!r} is ambiguous: write it as timeline@turn")
     return found[0] if found else None
 
 
-def check_step(case: Case, index: int, report: StepReport, expect: dict) -> list[str]:
+def check_step(case: Scenario, index: int, report: StepReport, expect: dict) -> list[str]:
     """Every difference between the expectation and the report, as one line each."""
     path, before, after = case.path, report.before, report.after
     where = f"step {index + 1} ({report.phase})"
@@ -481,7 +481,7 @@ def check_step(case: Case, index: int, report: StepReport, expect: dict) -> list
             try:
                 want_t.append(parse_timeline(str(x)))
             except NotationError as exc:
-                raise CaseError(path, _line(x), f"timeline {str(x)!r}: {exc.problem}") from None
+                raise ScenarioError(path, _line(x), f"timeline {str(x)!r}: {exc.problem}") from None
         want_t.sort()
         if want_t != list(after.timelines):
             problems.append(f"{where}: timelines: expected {[timeline_name(x) for x in want_t]}, "
@@ -505,7 +505,7 @@ def _timeline_list(items: Any, path: str) -> list[int]:
         try:
             out.append(parse_timeline(str(x)))
         except NotationError as exc:
-            raise CaseError(path, _line(x), f"timeline {str(x)!r}: {exc.problem}") from None
+            raise ScenarioError(path, _line(x), f"timeline {str(x)!r}: {exc.problem}") from None
     return sorted(out)
 
 
@@ -559,8 +559,8 @@ def _show_owned(keys: set) -> str:
 
 
 @dataclass(frozen=True)
-class CaseRun:
-    case: Case
+class ScenarioRun:
+    case: Scenario
     reports: tuple[StepReport, ...]
     problems: tuple[str, ...]
 
@@ -569,38 +569,38 @@ class CaseRun:
         return not self.problems
 
 
-def run_case(case: Case) -> CaseRun:
-    run = run_cases([case])[0]
+def check_scenario(case: Scenario) -> ScenarioRun:
+    run = check_scenarios([case])[0]
     if isinstance(run, Exception):
         raise run
     return run
 
 
-def _step_error(case: Case, s: CaseStep, exc: Exception, mv: Multiverse | None = None) -> Exception:
+def _step_error(case: Scenario, s: ScenarioStep, exc: Exception, mv: Multiverse | None = None) -> Exception:
     """A step's error as the scenario's: bad input placed on its file and line."""
     if isinstance(exc, OrderError):
         line = next((_line(x) for lines in s.orders.values() for x in lines if str(x) == exc.text), s.line)
-        return CaseError(case.path, line, str(exc))
-    if isinstance(exc, InputError) and not isinstance(exc, CaseError):
-        return CaseError(case.path, s.line, str(exc))
+        return ScenarioError(case.path, line, str(exc))
+    if isinstance(exc, InputError) and not isinstance(exc, ScenarioError):
+        return ScenarioError(case.path, s.line, str(exc))
     from ..engine.unsettled import unsettled
 
     exc = unsettled(exc, case.options, s.orders, mv)  # a rule of your own that leaves the step unsettled
-    return CaseError(case.path, s.line, str(exc)) if isinstance(exc, InputError) else exc
+    return ScenarioError(case.path, s.line, str(exc)) if isinstance(exc, InputError) else exc
 
 
-def run_cases(cases: Sequence[Case]) -> list[CaseRun | Exception]:
+def check_scenarios(cases: Sequence[Scenario]) -> list[ScenarioRun | Exception]:
     """Runs scenarios in lockstep, step by step, the phases waiting at each step adjudicated together
     (``batch.step_many``): the same runs as one at a time, in the same order. A scenario that cannot run
     (bad input, an engine defect) gives its exception in place of its run; the others are unaffected."""
-    runs: list[CaseRun | Exception | None] = [None] * len(cases)
+    runs: list[ScenarioRun | Exception | None] = [None] * len(cases)
     positions = [case.start for case in cases]
     reports: list[list[StepReport]] = [[] for _ in cases]
     problems: list[list[str]] = [[] for _ in cases]
     waiting = [n for n, case in enumerate(cases) if case.steps]
     for n, case in enumerate(cases):
         if not case.steps:
-            runs[n] = CaseRun(case, (), ())
+            runs[n] = ScenarioRun(case, (), ())
     while waiting:
         done = step_many([(positions[n], cases[n].steps[len(reports[n])].orders) for n in waiting])
         still = []
@@ -622,6 +622,6 @@ def run_cases(cases: Sequence[Case]) -> list[CaseRun | Exception]:
             if i + 1 < len(case.steps):
                 still.append(n)
             else:
-                runs[n] = CaseRun(case, tuple(reports[n]), tuple(problems[n]))
+                runs[n] = ScenarioRun(case, tuple(reports[n]), tuple(problems[n]))
         waiting = still
     return runs  # type: ignore[return-value]

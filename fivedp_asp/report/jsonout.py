@@ -22,7 +22,7 @@ from ..engine.answer import OrderOutcome
 from ..engine.step import StepReport
 
 if TYPE_CHECKING:
-    from ..files.scenarios import CaseRun
+    from ..files.scenarios import ScenarioRun
 
 FORMAT = 1  # raised only when a key changes meaning or goes away
 
@@ -179,7 +179,7 @@ def _sustain(report: StepReport) -> dict:
 # -- documents ---------------------------------------------------------------------------------
 
 
-def scenario_document(run: "CaseRun") -> dict:
+def scenario_document(run: "ScenarioRun") -> dict:
     """``fivedp adjudicate --json``."""
     checked = any(s.expect for s in run.case.steps)
     return document("scenario", id=run.case.id, title=run.case.title,

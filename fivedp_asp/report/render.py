@@ -675,11 +675,11 @@ def _drawn_orders(report, lines: Mapping[str, Iterable[str]]) -> tuple[DrawnOrde
 
 
 def scenario_frames(path: str) -> tuple[str, list[Frame]]:
-    from ..files.scenarios import load_case, run_case
+    from ..files.scenarios import read_scenario, check_scenario
     from .text import step_lines
 
-    case = load_case(path)
-    run = run_case(case)
+    case = read_scenario(path)
+    run = check_scenario(case)
     title = f"{case.id}: {case.title}" if case.title else case.id
     frames = []
     if not run.reports:
@@ -726,9 +726,9 @@ def _replayed(game, title: str) -> list[Frame] | None:
 
     import yaml
 
-    from ..files.games import export_case
+    from ..files.games import export_scenario
 
-    case = export_case(game, title)
+    case = export_scenario(game, title)
     with tempfile.TemporaryDirectory() as tmp:
         file = Path(tmp) / "game.yaml"
         file.write_text(yaml.safe_dump(case, sort_keys=False, allow_unicode=True), encoding="utf-8")

@@ -26,7 +26,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fivedp_asp.files.scenarios import load_case
+from fivedp_asp.files.scenarios import read_scenario
 from fivedp_asp.cli import main
 from fivedp_asp.errors import InputError, NotationError
 from fivedp_asp.files.games import load_game, save_game
@@ -229,7 +229,7 @@ def test_random_yaml_structures_load_or_are_refused_with_a_line(tmp_path_factory
     path = tmp_path_factory.mktemp("y") / "c.yaml"
     path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
     try:
-        load_case(path)
+        read_scenario(path)
     except InputError as exc:
         assert re.match(rf"{re.escape(str(path))}:\d+: ", str(exc)), exc
 
@@ -240,7 +240,7 @@ def test_random_bytes_load_or_are_refused_with_a_line(tmp_path_factory, data):
     path = tmp_path_factory.mktemp("b") / "c.yaml"
     path.write_bytes(data)
     try:
-        load_case(path)
+        read_scenario(path)
     except InputError as exc:
         assert re.match(rf"{re.escape(str(path))}:\d+: ", str(exc)), exc
 

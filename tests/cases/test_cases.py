@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fivedp_asp.files.scenarios import find_cases, load_case, run_case
+from fivedp_asp.files.scenarios import find_scenarios, read_scenario, check_scenario
 
 CASES_DIR = Path(__file__).resolve().parent.parent.parent / "cases"
-CASE_FILES = sorted(find_cases([str(CASES_DIR)])) if CASES_DIR.is_dir() else []
+CASE_FILES = sorted(find_scenarios([str(CASES_DIR)])) if CASES_DIR.is_dir() else []
 
 
 def _declared_id(path: Path) -> str:
@@ -41,7 +41,7 @@ def test_collection_is_not_empty():
 
 @pytest.mark.parametrize("path", CASE_FILES, ids=CASE_IDS)
 def test_case(path: Path):
-    run = run_case(load_case(path))
+    run = check_scenario(read_scenario(path))
     assert not run.problems, f"{run.case.id} ({path}):\n" + "\n".join(run.problems)
     # every order that fails says why (an invalid order's reason is why it was ignored), under every
     # option and in every phase, the sustain phase included
@@ -62,20 +62,20 @@ def test_case(path: Path):
 def test_reasons_under_options_in_words(case, line, text):
     """The reasons that option logic files and the sustain phase derive, with their details in words
     (a ``reasons:`` expectation checks kinds and units only)."""
-    run = run_case(load_case(CASES_DIR / "options" / case))
+    run = check_scenario(read_scenario(CASES_DIR / "options" / case))
     reasons = [o.reason for r in run.reports for o in r.outcomes if o.text == line and o.result == "fails"]
     assert reasons == [text]
 
 
 def test_reasons_are_expected_in_many_cases():
-    with_reasons = [p for p in CASE_FILES if any("reasons" in s.expect for s in load_case(p).steps)]
+    with_reasons = [p for p in CASE_FILES if any("reasons" in s.expect for s in read_scenario(p).steps)]
     assert len(with_reasons) >= 20
 
 
 def test_case_ids_are_unique():
     where: dict[str, list[str]] = defaultdict(list)
     for path in CASE_FILES:
-        where[load_case(path).id].append(str(path.relative_to(CASES_DIR)))
+        where[read_scenario(path).id].append(str(path.relative_to(CASES_DIR)))
     duplicates = {case_id: paths for case_id, paths in where.items() if len(paths) > 1}
     assert not duplicates, "case ids used more than once: " + "; ".join(
         f"{case_id!r} in {', '.join(paths)}" for case_id, paths in sorted(duplicates.items()))
@@ -87,7 +87,7 @@ def test_case_ids_are_unique():
 def _run(tmp_path: Path, text: str, name: str = "case.yaml"):
     path = tmp_path / name
     path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
-    return run_case(load_case(path))
+    return check_scenario(read_scenario(path))
 
 
 def test_expectations_pass_and_fail(tmp_path):
@@ -401,7 +401,7 @@ def test_complete_example_of_the_format_document_passes(tmp_path):
     example = section.split("```yaml\n", 1)[1].split("```", 1)[0]
     path = tmp_path / "example.yaml"
     path.write_text(example, encoding="utf-8")
-    run = run_case(load_case(path))
+    run = check_scenario(read_scenario(path))
     assert not run.problems, run.problems
     assert [r.phase for r in run.reports] == ["movement", "retreat", "movement", "adjustment"]
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from fivedp_asp.files.scenarios import load_case, run_case
+from fivedp_asp.files.scenarios import read_scenario, check_scenario
 from fivedp_asp.cli import main
 from fivedp_asp.compare.geo import Geography
 from fivedp_asp.compare.judge import PhaseResult, parse_given, play_phase
@@ -94,7 +94,7 @@ def test_adapter_cut_support_and_dislodgement(diplomacy):
 
 def test_adapter_multi_route_convoy(diplomacy):
     """DATC 6.F.19: both fleets carry the army, though the package dropped one route on the way."""
-    case = load_case(DATC / "6.F.19.yaml")
+    case = read_scenario(DATC / "6.F.19.yaml")
     given, res = adjudicate(diplomacy, case.start.heads[0], case.steps[0].orders)
     expected = case.steps[0].expect["results"]
     assert {g.text: r for g, r in zip(given, res.results)} == dict(expected)
@@ -192,7 +192,7 @@ def test_generator_plans_convoys():
 @pytest.mark.parametrize("case_id, cases", [("6.B.09", {"6.B.9"}), ("6.G.08", {"6.G.8"}),
                                             ("6.J.03", {"6.J.11"}), ("6.F.21", {"6.F.21"})])
 def test_documented_deviations_are_excused(diplomacy, case_id, cases):
-    case = load_case(DATC / f"{case_id}.yaml")
+    case = read_scenario(DATC / f"{case_id}.yaml")
     mv = case.start
     run = play_phase(mv, parse_given(case.steps[0].orders, GM), diplomacy, GEO, load=True)
     assert run.verdict.differences
@@ -232,7 +232,7 @@ def test_real_disagreement_is_shrunk_and_written(tmp_path):
     assert not problems
     text = path.read_text()
     assert "A Par - Bur: fivedp succeeds; contrary fails" in text
-    assert run_case(load_case(path)).passed
+    assert check_scenario(read_scenario(path)).passed
 
 
 def test_tiny_lockstep_game(diplomacy, tmp_path):
@@ -262,7 +262,7 @@ def test_deviations_come_from_the_reference_alone(diplomacy):
     """The judge excuses by the reference's own list only: the same adapter declaring no deviation
     has the 6.B.9 difference its list excuses reported as real, and the excuse names the entry the
     reference gives for the case."""
-    case = load_case(DATC / "6.B.09.yaml")
+    case = read_scenario(DATC / "6.B.09.yaml")
     given = parse_given(case.steps[0].orders, GM)
 
     class Undeclared(type(diplomacy)):

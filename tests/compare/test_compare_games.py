@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from fivedp_asp.files.scenarios import load_case, run_case
+from fivedp_asp.files.scenarios import read_scenario, check_scenario
 from fivedp_asp.compare.geo import Geography
 from fivedp_asp.compare.judge import parse_given, play_phase
 from fivedp_asp.compare.lockstep import play_game
@@ -34,8 +34,8 @@ def diplomacy():
 
 @pytest.mark.parametrize("path", sorted(HERE.glob("*.yaml")), ids=lambda p: p.stem)
 def test_regression_scenario_is_right_and_excused(diplomacy, path):
-    case = load_case(path)
-    run = run_case(case)
+    case = read_scenario(path)
+    run = check_scenario(case)
     assert run.passed, run.problems
     given = parse_given(case.steps[0].orders, GM)
     phase = play_phase(case.start, given, diplomacy, GEO, load=True)

@@ -10,7 +10,7 @@ import pytest
 from fivedp_asp.cli import main
 from fivedp_asp.compare.geo import Geography
 from fivedp_asp.compare.reference import get_reference
-from fivedp_asp.compare.scenarios import compare_case
+from fivedp_asp.compare.scenarios import compare_scenario
 from fivedp_asp.model.map import load_map
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -37,7 +37,7 @@ def test_every_place_maps_both_ways_and_fleet_steps_agree_with_our_map(pydip):
 
 
 def _datc(pydip, name):
-    return compare_case(DATC / name, pydip).steps[0].run.verdict
+    return compare_scenario(DATC / name, pydip).steps[0].run.verdict
 
 
 def test_datc_measured_deviations(pydip):

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from fivedp_asp.engine.batch import MAX_BATCH, _owner, _unshift_all, step_many
-from fivedp_asp.files.scenarios import find_cases, load_case, run_case, run_cases
+from fivedp_asp.files.scenarios import find_scenarios, read_scenario, check_scenario, check_scenarios
 from fivedp_asp.compare.lockstep import opening
 from fivedp_asp.compare.random_games import OrderGenerator
 from fivedp_asp.errors import InputError, OrderError
@@ -89,11 +89,11 @@ def test_answers_get_their_own_numbers_back():
 
 @pytest.mark.slow
 def test_every_scenario_runs_the_same_in_lockstep():
-    cases = [load_case(p) for p in find_cases([str(ROOT / "cases")])]
+    cases = [read_scenario(p) for p in find_scenarios([str(ROOT / "cases")])]
     assert len(cases) > 300
-    together = run_cases(cases)
+    together = check_scenarios(cases)
     for case, run in zip(cases, together):
-        alone = run_case(case)
+        alone = check_scenario(case)
         assert not isinstance(run, Exception), f"{case.path}: {run}"
         assert [_key(r) for r in run.reports] == [_key(r) for r in alone.reports], case.path
         assert run.problems == alone.problems, case.path
@@ -133,7 +133,7 @@ def test_random_phases_give_the_same_reports_together(what):
 
 
 def test_a_phase_with_bad_input_fails_alone():
-    cases = [load_case(ROOT / "cases/datc/6.A.01.yaml"), load_case(ROOT / "cases/datc/6.C.03.yaml")]
+    cases = [read_scenario(ROOT / "cases/datc/6.A.01.yaml"), read_scenario(ROOT / "cases/datc/6.C.03.yaml")]
     items = [(cases[0].start, {"England": ["F North Sea - Picardy"]}),
              (cases[1].start, {"Narnia": ["A Paris H"]}),
              (cases[1].start, {"England": ["F North Sea @@ Picardy"]}),

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import yaml
 
-from fivedp_asp.files.scenarios import load_case, run_cases
+from fivedp_asp.files.scenarios import read_scenario, check_scenarios
 from fivedp_asp.model.map import load_map
 
 POSITIONS = 60
@@ -85,9 +85,9 @@ def test_open_convoys_succeed_exactly_on_routes(tmp_path: Path):
         path = tmp_path / f"routes-{n}.yaml"
         path.write_text(yaml.safe_dump(scenario, sort_keys=False), encoding="utf-8")
         positions.append((fleets, armies))
-        cases.append(load_case(path))
+        cases.append(read_scenario(path))
     dead_ends = 0
-    for (fleets, armies), run in zip(positions, run_cases(cases)):
+    for (fleets, armies), run in zip(positions, check_scenarios(cases)):
         assert not isinstance(run, Exception), run
         results = {o.text: o.result for o in run.reports[0].outcomes}
         on_route = set()

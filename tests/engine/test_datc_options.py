@@ -12,13 +12,13 @@ from types import MappingProxyType
 import pytest
 import yaml
 
-from fivedp_asp.files.scenarios import find_cases, load_case, run_case
+from fivedp_asp.files.scenarios import find_scenarios, read_scenario, check_scenario
 from fivedp_asp.engine.options import REGISTRY
 from fivedp_asp.solver.driver import asp_dir
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 DATC_OPTIONS = [o for o in REGISTRY.values() if o.name.startswith("datc_")]
-CASES = sorted(find_cases([str(ROOT / "cases" / "datc-options")]))
+CASES = sorted(find_scenarios([str(ROOT / "cases" / "datc-options")]))
 
 
 def _settings() -> list[dict]:
@@ -65,7 +65,7 @@ def test_random_combinations_adjudicate_the_datc_corpus(seed):
     """Any combination of readings adjudicates every DATC case (no engine error; results may differ)."""
     rng = random.Random(seed)
     options = {o.name: rng.choice(o.values).value for o in DATC_OPTIONS}
-    for path in sorted(find_cases([str(ROOT / "cases" / "datc")])):
-        case = load_case(path)
+    for path in sorted(find_scenarios([str(ROOT / "cases" / "datc")])):
+        case = read_scenario(path)
         case = replace(case, start=replace(case.start, options=MappingProxyType(dict(options))))
-        run_case(case)
+        check_scenario(case)

@@ -14,7 +14,7 @@ from types import MappingProxyType
 
 import yaml
 
-from fivedp_asp.files.scenarios import load_case, run_case
+from fivedp_asp.files.scenarios import read_scenario, check_scenario
 from fivedp_asp.engine.facts import map_facts, movement_facts
 from fivedp_asp.solver.terms import render
 from fivedp_asp.files.games import game_data, load_game, save_game
@@ -28,7 +28,7 @@ CASES = Path(__file__).resolve().parent.parent.parent / "cases" / "options"
 
 
 def _outcomes(path: Path) -> dict[str, tuple[str, str | None]]:
-    run = run_case(load_case(path))
+    run = check_scenario(read_scenario(path))
     assert run.passed, run.problems
     return {o.text: (o.result, o.reason) for report in run.reports for o in report.outcomes}
 
@@ -56,8 +56,8 @@ def test_reasons_with_the_options_on():
 
 
 def test_the_new_orders_belong_to_the_movement_phase():
-    case = load_case(CASES / "open_convoys" / "07-disruption-one-of-two-routes.yaml")
-    after = run_case(case).reports[0].after  # the North Sea fleet waits to retreat
+    case = read_scenario(CASES / "open_convoys" / "07-disruption-one-of-two-routes.yaml")
+    after = check_scenario(case).reports[0].after  # the North Sea fleet waits to retreat
     report = step(after, {"England": ["F North Sea C", "F North Sea J F English Channel - a-Wales@0"]})
     assert report.phase == "retreat"
     assert [(o.result, o.reason) for o in report.outcomes] == [("invalid", "wrong phase")] * 2
@@ -71,7 +71,7 @@ def _ground_size(mv, orders: dict[str, list[str]]) -> tuple[int, int]:
 
 
 def test_the_option_files_add_nothing_without_their_orders():
-    case = load_case(CASES / "open_convoys" / "07-disruption-one-of-two-routes.yaml")
+    case = read_scenario(CASES / "open_convoys" / "07-disruption-one-of-two-routes.yaml")
     orders = case.steps[0].orders | {"England": ["F North Sea H", "F English Channel H"]}
     off = _ground_size(case.start, orders)
     on = _ground_size(dataclasses.replace(case.start, options=MappingProxyType(
@@ -81,7 +81,7 @@ def test_the_option_files_add_nothing_without_their_orders():
 
 
 def test_assist_decisions_are_recorded_and_kept_by_the_game_file(tmp_path):
-    case = load_case(CASES / "jump_assists" / "01-two-back-one-assist-forks.yaml")
+    case = read_scenario(CASES / "jump_assists" / "01-two-back-one-assist-forks.yaml")
     start = dataclasses.replace(case.start, options=MappingProxyType({str(k): v for k, v in case.options.items()}))
     game = new_game(start)
     for s in case.steps:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import clingo
 
-from fivedp_asp.files.scenarios import load_case
+from fivedp_asp.files.scenarios import read_scenario
 from fivedp_asp.cli import main
 from fivedp_asp.model.multiverse import ADJUSTMENT, Unit, make_board
 from fivedp_asp.engine.answer import Cause
@@ -24,7 +24,7 @@ def _outcome(report, text):
 
 def test_bounce_reason_text_and_structure():
     # DATC 6.A.11: two armies of strength 1 into empty Tyrolia; each bounces with the other
-    mv = load_case(DATC / "6.A.11.yaml").start
+    mv = read_scenario(DATC / "6.A.11.yaml").start
     report = step(mv, {"Austria": ["A Vienna - Tyrolia"], "Italy": ["A Venice - Tyrolia"]})
     o = _outcome(report, "A Vienna - Tyrolia")
     assert o.result == "fails"
@@ -35,7 +35,7 @@ def test_bounce_reason_text_and_structure():
 def test_supported_move_says_its_strength_and_the_dislodged_hold_its_attacker():
     # DATC 6.D.2: Trieste supported by the Adriatic dislodges Venice, whose support from Tyrolia is
     # cut by Vienna: attack 2 against hold 1
-    mv = load_case(DATC / "6.D.02.yaml").start
+    mv = read_scenario(DATC / "6.D.02.yaml").start
     orders = {"Austria": ["F Adriatic Sea Supports A Trieste - Venice", "A Trieste - Venice", "A Vienna - Tyrolia"],
               "Italy": ["A Venice Hold", "A Tyrolia Supports A Venice"]}
     report = step(mv, orders)
@@ -49,7 +49,7 @@ def test_supported_move_says_its_strength_and_the_dislodged_hold_its_attacker():
 def test_a_second_build_in_one_province_is_a_duplicate():
     board = make_board(0, 2, [Unit("army", "Germany", "ber")], {"ber": "Germany", "kie": "Germany", "mun": "Germany"},
                        adjustment_due=True)
-    mv = load_case(DATC / "6.I.01.yaml").start.with_boards([board])
+    mv = read_scenario(DATC / "6.I.01.yaml").start.with_boards([board])
     assert mv.heads[0].phase == ADJUSTMENT
     report = step(mv, {"Germany": ["Build A Kiel", "Build F Kiel"]})
     assert _outcome(report, "Build A Kiel").result == "succeeds"
@@ -58,7 +58,7 @@ def test_a_second_build_in_one_province_is_a_duplicate():
 
 
 def test_backup_rules_of_the_driver_become_paradox_causes():
-    mv = load_case(DATC / "6.C.01.yaml").start
+    mv = read_scenario(DATC / "6.C.01.yaml").start
     places = tuple(clingo.Function("p", [clingo.Function("b", [clingo.Number(0), clingo.Number(0)]),
                                          clingo.Function(p)]) for p in ("ank", "con"))
     causes = _paradox_causes(mv, (("fail", places), ("szykman", places[:1])))

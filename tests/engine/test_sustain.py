@@ -12,7 +12,7 @@ from types import MappingProxyType
 
 import pytest
 
-from fivedp_asp.files.scenarios import load_case, run_case
+from fivedp_asp.files.scenarios import read_scenario, check_scenario
 from fivedp_asp.files.games import load_game, save_game
 from fivedp_asp.game.play import adjudicate, submit
 from fivedp_asp.game.state import new_game
@@ -44,7 +44,7 @@ def test_sustain_orders_parse_and_print_back(text, order, canonical):
 
 
 def _reasons(path: Path, step_index: int) -> dict[str, str | None]:
-    run = run_case(load_case(path))
+    run = check_scenario(read_scenario(path))
     assert run.passed, run.problems
     return {o.text: o.reason for o in run.reports[step_index].outcomes}
 
@@ -90,7 +90,7 @@ def test_sustain_phase_once_per_game_year():
 
 
 def test_game_file_keeps_dissolved_timelines_and_sustain_state(tmp_path):
-    case = load_case(CASES / "01-default-votes.yaml")
+    case = read_scenario(CASES / "01-default-votes.yaml")
     game = new_game(case.start)
     for s in case.steps[:2]:
         game = dataclasses.replace(game, pending={str(p): [str(x) for x in v] for p, v in s.orders.items()})
@@ -113,7 +113,7 @@ def test_results_list_fractions_choice_and_dissolved():
     from fivedp_asp.report.jsonout import scenario_document
     from fivedp_asp.report.text import step_lines
 
-    run = run_case(load_case(CASES / "01-default-votes.yaml"))
+    run = check_scenario(read_scenario(CASES / "01-default-votes.yaml"))
     sustain = scenario_document(run)["steps"][2]["sustain"]
     assert sustain["dissolved"] == ["b"] and sustain["timelines_in_play"] == ["a", "b"]
     assert sustain["centres"]["London"] == {

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fivedp_asp.files.scenarios import load_case, run_case
+from fivedp_asp.files.scenarios import read_scenario, check_scenario
 from fivedp_asp.errors import InputError, RuleError
-from fivedp_asp.explore.exploration import asked_values, explore_case, registering
+from fivedp_asp.explore.exploration import asked_values, explore_scenario, registering
 from fivedp_asp.engine.options import RULES, logic_files, options_document, registry, with_rules
 from fivedp_asp.engine.userrules import validated
-from fivedp_asp.engine.userrules import case_with_rules, contract, parse_spec, parse_specs
+from fivedp_asp.engine.userrules import scenario_with_rules, contract, parse_spec, parse_specs
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 NO_CROSS = ROOT / "docs" / "examples" / "no_cross_timeline_support.lp"
@@ -183,9 +183,9 @@ def _result(run, step: int, order: str) -> tuple[str, str]:
 
 
 def test_no_cross_timeline_support_makes_the_support_invalid():
-    plain = run_case(load_case(MV6))
+    plain = check_scenario(read_scenario(MV6))
     assert _result(plain, 3, SUPPORT)[0] == "succeeds"
-    mine = run_case(case_with_rules(load_case(MV6), parse_specs([f"no_cross_timeline_support={NO_CROSS}"])))
+    mine = check_scenario(scenario_with_rules(read_scenario(MV6), parse_specs([f"no_cross_timeline_support={NO_CROSS}"])))
     assert _result(mine, 3, SUPPORT) == ("invalid", "supports may not cross timelines")
     assert _result(mine, 3, "A b-Bohemia - Tyrolia")[0] == "fails"
     # a support on its own timeline is untouched (step 2: a1 supports into a0)
@@ -213,7 +213,7 @@ def test_a_rule_in_a_scenario_with_a_bad_file_is_bad_input_on_its_line(tmp_path,
     broken = rule_file(tmp_path, "cut(S) :- \n")
     scenario.write_text("id: x\noptions:\n  rules:\n    mine: mine.lp\nsteps: []\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"s\.yaml:3.*mine\.lp:2:1"):
-        load_case(scenario)
+        read_scenario(scenario)
     assert broken.exists()
 
 
@@ -240,7 +240,7 @@ def test_unsatisfiable_and_ambiguous_rules_are_reported_with_the_orders(tmp_path
 
 def test_explore_sweeps_a_new_value_like_a_built_in_one():
     rules = parse_specs([f"adjacency=parent_child:{PARENT_CHILD}"])
-    ex = explore_case(registering(load_case(MV12), rules), asked_values([], [], rules))
+    ex = explore_scenario(registering(read_scenario(MV12), rules), asked_values([], [], rules))
     assert ex.columns == (("family",), ("parent_child",))
     row = next(r for s in ex.steps for r in s.rows if r.order == "A c-Ukraine - b-Galicia@2")
     assert row.cells[0][0] == "succeeds" and row.cells[1][0] == "invalid"  # b and c are siblings, not parent and child

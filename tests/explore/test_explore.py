@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from fivedp_asp.files.scenarios import load_case
+from fivedp_asp.files.scenarios import read_scenario
 from fivedp_asp.explore import exploration as explore
-from fivedp_asp.explore.exploration import Exploration, asked_values, explore_case, exploration_lines
+from fivedp_asp.explore.exploration import Exploration, asked_values, explore_scenario, exploration_lines
 from fivedp_asp.files.games import save_game
 from fivedp_asp.game.play import adjudicate, submit
 from fivedp_asp.game.state import new_game
@@ -108,7 +108,7 @@ def test_options_markdown_is_the_generated_page_and_json_with_markdown_is_refuse
 
 @pytest.mark.parametrize("family_path, any_path", [(FAMILY_35, ANY_36), (FAMILY_33, ANY_34)])
 def test_explore_reports_what_the_two_readings_expect_differently(cli, family_path, any_path):
-    family, other = load_case(family_path), load_case(any_path)
+    family, other = read_scenario(family_path), read_scenario(any_path)
     data = explore_json(cli, family_path, "--all-values", "adjacency")
     (scenario,) = data["scenarios"]
     fam, anyc = column(data["scenarios"][0], adjacency="family"), column(scenario, adjacency="any")
@@ -162,7 +162,7 @@ def test_explore_text_puts_each_result_under_its_column(cli, monkeypatch):
 
 
 def test_a_scenario_with_no_difference_says_so_in_one_line(cli):
-    case = load_case(CLASSIC)
+    case = read_scenario(CLASSIC)
     code, out, _ = cli("explore", CLASSIC, "--all-values", "adjacency")
     assert code == 0
     assert out.splitlines() == [f"{case.id}: no difference under adjacency = family, any"]
@@ -287,14 +287,14 @@ def test_an_unexpected_error_running_one_file_in_a_batch_names_it_and_the_sweep_
     """The files of a batch run in lockstep: when that run fails as a whole, each file is run on its own,
     so that the failure is the file's and the others are explored."""
     crash = _sweep_of_three(tmp_path)
-    run_all = explore.run_cases
+    run_all = explore.check_scenarios
 
     def failing(cases):
         if any(Path(c.path) == crash for c in cases):
             raise RuntimeError("boom")
         return run_all(cases)
 
-    monkeypatch.setattr(explore, "run_cases", failing)
+    monkeypatch.setattr(explore, "check_scenarios", failing)
     _goes_on_after(crash, *cli("explore", tmp_path, "--all-values", "adjacency"))
     data = json.loads(cli("explore", tmp_path, "--all-values", "adjacency", "--json")[1])
     assert [e["path"] for e in data["errors"]] == [str(crash)]
@@ -319,7 +319,7 @@ def test_an_unexpected_error_comparing_one_file_names_it_and_the_sweep_goes_on(t
 
 def test_a_game_file_is_explored_like_the_scenario_of_its_orders(tmp_path, cli):
     """The game of MV 35's orders, played move by move, differs under any as MV 36 expects."""
-    family, other = load_case(FAMILY_35), load_case(ANY_36)
+    family, other = read_scenario(FAMILY_35), read_scenario(ANY_36)
     game = new_game(family.start)
     for s in family.steps:
         for power, lines in s.orders.items():
@@ -343,7 +343,7 @@ def test_a_game_file_is_explored_like_the_scenario_of_its_orders(tmp_path, cli):
 def test_sweep_summary_counts_the_scenarios_each_value_changes(tmp_path, cli):
     for src in (FAMILY_33, FAMILY_35, ANY_36, CLASSIC):
         shutil.copy(src, tmp_path / src.name)
-    ids = {p: load_case(p).id for p in (FAMILY_33, FAMILY_35, ANY_36, CLASSIC)}
+    ids = {p: read_scenario(p).id for p in (FAMILY_33, FAMILY_35, ANY_36, CLASSIC)}
     # any changes the two family scenarios (their pairs expect otherwise) and not the classic one;
     # family is an alternative only for MV 36, and changes it
     want = {"any": (3, sorted([ids[FAMILY_33], ids[FAMILY_35]])), "family": (1, [ids[ANY_36]])}
@@ -364,13 +364,13 @@ def test_sweep_summary_counts_the_scenarios_each_value_changes(tmp_path, cli):
 
 
 def test_lines_stay_within_the_width(capsys):
-    ex = explore_case(load_case(FAMILY_33), asked_values(["adjacency=family,any"], []))
+    ex = explore_scenario(read_scenario(FAMILY_33), asked_values(["adjacency=family,any"], []))
     assert isinstance(ex, Exploration) and ex.steps
     for width in (60, 80, 100):
         lines = exploration_lines(ex, width)
         assert max(len(x) for x in lines[1:]) <= width  # the title line is the scenario's own text
     # a long reason wraps inside its column instead of pushing the next one out
-    ex = explore_case(load_case(FAMILY_35), asked_values(["implicit_main_timeline=true,false"], []))
+    ex = explore_scenario(read_scenario(FAMILY_35), asked_values(["implicit_main_timeline=true,false"], []))
     lines = exploration_lines(ex, 80)
     assert max(len(x) for x in lines[1:]) <= 80
 

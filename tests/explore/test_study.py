@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fivedp_asp.files.scenarios import load_case, run_case
+from fivedp_asp.files.scenarios import read_scenario, check_scenario
 from fivedp_asp.cli import main
 from fivedp_asp.explore.exploration import asked_values
 from fivedp_asp.model.notation import parse_order
@@ -47,8 +47,8 @@ def test_first_divergences_are_written_as_scenarios_that_show_them(tmp_path, cap
         assert len(data["steps"]) == first
         # the last step holds what DATC 4.E.1 decides: a support to hold of a unit ordered an
         # impossible move (illegal under both readings; under `counts` it refuses hold support)
-        case = load_case(f)
-        run = run_case(case)
+        case = read_scenario(f)
+        run = check_scenario(case)
         last = run.reports[-1]
         invalid_moves = {parse_order(o.text, case.start.game_map).unit.where.province for o in last.outcomes
                          if o.result == "invalid" and isinstance(parse_order(o.text, case.start.game_map), Move)}

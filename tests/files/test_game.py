@@ -29,10 +29,10 @@ import pytest
 import yaml
 
 from fivedp_asp.files import games as game_module
-from fivedp_asp.files.scenarios import find_cases, load_case, run_case
+from fivedp_asp.files.scenarios import find_scenarios, read_scenario, check_scenario
 from fivedp_asp.errors import InputError
 from fivedp_asp.files.integrity import reseal
-from fivedp_asp.files.games import export_case, game_data, load_game, save_game
+from fivedp_asp.files.games import export_scenario, game_data, load_game, save_game
 from fivedp_asp.game.play import adjudicate, submit
 from fivedp_asp.game.state import Game, new_game
 from fivedp_asp.model.multiverse import Multiverse, Record, make_board
@@ -49,7 +49,7 @@ def opening(tmp_path: Path, options: dict | None = None) -> Multiverse:
     """The standard opening, through the public scenario loader (a case without ``start``)."""
     path = tmp_path / "opening-case.yaml"
     path.write_text(yaml.safe_dump({"id": "opening", "options": options or {}, "steps": []}), encoding="utf-8")
-    mv = load_case(path).start
+    mv = read_scenario(path).start
     # plain strings: the scenario loader's line-numbered strings cannot be saved (see
     # test_new_game_from_a_scenario_with_options)
     plain = {str(k): str(v) if isinstance(v, str) else v for k, v in mv.options.items()}
@@ -366,7 +366,7 @@ def test_elimination_and_victory_survive_the_file(tmp_path):
         steps: []
         """), encoding="utf-8")
     path = tmp_path / "g.yaml"
-    g = new_game(load_case(case).start)
+    g = new_game(read_scenario(case).start)
     g = submit(g, None, ["A Bur - Pic", "A Bel S A Bur - Pic"])
     g, report = adjudicate(g)
     assert [u.power for _, u in report.disbanded] == ["France"]  # nowhere to retreat
@@ -482,7 +482,7 @@ def only_temporary_files_besides(folder: Path, name: str) -> list[str]:
     for other in others:
         # a killed writer's temporary file, or the lock file the game commands share
         assert re.fullmatch(rf"\.{re.escape(name)}\.(.+\.tmp|lock)", other), others
-    assert [p.name for p in find_cases([str(folder)])] == [name]
+    assert [p.name for p in find_scenarios([str(folder)])] == [name]
     assert sorted(p.name for p in folder.glob("*.yaml")) == [name]
     return others
 
@@ -882,7 +882,7 @@ def test_export_refuses_to_replace_a_file(game_file):
                        "case.yaml: already exists (use --force to replace it)")
     assert (folder / "case.yaml").read_text(encoding="utf-8") == "keep me\n"
     assert fivedp(folder, "game", "export", "g.yaml", "-o", "case.yaml", "--force").returncode == 0
-    load_case(folder / "case.yaml")
+    read_scenario(folder / "case.yaml")
 
 
 # -- 5. export --------------------------------------------------------------------------------------
@@ -893,9 +893,9 @@ def test_export_replays_the_game(tmp_path):
     save_game(tmp_path / "g.yaml", g)
     p = fivedp(tmp_path, "game", "export", "g.yaml", "-o", "case.yaml")
     assert p.returncode == 0 and p.stdout == "Wrote case.yaml\n", p.stderr
-    case = load_case(tmp_path / "case.yaml")
+    case = read_scenario(tmp_path / "case.yaml")
     assert case.id == "game g" and len(case.steps) == len(GAME)
-    run = run_case(case)
+    run = check_scenario(case)
     assert run.passed, run.problems
     # the replay is the game: the same results, and the same multiverse at the end
     for i, (replayed, played) in enumerate(zip(run.reports, reports), 1):
@@ -907,7 +907,7 @@ def test_export_replays_the_game(tmp_path):
     p = fivedp(tmp_path, "game", "export", "g.yaml", "--id", "MY GAME")
     assert p.returncode == 0
     data = yaml.safe_load(p.stdout)
-    assert data == export_case(load_game(tmp_path / "g.yaml"), "MY GAME")
+    assert data == export_scenario(load_game(tmp_path / "g.yaml"), "MY GAME")
     assert data["id"] == "MY GAME" and "phase" not in data["start"]
 
 
@@ -916,7 +916,7 @@ def test_export_of_a_new_game_has_no_steps(tmp_path):
     data = yaml.safe_load(fivedp(tmp_path, "game", "export", "g.yaml").stdout)
     assert data["steps"] == [] and data["options"] == {"adjacency": "any"}
     (tmp_path / "c.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
-    assert run_case(load_case(tmp_path / "c.yaml")).passed
+    assert check_scenario(read_scenario(tmp_path / "c.yaml")).passed
 
 
 def test_export_with_the_same_line_from_two_powers(tmp_path):
@@ -924,8 +924,8 @@ def test_export_with_the_same_line_from_two_powers(tmp_path):
     g = submit(g, "Austria", ["A Mun - Tyr"])
     g = submit(g, "Germany", ["A Mun - Tyr"])
     g, _ = adjudicate(g)
-    (tmp_path / "c.yaml").write_text(yaml.safe_dump(export_case(g, "X")), encoding="utf-8")
-    run = run_case(load_case(tmp_path / "c.yaml"))
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(export_scenario(g, "X")), encoding="utf-8")
+    run = check_scenario(read_scenario(tmp_path / "c.yaml"))
     assert run.passed, run.problems
 
 
@@ -943,11 +943,11 @@ def test_export_of_a_game_started_in_a_retreat_phase(tmp_path):
             Austria: [{unit: A Vienna, attacker_from: Tyrolia}]
         steps: []
         """), encoding="utf-8")
-    g = new_game(load_case(case).start)
+    g = new_game(read_scenario(case).start)
     g, report = adjudicate(submit(g, "Austria", ["A Vie - Gal"]))
     assert report.outcomes[0].result == "succeeds"
-    (tmp_path / "c.yaml").write_text(yaml.safe_dump(export_case(g, "X")), encoding="utf-8")
-    run = run_case(load_case(tmp_path / "c.yaml"))
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(export_scenario(g, "X")), encoding="utf-8")
+    run = check_scenario(read_scenario(tmp_path / "c.yaml"))
     assert run.passed, run.problems
 
 

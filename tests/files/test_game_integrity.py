@@ -407,7 +407,7 @@ def test_an_engine_defect_in_check_exits_3(tmp_path, monkeypatch, capsys):
     def defect(cases):
         return [AdjudicationError("no adjudication satisfies the rules") for _ in cases]
 
-    monkeypatch.setattr(checking, "run_cases", defect)
+    monkeypatch.setattr(checking, "check_scenarios", defect)
     assert cli.main(["check", str(case)]) == 3
     out, err = capsys.readouterr()
     assert f"DEFECT {case}: the engine could not adjudicate" in out and "0 passed, 1 failed" in out

@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from fivedp_asp.files.scenarios import load_case
+from fivedp_asp.files.scenarios import read_scenario
 from fivedp_asp.errors import InputError
 
 
@@ -15,7 +15,7 @@ def refused(tmp_path, text: str) -> str:
     path = tmp_path / "case.yaml"
     path.write_text(textwrap.dedent(text), encoding="utf-8")
     with pytest.raises(InputError) as exc:
-        load_case(path)
+        read_scenario(path)
     return str(exc.value)
 
 

@@ -335,9 +335,9 @@ def _case_games(tmp_path: Path) -> list[tuple[str, Game]]:
     and each step's orders given and adjudicated), in lockstep; saved and loaded back. A scenario
     whose game is won before its last step stops there (a won game takes no more orders)."""
     from fivedp_asp.engine.batch import step_many
-    from fivedp_asp.files.scenarios import find_cases, load_case
+    from fivedp_asp.files.scenarios import find_scenarios, read_scenario
 
-    cases = [load_case(p) for p in find_cases([str(ROOT / "cases")])]
+    cases = [read_scenario(p) for p in find_scenarios([str(ROOT / "cases")])]
     games = []
     for case in cases:
         mv = case.start

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from fivedp_asp.files.scenarios import find_cases
+from fivedp_asp.files.scenarios import find_scenarios
 from fivedp_asp.cli import main
 from fivedp_asp.report.render import DrawnOrder, Frame, frame_svg, page, render_file, scenario_frames
 
@@ -142,7 +142,7 @@ def test_game_show_html(tmp_path):
     assert classes.count("order move fails") == 2 and classes.count("order move succeeds") == 1
 
 
-@pytest.mark.parametrize("path", sorted(find_cases([str(CASES)])), ids=lambda p: str(p.relative_to(CASES)))
+@pytest.mark.parametrize("path", sorted(find_scenarios([str(CASES)])), ids=lambda p: str(p.relative_to(CASES)))
 def test_every_case_draws(path):
     _, frames = scenario_frames(str(path))
     for frame in frames:

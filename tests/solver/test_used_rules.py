@@ -11,7 +11,7 @@ import pytest
 
 from fivedp_asp.solver import driver as solve
 from fivedp_asp.engine import step as step_module
-from fivedp_asp.files.scenarios import find_cases, load_case, run_case
+from fivedp_asp.files.scenarios import find_scenarios, read_scenario, check_scenario
 from fivedp_asp.solver.driver import encoding_size, solve_decisions
 
 CASES = Path(__file__).resolve().parents[2] / "cases"
@@ -37,7 +37,7 @@ def _recorded_queries(monkeypatch, paths):
 
     monkeypatch.setattr(solve, "_control", spy)
     for path in paths:
-        run_case(load_case(path))
+        check_scenario(read_scenario(path))
     monkeypatch.setattr(solve, "_control", real)
     return seen
 
@@ -47,7 +47,7 @@ def _answer(programs, facts, static):
     return sorted(map(str, s.atoms)), [(r, sorted(map(str, p))) for r, p in s.backups]
 
 
-SCENARIOS = sorted(str(p) for p in find_cases([str(CASES / d) for d in ("multiverse", "options")]))[::3] + [
+SCENARIOS = sorted(str(p) for p in find_scenarios([str(CASES / d) for d in ("multiverse", "options")]))[::3] + [
     str(CASES / "datc" / name) for name in ("6.F.14.yaml", "6.F.16.yaml", "6.C.01.yaml", "6.G.08.yaml")
     if (CASES / "datc" / name).is_file()]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from fivedp_asp.files.scenarios import CaseError, load_case
+from fivedp_asp.files.scenarios import ScenarioError, read_scenario
 from fivedp_asp.cli import main
 from fivedp_asp.errors import InputError
 
@@ -30,8 +30,8 @@ def _case(tmp_path: Path, text: str) -> Path:
 @pytest.mark.parametrize("item", ["-", "- null", "- ~"])
 def test_a_null_step_is_refused_on_its_line(tmp_path, item):
     path = _case(tmp_path, f"id: x\nsteps:\n  - orders: {{}}\n  {item}\n")
-    with pytest.raises(CaseError) as err:
-        load_case(path)
+    with pytest.raises(ScenarioError) as err:
+        read_scenario(path)
     assert isinstance(err.value, InputError)
     assert (err.value.line, err.value.problem) == (
         4, "step 2 is empty (null): write `- {}` for a step in which nobody orders anything")
@@ -47,15 +47,15 @@ def test_a_null_step_list_item_in_flow_style_is_refused(tmp_path):
 
 
 def test_an_empty_mapping_is_still_a_step_without_orders(tmp_path):
-    case = load_case(_case(tmp_path, "id: x\nsteps:\n  - {}\n  - orders: {}\n"))
+    case = read_scenario(_case(tmp_path, "id: x\nsteps:\n  - {}\n  - orders: {}\n"))
     assert [s.orders for s in case.steps] == [{}, {}]
 
 
 def test_expected_centres_must_be_supply_centres(tmp_path):
     path = _case(tmp_path, "id: x\nsteps:\n  - orders: {}\n  - orders: {}\n    expect:\n      centers:\n"
                            "        a2:\n          Germany: [Munich, Kiel, Berlin,\n            Bohemia]\n")
-    with pytest.raises(CaseError) as err:
-        load_case(path)
+    with pytest.raises(ScenarioError) as err:
+        read_scenario(path)
     assert (err.value.line, err.value.problem) == (9, "expect.centers of a2: Bohemia is not a supply centre")
     code, text = _cli("check", str(path))
     assert code == 2 and f"{path}:9: expect.centers of a2: Bohemia is not a supply centre" in text
