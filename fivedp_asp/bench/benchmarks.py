@@ -24,7 +24,7 @@ from typing import Callable, Sequence
 
 from ..model.map import GameMap, load_map
 from ..model.multiverse import Board, Multiverse, Record, Unit, make_board, opening
-from ..model.notation import format_order, parse_order, timeline_name
+from ..model.notation import parse_order, timeline_name
 from ..model.orders import Hold, Place, ResolvedOrder, UnitSpec, Where
 from ..engine.step import step
 
@@ -375,54 +375,6 @@ def bench_classic(movement_phases: int = 500, seed: int = 1, repeat: int = 3, pr
 # -- a random multiversal game ----------------------------------------------------------------------
 
 
-def _designated(order, board: Board):
-    """An order with every place it leaves open filled with ``board`` (the classic generator writes none)."""
-    import dataclasses
-
-    if isinstance(order, Where):
-        return Where(order.province, order.coast, board.timeline if order.timeline is None else order.timeline,
-                     board.turn if order.turn is None else order.turn)
-    if dataclasses.is_dataclass(order):
-        return dataclasses.replace(order, **{f.name: _designated(getattr(order, f.name), board)
-                                             for f in dataclasses.fields(order)})
-    return order
-
-
-def _travel_orders(mv: Multiverse, rng: random.Random, count: int) -> list[tuple[str, str]]:
-    """Moves from heads one turn back (own or parent timeline) or to another head, some supported by a
-    neighbour on the same head: the orders that fork timelines when they win."""
-    m = mv.game_map
-    out = []
-    for _ in range(count):
-        head = rng.choice(mv.heads)
-        if not head.units:
-            continue
-        unit = rng.choice(sorted(head.units.values(), key=lambda u: u.location))
-        here = f"{timeline_name(head.timeline)}-{m.short_name(unit.location)}@{head.turn}"
-        targets = [(head.timeline, head.turn - 1)] + [h.key for h in mv.heads if h.key != head.key]
-        if head.timeline in mv.forks:
-            targets.append((mv.forks[head.timeline][0], head.turn - 1))
-        board = mv.board(*rng.choice(targets))
-        if board is None:
-            continue
-        dest = rng.choice(sorted(m.neighbours.get((unit.kind, unit.location), ())) + [unit.location])
-        there = f"{timeline_name(board.timeline)}-{m.short_name(dest)}@{board.turn}"
-        out.append((unit.power, f"{unit.letter} {here} - {there}"))
-        helpers = [u for u in head.units.values() if u is not unit
-                   and any(m.province_of(x) == unit.province for x in m.neighbours.get((u.kind, u.location), ()))]
-        if helpers:
-            h = rng.choice(sorted(helpers, key=lambda u: u.location))
-            out.append((h.power, f"{h.letter} {timeline_name(head.timeline)}-{m.short_name(h.location)}@{head.turn} "
-                                 f"S {unit.letter} {here} - {there}"))
-    return out
-
-
-def _subject(line: str, game_map: GameMap):
-    """The place of the unit a designated order line orders (None for a line without a unit)."""
-    unit = getattr(parse_order(line, game_map), "unit", None)
-    return None if unit is None else (unit.where.timeline, unit.where.turn, unit.where.province)
-
-
 def random_game(timelines: int = 28, seed: int = 1, options: dict | None = None, max_steps: int = 400,
                 phase: str = "movement"):
     """A game played at random from the opening until it has ``timelines`` timelines and waits for
@@ -431,9 +383,9 @@ def random_game(timelines: int = 28, seed: int = 1, options: dict | None = None,
     (compare/random_games.py, a few of them illegal); each movement step adds as many time-travel
     moves as ``timelines``, some supported, which fork timelines when they win. The same seed gives
     the same game. Seed 1 with 28 timelines: 274 boards."""
-    from ..compare.random_games import OrderGenerator
+    from ..compare.random_games import OrderGenerator, Travel, multiverse_orders
     from ..game.state import new_game
-    from ..engine.step import MOVEMENT, next_phase
+    from ..engine.step import next_phase
 
     game_map = load_map("standard")
     rng = random.Random(f"fivedp-random-game/{seed}")
@@ -444,20 +396,10 @@ def random_game(timelines: int = 28, seed: int = 1, options: dict | None = None,
         now = next_phase(mv)
         if now == phase and len(mv.timelines) >= timelines:
             return replace(start, mv=mv)
-        orders: dict[str, list[str]] = {}
-        for head in mv.heads:
-            if head.phase != now:
-                continue
-            for power, lines in gen.orders(head, now).items():
-                orders.setdefault(power, []).extend(
-                    format_order(_designated(parse_order(line, game_map), head), game_map) for line in lines)
-        if now == MOVEMENT:
-            # as many time-travel moves as timelines wanted: the multiverse widens within a few years
-            travel = _travel_orders(mv, rng, timelines)
-            moved = {_subject(line, game_map) for _, line in travel}
-            orders = {p: [x for x in v if _subject(x, game_map) not in moved] for p, v in orders.items()}
-            for power, line in travel:
-                orders.setdefault(power, []).append(line)
+        # as many time-travel moves as timelines wanted, each supported where a neighbour can: the
+        # multiverse widens within a few years
+        orders = multiverse_orders(mv, gen, rng, now, timelines, Travel(parent_same_turn=False, supported_moves=True),
+                                   travellers_only=True)
         mv = step(mv, orders).after
         if mv.winner:
             break

@@ -20,16 +20,24 @@ or an illegal retreat. Adjustments: powers build in free home centres (army or f
 for St Petersburg) or waive; powers with too many units remove the right number, sometimes too
 few (civil disorder then decides) or one too many; plus a small share of illegal builds and
 removals. Everything is drawn from one ``random.Random``, so a seed gives the same orders again.
+
+Multiversal games (``multiverse_orders``) give every head waiting for the phase the classic
+generator's orders, designated to the head's own board, and in movement steps add orders across
+boards (``travel_orders``): moves and supports from heads into the turn before, onto other heads and
+onto the parent timeline's boards, which fork timelines when they win. The random games of the
+benchmarks, of ``fivedp explore --random-games --multiverse`` and of the tests all draw them here,
+each with its own ``Travel`` style, so that a seed keeps giving the same game.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import random
-from typing import Sequence
+from typing import Any, Sequence
 
 from ..model.map import GameMap
-from ..model.multiverse import ADJUSTMENT, RETREAT, Board, Unit
-from ..model.notation import format_order
+from ..model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Board, Multiverse, Unit
+from ..model.notation import format_order, parse_order, timeline_name
 from ..model.orders import (
     ARMY, FLEET, Build, Convoy, Disband, Hold, Move, Order, SupportHold, SupportMove, UnitSpec, Waive, Where,
 )
@@ -389,3 +397,124 @@ class OrderGenerator:
         if foreign:
             choices.append(Disband(_spec(rng.choice(foreign))))
         return rng.choice(choices)
+
+
+# -- multiversal games ----------------------------------------------------------------------------
+
+
+def designated(order: Any, board: Board) -> Any:
+    """``order`` with every place that names no board put on ``board``: the classic generator writes
+    orders without boards, and in a multiverse each must name the board it is given on."""
+    if isinstance(order, Where):
+        return Where(order.province, order.coast, board.timeline if order.timeline is None else order.timeline,
+                     board.turn if order.turn is None else order.turn)
+    if dataclasses.is_dataclass(order) and not isinstance(order, type):
+        return dataclasses.replace(order, **{f.name: designated(getattr(order, f.name), board)
+                                             for f in dataclasses.fields(order)})
+    return order
+
+
+def ordered_unit(line: str, game_map: GameMap) -> tuple[int, int, str] | None:
+    """The board and province (timeline, turn, province) of the unit a designated order line orders;
+    None for a line that orders no unit (a build, a waive)."""
+    unit = getattr(parse_order(line, game_map), "unit", None)
+    return None if unit is None else (unit.where.timeline, unit.where.turn, unit.where.province)
+
+
+def head_orders(mv: Multiverse, gen: OrderGenerator, phase: str) -> list[tuple[str, str]]:
+    """(power, order line) for every head waiting for ``phase``, head by head, as ``gen`` draws them,
+    each line designated to its head's board. A list rather than lines per power, so that a caller
+    may leave some out and still keep the order in which powers first appear."""
+    game_map = mv.game_map
+    out = []
+    for head in mv.heads:
+        if head.phase != phase:
+            continue
+        for power, lines in gen.orders(head, phase).items():
+            out.extend((power, format_order(designated(parse_order(line, game_map), head), game_map))
+                       for line in lines)
+    return out
+
+
+@dataclasses.dataclass(frozen=True)
+class Travel:
+    """How ``travel_orders`` draws its orders across boards. Each user keeps its own style because a
+    style, with a seed, fixes the games drawn: changing one changes every game its seeds gave."""
+
+    move_share: float = 0.7  # moves; the rest are supports to hold of a unit on the board reached
+    empty_share: float | None = None  # when given, this share of moves go to a place empty on that board
+    parent_same_turn: bool = True  # the parent timeline's board of the head's own turn is a target too
+    supported_moves: bool = False  # every order a move, supported by a unit of its head next to the mover
+    sorted_units: bool = True  # units drawn in the order of their locations, else in the board's own order
+
+
+def travel_orders(mv: Multiverse, rng: random.Random, count: int, style: Travel = Travel()) -> list[tuple[str, str]]:
+    """Up to ``count`` (power, order line) across boards: a unit of a random head moves to, or
+    supports a unit on, the board before the head, another head, or a board of the head's parent
+    timeline (a draw that finds no board or no unit is skipped)."""
+    game_map = mv.game_map
+
+    def at(board: Board, location: str) -> str:
+        return f"{timeline_name(board.timeline)}-{game_map.short_name(location)}@{board.turn}"
+
+    def units(board: Board) -> list[Unit]:
+        found = list(board.units.values())
+        return sorted(found, key=lambda u: u.location) if style.sorted_units else found
+
+    out = []
+    for _ in range(count):
+        head = rng.choice(mv.heads)
+        if not head.units:
+            continue
+        unit = rng.choice(units(head))
+        targets = [(head.timeline, head.turn - 1)] + [h.key for h in mv.heads if h.key != head.key]
+        if head.timeline in mv.forks:
+            parent = mv.forks[head.timeline][0]
+            targets.append((parent, head.turn - 1))
+            if style.parent_same_turn:
+                targets.append((parent, head.turn))
+        board = mv.board(*rng.choice(targets))
+        if board is None:
+            continue
+        here = f"{unit.letter} {at(head, unit.location)}"
+        if style.supported_moves or rng.random() < style.move_share or not board.units:
+            near = list(game_map.neighbours.get((unit.kind, unit.location), ())) + [unit.location]
+            if style.empty_share is None:
+                dest = rng.choice(near)
+            else:
+                # an empty place forks the board reached when the move succeeds
+                empty = [loc for loc in near if game_map.province_of(loc) not in board.units]
+                dest = rng.choice(empty if empty and rng.random() < style.empty_share else near)
+            move = f"{here} - {at(board, dest)}"
+            out.append((unit.power, move))
+            if style.supported_moves:
+                helpers = [u for u in head.units.values() if u is not unit and any(
+                    game_map.province_of(x) == unit.province for x in game_map.neighbours.get((u.kind, u.location), ()))]
+                if helpers:
+                    helper = rng.choice(sorted(helpers, key=lambda u: u.location))
+                    out.append((helper.power, f"{helper.letter} {at(head, helper.location)} S {move}"))
+        else:
+            other = rng.choice(units(board))
+            out.append((unit.power, f"{here} S {other.letter} {at(board, other.location)}"))
+    return out
+
+
+def multiverse_orders(mv: Multiverse, gen: OrderGenerator, rng: random.Random, phase: str,
+                      travel: int | tuple[int, int], style: Travel = Travel(),
+                      travellers_only: bool = False) -> dict[str, list[str]]:
+    """Order lines per power for a step of a multiversal game: the heads' orders (``head_orders``),
+    then in a movement step the orders across boards (``travel_orders``), ``travel`` of them or a
+    number drawn from that range. With ``travellers_only`` a unit ordered across boards (or
+    supporting such an order) loses its head order; otherwise it keeps both orders."""
+    orders: dict[str, list[str]] = {}
+    for power, line in head_orders(mv, gen, phase):
+        orders.setdefault(power, []).append(line)
+    if phase != MOVEMENT:
+        return orders
+    across = travel_orders(mv, rng, travel if isinstance(travel, int) else rng.randint(*travel), style)
+    if travellers_only:
+        moved = {ordered_unit(line, mv.game_map) for _, line in across}
+        orders = {p: [x for x in v if ordered_unit(x, mv.game_map) not in moved] for p, v in orders.items()}
+    for power, line in across:
+        orders.setdefault(power, []).append(line)
+    return orders

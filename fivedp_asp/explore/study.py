@@ -40,70 +40,15 @@ KINDS = ((Move, "move"), (SupportMove, "support to move"), (SupportHold, "suppor
          (Hold, "hold"), (Build, "build"), (Disband, "disband or removal"), (Waive, "waive"))
 
 
-def _designated(x: Any, board) -> Any:
-    """An order of the classic generator with every place put on the board it is given on."""
-    import dataclasses
-
-    from ..model.orders import Where
-
-    if isinstance(x, Where):
-        return Where(x.province, x.coast, board.timeline if x.timeline is None else x.timeline,
-                     board.turn if x.turn is None else x.turn)
-    if dataclasses.is_dataclass(x) and not isinstance(x, type):
-        return dataclasses.replace(x, **{f.name: _designated(getattr(x, f.name), board)
-                                         for f in dataclasses.fields(x) if f.init})
-    return x
-
-
-def _travel(mv, rng: random.Random, game_map: GameMap) -> list[tuple[str, str]]:
-    """A few orders across time and timelines: from a head, a move into (or a support to hold of a
-    unit on) the previous board of its timeline, another head, or a board of its parent timeline."""
-    from ..model.notation import timeline_name
-
-    out = []
-    for _ in range(rng.randint(1, 4)):
-        head = rng.choice(mv.heads)
-        if not head.units:
-            continue
-        unit = rng.choice(sorted(head.units.values(), key=lambda u: u.location))
-        targets = [(head.timeline, head.turn - 1)] + [h.key for h in mv.heads if h.key != head.key]
-        if head.timeline in mv.forks:
-            parent = mv.forks[head.timeline][0]
-            targets += [(parent, head.turn - 1), (parent, head.turn)]
-        board = mv.board(*rng.choice(targets))
-        if board is None:
-            continue
-
-        def at(b, loc: str) -> str:
-            return f"{timeline_name(b.timeline)}-{game_map.short_name(loc)}@{b.turn}"
-
-        here = f"{unit.letter} {at(head, unit.location)}"
-        if rng.random() < 0.6 or not board.units:
-            dest = rng.choice(list(game_map.neighbours.get((unit.kind, unit.location), ())) + [unit.location])
-            out.append((unit.power, f"{here} - {at(board, dest)}"))
-        else:
-            other = rng.choice(sorted(board.units.values(), key=lambda u: u.location))
-            out.append((unit.power, f"{here} S {other.letter} {at(board, other.location)}"))
-    return out
-
-
-def _orders(mv, gen, rng: random.Random, game_map: GameMap, multiverse: bool) -> dict[str, list[str]]:
-    from ..model.notation import format_order
+def _orders(mv, gen, rng: random.Random, multiverse: bool) -> dict[str, list[str]]:
+    """The orders of a game's next step: the first head's alone in a classic game; in a multiversal
+    one every head's, and one to four orders across boards in movement steps, six in ten of them moves."""
+    from ..compare.random_games import Travel, multiverse_orders
 
     phase = next_phase(mv)
     if not multiverse:
         return gen.orders(mv.heads[0], phase)
-    orders: dict[str, list[str]] = {}
-    for head in mv.heads:
-        if head.phase != phase:
-            continue
-        for power, lines in gen.orders(head, phase).items():
-            orders.setdefault(power, []).extend(
-                format_order(_designated(parse_order(line, game_map), head), game_map) for line in lines)
-    if phase == MOVEMENT:
-        for power, line in _travel(mv, rng, game_map):
-            orders.setdefault(power, []).append(line)
-    return orders
+    return multiverse_orders(mv, gen, rng, phase, (1, 4), Travel(move_share=0.6))
 
 
 def random_games(count: int | Sequence[int], seed: int, years: int, options: Mapping[str, Any] | None = None,
@@ -131,7 +76,7 @@ def random_games(count: int | Sequence[int], seed: int, years: int, options: Map
         for n in playing:
             mv = positions[n]
             phase = next_phase(mv)
-            orders = _orders(mv, gens[n], rngs[n], game_map, multiverse)
+            orders = _orders(mv, gens[n], rngs[n], multiverse)
             steps[n].append(ScenarioStep(orders, {}, 0))
             phases[n].append(phase)
             asked.append((mv, orders))

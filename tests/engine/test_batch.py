@@ -22,7 +22,7 @@ from fivedp_asp.model.map import load_map
 from fivedp_asp.solver.terms import (ORDER_STRIDE, TIMELINE_STRIDE, Game, OrderId, OrderIds, Timeline, fact_lines,
                                      render)
 from fivedp_asp.engine.step import next_phase, step
-from tests.engine.test_random_multiverse import _options_orders, _play
+from tests.engine.test_random_multiverse import _play
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 MAP = load_map("standard")
@@ -124,7 +124,7 @@ def test_random_phases_give_the_same_reports_together(what):
             if what == "multiverse":
                 _play(f"fivedp-batch-multiverse/{seed}", steps=14, record=played)
             else:
-                _play(f"fivedp-batch-options/{seed}", {"open_convoys": True, "jump_assists": True}, _options_orders, steps=14, record=played)
+                _play(f"fivedp-batch-options/{seed}", {"open_convoys": True, "jump_assists": True}, option_orders=True, steps=14, record=played)
     together = step_many([(mv, orders) for mv, orders, _ in played])
     assert len(together) == len(played)
     for n, ((mv, orders, alone), report) in enumerate(zip(played, together)):

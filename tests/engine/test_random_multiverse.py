@@ -14,56 +14,21 @@ from types import MappingProxyType
 
 import pytest
 
-from fivedp_asp.model import orders as o
 from fivedp_asp.compare.lockstep import opening
-from fivedp_asp.compare.random_games import OrderGenerator
+from fivedp_asp.compare.random_games import OrderGenerator, Travel, multiverse_orders, ordered_unit
 from fivedp_asp.model.map import load_map
-from fivedp_asp.model.notation import format_order, parse_order, timeline_name
+from fivedp_asp.model.notation import timeline_name
 from fivedp_asp.engine.step import MOVEMENT, next_phase, step
 
 MAP = load_map("standard")
 
 
-def _designate(x, board):
-    """Fills every place of an order with the board it is given on (the generator writes classic orders)."""
-    if isinstance(x, o.Where):
-        return o.Where(x.province, x.coast, board.timeline if x.timeline is None else x.timeline,
-                       board.turn if x.turn is None else x.turn)
-    if dataclasses.is_dataclass(x):
-        return dataclasses.replace(x, **{f.name: _designate(getattr(x, f.name), board) for f in dataclasses.fields(x)})
-    return x
-
-
-def _travel(mv, rng, count):
-    """Moves and supports from heads into the previous turn, the parent timeline or another head."""
-    out = []
-    for _ in range(count):
-        head = rng.choice(mv.heads)
-        if not head.units:
-            continue
-        unit = rng.choice(list(head.units.values()))
-        here = f"{unit.letter} {timeline_name(head.timeline)}-{MAP.short_name(unit.location)}@{head.turn}"
-        targets = [(head.timeline, head.turn - 1)] + [h.key for h in mv.heads if h.key != head.key]
-        if head.timeline in mv.forks:
-            parent = mv.forks[head.timeline][0]
-            targets += [(parent, head.turn - 1), (parent, head.turn)]
-        board = mv.board(*rng.choice(targets))
-        if board is None:
-            continue
-        there = lambda loc: f"{timeline_name(board.timeline)}-{MAP.short_name(loc)}@{board.turn}"  # noqa: E731
-        if rng.random() < 0.7 or not board.units:
-            dest = rng.choice(list(MAP.neighbours.get((unit.kind, unit.location), ())) + [unit.location])
-            out.append((unit.power, f"{here} - {there(dest)}"))
-        else:
-            other = rng.choice(list(board.units.values()))
-            out.append((unit.power, f"{here} S {other.letter} {there(other.location)}"))
-    return out
+TRAVEL = Travel(sorted_units=False)  # orders across boards: seven in ten moves, units in each board's own order
 
 
 def _unit_of(line):
     """The (timeline, turn, province) of the unit a designated order line orders, or None."""
-    unit = getattr(parse_order(line, MAP), "unit", None)
-    return None if unit is None else (unit.where.timeline, unit.where.turn, unit.where.province)
+    return ordered_unit(line, MAP)
 
 
 def _options_orders(mv, rng, orders):
@@ -109,7 +74,20 @@ def _options_orders(mv, rng, orders):
     return out
 
 
-def _play(name, options=None, rewrite=None, steps=24, record=None):
+def random_orders(mv, gen, rng, travel=(2, 6), option_orders=False):
+    """The orders of a random multiversal step: random votes in a sustain phase; otherwise every head's
+    orders, and in a movement step ``travel`` (a range) orders across boards, then with
+    ``option_orders`` the orders of open_convoys and jump_assists (``_options_orders``)."""
+    phase = next_phase(mv)
+    orders: dict[str, list[str]] = _sustain_orders(mv, rng) if phase == "sustain" else {}
+    for power, lines in multiverse_orders(mv, gen, rng, phase, travel, TRAVEL).items():
+        orders.setdefault(power, []).extend(lines)
+    if phase == MOVEMENT and option_orders:
+        orders = _options_orders(mv, rng, orders)
+    return orders
+
+
+def _play(name, options=None, option_orders=False, steps=24, record=None):
     """Random play from the opening; after every step, the invariants of the module docstring.
     ``record``, a list, receives every step played: (multiverse, orders, report)."""
     rng = random.Random(name)
@@ -117,18 +95,7 @@ def _play(name, options=None, rewrite=None, steps=24, record=None):
     mv = dataclasses.replace(opening(MAP), players=tuple(MAP.powers), options=MappingProxyType(dict(options or {})))
     for _ in range(steps):
         phase = next_phase(mv)
-        orders: dict[str, list[str]] = {}
-        for head in mv.heads:
-            if head.phase != phase:
-                continue
-            for power, lines in gen.orders(head, phase).items():
-                orders.setdefault(power, []).extend(
-                    format_order(_designate(parse_order(line, MAP), head), MAP) for line in lines)
-        if phase == MOVEMENT:
-            for power, line in _travel(mv, rng, rng.randint(2, 6)):
-                orders.setdefault(power, []).append(line)
-            if rewrite is not None:
-                orders = rewrite(mv, rng, orders)
+        orders = random_orders(mv, gen, rng, option_orders=option_orders)
         report = step(mv, orders)
         if record is not None:
             record.append((mv, orders, report))
@@ -155,7 +122,7 @@ def test_random_multiversal_play_stays_consistent(seed):
 @pytest.mark.parametrize("seed", [1, 2])
 def test_random_play_with_open_convoys_and_jump_assists(seed):
     """The same play with the options open_convoys and jump_assists on, writing their orders too."""
-    _play(f"fivedp-random-multiverse-options/{seed}", {"open_convoys": True, "jump_assists": True}, _options_orders)
+    _play(f"fivedp-random-multiverse-options/{seed}", {"open_convoys": True, "jump_assists": True}, option_orders=True)
 
 
 def _sustain_orders(mv, rng):
@@ -185,20 +152,7 @@ def test_random_play_with_sustain_phases(seed, all_options):
     held = 0
     for _ in range(30):
         phase = next_phase(mv)
-        orders: dict[str, list[str]] = {}
-        if phase == "sustain":
-            orders = _sustain_orders(mv, rng)
-        for head in mv.heads:
-            if head.phase != phase:
-                continue
-            for power, lines in gen.orders(head, phase).items():
-                orders.setdefault(power, []).extend(
-                    format_order(_designate(parse_order(line, MAP), head), MAP) for line in lines)
-        if phase == MOVEMENT:
-            for power, line in _travel(mv, rng, rng.randint(3, 7)):
-                orders.setdefault(power, []).append(line)
-            if all_options:
-                orders = _options_orders(mv, rng, orders)
+        orders = random_orders(mv, gen, rng, (3, 7), option_orders=all_options)
         report = step(mv, orders)
         assert len(report.outcomes) == sum(len(v) for v in orders.values())
         assert all(x.result in ("succeeds", "fails", "invalid") for x in report.outcomes)

@@ -357,42 +357,15 @@ def test_an_unexpected_failure_exits_3_with_a_short_message(monkeypatch, capsys)
 def test_random_games_pass_their_own_checks(tmp_path, seed, options):
     """No false alarm: random multiversal games (forks, retreats, builds, sustain phases, eliminations),
     saved and loaded after every step, always load, and load as the game that was saved."""
-    import dataclasses
-    from types import MappingProxyType
+    from tests.files.test_verify import random_game
 
-    from fivedp_asp.compare.random_games import OrderGenerator
-    from fivedp_asp.game.play import adjudicate
-    from fivedp_asp.game.state import new_game
-    from fivedp_asp.engine.step import MOVEMENT, next_phase
+    path = tmp_path / "g.yaml"
 
-    from tests.engine.test_random_multiverse import MAP, _designate, _options_orders, _sustain_orders, _travel
-    from fivedp_asp.compare.lockstep import opening as classic_opening
-    from fivedp_asp.model.notation import format_order, parse_order
-
-    rng = random.Random(f"fivedp-integrity/{seed}")
-    gen = OrderGenerator(MAP, rng)
-    mv = dataclasses.replace(classic_opening(MAP), players=tuple(MAP.powers), options=MappingProxyType(dict(options)))
-    game, path = new_game(mv), tmp_path / "g.yaml"
-    for _ in range(24):
-        phase = next_phase(game.mv)
-        orders: dict[str, list[str]] = _sustain_orders(game.mv, rng) if phase == "sustain" else {}
-        for head in game.mv.heads:
-            if head.phase == phase:
-                for power, lines in gen.orders(head, phase).items():
-                    orders.setdefault(power, []).extend(
-                        format_order(_designate(parse_order(line, MAP), head), MAP) for line in lines)
-        if phase == MOVEMENT:
-            for power, line in _travel(game.mv, rng, rng.randint(2, 6)):
-                orders.setdefault(power, []).append(line)
-            if options:
-                orders = _options_orders(game.mv, rng, orders)
-        for power, lines in orders.items():
-            game = submit(game, power, lines, add=True)
-        game, _ = adjudicate(game)
+    def saved_and_loaded(game):
         save_game(path, game)
         assert game_data(load_game(path)) == game_data(game)
-        if game.mv.winner:
-            break
+
+    game = random_game(f"fivedp-integrity/{seed}", options, steps=24, after_step=saved_and_loaded)
     assert len(game.mv.timelines) > 1
 
 

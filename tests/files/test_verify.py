@@ -46,37 +46,27 @@ EDITS_PER_KIND = 2  # edits of each kind made on each game, chosen by a seeded g
 # -- the games ------------------------------------------------------------------------------------
 
 
-def _random_game(seed: int, options: dict, steps: int = STEPS) -> Game:
+def random_game(name: str, options: dict, steps: int = STEPS, after_step=None) -> Game:
     """Random play from the opening with moves and supports into past and parallel boards (the
-    generators of test_random_multiverse), through the game API as players give orders; random
-    votes in sustain phases."""
+    generators of test_random_multiverse, with the orders of open_convoys and jump_assists when
+    jump_assists is on), through the game API as players give orders; random votes in sustain phases.
+    ``name`` seeds the play; ``after_step(game)`` is called after every step adjudicated."""
     from fivedp_asp.compare.lockstep import opening as classic_opening
     from fivedp_asp.compare.random_games import OrderGenerator
-    from fivedp_asp.model.notation import format_order, parse_order
-    from fivedp_asp.engine.step import MOVEMENT, next_phase
 
-    from tests.engine.test_random_multiverse import _designate, _options_orders, _sustain_orders, _travel
+    from tests.engine.test_random_multiverse import random_orders
 
-    rng = random.Random(f"fivedp-verify/{seed}")
+    rng = random.Random(name)
     gen = OrderGenerator(MAP, rng)
     mv = dataclasses.replace(classic_opening(MAP), players=tuple(MAP.powers), options=MappingProxyType(dict(options)))
     game = new_game(mv)
     for _ in range(steps):
-        phase = next_phase(game.mv)
-        orders: dict[str, list[str]] = _sustain_orders(game.mv, rng) if phase == "sustain" else {}
-        for head in game.mv.heads:
-            if head.phase == phase:
-                for power, lines in gen.orders(head, phase).items():
-                    orders.setdefault(power, []).extend(
-                        format_order(_designate(parse_order(line, MAP), head), MAP) for line in lines)
-        if phase == MOVEMENT:
-            for power, line in _travel(game.mv, rng, rng.randint(2, 6)):
-                orders.setdefault(power, []).append(line)
-            if options.get("jump_assists"):
-                orders = _options_orders(game.mv, rng, orders)
+        orders = random_orders(game.mv, gen, rng, option_orders=bool(options.get("jump_assists")))
         for power, lines in orders.items():
             game = submit(game, power, lines, add=True)
         game, _ = adjudicate(game)
+        if after_step is not None:
+            after_step(game)
         if game.mv.winner:
             break
     return game
@@ -90,7 +80,7 @@ def games(tmp_path_factory) -> dict[str, Game]:
     played, _ = play_in_memory(opening(folder), GAME)
     out = {"test_game": played}
     for seed, options in ((1, {}), (3, {"open_convoys": True, "jump_assists": True})):
-        out[f"random {seed}"] = _random_game(seed, options)
+        out[f"random {seed}"] = random_game(f"fivedp-verify/{seed}", options)
     assert all(len(g.mv.timelines) > 1 for g in out.values()), "every game should have forked"
     return out
 
@@ -536,7 +526,7 @@ def test_a_game_with_sustain_phases_replays_as_recorded(tmp_path):
     """Sustain phases (votes, dissolved timelines) and every option on: the replay gives the same
     votes, dissolutions and boards; a dissolution or the year of the last phase edited in the top is
     refused or reported."""
-    game = _random_game(4, {"sustain": True, "open_convoys": True, "jump_assists": True}, steps=20)
+    game = random_game("fivedp-verify/4", {"sustain": True, "open_convoys": True, "jump_assists": True}, steps=20)
     assert any(h["phase"] == "sustain" for h in game.history)
     path = tmp_path / "g.yaml"
     save_game(path, game)
