@@ -55,10 +55,10 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import Sequence
 
-from ..model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Board, Retreat, Unit
+from ..model.multiverse import MOVEMENT, RETREAT, Board, Retreat, Unit
 from ..model.orders import ARMY, FLEET, Convoy, Disband, Hold, Move, SupportHold, SupportMove, Where
 from .geo import Geography
-from .judge import Context, Emulation, _fleet_seas, _given, convoyed_move, unit_spec
+from .judge import Context, Emulation, _fleet_seas, _given, adjustment_removals, convoyed_move, removed_by_order, unit_spec
 from .reference import GivenOrder, PhaseResult
 
 DEVIATIONS = {
@@ -235,24 +235,11 @@ def disorder_choice(board: Board, power: str, pool: Sequence[Unit], count: int, 
 
 
 def _civil_disorder(ctx: Context) -> list[Emulation]:
-    if ctx.phase != ADJUSTMENT:
+    removals = adjustment_removals(ctx)
+    if removals is None:
         return []
-    before = set(ctx.board.units.values())
-    gone_ours = before - set(ctx.ours.after.units)
-    gone_theirs = before - set(ctx.theirs.after.units)
-    if gone_ours == gone_theirs:
-        return []
-
-    def ordered_gone(res: PhaseResult) -> set[Unit]:
-        out = set()
-        for i, g in enumerate(ctx.given):
-            if isinstance(g.order, Disband) and res.results[i] == "succeeds":
-                u = ctx.board.units.get(g.order.unit.where.province)
-                if u is not None:
-                    out.add(u)
-        return out
-
-    ordered_ours, ordered_theirs = ordered_gone(ctx.ours), ordered_gone(ctx.theirs)
+    before, gone_ours, gone_theirs = removals.before, removals.ours, removals.theirs
+    ordered_ours, ordered_theirs = removed_by_order(ctx, ctx.ours), removed_by_order(ctx, ctx.theirs)
     emu = Emulation(())
     for u in sorted(gone_theirs - ordered_ours, key=lambda u: u.location):  # in written order, before ours
         emu.extra.append(_given(u.power, Disband(unit_spec(u)), ctx.map))

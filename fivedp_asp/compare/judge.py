@@ -10,7 +10,8 @@ The deviations are each reference's own: its adapter carries them (``ReferenceAd
 and ``deviations``; the ``diplomacy`` package's are in ``diplomacy_deviations.py``, pydip's in
 ``pydip_deviations.py``) and :func:`play_phase` hands them to :func:`classify` with the phase, so this
 module never names one. It holds what every emulation is made of: :class:`Emulation`, the
-:class:`Context` it reads, and the readings of orders they share (:func:`convoyed_move`).
+:class:`Context` it reads, and the readings of orders and results they share (:func:`convoyed_move`;
+the removals of an adjustment, :func:`adjustment_removals` and :func:`removed_by_order`).
 """
 
 from __future__ import annotations
@@ -23,9 +24,9 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 from ..errors import InputError, NotationError
 from ..model.map import GameMap
-from ..model.multiverse import Board, Multiverse, Unit, unit_text
+from ..model.multiverse import ADJUSTMENT, Board, Multiverse, Unit, unit_text
 from ..model.notation import format_order, parse_order
-from ..model.orders import ARMY, FLEET, Convoy, Move, UnitSpec, Where
+from ..model.orders import ARMY, FLEET, Convoy, Disband, Move, UnitSpec, Where
 from ..engine.step import StepReport, step
 from .geo import Geography
 from .reference import GivenOrder, PhaseResult, Position, ReferenceAdjudicator
@@ -255,6 +256,37 @@ class Context:
     def phase(self) -> str:
         return self.board.phase
 
+
+@dataclass(frozen=True)
+class Removals:
+    """The units each engine removed in an adjustment where the two removed different ones: what
+    the emulations of a reference's civil disorder start from."""
+
+    before: frozenset[Unit]  # the units on the board before the adjustment
+    ours: frozenset[Unit]  # the units our engine removed
+    theirs: frozenset[Unit]  # the units the reference removed
+
+
+def adjustment_removals(ctx: Context) -> Removals | None:
+    """The removals of both engines, or None outside an adjustment or when they removed the same units."""
+    if ctx.phase != ADJUSTMENT:
+        return None
+    before = frozenset(ctx.board.units.values())
+    ours = before - set(ctx.ours.after.units)
+    theirs = before - set(ctx.theirs.after.units)
+    return None if ours == theirs else Removals(before, ours, theirs)
+
+
+def removed_by_order(ctx: Context, result: PhaseResult) -> set[Unit]:
+    """The units of the board whose written removal (a disband) succeeds in ``result``; an engine's
+    other removals are its civil disorder."""
+    out = set()
+    for i, g in enumerate(ctx.given):
+        if isinstance(g.order, Disband) and result.results[i] == "succeeds":
+            unit = ctx.board.units.get(g.order.unit.where.province)
+            if unit is not None:
+                out.add(unit)
+    return out
 
 
 def _apply(ctx: Context, emus: Sequence[Emulation]) -> tuple[list[Difference], str | None]:

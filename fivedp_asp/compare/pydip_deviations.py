@@ -44,10 +44,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence
 
-from ..model.multiverse import ADJUSTMENT, MOVEMENT
+from ..model.multiverse import MOVEMENT
 from ..model.orders import Convoy, Disband, Hold, Move, SupportHold, SupportMove
 from .diplomacy_deviations import _support_coasts, _support_through_own_route
-from .judge import Context, Emulation, _given, unit_spec
+from .judge import Context, Emulation, _given, adjustment_removals, removed_by_order, unit_spec
 from .reference import PhaseResult
 
 DEVIATIONS = {
@@ -137,19 +137,11 @@ def _defender_cuts_fleet_support(ctx: Context) -> list[Emulation]:
 def _alphabetical_disorder(ctx: Context) -> list[Emulation]:
     """4.D.8: the units pydip removed for a power that ordered too few removals are the first ones
     in the alphabetical order of pydip's territory names; ordered removed on our side."""
-    if ctx.phase != ADJUSTMENT:
+    removals = adjustment_removals(ctx)
+    if removals is None:
         return []
-    before = set(ctx.board.units.values())
-    gone_ours = before - set(ctx.ours.after.units)
-    gone_theirs = before - set(ctx.theirs.after.units)
-    if gone_ours == gone_theirs:
-        return []
-    ordered = set()
-    for i, g in enumerate(ctx.given):
-        if isinstance(g.order, Disband) and ctx.theirs.results[i] == "succeeds":
-            u = ctx.board.units.get(g.order.unit.where.province)
-            if u is not None:
-                ordered.add(u)
+    before, gone_ours, gone_theirs = removals.before, removals.ours, removals.theirs
+    ordered = removed_by_order(ctx, ctx.theirs)
     emu = Emulation(("4.D.8",))
     problems = []
     names = _pydip_names(ctx)
