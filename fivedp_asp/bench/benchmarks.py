@@ -399,7 +399,7 @@ def random_game(timelines: int = 28, seed: int = 1, options: dict | None = None,
         # as many time-travel moves as timelines wanted, each supported where a neighbour can: the
         # multiverse widens within a few years
         orders = multiverse_orders(mv, gen, rng, now, timelines, Travel(parent_same_turn=False, supported_moves=True),
-                                   travellers_only=True)
+                                   travel_replaces=True)
         mv = step(mv, orders).after
         if mv.winner:
             break

@@ -501,10 +501,10 @@ def travel_orders(mv: Multiverse, rng: random.Random, count: int, style: Travel 
 
 def multiverse_orders(mv: Multiverse, gen: OrderGenerator, rng: random.Random, phase: str,
                       travel: int | tuple[int, int], style: Travel = Travel(),
-                      travellers_only: bool = False) -> dict[str, list[str]]:
+                      travel_replaces: bool = False) -> dict[str, list[str]]:
     """Order lines per power for a step of a multiversal game: the heads' orders (``head_orders``),
     then in a movement step the orders across boards (``travel_orders``), ``travel`` of them or a
-    number drawn from that range. With ``travellers_only`` a unit ordered across boards (or
+    number drawn from that range. With ``travel_replaces`` a unit ordered across boards (or
     supporting such an order) loses its head order; otherwise it keeps both orders."""
     orders: dict[str, list[str]] = {}
     for power, line in head_orders(mv, gen, phase):
@@ -512,7 +512,7 @@ def multiverse_orders(mv: Multiverse, gen: OrderGenerator, rng: random.Random, p
     if phase != MOVEMENT:
         return orders
     across = travel_orders(mv, rng, travel if isinstance(travel, int) else rng.randint(*travel), style)
-    if travellers_only:
+    if travel_replaces:
         moved = {ordered_unit(line, mv.game_map) for _, line in across}
         orders = {p: [x for x in v if ordered_unit(x, mv.game_map) not in moved] for p, v in orders.items()}
     for power, line in across:
