@@ -91,9 +91,9 @@ def refuse_written(mv: Multiverse, orders: list[tuple[int, ResolvedOrder]]) -> l
     fresh = max((i for i, _ in orders), default=-1) + 1
     # the lines of one power for one unit, grouped once (a scan per line would be quadratic)
     same_unit: dict[tuple, list[ResolvedOrder]] = {}
-    for _, o in orders:
-        if o.unit is not None and o.kind not in ("build", "waive"):
-            same_unit.setdefault((o.power, o.unit.board, o.unit.province), []).append(o)
+    for _, r in orders:
+        if r.unit is not None and r.kind not in ("build", "waive"):
+            same_unit.setdefault((r.power, r.unit.board, r.unit.province), []).append(r)
     out = []
     for i, r in orders:
         unit = _unit(mv, r)

@@ -3,7 +3,6 @@ removals; then again with them, so that civil disorder removes the unit DATC 4.D
 
 from __future__ import annotations
 
-import pytest
 
 from fivedp_asp.engine import phase as phase_module
 from fivedp_asp.engine import step as step_module

@@ -31,7 +31,7 @@ from fivedp_asp.files.layout import json_line
 from fivedp_asp.files.integrity import reseal
 from fivedp_asp.report.jsonout import load_schema
 from fivedp_asp.model.map import load_map
-from fivedp_asp.model.multiverse import board_name, board_name_readings
+from fivedp_asp.model.multiverse import board_name_readings
 from fivedp_asp.files.verify import verify_games
 
 from tests.schema_check import errors as schema_errors

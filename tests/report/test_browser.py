@@ -207,7 +207,7 @@ def test_views_of_8_64_and_300_boards_open_and_draw_each_board_once(tmp_path):
         assert 'data-ready="1"' in dom, f"{wanted}: the view's script did not run"
         drawn = re.findall(r'<g class="board[^"]*" data-board="([^"]+)"', dom)
         assert len(drawn) == boards and len(set(drawn)) == boards
-    (small, _), (mid, mid_boards), (large, large_boards) = sizes[8], sizes[64], sizes[300]
+    (_, _), (mid, mid_boards), (large, large_boards) = sizes[8], sizes[64], sizes[300]
     per_board = (large - mid) / (large_boards - mid_boards)
     assert 0.6 < per_board / (mid / mid_boards) < 1.4, sizes
     assert large < 3_000_000, sizes
