@@ -63,6 +63,10 @@ def test_answers_are_those_of_the_whole_program(monkeypatch):
         with monkeypatch.context() as m:
             m.setattr(solve, "_statements", _whole)
             assert used == _answer(programs, facts, static), (programs, facts[:400])
+            # across_boards is written whenever the rules about orders across boards can fire: with it
+            # always there, the answers are the same
+            if programs[0] == "movement.lp":
+                assert used == _answer(programs, facts + "across_boards.\n", static), (programs, facts[:400])
     assert smaller > len(queries) // 2
 
 
@@ -97,6 +101,35 @@ def test_convoy_rules_are_left_out_without_convoy_orders():
     assert [s for s in whole if s.ast_type.name == "Rule" and "unopposed" in str(s.head)
             and any(a.symbol.name == "held" for a in solve._atoms(s.body))]
     assert "past_board(" not in plain.text()
+
+
+CROSSING = {"far", "jump", "pair_timelines", "timeline_adj"}
+
+
+def test_rules_about_orders_across_boards_are_left_out_of_a_classic_phase():
+    from fivedp_asp.api import new_game
+
+    query = _movement_facts(new_game().mv, {
+        "England": ["F London - North Sea", "F Edinburgh Convoys A Liverpool - Norway", "A Liverpool - Norway"],
+        "France": ["A Paris - Burgundy", "A Marseilles Supports A Paris - Burgundy"]})
+    assert "across_boards" not in query.text()
+    used = solve._statements(query.programs, query.text(), query.static)
+    assert not CROSSING & _heads(used)
+    # board adjacency of two boards (boards.lp) reads timeline_adj/2: it is gone
+    assert not [s for s in used if any(a.symbol.name == "timeline_adj" for a in solve._atoms(s))]
+    whole = solve._statements(query.programs, query.text() + "across_boards.\n", query.static)
+    assert CROSSING <= _heads(whole)
+    assert len(used) + 9 <= len(whole)
+
+
+def test_rules_about_orders_across_boards_are_kept_when_an_order_crosses():
+    from fivedp_asp.bench.benchmarks import step_orders, synthetic_multiverse
+
+    mv = synthetic_multiverse(2, 20)
+    orders, _ = step_orders(mv, 4, 1)
+    query = _movement_facts(mv, orders)
+    assert "across_boards." in query.text()
+    assert CROSSING <= _heads(solve._statements(query.programs, query.text(), query.static))
 
 
 def test_rules_about_past_boards_are_kept_when_a_past_board_is_written():
