@@ -409,7 +409,8 @@ def _legal(mv: Multiverse, candidates: Sequence[ResolvedOrder]) -> list[Resolved
     facts.append(("new", OrderIds(0, len(candidates) - 1)))
     # one unit's many candidates are not one another's rivals (DATC 4.D.3 is about orders given together)
     facts.append(("one_of_several_orders",))
-    atoms = solve_decisions(_programs(mv), t.render(facts), map_facts(mv.game_map)).atoms
+    atoms = solve_decisions(_programs(mv), t.render(facts), map_facts(mv.game_map),
+                            names=frozenset(f[0] for f in facts)).atoms
     legal = {a.arguments[0].number for a in atoms if a.name == "legal"}
     return [r for i, r in orders if i in legal]
 
