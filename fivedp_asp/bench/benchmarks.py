@@ -195,7 +195,7 @@ def profile_step(mv: Multiverse, orders) -> StageProfile:
                 # answered as ``step.run`` answers it: on a program grounded once (not counted as grounded)
                 solution = solve_in_universe(query.programs, query.universe, query.static)
             else:
-                solution = solve_decisions(query.programs, text, query.static, statistics=True)
+                solution = solve_decisions(query.programs, text, query.static, statistics=True, names=query.names())
             q1 = time.perf_counter()
             seconds["add"] += solution.add_seconds
             seconds["ground"] += solution.ground_seconds - solution.add_seconds
@@ -203,7 +203,8 @@ def profile_step(mv: Multiverse, orders) -> StageProfile:
             seconds["free"] += (q1 - q0) - solution.ground_seconds - solution.solve_seconds
             if query.universe is None:
                 programs.append(query.programs[0].removesuffix(".lp"))
-                sizes.append((encoding_size(query.programs, text, query.static), solution.rules_count, solution.atoms_count))
+                sizes.append((encoding_size(query.programs, text, query.static, query.names()),
+                              solution.rules_count, solution.atoms_count))
             q2 = time.perf_counter()
             try:
                 query = queries.send(solution)

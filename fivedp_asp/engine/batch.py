@@ -109,7 +109,8 @@ def solve_together(queries: Sequence[Query]) -> list[Solution]:
     # written twice is one fact, and clingo reads each line of text at some cost
     lines = dict.fromkeys(line for k, q in enumerate(queries) for line in fact_lines(q.facts, k))
     facts = "\n".join(lines) + "\n"
-    joint = solve_decisions(first.programs, facts, first.static, statistics=any(q.statistics for q in queries))
+    joint = solve_decisions(first.programs, facts, first.static, statistics=any(q.statistics for q in queries),
+                            names=frozenset().union(*(q.names() for q in queries)))
     atoms: list[list[str]] = [[] for _ in queries]
     shared: list[str] = []
     for sym in joint.atoms:
@@ -133,7 +134,7 @@ def solve_together(queries: Sequence[Query]) -> list[Solution]:
     # joint program (an unsatisfiable core, say) may take in another phase's fleets
     return [Solution(tuple(atoms[k] + shared), (), joint.models_seen, joint.ground_seconds, joint.solve_seconds,
                      joint.atoms_count, joint.rules_count) if not backups[k]
-            else solve_decisions(q.programs, q.text(), q.static, statistics=q.statistics)
+            else solve_decisions(q.programs, q.text(), q.static, statistics=q.statistics, names=q.names())
             for k, q in enumerate(queries)]
 
 
@@ -157,7 +158,8 @@ def answer_all(queries: Sequence[Query]) -> list[Solution | Exception]:
             for n in part:
                 q = queries[n]
                 try:
-                    out[n] = solve_decisions(q.programs, q.text(), q.static, statistics=q.statistics)
+                    out[n] = solve_decisions(q.programs, q.text(), q.static, statistics=q.statistics,
+                                             names=q.names())
                 except AdjudicationError as exc:
                     out[n] = exc
     return out  # type: ignore[return-value]

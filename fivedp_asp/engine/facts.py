@@ -9,6 +9,7 @@ every step, are spelled once here and kept.
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 from typing import Iterable, NamedTuple, Sequence
 
@@ -17,6 +18,7 @@ from ..solver.terms import Fact, OrderId, OrderIds, Timeline, fact_lines
 from ..model.map import GameMap
 from ..model.multiverse import Board, Multiverse
 from ..model.orders import Place, ResolvedOrder
+from .options import logic_files
 
 
 def _touches_sea(game_map: GameMap, a: str, b: str) -> bool:
@@ -155,6 +157,22 @@ def order_facts(orders: Sequence[tuple[int, ResolvedOrder]]) -> list[Fact]:
     return facts
 
 
+def across_facts(mv: Multiverse, orders: Iterable[ResolvedOrder]) -> list[Fact]:
+    """``across_boards`` when some of these orders names a board other than its unit's, or when the
+    movement program loads rules of your own; else nothing. The rules about orders across boards
+    (board adjacency of two boards, far orders and jumps, convoys and supports across boards:
+    asp/movement/boards.lp, legality.lp, the adjacency option files) can fire only then, and
+    need it: so a classic phase, on one board, grounds none of them. Rules of your own may name
+    other boards through the hooks (``mentions/2``, ``board_pair/2``, ``step_query/4``) whatever
+    the orders, so with them it is always written."""
+    for r in orders:
+        if r.unit is not None and any(p is not None and p.board != r.unit.board for p in (r.target, r.dest)):
+            return [("across_boards",)]
+    if any(os.path.isabs(f) for f in logic_files(mv.options, "movement")):
+        return [("across_boards",)]
+    return []
+
+
 def record_facts(board: Board, *, own: bool) -> list[Fact]:
     """A past board's recorded decisions: ``recorded/2`` to hold them, ``record_of/3`` to compare (own)."""
     if board.record is None:
@@ -272,5 +290,6 @@ def movement_facts(mv: Multiverse, orders: Sequence[tuple[int, ResolvedOrder]]) 
         # new orders have the ids 0..k-1 (recorded ones come after): one interval fact
         facts.append(("new", OrderIds(0, max(i for i, _ in orders))))
     facts += order_facts(recorded_orders)
+    facts += across_facts(mv, [r for _, r in orders] + [r for _, r in recorded_orders])
     facts += journeys
     return MovementFacts(tuple(facts), recorded_orders, frozenset(departed))

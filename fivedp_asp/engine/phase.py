@@ -41,6 +41,11 @@ class Query:
         """The facts as the program of this phase alone reads them."""
         return render(self.facts)
 
+    def names(self) -> frozenset[str]:
+        """The predicates of the facts, known from the values before they are spelled: the driver
+        grounds the rules that can fire on them without reading them off the text."""
+        return frozenset(f[0] for f in self.facts)
+
 
 Steps = Generator[Query, Solution, "StepReport"]
 
@@ -53,7 +58,8 @@ def run(steps: Generator[Query, Solution, object]):
             if query.universe is not None and not query.statistics:
                 answer = solve_in_universe(query.programs, query.universe, query.static)
             else:
-                answer = solve_decisions(query.programs, query.text(), query.static, statistics=query.statistics)
+                answer = solve_decisions(query.programs, query.text(), query.static, statistics=query.statistics,
+                                         names=query.names())
             query = steps.send(answer)
     except StopIteration as stop:
         return stop.value

@@ -35,7 +35,7 @@ from ..model import orders as o
 from ..solver import terms as t
 from ..solver.terms import Fact, OrderIds, Timeline
 from ..errors import InputError, NotationError, quoted
-from .facts import board_facts, edge_facts, map_facts, order_facts
+from .facts import across_facts, board_facts, edge_facts, map_facts, order_facts
 from ..model.map import GameMap
 from ..model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Board, Multiverse, Unit, unit_text
 from ..model.notation import format_order, parse_unit
@@ -152,6 +152,8 @@ class _Space:
         facts: list[Fact] = [("board", k) for k in near]
         facts += [("fork", Timeline(c), Timeline(p), n) for c, (p, n) in sorted(self.mv.forks.items())]
         facts += [("board_pair", h, k) for h, k in pairs]
+        if any(h != k for h, k in pairs):
+            facts.append(("across_boards",))  # the rules that relate two boards (boards.lp) are wanted
         answer = Answer.of(solve_decisions(_programs(self.mv), t.render(facts) + "#show board_adj/2.\n").atoms)
         out: dict[tuple[int, int], list[Board]] = {h: [] for h in self.heads}
         for a, b in answer.get("board_adj"):
@@ -403,10 +405,12 @@ def _legal(mv: Multiverse, candidates: Sequence[ResolvedOrder]) -> list[Resolved
     facts += [("past_board", k) for k in sorted(keys - heads)]
     facts += [("dissolved", Timeline(tl)) for tl in sorted(mv.dissolved)]
     facts += order_facts(orders)
+    facts += across_facts(mv, (r for _, r in orders))
     facts.append(("new", OrderIds(0, len(candidates) - 1)))
     # one unit's many candidates are not one another's rivals (DATC 4.D.3 is about orders given together)
     facts.append(("one_of_several_orders",))
-    atoms = solve_decisions(_programs(mv), t.render(facts), map_facts(mv.game_map)).atoms
+    atoms = solve_decisions(_programs(mv), t.render(facts), map_facts(mv.game_map),
+                            names=frozenset(f[0] for f in facts)).atoms
     legal = {a.arguments[0].number for a in atoms if a.name == "legal"}
     return [r for i, r in orders if i in legal]
 

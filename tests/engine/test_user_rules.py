@@ -192,6 +192,25 @@ def test_no_cross_timeline_support_makes_the_support_invalid():
     assert _result(mine, 2, "A Picardy supports A a-Picardy@0 - Burgundy")[0] == "succeeds"
 
 
+def test_rules_of_your_own_may_relate_boards_that_no_order_crosses(tmp_path):
+    # a hook (board_pair/2) names two heads that no order relates: the rules about boards apart must
+    # stay in play (across_boards), or board_adj/2 would lose the pair
+    from dataclasses import replace
+
+    from fivedp_asp.bench.benchmarks import step_orders, synthetic_multiverse
+    from fivedp_asp.engine.step import step
+
+    path = rule_file(tmp_path, 'board_pair(B1,B2) :- head(B1), head(B2).\n'
+                     'bad(I,"boards side by side") :- order(I,p(B1,P),Pw), head(B2), board_adj(B1,B2), B1 != B2.\n')
+    mv = synthetic_multiverse(2, 6)
+    orders, _ = step_orders(mv, 0, 1)
+    plain = step(mv, orders)
+    assert not any(o.reason == "boards side by side" for o in plain.outcomes)
+    mine = replace(mv, options=with_rules({}, parse_specs([f"side_by_side={path}"]), in_effect=True))
+    outcomes = step(mine, orders).outcomes
+    assert outcomes and all(o.reason == "boards side by side" for o in outcomes)
+
+
 def test_check_runs_scenarios_that_name_their_rules(cli):
     status, out, _ = cli("check", str(DATA))
     assert status == 0 and "2 passed, 0 failed" in out

@@ -22,18 +22,19 @@ def _heads(statements) -> set[str]:
     return {a.symbol.name for s in statements if s.ast_type.name == "Rule" for a in solve._atoms(s.head)}
 
 
-def _whole(programs, facts, static):
+def _whole(programs, facts, static, names=None):
     return solve._parsed_programs(tuple(programs))
 
 
 def _recorded_queries(monkeypatch, paths):
-    """Every program a run of these scenarios solves: (programs, facts, static)."""
+    """Every program a run of these scenarios solves: (programs, facts, static, names), names the
+    predicates the caller handed over with the facts (None: read off the text)."""
     seen = []
     real = solve._control
 
-    def spy(programs, facts, static):
-        seen.append((tuple(programs), facts, static))
-        return real(programs, facts, static)
+    def spy(programs, facts, static, names=None):
+        seen.append((tuple(programs), facts, static, names))
+        return real(programs, facts, static, names)
 
     monkeypatch.setattr(solve, "_control", spy)
     for path in paths:
@@ -54,15 +55,23 @@ SCENARIOS = sorted(str(p) for p in find_scenarios([str(CASES / d) for d in ("mul
 
 def test_answers_are_those_of_the_whole_program(monkeypatch):
     queries = _recorded_queries(monkeypatch, SCENARIOS)
+    # the phases hand over their facts' predicates, known from the values: the very names the text has
+    assert sum(q[3] is not None for q in queries) > len(queries) // 2
+    for programs, facts, static, names in queries:
+        assert names is None or names == solve._fact_names(facts), (programs, facts[:400])
     kinds = {q[0][0] for q in queries}
     assert {"movement.lp", "retreat.lp", "adjustment.lp"} <= kinds
     smaller = 0
-    for programs, facts, static in queries:
+    for programs, facts, static, _ in queries:
         used = _answer(programs, facts, static)
         smaller += encoding_size(programs, facts, static) < encoding_size(programs)
         with monkeypatch.context() as m:
             m.setattr(solve, "_statements", _whole)
             assert used == _answer(programs, facts, static), (programs, facts[:400])
+            # across_boards is written whenever the rules about orders across boards can fire: with it
+            # always there, the answers are the same
+            if programs[0] == "movement.lp":
+                assert used == _answer(programs, facts + "across_boards.\n", static), (programs, facts[:400])
     assert smaller > len(queries) // 2
 
 
@@ -97,6 +106,35 @@ def test_convoy_rules_are_left_out_without_convoy_orders():
     assert [s for s in whole if s.ast_type.name == "Rule" and "unopposed" in str(s.head)
             and any(a.symbol.name == "held" for a in solve._atoms(s.body))]
     assert "past_board(" not in plain.text()
+
+
+CROSSING = {"far", "jump", "pair_timelines", "timeline_adj"}
+
+
+def test_rules_about_orders_across_boards_are_left_out_of_a_classic_phase():
+    from fivedp_asp.api import new_game
+
+    query = _movement_facts(new_game().mv, {
+        "England": ["F London - North Sea", "F Edinburgh Convoys A Liverpool - Norway", "A Liverpool - Norway"],
+        "France": ["A Paris - Burgundy", "A Marseilles Supports A Paris - Burgundy"]})
+    assert "across_boards" not in query.text()
+    used = solve._statements(query.programs, query.text(), query.static)
+    assert not CROSSING & _heads(used)
+    # board adjacency of two boards (boards.lp) reads timeline_adj/2: it is gone
+    assert not [s for s in used if any(a.symbol.name == "timeline_adj" for a in solve._atoms(s))]
+    whole = solve._statements(query.programs, query.text() + "across_boards.\n", query.static)
+    assert CROSSING <= _heads(whole)
+    assert len(used) + 9 <= len(whole)
+
+
+def test_rules_about_orders_across_boards_are_kept_when_an_order_crosses():
+    from fivedp_asp.bench.benchmarks import step_orders, synthetic_multiverse
+
+    mv = synthetic_multiverse(2, 20)
+    orders, _ = step_orders(mv, 4, 1)
+    query = _movement_facts(mv, orders)
+    assert "across_boards." in query.text()
+    assert CROSSING <= _heads(solve._statements(query.programs, query.text(), query.static))
 
 
 def test_rules_about_past_boards_are_kept_when_a_past_board_is_written():
