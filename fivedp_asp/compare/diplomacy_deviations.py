@@ -62,7 +62,7 @@ from .judge import Context, Emulation, _fleet_seas, _given, adjustment_removals,
 from .reference import GivenOrder, PhaseResult
 
 DEVIATIONS = {
-    # documented in shared/reference/README.md for diplomacy 1.1.2
+    # the known deviations of diplomacy 1.1.2 from DATC v3.1, as the public DATC corpora list them (docs/compare.md)
     "6.B.9": "coasts in support orders ignored",
     "6.F.21": "retreat into an occupied province offered after an attack by convoy",
     "6.G.10": "retreat into a standoff province offered after an attack by convoy",

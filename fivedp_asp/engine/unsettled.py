@@ -11,9 +11,7 @@ from typing import Any, Mapping
 from ..errors import AdjudicationError, EncodingError, RuleError
 from .options import UserRule, rules_of
 from .step import step
-
-_QUOTE = 60  # at most this much of a user's text is quoted in a message
-
+from .userrules import _QUOTE
 
 SHRINK_BUDGET = 80  # adjudications spent finding the orders an unsettled step needs
 
