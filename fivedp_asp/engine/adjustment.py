@@ -75,16 +75,18 @@ def adjustment_balances(mv: Multiverse) -> dict[tuple[tuple[int, int], str], int
     return out
 
 
-def adjudicate(mv: Multiverse, orders) -> Steps:
-    """The adjustment phase of every head waiting for it, as queries (``phase.Query``): the step's report."""
+def adjudicate(mv: Multiverse, orders, reasons: bool = True) -> Steps:
+    """The adjustment phase of every head waiting for it, as queries (``phase.Query``): the step's report
+    (``reasons``: why each order has its result, ``phase.outcomes``)."""
     boards = [b for b in mv.heads if b.phase == ADJUSTMENT]
     facts = _adjustment_facts(mv, boards, orders)
     # first without the map's adjacency and names, which only a power short of removals needs (civil
     # disorder); when the answer says a power is short, again with them
-    answer = Answer.of((yield Query(program(mv, "adjustment"), facts,
+    answer = Answer.of((yield Query(program(mv, "adjustment", reasons), facts,
                                     adjustment_map_facts(mv.game_map, civil_disorder=False))).atoms)
     if "removals_unordered" in answer.texts:
-        answer = Answer.of((yield Query(program(mv, "adjustment"), facts, adjustment_map_facts(mv.game_map))).atoms)
+        answer = Answer.of((yield Query(program(mv, "adjustment", reasons), facts,
+                                        adjustment_map_facts(mv.game_map))).atoms)
     removed = answer.places("removed")
     built = {t.read_place(a): (k.name, t.read_location(loc)) for a, k, loc in answer.get("built")}
     new_boards, disbanded = [], []
@@ -97,5 +99,5 @@ def adjudicate(mv: Multiverse, orders) -> Steps:
                 units.append(Unit(kind, power, loc))
         new_boards.append(make_board(b.timeline, b.turn, units, b.centers))
     after = mv.with_boards(new_boards)
-    return StepReport(ADJUSTMENT, mv, after, outcomes(mv, orders, answer), disbanded=tuple(disbanded))
+    return StepReport(ADJUSTMENT, mv, after, outcomes(mv, orders, answer, reasons=reasons), disbanded=tuple(disbanded))
 

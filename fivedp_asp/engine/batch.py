@@ -203,14 +203,15 @@ def _advance(results: list, running: dict, n: int, r: _Running, move: Callable[[
         results[n] = exc
 
 
-def step_many(items: Sequence[tuple[object, OrderLines]], *, statistics: bool = False) -> list[StepReport | Exception]:
+def step_many(items: Sequence[tuple[object, OrderLines]], *, statistics: bool = False,
+              reasons: bool = True) -> list[StepReport | Exception]:
     """``step.step`` for many independent phases ``(multiverse, orders)`` at once: the same reports, in the
     same order; a phase whose input is bad (or that cannot be adjudicated) gives its exception in place
-    of a report, and the other phases are unaffected."""
+    of a report, and the other phases are unaffected. ``reasons`` as for ``step.step``."""
     generators: list[Generator | Exception] = []
     for mv, orders in items:
         try:
-            generators.append(steps(mv, orders, statistics=statistics))
+            generators.append(steps(mv, orders, statistics=statistics, reasons=reasons))
         except Exception as exc:
             generators.append(exc)
     return run_all(generators)  # type: ignore[return-value]

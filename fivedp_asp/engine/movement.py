@@ -113,12 +113,13 @@ def _backup_notes(mv: Multiverse, backups) -> tuple[str, ...]:
     return tuple(notes)
 
 
-def adjudicate(mv: Multiverse, orders, statistics: bool = False) -> Steps:
+def adjudicate(mv: Multiverse, orders, statistics: bool = False, reasons: bool = True) -> Steps:
     """The movement phase of every head, as queries (``phase.Query``): the step's report, before the
-    sustain phase is marked due and the victory check (step.py)."""
+    sustain phase is marked due and the victory check (step.py). ``reasons``: why each order has its
+    result (``phase.outcomes``)."""
     facts = movement_facts(mv, orders)
     values = facts.facts + tuple(("dissolved", Timeline(tl)) for tl in sorted(mv.dissolved))
-    solution = yield Query(program(mv, "movement"), values, map_facts(mv.game_map), statistics)
+    solution = yield Query(program(mv, "movement", reasons), values, map_facts(mv.game_map), statistics)
     answer = Answer.of(solution.atoms)
     outcome = _Outcome.read(answer, facts.departed)
     owners = answer.owners()
@@ -141,6 +142,6 @@ def adjudicate(mv: Multiverse, orders, statistics: bool = False) -> Steps:
     after = mv.with_boards(list(recorded_heads.values()) + produced, forks)
     after, disbanded = yield from drop_hopeless_retreats(after, produced)
     after = after.with_boards([settle(after.boards[b.key], after) for b in produced])
-    return StepReport(MOVEMENT, mv, after, outcomes(mv, orders, answer, solution.backups), tuple(dislodged), disbanded,
+    return StepReport(MOVEMENT, mv, after, outcomes(mv, orders, answer, solution.backups, reasons), tuple(dislodged), disbanded,
                       _backup_notes(mv, solution.backups), solution, dislodgers=dislodgers)
 

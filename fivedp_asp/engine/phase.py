@@ -8,6 +8,7 @@ sustain, victory) build their queries and reports from the pieces here.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Generator, Sequence
 
@@ -145,23 +146,40 @@ def _paradox_causes(mv: Multiverse, backups) -> dict[tuple[int, int, str], list[
     return out
 
 
-def outcomes(mv: Multiverse, orders, answer: Answer, backups=()) -> tuple[OrderOutcome, ...]:
+def outcomes(mv: Multiverse, orders, answer: Answer, backups=(), reasons: bool = True) -> tuple[OrderOutcome, ...]:
+    """Each order's result; with ``reasons``, why (its causes and their sentence). Without, a legal
+    order has neither: its program was grounded without the reasons, and the backup rules the driver
+    applied are left out of the causes too (the step's report still names them, ``StepReport.backups``),
+    so that an outcome never explains only part of its result. An invalid order keeps its reason: it
+    comes from the legality rules or from reading the order, not from the reasons."""
     results = answer.order_results()
-    reasons = answer.reasons()
-    paradox = _paradox_causes(mv, backups)
+    why = answer.reasons() if reasons else {}
+    paradox = _paradox_causes(mv, backups) if reasons else {}
     out = []
     for i, r in orders:
         result, reason = results.get(i, ("invalid", r.problem or "not an order of this phase"))
         causes: tuple[Cause, ...] = ()
-        if result != "invalid":
+        if result != "invalid" and not reasons:
+            reason = None
+        elif result != "invalid":
             place = (r.unit.timeline, r.unit.turn, r.unit.province) if r.unit else None
-            causes = _causes(mv, reasons.get(i, ()), paradox.get(place, ()))
+            causes = _causes(mv, why.get(i, ()), paradox.get(place, ()))
             reason = explain(causes, _local(r))
         out.append(OrderOutcome(r.power, r.text, result, reason, r.order, mv.game_map, causes))
     return tuple(out)
 
 
-def program(mv: Multiverse, program: str) -> tuple[str, ...]:
-    """The entry encoding of ``program`` and the logic files of the options in effect (options.py)."""
-    return (f"{program}.lp", *logic_files(mv.options, program))
+REASONED = frozenset({"movement", "retreat", "adjustment", "sustain"})  # programs with a ``<program>/reasons.lp``
+
+
+def program(mv: Multiverse, program: str, reasons: bool = False) -> tuple[str, ...]:
+    """The entry encoding of ``program``, its reasons when asked for, and the logic files of the
+    options in effect (options.py). The reasons only explain results (nothing else reads them), and
+    grounding them costs a movement program some 40 statements, so a caller that reads no reason does
+    not load them. Rules of your own (absolute paths) may read any predicate of the movement parts,
+    the reasons' among them, to decide a result: with them the reasons are always loaded."""
+    files = logic_files(mv.options, program)
+    if program in REASONED and (reasons or any(os.path.isabs(f) for f in files)):
+        return (f"{program}.lp", f"{program}/reasons.lp", *files)
+    return (f"{program}.lp", *files)
 

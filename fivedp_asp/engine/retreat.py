@@ -68,10 +68,11 @@ def retreat_options(mv: Multiverse) -> dict[tuple[int, int, str], tuple[str, ...
     return {k: tuple(sorted(v)) for k, v in options.items()}
 
 
-def adjudicate(mv: Multiverse, orders) -> Steps:
-    """The retreat phase of every head waiting for it, as queries (``phase.Query``): the step's report."""
+def adjudicate(mv: Multiverse, orders, reasons: bool = True) -> Steps:
+    """The retreat phase of every head waiting for it, as queries (``phase.Query``): the step's report
+    (``reasons``: why each order has its result, ``phase.outcomes``)."""
     boards = [b for b in mv.heads if b.phase == RETREAT]
-    answer = Answer.of((yield Query(program(mv, "retreat"), _retreat_facts(mv, boards, orders))).atoms)
+    answer = Answer.of((yield Query(program(mv, "retreat", reasons), _retreat_facts(mv, boards, orders))).atoms)
     arrivals = answer.arrivals("retreats_to")
     new_boards, disbanded = [], []
     for b in boards:
@@ -85,5 +86,5 @@ def adjudicate(mv: Multiverse, orders) -> Steps:
         board = make_board(b.timeline, b.turn, units, b.centers)
         new_boards.append(settle(board, mv))
     after = mv.with_boards(new_boards)
-    return StepReport(RETREAT, mv, after, outcomes(mv, orders, answer), disbanded=tuple(disbanded))
+    return StepReport(RETREAT, mv, after, outcomes(mv, orders, answer, reasons=reasons), disbanded=tuple(disbanded))
 

@@ -86,11 +86,12 @@ def apply(mv: Multiverse, result: SustainResult) -> Multiverse:
                    sustain_held=result.year)
 
 
-def adjudicate(mv: Multiverse, orders) -> Steps:
-    """The sustain phase, as a query (``phase.Query``): the step's report, with the votes."""
-    answer = Answer.of((yield Query(program(mv, "sustain"), facts(mv, orders))).atoms)
+def adjudicate(mv: Multiverse, orders, reasons: bool = True) -> Steps:
+    """The sustain phase, as a query (``phase.Query``): the step's report, with the votes (``reasons``:
+    why each order has its result, ``phase.outcomes``)."""
+    answer = Answer.of((yield Query(program(mv, "sustain", reasons), facts(mv, orders))).atoms)
     result = read(mv, answer)
-    return StepReport(SUSTAIN, mv, apply(mv, result), outcomes(mv, orders, answer), sustain=result)
+    return StepReport(SUSTAIN, mv, apply(mv, result), outcomes(mv, orders, answer, reasons=reasons), sustain=result)
 
 
 def fraction_shares(fractions) -> list[tuple[int, int]]:
