@@ -216,38 +216,44 @@ def check_orders(game: Game) -> tuple[OrderOutcome, ...]:
     return _play.check_orders(_need_game("check_orders", game))
 
 
-def adjudicate(game: Game, *, time_limit: float | None = None) -> tuple[Game, StepReport]:
+def adjudicate(game: Game, *, time_limit: float | None = None, reasons: bool = True) -> tuple[Game, StepReport]:
     """Adjudicates the next phase with the waiting orders: the game after it, and the step's report
     (``report.outcomes``: every order with its result and reason). ``time_limit``: seconds for each
     program solved (default 600); a step not settled by then raises TimeLimitError (an InputError). A
     step that a rule of your own leaves with no single adjudication raises ``RuleError`` (an
-    ``InputError``) naming the rule."""
+    ``InputError``) naming the rule. ``reasons=False``: faster, the rules of reasons are not grounded;
+    a legal order's outcome (and its history entry) then has no reason and no explanation, and an
+    invalid order keeps its reason."""
     from .engine.unsettled import unsettled
 
     _need_game("adjudicate", game)
+    reasons = _need_flag("adjudicate", "reasons", reasons)
     with _time_limit(_need_seconds("adjudicate", time_limit)):
         try:
-            return _play.adjudicate(game)
+            return _play.adjudicate(game, reasons=reasons)
         except AdjudicationError as exc:
             raise unsettled(exc, game.mv.options, game.pending, game.mv) from None
 
 
-def adjudicate_many(games: Sequence[Game], *, time_limit: float | None = None) -> list[tuple[Game, StepReport] | Exception]:
+def adjudicate_many(games: Sequence[Game], *, time_limit: float | None = None,
+                    reasons: bool = True) -> list[tuple[Game, StepReport] | Exception]:
     """:func:`adjudicate` for many independent games at once, their phases answered together in one
     program (faster than one by one when there are many); the same results, in the same order. A game
     that cannot be adjudicated gives its exception (``InputError``, ``AdjudicationError``) in its
-    place. ``games`` must be a sequence of Game (a single Game, a str or a path is a UsageError)."""
+    place. ``games`` must be a sequence of Game (a single Game, a str or a path is a UsageError).
+    ``reasons`` as for :func:`adjudicate`."""
     from .engine.batch import step_many
 
     games = list(_need_sequence("adjudicate_many", "games", games, "Game"))
     for n, g in enumerate(games):
         _need_game("adjudicate_many", g, f"games[{n}]")
     seconds = _need_seconds("adjudicate_many", time_limit)
+    reasons = _need_flag("adjudicate_many", "reasons", reasons)
     out: list[tuple[Game, StepReport] | Exception] = []
     over = {n: InputError(f"the game is over: {g.mv.winner} has won") for n, g in enumerate(games) if g.mv.winner}
     playing = [n for n in range(len(games)) if n not in over]
     with _time_limit(seconds):
-        reports = dict(zip(playing, step_many([(games[n].mv, games[n].pending) for n in playing])))
+        reports = dict(zip(playing, step_many([(games[n].mv, games[n].pending) for n in playing], reasons=reasons)))
     for n, game in enumerate(games):
         report = over.get(n) or reports[n]
         out.append(report if isinstance(report, Exception) else _play.adjudicate(game, report))

@@ -108,9 +108,11 @@ def _given(power: str, order, game_map: GameMap) -> GivenOrder:
 
 
 def ours_phase(mv: Multiverse, given: Sequence[GivenOrder], geo: Geography,
-               report: StepReport | None = None) -> tuple[StepReport, PhaseResult]:
+               report: StepReport | None = None, reasons: bool = True) -> tuple[StepReport, PhaseResult]:
+    """Our engine on the phase; ``reasons`` puts each order's reason into the result's notes (only a
+    written finding prints them, ``minimize.scenario_yaml``: the other callers judge and need none)."""
     orders = orders_dict(given)
-    report = report or step(mv, orders)
+    report = report or step(mv, orders, reasons=reasons)
     # outcomes come power by power in the order of ``orders``; put them back in the order given
     index: list[int] = []
     for power in orders:
@@ -304,7 +306,7 @@ def _apply(ctx: Context, emus: Sequence[Emulation]) -> tuple[list[Difference], s
         given += e.extra
     skip |= set(range(n, len(given)))
     mv = ctx.mv.with_boards([board])
-    _, ours = ours_phase(mv, given, ctx.geo)
+    _, ours = ours_phase(mv, given, ctx.geo, reasons=False)  # an emulation is judged, never printed
     for e in sorted(emus, key=lambda e: e.board is None):  # undo changed boards before other readings
         if e.post:
             ours = e.post(ours, given)
@@ -366,12 +368,13 @@ def case_key(case: str):
 
 
 def play_phase(mv: Multiverse, given: list[GivenOrder], reference: ReferenceAdjudicator, geo: Geography,
-               *, load: bool, report: StepReport | None = None, seconds: float = 0.0) -> PhaseRun:
+               *, load: bool, report: StepReport | None = None, seconds: float = 0.0,
+               reasons: bool = True) -> PhaseRun:
     """Our engine and the reference on the same phase; ``load`` first puts the reference at ``mv``.
     ``report`` is our engine's report when it was adjudicated already (with other phases, taking
-    ``seconds``)."""
+    ``seconds``); ``reasons`` as for ``ours_phase``."""
     t0 = time.perf_counter()
-    report, ours = ours_phase(mv, given, geo, report)
+    report, ours = ours_phase(mv, given, geo, report, reasons)
     t1 = time.perf_counter()
     if seconds:
         t0 = t1 - seconds

@@ -115,7 +115,7 @@ def play_game(index: int, seed: int, reference: ReferenceAdjudicator, game_map: 
         while True:
             started = time.perf_counter()
             try:
-                report: StepReport | Exception = step(mv, orders)
+                report: StepReport | Exception = step(mv, orders, reasons=False)  # judged, never printed
             except AdjudicationError as exc:
                 report = exc
             mv, orders = game.send((report, time.perf_counter() - started))
@@ -253,7 +253,8 @@ def run_games(reference: ReferenceAdjudicator, game_map: GameMap, *, games: int,
         while running:
             order = sorted(running)
             t0 = time.perf_counter()
-            reports = step_many([running[i][1] for i in order])
+            # the games' reports are judged and never printed (a finding is adjudicated again, with reasons)
+            reports = step_many([running[i][1] for i in order], reasons=False)
             share = (time.perf_counter() - t0) / len(order)
             for index, report in zip(order, reports):
                 game, _ = running.pop(index)

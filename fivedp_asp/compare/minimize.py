@@ -41,20 +41,23 @@ def _order_province(g: GivenOrder) -> str | None:
     return unit.where.province if unit is not None else None
 
 
-def run_repro(repro: Repro, reference: ReferenceAdjudicator, geo: Geography) -> list[PhaseRun]:
+def run_repro(repro: Repro, reference: ReferenceAdjudicator, geo: Geography, reasons: bool = True) -> list[PhaseRun]:
     """The repro's phases through both engines, the reference put at the start position first and,
-    after a phase where they disagreed, at our engine's position (as the lockstep games do)."""
+    after a phase where they disagreed, at our engine's position (as the lockstep games do).
+    ``reasons``: our reasons in the runs' notes, which only the written scenario prints."""
     game_map = geo.map
     runs = []
     if repro.pre is not None:
-        first = play_phase(single_board(game_map, repro.pre[0]), repro.pre[1], reference, geo, load=True)
+        first = play_phase(single_board(game_map, repro.pre[0]), repro.pre[1], reference, geo, load=True,
+                           reasons=reasons)
         runs.append(first)
         mv = first.report.after
         if mv.heads[0].phase != RETREAT:
             return runs
-        runs.append(play_phase(mv, repro.given, reference, geo, load=bool(first.verdict.differences)))
+        runs.append(play_phase(mv, repro.given, reference, geo, load=bool(first.verdict.differences), reasons=reasons))
         return runs
-    runs.append(play_phase(single_board(game_map, repro.board), repro.given, reference, geo, load=True))
+    runs.append(play_phase(single_board(game_map, repro.board), repro.given, reference, geo, load=True,
+                           reasons=reasons))
     return runs
 
 
@@ -62,7 +65,7 @@ def still_real(repro: Repro, reference: ReferenceAdjudicator, geo: Geography, fo
     """The engines still disagree, no deviation excuses it, and (given a ``focus``) at least one of
     those differences is still there, so that shrinking does not wander off to another problem."""
     try:
-        runs = run_repro(repro, reference, geo)
+        runs = run_repro(repro, reference, geo, reasons=False)  # shrinking only judges
     except AdjudicationError:
         return False
     wanted = RETREAT if repro.pre is not None else repro.board.phase

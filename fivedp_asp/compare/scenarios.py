@@ -104,7 +104,7 @@ def compare_scenario(path: Path, reference: ReferenceAdjudicator, game_map_name:
         season = Position(board.turn, phase, frozenset(), {}).season
         try:
             given = parse_given(s.orders, mv.game_map)
-            run = play_phase(mv, given, reference, geo, load=load)
+            run = play_phase(mv, given, reference, geo, load=load, reasons=False)  # only the verdicts are printed
         except ScenarioError as exc:
             out.error = str(exc)
             break

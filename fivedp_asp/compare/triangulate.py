@@ -124,7 +124,7 @@ def triangulate_games(references: Sequence[ReferenceAdjudicator], game_map: Game
                 break
             given = parse_given(gen.orders(board, phase), game_map)
             try:
-                report = step(mv, orders_dict(given))
+                report = step(mv, orders_dict(given), reasons=False)  # only the verdicts are read
             except Exception:  # noqa: BLE001 - counted; `fivedp compare --games` reports engine failures
                 out.errors += 1
                 break

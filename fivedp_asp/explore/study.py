@@ -80,7 +80,8 @@ def random_games(count: int | Sequence[int], seed: int, years: int, options: Map
             steps[n].append(ScenarioStep(orders, {}, 0))
             phases[n].append(phase)
             asked.append((mv, orders))
-        reports = step_many(asked)
+        # drawing a game keeps only its orders and positions; exploring it (with reasons) comes after
+        reports = step_many(asked, reasons=False)
         still = []
         for n, report in zip(playing, reports):
             if isinstance(report, Exception):

@@ -307,7 +307,8 @@ def check_orders(game: Game) -> tuple[OrderOutcome, ...]:
     a copy, nothing kept but the illegal orders."""
     if game.mv.winner:
         raise InputError(f"the game is over: {game.mv.winner} has won")
-    report = step(game.mv, game.pending)
+    # an illegal order's reason comes from the legality rules: the reasons of results are not needed
+    report = step(game.mv, game.pending, reasons=False)
     return tuple(x for x in report.outcomes if x.result == "invalid")
 
 
@@ -464,12 +465,13 @@ def _result_entry(mv: Multiverse, x: OrderOutcome) -> dict:
     return entry
 
 
-def adjudicate(game: Game, report: StepReport | None = None) -> tuple[Game, StepReport]:
+def adjudicate(game: Game, report: StepReport | None = None, reasons: bool = True) -> tuple[Game, StepReport]:
     """The game after its next phase; ``report`` is that phase's report when it was adjudicated
-    already (with other games' phases, ``batch.step_many``)."""
+    already (with other games' phases, ``batch.step_many``). ``reasons=False`` (``step.step``): the
+    results carry no reasons, in the report and in the history entry alike."""
     if game.mv.winner:
         raise InputError(f"the game is over: {game.mv.winner} has won")
-    report = report or step(game.mv, game.pending)
+    report = report or step(game.mv, game.pending, reasons=reasons)
     before, after = report.before, report.after
     acting = [b.name for b in before.heads if b.phase == report.phase]
     entry: dict[str, Any] = {
@@ -518,10 +520,11 @@ def undo(game: Game, start: Callable[[Game], Multiverse]) -> tuple[Game, dict]:
     mv = start(game)
     mv = replace(mv, players=game.mv.players)
     history = list(game.history)
+    # the replay compares positions only: no reasons
     for h in history[:-1]:
-        mv = step(mv, plain(h.get("orders") or {})).after
+        mv = step(mv, plain(h.get("orders") or {}), reasons=False).after
     last = history[-1]
-    replayed = step(mv, plain(last.get("orders") or {})).after
+    replayed = step(mv, plain(last.get("orders") or {}), reasons=False).after
     now = game.mv
     if set(replayed.boards) != set(now.boards) or any(
             _board_content(replayed.boards[k]) != _board_content(now.boards[k]) for k in [h.key for h in now.heads]
