@@ -48,7 +48,7 @@ def random_game(seed: int, steps: int, travel: tuple[int, int] = (2, 6), timelin
                 lines.setdefault(power, []).append(text)
         for power, line in travelling.values():
             lines.setdefault(power, []).append(line)
-        mv = step(mv, lines).after
+        mv = step(mv, lines, reasons=False).after  # only the orders and the positions are kept
         played.append({"orders": lines})
         if mv.winner or (timelines is not None and len(mv.timelines) >= timelines):
             break
