@@ -70,6 +70,7 @@ GOOD: dict[str, list] = {
     "replace": [True, False],
     "check": [True, False],
     "force": [True, False],
+    "reasons": [True, False],
     "name": ["a0", "a1", "z9", "standard"],
     "map": ["standard"],
     "options": [None, {}, {"adjacency": "any"}, {"adjacency": "weird"}, {"nothing": True}],
