@@ -355,12 +355,16 @@ def bench_batches(phases: list[RecordedPhase], batch: int, repeat: int, ref, pro
 
 
 def _alternately(first: Callable[[], float], second: Callable[[], float], repeat: int) -> tuple[float, float]:
-    """The best of ``repeat`` runs of each, the two run in turn, so that a change in the machine's load
-    falls on both alike."""
+    """The best of ``repeat`` runs of each, the two run in turn (which goes first alternating too), so
+    that a change in the machine's load falls on both alike."""
     a, b = [], []
-    for _ in range(repeat):
-        a.append(first())
-        b.append(second())
+    for k in range(repeat):
+        if k % 2:
+            b.append(second())
+            a.append(first())
+        else:
+            a.append(first())
+            b.append(second())
     return min(a), min(b)
 
 

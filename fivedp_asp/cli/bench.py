@@ -115,7 +115,8 @@ def cmd_bench(args, command: Callable[[list[str]], int]) -> int:
         print(f"{r['batch']:>6} {r['groups']:>7} {r['phases']:>7} {r['ours_ms']:>10.2f} {r['reference_ms']:>13.2f} "
               f"{r['ours_reasons_ms']:>13.2f}")
         print(f"ratio ours/reference {r['ours_ms'] / r['reference_ms']:.2f}")
-        print(f"with reasons: {r['ours_reasons_ms']:.2f} ms a phase, ratio {r['ours_reasons_ms'] / r['reference_ms']:.2f}")
+        print(f"with reasons: {r['ours_reasons_ms']:.2f} ms a phase, "
+              f"ratio {r['ours_reasons_ms'] / r['reference_ms']:.2f}")
         print(_REASONS_NOTE)
         return 0
     print(f"classic: {args.phases} movement phases of seeded random games (seed {args.seed}) and their retreat "

@@ -175,9 +175,10 @@ REASONED = frozenset({"movement", "retreat", "adjustment", "sustain"})  # progra
 def program(mv: Multiverse, program: str, reasons: bool = False) -> tuple[str, ...]:
     """The entry encoding of ``program``, its reasons when asked for, and the logic files of the
     options in effect (options.py). The reasons only explain results (nothing else reads them), and
-    grounding them costs a movement program some 40 statements, so a caller that reads no reason does
-    not load them. Rules of your own (absolute paths) may read any predicate of the movement parts,
-    the reasons' among them, to decide a result: with them the reasons are always loaded."""
+    they are 37 of the 280 statements of a median classic movement program, so a caller that reads no
+    reason does not load them. Rules of your own (absolute paths) may read any predicate of the
+    movement parts, the reasons' among them, to decide a result: with them the reasons are always
+    loaded."""
     files = logic_files(mv.options, program)
     if program in REASONED and (reasons or any(os.path.isabs(f) for f in files)):
         return (f"{program}.lp", f"{program}/reasons.lp", *files)

@@ -85,9 +85,9 @@ def check_limits(mv: Multiverse, orders: OrderLines, phase: str) -> None:
 def step(mv: Multiverse, orders: OrderLines, *, statistics: bool = False, reasons: bool = True) -> StepReport:
     """Adjudicates the next phase with these orders (per power, lines in any notation).
     ``statistics`` asks clingo for the ground program's size (benchmarks). ``reasons=False`` leaves
-    out why each order has its result: the rules of reasons are then not grounded (a movement phase
-    grounds some 40 statements fewer), and a legal order's outcome has no reason and no causes. The
-    results, positions and decisions are the same; an invalid order keeps its reason."""
+    out why each order has its result: the rules of reasons are then not grounded (a median classic
+    movement phase grounds 37 statements fewer), and a legal order's outcome has no reason and no
+    causes. The results, positions and decisions are the same; an invalid order keeps its reason."""
     return run(steps(mv, orders, statistics=statistics, reasons=reasons))
 
 
