@@ -4,9 +4,10 @@
   boards of history; one movement step with ordinary orders on every head plus time-travel orders.
   Prints time per step, clingo's grounding and solving time, and the ground program's size.
 - ``classic``: recorded random-game phases through our whole pipeline and through the reference
-  adjudicator (``fivedp_asp.compare``), median per phase and the ratio. The reference gives no
-  reasons, so ours are timed without them (``step(..., reasons=False)``), and again with them, so
-  that what the reasons cost stays visible.
+  adjudicator (``fivedp_asp.compare``), median per phase and the ratio. The reference says of each
+  order no more than a result code (bounce, cut, void, dislodged: what our results and dislodgements
+  say without reasons), so ours are timed without reasons (``step(..., reasons=False)``), and again
+  with them, so that what the reasons cost stays visible.
 - ``big``: one step on a map made of N disjoint copies of a DATC position (circular movement 6.C.1,
   Pandin's paradox 6.F.16, the betrayal paradox 6.F.18): how the time grows with independent
   paradoxes, and whether every copy comes out as the DATC says.
@@ -19,6 +20,7 @@ second column apart.
 from __future__ import annotations
 
 import random
+import re
 import statistics
 import time
 from dataclasses import dataclass, replace
@@ -113,9 +115,71 @@ class MultiverseRow:
     atoms: int
     rules: int
     forks: int
+    # the reference (the `diplomacy` package) on the same head boards, one at a time, with the orders
+    # that stay on their board (a time-travel order holds there): ms a board, and ours a board over it;
+    # None when the package is not installed
+    reference_board_ms: float | None = None
+
+    @property
+    def ratio(self) -> float | None:
+        """Our step's time a head over the reference's time a board."""
+        if not self.reference_board_ms:
+            return None
+        return self.step_ms / self.heads / self.reference_board_ms
+
+
+_ORDER_LINE = re.compile(r"([AF]) (\w+)-(\S+)@(\d+)(?: - (\w+)-(\S+)@(\d+)| H)\Z")
+
+
+def board_orders(orders: dict[str, list[str]]) -> dict[tuple[str, int], dict[str, list[str]]]:
+    """``step_orders``'s lines as each head board's own orders in the standard notation, by head
+    (timeline name, turn): a move to its own board stays a move, a time-travel order becomes a hold.
+    This is what the reference can adjudicate of the step, one board at a time."""
+    out: dict[tuple[str, int], dict[str, list[str]]] = {}
+    for power, lines in orders.items():
+        for line in lines:
+            m = _ORDER_LINE.match(line)
+            if m is None:
+                raise ValueError(f"not a line step_orders writes: {line!r}")
+            letter, tl, prov, turn, tl2, prov2, turn2 = m.groups()
+            stays = tl2 is not None and (tl2, turn2) == (tl, turn)
+            classic = f"{letter} {prov} - {prov2}" if stays else f"{letter} {prov} H"
+            out.setdefault((tl, int(turn)), {}).setdefault(power, []).append(classic)
+    return out
+
+
+def reference_per_board(mv: Multiverse, orders: dict[str, list[str]], repeat: int) -> float | None:
+    """The reference's median time a head board (best of ``repeat`` each) on ``board_orders``; None
+    without the reference package."""
+    import importlib.util
+
+    if importlib.util.find_spec("diplomacy") is None:
+        return None
+    from ..compare.diplomacy_ref import DiplomacyReference
+    from ..compare.geo import Geography
+    from ..compare.judge import parse_given
+    from ..compare.reference import Position
+
+    geo = Geography(mv.game_map)
+    ref = DiplomacyReference(mv.game_map)
+    heads = {(timeline_name(h.timeline), h.turn): h for h in mv.heads}
+    times = []
+    for key, lines in board_orders(orders).items():
+        position = Position.of(heads[key], mv.game_map, geo)
+        ref.load(position)
+        theirs: dict[str, list[str]] = {}
+        for g in parse_given(lines, mv.game_map):
+            line = ref.translate(g)
+            if line is not None:
+                theirs.setdefault(g.power.upper(), []).append(line)
+        phase = RecordedPhase(mv, lines, "movement", position, theirs)
+        times.append(min(_time_reference(phase, ref) for _ in range(repeat)))
+    return statistics.median(times) * 1000
 
 
 def bench_multiverse(heads: int, history: int, time_travel: int, repeat: int = 5, seed: int = 1) -> MultiverseRow:
+    """One movement step on a synthetic multiverse (median of ``repeat``), and the reference on
+    each of its head boards alone (``reference_per_board``)."""
     mv = synthetic_multiverse(heads, history)
     orders, made = step_orders(mv, time_travel, seed)
     times, grounds, solves = [], [], []
@@ -132,16 +196,18 @@ def bench_multiverse(heads: int, history: int, time_travel: int, repeat: int = 5
         heads=heads, history=len(mv.boards), orders=sum(map(len, orders.values())), time_travel=made,
         step_ms=statistics.median(times) * 1000, ground_ms=statistics.median(grounds) * 1000,
         solve_ms=statistics.median(solves) * 1000, atoms=report.solution.atoms_count,
-        rules=report.solution.rules_count, forks=len(report.after.timelines) - len(mv.timelines))
+        rules=report.solution.rules_count, forks=len(report.after.timelines) - len(mv.timelines),
+        reference_board_ms=reference_per_board(mv, orders, repeat))
 
 
 MULTIVERSE_HEADER = (f"{'heads':>5} {'history':>7} {'orders':>6} {'travel':>6} {'step ms':>8} {'ground ms':>9} "
-                     f"{'solve ms':>8} {'atoms':>7} {'rules':>7} {'forks':>5}")
+                     f"{'solve ms':>8} {'atoms':>7} {'rules':>7} {'forks':>5} {'ms/board':>8} {'ref ms':>6} {'ratio':>5}")
 
 
 def format_row(r: MultiverseRow) -> str:
     return (f"{r.heads:>5} {r.history:>7} {r.orders:>6} {r.time_travel:>6} {r.step_ms:>8.1f} {r.ground_ms:>9.1f} "
-            f"{r.solve_ms:>8.1f} {r.atoms:>7} {r.rules:>7} {r.forks:>5}")
+            f"{r.solve_ms:>8.1f} {r.atoms:>7} {r.rules:>7} {r.forks:>5} {r.step_ms / r.heads:>8.2f} "
+            + (f"{r.reference_board_ms:>6.2f} {r.ratio:>5.1f}" if r.ratio is not None else f"{'-':>6} {'-':>5}"))
 
 
 # -- where a step's time goes ----------------------------------------------------------------------
@@ -372,7 +438,7 @@ def bench_classic(movement_phases: int = 500, seed: int = 1, repeat: int = 3, pr
                   batch: int = 1) -> dict:
     """Median time per phase of both pipelines over the same recorded phases (best of ``repeat`` per phase);
     with ``batch`` above 1, the phases adjudicated ``batch`` at a time (``bench_batches``). Ours is
-    timed without reasons (``ours_ms``; the reference gives none) and, alternately with that, with
+    timed without reasons (``ours_ms``; the reference gives result codes only) and, alternately with that, with
     them (``ours_reasons_ms``)."""
     from ..compare.reference import get_reference
 

@@ -138,7 +138,7 @@ def cmd_bench(args, command: Callable[[list[str]], int]) -> int:
     return 0
 
 
-_REASONS_NOTE = ("fivedp ms: without reasons (the reference gives none); with reasons: why each order has its result "
+_REASONS_NOTE = ("fivedp ms: without reasons (the reference gives result codes only); with reasons: why each order has its result "
                  "too, as every command that prints results asks, timed alternately with it")
 
 
