@@ -93,11 +93,11 @@ def test_convoy_rules_are_left_out_without_convoy_orders():
     whole = solve._parsed_programs(plain.programs)
     assert len(used) < len(whole)
     # the convoy network (convoy.lp) needs convoys/2, which only convoy orders give
-    assert not {"carrier", "walk_from", "on_route", "carried"} & _heads(used)
-    assert {"carrier", "walk_from", "on_route", "carried"} <= _heads(
+    assert not {"route_leg", "walk_from", "on_route", "carried"} & _heads(used)
+    assert {"route_leg", "walk_from", "on_route", "carried"} <= _heads(
         solve._statements(with_convoy.programs, with_convoy.text(), with_convoy.static))
     # a move that cannot step there still looks for a route through fleets (no convoy orders needed)
-    assert {"sea_query", "route_exists", "convoy_possible"} <= _heads(
+    assert {"sea_query", "near_origin", "route_exists"} <= _heads(
         solve._statements(convoy.programs, convoy.text(), convoy.static))
     # every board is a head: nothing about past boards is grounded
     assert not {"held", "past", "fork", "by_convoy_to", "was_dislodged"} & _heads(used)
