@@ -36,7 +36,7 @@ from typing import Callable, Generator, Sequence
 
 from ..errors import AdjudicationError
 from ..solver.driver import Solution, solve_decisions
-from ..solver.terms import ORDER_STRIDE, TIMELINE_STRIDE, fact_lines
+from ..solver.terms import ORDER_STRIDE, TIMELINE_STRIDE, fact_lines, symbol_texts
 from .phase import Query, StepReport
 from .step import OrderLines, steps
 
@@ -113,8 +113,7 @@ def solve_together(queries: Sequence[Query]) -> list[Solution]:
                             names=frozenset().union(*(q.names() for q in queries)))
     atoms: list[list[str]] = [[] for _ in queries]
     shared: list[str] = []
-    for sym in joint.atoms:
-        text = str(sym)
+    for text in symbol_texts(joint.atoms):
         k = _owner(text)
         if k is None:
             shared.append(text)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Iterable, NamedTuple
+from typing import Iterable, NamedTuple, Sequence
 
 import clingo
 
@@ -75,7 +75,36 @@ def read_location(sym: clingo.Symbol) -> str:
 
 
 # -- reading answers from their text -----------------------------------------------------------------
-# An answer's atoms are read once as text (one call into clingo per atom) and taken apart here.
+# An answer's atoms are read once as text (``symbol_texts``: a few calls into clingo for a whole answer) and taken apart here.
+
+_SEPARATOR = "fivedp_text_separator"
+_SEPARATOR_SYMBOL = clingo.Function(_SEPARATOR)
+_TEXT_CHUNK = 1024  # symbols spelled by one call
+
+
+def symbol_texts(symbols: Sequence[clingo.Symbol]) -> list[str]:
+    """The text of each symbol, as ``str`` spells it. ``str`` costs two calls into clingo a symbol (its
+    size, then its text): for the thousands of atoms of a big answer, most of the time it takes to read.
+    So the symbols are spelled a chunk at a time, as one tuple that holds them with a separator constant
+    between them, and the text is split there. Clingo keeps every symbol made, the tuple too: some 16
+    bytes a shown atom, beside the atoms themselves, which it keeps as well. Should an atom's own text
+    hold the separator (a quoted name could), the count of pieces tells, and that chunk is spelled a
+    symbol at a time."""
+    out: list[str] = []
+    for start in range(0, len(symbols), _TEXT_CHUNK):
+        chunk = symbols[start:start + _TEXT_CHUNK]
+        args: list[clingo.Symbol] = []
+        for sym in chunk:
+            args += (sym, _SEPARATOR_SYMBOL)
+        # "(a1,sep,a2,sep)": split at ",sep", each piece after the first begins with the comma before it
+        pieces = str(clingo.Function("", args))[1:-1].split("," + _SEPARATOR)
+        if len(pieces) != len(chunk) + 1 or pieces[-1]:
+            out += [str(sym) for sym in chunk]
+            continue
+        out.append(pieces[0])
+        out += [piece[1:] for piece in pieces[1:-1]]
+    return out
+
 
 _PLACE_TEXT = r'p\(b\((-?\d+),(-?\d+)\),"?([^",()]+)"?\)'
 _PLACE_ONLY = re.compile(_PLACE_TEXT + r"\Z")
