@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from functools import lru_cache
+from itertools import chain
 from typing import Iterable, NamedTuple, Sequence
 
 from ..solver import terms as t
@@ -186,14 +187,15 @@ def record_facts(board: Board, *, own: bool) -> list[Fact]:
     return facts
 
 
-def reached_boards(r: ResolvedOrder) -> set[tuple[int, int]]:
-    """The boards whose battle a new order joins (docs/rules.md §6.4: a move's destination, a support's target board)."""
+def reached_board(r: ResolvedOrder) -> tuple[int, int] | None:
+    """The board whose battle a new order joins (docs/rules.md §6.4: a move's destination, a support's
+    target board), or None."""
     match r.kind:
         case "move" | "support_move":
-            return {r.dest.board}
+            return r.dest.timeline, r.dest.turn
         case "support_hold":
-            return {r.target.board}
-    return set()
+            return r.target.timeline, r.target.turn
+    return None
 
 
 class MovementFacts(NamedTuple):
@@ -225,8 +227,12 @@ def movement_facts(mv: Multiverse, orders: Sequence[tuple[int, ResolvedOrder]]) 
     """
     heads = {b.key for b in mv.heads}
     candidates = set(heads)
+    known = mv.boards
+    # a loop of plain statements: a 64-head step has some 1,400 orders
     for _, r in orders:
-        candidates |= {k for k in reached_boards(r) if k in mv.boards}
+        key = reached_board(r)
+        if key is not None and key in known:
+            candidates.add(key)
     past = sorted(candidates - heads)
     recorded: dict[tuple[int, int, str], ResolvedOrder] = {}
 
@@ -275,8 +281,12 @@ def movement_facts(mv: Multiverse, orders: Sequence[tuple[int, ResolvedOrder]]) 
     # a recorded hold adds nothing: a unit without an order holds
     recorded_orders = [(next_id + n, r) for n, r in enumerate(r for r in recorded.values() if r.kind != "hold")]
     involved = set(candidates)
-    for _, r in list(orders) + recorded_orders:
-        involved |= {p.board for p in (r.unit, r.target, r.dest) if p is not None and p.board in mv.boards}
+    for _, r in chain(orders, recorded_orders):
+        for p in (r.unit, r.target, r.dest):
+            if p is not None:
+                key = (p.timeline, p.turn)
+                if key in known:
+                    involved.add(key)
     boards = [mv.boards[k] for k in sorted(involved)]
     facts = board_facts(mv, boards)
     facts += edge_facts(mv.game_map, ((u.kind, u.location) for b in boards for u in b.units.values()))
