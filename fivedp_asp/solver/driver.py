@@ -41,6 +41,7 @@ import clingo
 from clingo import ast
 
 from ..errors import AdjudicationError, EncodingError, InputError, TimeLimitError
+from .terms import symbol_texts
 
 DECISIONS = ("moves", "dislodged", "given", "path", "assist_given")
 # the predicates that link units into one part: a unit and where it moves, a supporter and whom and
@@ -411,8 +412,8 @@ class _Parts:
         convoys_of: dict[str, list[str]] = {}
         find = self._find_in(parent)
         for name, arity in LINKS:
-            for a in self._atoms.by_signature(name, arity):
-                places = _PLACE_TEXT.findall(str(a.symbol))
+            for text in symbol_texts([a.symbol for a in self._atoms.by_signature(name, arity)]):
+                places = _PLACE_TEXT.findall(text)
                 for place in places:
                     parent.setdefault(place, place)
                 for other in places[1:]:
