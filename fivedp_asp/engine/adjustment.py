@@ -10,7 +10,7 @@ from typing import Sequence
 
 from ..solver import terms as t
 from ..solver.terms import Fact, OrderId
-from .facts import adjustment_map_facts, board_facts, order_facts
+from .facts import adjustment_map_facts, board_facts, distance_facts, order_facts
 from ..model.multiverse import ADJUSTMENT, Board, Multiverse, Unit, make_board
 from .answer import Answer
 from ..solver.driver import solve_decisions
@@ -86,6 +86,8 @@ def adjudicate(mv: Multiverse, orders) -> Steps:
     answer = Answer.of((yield Query(program(mv, "adjustment"), facts,
                                     adjustment_map_facts(mv.game_map, civil_disorder=False))).atoms)
     if "removals_unordered" in answer.texts:
+        short = set(answer.boards("removals_unordered"))
+        facts += tuple(distance_facts(mv.game_map, [b for b in boards if b.key in short]))
         answer = Answer.of((yield Query(program(mv, "adjustment"), facts, adjustment_map_facts(mv.game_map))).atoms)
     removed = answer.places("removed")
     built = {t.read_place(a): (k.name, t.read_location(loc)) for a, k, loc in answer.get("built")}

@@ -106,6 +106,46 @@ def adjustment_map_facts(game_map: GameMap, civil_disorder: bool = True) -> str:
     return "\n".join(sorted(lines)) + "\n" + center_facts(game_map)
 
 
+@lru_cache(maxsize=8)
+def _province_adjacency(game_map: GameMap) -> dict[str, frozenset[str]]:
+    """Province adjacency whatever the unit type, as ``padj/2`` states it (``adjustment_map_facts``)."""
+    adj: dict[str, set[str]] = {}
+    for kind in ("army", "fleet"):
+        for a, b in game_map.edges(kind):
+            adj.setdefault(game_map.province_of(a), set()).add(game_map.province_of(b))
+    return {p: frozenset(q) for p, q in adj.items()}
+
+
+CIVIL_DISORDER_REACH = 20  # the farthest distance the civil disorder rule tells apart (DATC 4.D.8)
+
+
+def distance_facts(game_map: GameMap, boards: Iterable[Board]) -> list[Fact]:
+    """``distance(B,Pw,P,N)``: on board B, the province P where power Pw has a unit is N provinces from
+    the nearest centre Pw owns there (counted through provinces it does not own, any unit type, up to
+    ``CIVIL_DISORDER_REACH``), for the removals a power did not order (asp/adjustment/civil_disorder.lp).
+    A breadth-first search here: the same distances as a rule that extends every walk of length N by one
+    province, which derived each province at every length its walks reach (some 10,000 ground rules a
+    board and power short of removals, most of such a program's grounding)."""
+    adj = _province_adjacency(game_map)
+    facts: list[Fact] = []
+    for b in boards:
+        for power in sorted({u.power for u in b.units.values()}):
+            owned = {p for p, o in b.centers.items() if o == power}
+            wanted = {u.province for u in b.units.values() if u.power == power}
+            seen = {p: 0 for p in owned}
+            frontier = sorted(owned)
+            for n in range(1, CIVIL_DISORDER_REACH + 1):
+                nxt = []
+                for p in frontier:
+                    for q in adj.get(p, ()):
+                        if q not in seen:
+                            seen[q] = n
+                            nxt.append(q)
+                frontier = nxt
+            facts += [("distance", b.key, t.const(power), t.const(p), seen[p]) for p in sorted(wanted) if p in seen]
+    return facts
+
+
 def place_term(place: Place) -> tuple[int, int, str]:
     """A place as a fact's argument: its board and province (the coast is not part of it)."""
     return place.timeline, place.turn, place.province
