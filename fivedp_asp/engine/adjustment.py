@@ -10,7 +10,7 @@ from typing import Sequence
 
 from ..solver import terms as t
 from ..solver.terms import Fact, OrderId
-from .facts import adjustment_map_facts, board_facts, order_facts
+from .facts import adjustment_map_facts, board_facts, distance_facts, order_facts
 from ..model.multiverse import ADJUSTMENT, Board, Multiverse, Unit, make_board
 from .answer import Answer
 from ..solver.driver import solve_decisions
@@ -54,6 +54,8 @@ def _adjustment_facts(mv: Multiverse, boards: Sequence[Board], orders) -> tuple[
             facts.append(("ordered_build", OrderId(i), kind, coast))
         elif r.kind == "waive":
             facts.append(("ordered_waive", OrderId(i), t.const(r.power)))
+            # the boards a waive may use: those of its phase, also when phases are answered together
+            facts += [("waive_on", OrderId(i), b.key) for b in boards]
     facts += [f for f in order_facts(orders) if f[0] != "ordered_other" or f[2] == "disband"]
     return tuple(facts)
 
@@ -85,6 +87,8 @@ def adjudicate(mv: Multiverse, orders, reasons: bool = True) -> Steps:
     answer = Answer.of((yield Query(program(mv, "adjustment", reasons), facts,
                                     adjustment_map_facts(mv.game_map, civil_disorder=False))).atoms)
     if "removals_unordered" in answer.texts:
+        short = set(answer.boards("removals_unordered"))
+        facts += tuple(distance_facts(mv.game_map, [b for b in boards if b.key in short]))
         answer = Answer.of((yield Query(program(mv, "adjustment", reasons), facts,
                                         adjustment_map_facts(mv.game_map))).atoms)
     removed = answer.places("removed")

@@ -165,8 +165,11 @@ class Answer:
     def of(cls, atoms: Iterable[clingo.Symbol | str]) -> "Answer":
         texts: dict[str, list[str]] = defaultdict(list)
         syms: dict[str, list[clingo.Symbol]] = defaultdict(list)
+        atoms = list(atoms)
+        spelled = t.symbol_texts([a for a in atoms if not isinstance(a, str)])
+        read = iter(spelled)
         for sym in atoms:
-            text = str(sym)
+            text = sym if isinstance(sym, str) else next(read)
             cut = text.find("(")
             name = text[:cut] if cut > 0 else text
             texts[name].append(text[cut + 1 : -1] if cut > 0 else "")

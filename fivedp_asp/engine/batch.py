@@ -22,9 +22,10 @@ The victory rules judge a game over all its heads: their facts name the game (``
 ``player/2``, ``out/2``: ``terms.Game``), which is numbered k, and so are their answers. Programs whose rules relate a
 whole game in other ways are answered one phase at a time: the sustain phase, and the option files listed in
 ``GAME_WIDE`` (civil disorder under ``datc_4d9=fails`` looks at every order of a power; jump assists
-count a game's timelines), and adjustment phases with a waive, which names no board and goes to the
-power's first board with builds. Should a combined program fail (a phase whose rules have no solution), its
-phases are answered again one at a time, so each failure is reported with its own phase.
+count a game's timelines). A waive names no board and goes to the power's first board with builds:
+its facts name the boards of its own phase (``waive_on/2``), so it is batched like any order. Should
+a combined program fail (a phase whose rules have no solution), its phases are answered again one at
+a time, so each failure is reported with its own phase.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from typing import Callable, Generator, Sequence
 
 from ..errors import AdjudicationError
 from ..solver.driver import Solution, solve_decisions
-from ..solver.terms import ORDER_STRIDE, TIMELINE_STRIDE, fact_lines
+from ..solver.terms import ORDER_STRIDE, TIMELINE_STRIDE, fact_lines, symbol_texts
 from .phase import Query, StepReport
 from .step import OrderLines, steps
 
@@ -51,10 +52,9 @@ _GAME = frozenset({"eliminated", "winner"})  # shown atoms whose first argument 
 
 
 def batchable(query: Query) -> bool:
-    # a waive names no board: the rules give it to the power's first board with builds in the whole
-    # program, so a phase with a waive is answered alone
-    return (query.programs[0] in BATCHED_PROGRAMS and not GAME_WIDE.intersection(query.programs[1:])
-            and not any(f[0] == "ordered_waive" for f in query.facts))
+    # a waive names no board of its own: its facts name the boards of its phase (waive_on/2), among
+    # which the rules choose the power's first board with builds
+    return query.programs[0] in BATCHED_PROGRAMS and not GAME_WIDE.intersection(query.programs[1:])
 
 
 def _owner(text: str) -> int | None:
@@ -113,8 +113,7 @@ def solve_together(queries: Sequence[Query]) -> list[Solution]:
                             names=frozenset().union(*(q.names() for q in queries)))
     atoms: list[list[str]] = [[] for _ in queries]
     shared: list[str] = []
-    for sym in joint.atoms:
-        text = str(sym)
+    for text in symbol_texts(joint.atoms):
         k = _owner(text)
         if k is None:
             shared.append(text)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from functools import lru_cache
+from itertools import chain
 from typing import Iterable, NamedTuple, Sequence
 
 from ..solver import terms as t
@@ -105,6 +106,46 @@ def adjustment_map_facts(game_map: GameMap, civil_disorder: bool = True) -> str:
     return "\n".join(sorted(lines)) + "\n" + center_facts(game_map)
 
 
+@lru_cache(maxsize=8)
+def _province_adjacency(game_map: GameMap) -> dict[str, frozenset[str]]:
+    """Province adjacency whatever the unit type, as ``padj/2`` states it (``adjustment_map_facts``)."""
+    adj: dict[str, set[str]] = {}
+    for kind in ("army", "fleet"):
+        for a, b in game_map.edges(kind):
+            adj.setdefault(game_map.province_of(a), set()).add(game_map.province_of(b))
+    return {p: frozenset(q) for p, q in adj.items()}
+
+
+CIVIL_DISORDER_REACH = 20  # the farthest distance the civil disorder rule tells apart (DATC 4.D.8)
+
+
+def distance_facts(game_map: GameMap, boards: Iterable[Board]) -> list[Fact]:
+    """``distance(B,Pw,P,N)``: on board B, the province P where power Pw has a unit is N provinces from
+    the nearest centre Pw owns there (counted through provinces it does not own, any unit type, up to
+    ``CIVIL_DISORDER_REACH``), for the removals a power did not order (asp/adjustment/civil_disorder.lp).
+    A breadth-first search here: the same distances as a rule that extends every walk of length N by one
+    province, which derived each province at every length its walks reach (some 10,000 ground rules a
+    board and power short of removals, most of such a program's grounding)."""
+    adj = _province_adjacency(game_map)
+    facts: list[Fact] = []
+    for b in boards:
+        for power in sorted({u.power for u in b.units.values()}):
+            owned = {p for p, o in b.centers.items() if o == power}
+            wanted = {u.province for u in b.units.values() if u.power == power}
+            seen = {p: 0 for p in owned}
+            frontier = sorted(owned)
+            for n in range(1, CIVIL_DISORDER_REACH + 1):
+                nxt = []
+                for p in frontier:
+                    for q in adj.get(p, ()):
+                        if q not in seen:
+                            seen[q] = n
+                            nxt.append(q)
+                frontier = nxt
+            facts += [("distance", b.key, t.const(power), t.const(p), seen[p]) for p in sorted(wanted) if p in seen]
+    return facts
+
+
 def place_term(place: Place) -> tuple[int, int, str]:
     """A place as a fact's argument: its board and province (the coast is not part of it)."""
     return place.timeline, place.turn, place.province
@@ -186,14 +227,15 @@ def record_facts(board: Board, *, own: bool) -> list[Fact]:
     return facts
 
 
-def reached_boards(r: ResolvedOrder) -> set[tuple[int, int]]:
-    """The boards whose battle a new order joins (docs/rules.md §6.4: a move's destination, a support's target board)."""
+def reached_board(r: ResolvedOrder) -> tuple[int, int] | None:
+    """The board whose battle a new order joins (docs/rules.md §6.4: a move's destination, a support's
+    target board), or None."""
     match r.kind:
         case "move" | "support_move":
-            return {r.dest.board}
+            return r.dest.timeline, r.dest.turn
         case "support_hold":
-            return {r.target.board}
-    return set()
+            return r.target.timeline, r.target.turn
+    return None
 
 
 class MovementFacts(NamedTuple):
@@ -225,8 +267,12 @@ def movement_facts(mv: Multiverse, orders: Sequence[tuple[int, ResolvedOrder]]) 
     """
     heads = {b.key for b in mv.heads}
     candidates = set(heads)
+    known = mv.boards
+    # a loop of plain statements: a 64-head step has some 1,400 orders
     for _, r in orders:
-        candidates |= {k for k in reached_boards(r) if k in mv.boards}
+        key = reached_board(r)
+        if key is not None and key in known:
+            candidates.add(key)
     past = sorted(candidates - heads)
     recorded: dict[tuple[int, int, str], ResolvedOrder] = {}
 
@@ -275,8 +321,12 @@ def movement_facts(mv: Multiverse, orders: Sequence[tuple[int, ResolvedOrder]]) 
     # a recorded hold adds nothing: a unit without an order holds
     recorded_orders = [(next_id + n, r) for n, r in enumerate(r for r in recorded.values() if r.kind != "hold")]
     involved = set(candidates)
-    for _, r in list(orders) + recorded_orders:
-        involved |= {p.board for p in (r.unit, r.target, r.dest) if p is not None and p.board in mv.boards}
+    for _, r in chain(orders, recorded_orders):
+        for p in (r.unit, r.target, r.dest):
+            if p is not None:
+                key = (p.timeline, p.turn)
+                if key in known:
+                    involved.add(key)
     boards = [mv.boards[k] for k in sorted(involved)]
     facts = board_facts(mv, boards)
     facts += edge_facts(mv.game_map, ((u.kind, u.location) for b in boards for u in b.units.values()))

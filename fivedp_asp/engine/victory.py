@@ -5,13 +5,13 @@ judged over a game's heads (``asp/victory.lp``, ``asp/victory/``).
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Generator
+from typing import Generator, Sequence
 
 from ..solver import terms as t
 from ..solver.terms import Fact, Game
 from .facts import center_facts
 from ..model.map import GameMap
-from ..model.multiverse import Multiverse
+from ..model.multiverse import Board, Multiverse
 from .options import chosen
 from .answer import Answer
 from ..solver.driver import Solution, Universe
@@ -28,7 +28,8 @@ def adjudicate(mv: Multiverse) -> Generator[Query, Solution, Multiverse]:
     if len(mv.players) < 2 or mv.winner:
         return mv  # a scenario with one power, or a game already won
     option = chosen(mv.options, "victory")
-    heads = mv.heads
+    programs = program(mv, "victory")
+    heads = _standings(mv) if programs == VICTORY_UNIVERSE_PROGRAMS else mv.heads
     # every fact names its game, 0 (a joint program numbers its games apart, terms.Game)
     game = Game(0)
     facts: list[Fact] = [("head", game, h.key) for h in heads]
@@ -45,8 +46,7 @@ def adjudicate(mv: Multiverse) -> Generator[Query, Solution, Multiverse]:
                 facts.append(("center_count", b, t.const(power), count))
     facts += [("player", game, t.const(p)) for p in mv.players]
     facts += [("out", game, t.const(p)) for p in sorted(mv.eliminated)]
-    programs = program(mv, "victory")
-    universe = _victory_universe(mv) if programs == VICTORY_UNIVERSE_PROGRAMS else None
+    universe = _victory_universe(mv, heads) if programs == VICTORY_UNIVERSE_PROGRAMS else None
     query = Query(programs, tuple(facts), center_facts(mv.game_map), universe=universe)
     answer = Answer.of((yield query).atoms)
     by_const = {t.const(p): p for p in mv.players}
@@ -63,12 +63,31 @@ VICTORY_UNIVERSE_HEADS = 2  # up to this many heads, the victory rules are groun
 VICTORY_UNIVERSE_PROGRAMS = ("victory.lp", "options/victory_elimination.lp")
 
 
-def _victory_universe(mv: Multiverse) -> Universe | None:
+def _standing(head: Board) -> tuple[frozenset[str], frozenset[str]]:
+    """What the elimination rules read of a head: the powers with units there (a unit waiting to
+    retreat counts), and the powers with centres there."""
+    units = frozenset({u.power for u in head.units.values()} | {r.unit.power for r in head.retreats})
+    return units, frozenset(head.centers.values())
+
+
+def _standings(mv: Multiverse) -> list[Board]:
+    """One head for each distinct standing (``_standing``), the first of the heads that share it. The
+    rules of option victory=elimination (``VICTORY_UNIVERSE_PROGRAMS``) ask only whether some head
+    leaves a power neither units nor centres, so heads that stand alike say the same thing once: a
+    multiverse of many heads most often has only a few standings, and then a few facts instead of
+    two per head and power, and often a universe (``_victory_universe``) instead of a program."""
+    seen: dict[tuple, Board] = {}
+    for h in mv.heads:
+        seen.setdefault(_standing(h), h)
+    return list(seen.values())
+
+
+def _victory_universe(mv: Multiverse, heads: Sequence[Board]) -> Universe | None:
     """The victory facts over a universe that does not change from phase to phase: the heads are named
     by their rank (``h(K)``), as the rules only tell heads apart and never read a board's name, and every
     atom a head could state for a power is in it. None beyond ``VICTORY_UNIVERSE_HEADS`` heads, where the
-    universe (heads x powers x centres) would cost more to ground than the facts of one phase."""
-    heads = mv.heads
+    universe (heads x powers x centres) would cost more to ground than the facts of one phase.
+    ``heads``: the heads the facts name (``_standings``)."""
     if len(heads) > VICTORY_UNIVERSE_HEADS:
         return None
     fixed, atoms, known = _victory_atoms(mv.game_map, mv.players, len(heads))

@@ -34,12 +34,14 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Callable, Iterator, Sequence
 
 import clingo
 from clingo import ast
 
 from ..errors import AdjudicationError, EncodingError, InputError, TimeLimitError
+from .terms import symbol_texts
 
 DECISIONS = ("moves", "dislodged", "given", "path", "assist_given")
 # the predicates that link units into one part: a unit and where it moves, a supporter and whom and
@@ -323,49 +325,74 @@ def encoding_size(programs: Sequence[str], facts: str | None = None, static: str
 
 
 
-def _places(sym: clingo.Symbol) -> Iterator[clingo.Symbol]:
-    """The unit places ``p(b(T,N),P)`` inside a term."""
-    for arg in sym.arguments:
-        if arg.type == clingo.SymbolType.Function:
-            if arg.name == "p" and len(arg.arguments) == 2:
-                yield arg
-            else:
-                yield from _places(arg)
+# A place as an atom's text spells it: ``p(b(T,N),P)``, the province a constant or a quoted string.
+_PLACE_TEXT = re.compile(r'p\(b\(-?\d+,-?\d+\),(?:"(?:[^"\\]|\\.)*"|[a-z_][A-Za-z0-9_\']*)\)')
+
+
+class _ByText(Mapping):
+    """A read-only map from places to places (or lists of places), kept as text and looked up and
+    handed back as symbols: the links of a big program are read once as text (one call into clingo an
+    atom), while only the few units a backup rule asks about are turned into symbols."""
+
+    def __init__(self, texts: dict[str, str | list[str]]) -> None:
+        self._texts = texts
+
+    def __getitem__(self, key: clingo.Symbol) -> clingo.Symbol | list[clingo.Symbol]:
+        value = self._texts[str(key)]
+        return clingo.parse_term(value) if isinstance(value, str) else [clingo.parse_term(v) for v in value]
+
+    def __iter__(self) -> Iterator[clingo.Symbol]:
+        return (clingo.parse_term(k) for k in self._texts)
+
+    def __len__(self) -> int:
+        return len(self._texts)
+
+    def __contains__(self, key: object) -> bool:
+        return str(key) in self._texts
+
+
+class _PartOf(Sequence):
+    """``part[i]``: the part of decision i (``_Parts.of`` of its place), found when asked."""
+
+    def __init__(self, parts: "_Parts") -> None:
+        self._parts = parts
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return [self[k] for k in range(len(self))[i]]
+        return self._parts.of(self._parts.decisions[i].arguments[0])
+
+    def __len__(self) -> int:
+        return len(self._parts.decisions)
+
+
+@dataclass(frozen=True)
+class _Links:
+    """What the link atoms say, as text: ``parent``, the union-find of the places they join (a root is
+    its own parent); ``members``, the places of each root; ``dest``, a mover's destination;
+    ``movers_into``, the movers into a place; ``convoys_of``, the armies a fleet convoys."""
+
+    parent: dict[str, str]
+    members: dict[str, list[str]]
+    dest: dict[str, str]
+    movers_into: dict[str, list[str]]
+    convoys_of: dict[str, list[str]]
 
 
 class _Parts:
-    """The independent parts of a step: places joined by a link atom (``LINKS``) are in one part.
-    Built once per program from the ground atoms, with the indexes the backup rules read."""
+    """The independent parts of a step: places joined by a link atom (``LINKS``) are in one part; a
+    part is named by its least place (in clingo's order of symbols). Built once per program from the
+    ground atoms, with the indexes the backup rules read.
+
+    Only the decisions and their literals are read at once: every backup round needs them. The links
+    are read when a rule first asks for a part or an index, as text (walking each atom's arguments
+    through clingo's API cost some 30 µs an atom, most of a joint program's backup rounds in a batch,
+    where one paradox in one phase made the driver index every phase), and a part's name is made a
+    symbol only for the parts asked about."""
 
     def __init__(self, atoms: clingo.SymbolicAtoms) -> None:
-        parent: dict[clingo.Symbol, clingo.Symbol] = {}
-
-        def find(x: clingo.Symbol) -> clingo.Symbol:
-            root = x
-            while parent.get(root, root) != root:
-                root = parent[root]
-            while x != root:
-                parent[x], x = root, parent[x]
-            return root
-
-        self.convoys_of: dict[clingo.Symbol, list[clingo.Symbol]] = {}
-        self.movers_into: dict[clingo.Symbol, list[clingo.Symbol]] = {}
-        self.dest: dict[clingo.Symbol, clingo.Symbol] = {}
-        for name, arity in LINKS:
-            for a in atoms.by_signature(name, arity):
-                places = list(_places(a.symbol))
-                for other in places[1:]:
-                    x, y = find(places[0]), find(other)
-                    if x != y:
-                        parent[max(x, y)] = min(x, y)
-                args = a.symbol.arguments
-                if name == "convoys":
-                    self.convoys_of.setdefault(args[0], []).append(args[1])
-                elif name == "move":
-                    self.movers_into.setdefault(args[1], []).append(args[0])
-                    self.dest[args[0]] = args[1]
-        self.find = find
-        # the decisions the rules guess (facts are settled by grounding), with their literals and parts
+        self._atoms = atoms
+        # the decisions the rules guess (facts are settled by grounding), with their literals
         self.decisions: list[clingo.Symbol] = []
         self.literals: list[int] = []
         for name in DECISIONS:
@@ -373,13 +400,81 @@ class _Parts:
                 if not a.is_fact:
                     self.decisions.append(a.symbol)
                     self.literals.append(a.literal)
-        self.part = [self.of(d.arguments[0]) for d in self.decisions]
-        self.boards = sum(1 for _ in atoms.by_signature("head", 1))
-        self.orders = sum(1 for _ in atoms.by_signature("order", 3))
+        self.part: Sequence[clingo.Symbol] = _PartOf(self)
+        self._named: dict[str, clingo.Symbol] = {}  # a part's root (text) -> its least place
+
+    @cached_property
+    def _links(self) -> "_Links":
+        """The links read: the union-find of the places they join, and the indexes, as text."""
+        parent: dict[str, str] = {}
+        dest: dict[str, str] = {}
+        movers_into: dict[str, list[str]] = {}
+        convoys_of: dict[str, list[str]] = {}
+        find = self._find_in(parent)
+        for name, arity in LINKS:
+            for text in symbol_texts([a.symbol for a in self._atoms.by_signature(name, arity)]):
+                places = _PLACE_TEXT.findall(text)
+                for place in places:
+                    parent.setdefault(place, place)
+                for other in places[1:]:
+                    x, y = find(places[0]), find(other)
+                    if x != y:
+                        parent[y] = x
+                if name == "move":
+                    dest[places[0]] = places[1]
+                    movers_into.setdefault(places[1], []).append(places[0])
+                elif name == "convoys":
+                    convoys_of.setdefault(places[0], []).append(places[1])
+        members: dict[str, list[str]] = {}
+        for place in parent:
+            members.setdefault(find(place), []).append(place)
+        return _Links(parent, members, dest, movers_into, convoys_of)
+
+    @staticmethod
+    def _find_in(parent: dict[str, str]) -> Callable[[str], str]:
+        def find(x: str) -> str:
+            root = x
+            while parent.get(root, root) != root:
+                root = parent[root]
+            while x != root:
+                parent[x], x = root, parent[x]
+            return root
+        return find
 
     def of(self, place: clingo.Symbol) -> clingo.Symbol:
-        """The part of a unit's place (its own, when nothing links it)."""
-        return self.find(place)
+        """The part of a unit's place (its own, when nothing links it): the least place linked to it."""
+        parent, members = self._links.parent, self._links.members
+        text = str(place)
+        if text not in parent:
+            return place
+        root = self._find_in(parent)(text)
+        named = self._named.get(root)
+        if named is None:
+            named = self._named[root] = min(clingo.parse_term(m) for m in members[root])
+        return named
+
+    @cached_property
+    def dest(self) -> Mapping:
+        """Each moving unit's destination."""
+        return _ByText(self._links.dest)
+
+    @cached_property
+    def movers_into(self) -> Mapping:
+        """The units moving into each place."""
+        return _ByText(self._links.movers_into)
+
+    @cached_property
+    def convoys_of(self) -> Mapping:
+        """The armies each fleet convoys."""
+        return _ByText(self._links.convoys_of)
+
+    @cached_property
+    def boards(self) -> int:
+        return sum(1 for _ in self._atoms.by_signature("head", 1))
+
+    @cached_property
+    def orders(self) -> int:
+        return sum(1 for _ in self._atoms.by_signature("order", 3))
 
 
 @dataclass

@@ -209,3 +209,26 @@ def test_phases_waiting_together_share_one_program(monkeypatch):
     assert [_key(r) for r in reports] == [_key(alone) for _, _, alone in played]
     alone_again = sum(1 for r in reports if r.backups)  # phases a backup rule settled are solved again alone
     assert len(calls) <= 3 + alone_again, calls
+
+
+def test_waives_choose_among_their_own_phase_boards_together():
+    """A waive goes to its power's first board with builds: in a joint program, a board of its own phase
+    (``waive_on/2``), never of a phase numbered before it. Adjustment phases of random classic and
+    multiversal games, each power waiving once or twice, adjudicated alone and all together."""
+    played = [(mv, orders) for mv, orders, report in _classic_phases(4, 20) if report.phase == "adjustment"]
+    record: list = []
+    for seed in (1, 2):
+        _play(f"fivedp-batch-multiverse/{seed}", steps=14, record=record)
+    played += [(mv, orders) for mv, orders, report in record if report.phase == "adjustment"]
+    waiving = []
+    for n, (mv, orders) in enumerate(played):
+        powers = sorted({b.centers[p] for b in mv.heads for p in b.centers} | set(orders))
+        waiving.append((mv, {p: list(orders.get(p, [])) + ["Waive"] * (1 + (n + k) % 2)
+                             for k, p in enumerate(powers)}))
+    assert len(waiving) >= 6 and any(len(mv.heads) > 1 for mv, _ in waiving)
+    together = step_many(waiving)
+    for n, ((mv, orders), report) in enumerate(zip(waiving, together)):
+        assert not isinstance(report, Exception), f"phase {n}: {report}"
+        assert _key(report) == _key(step(mv, orders)), f"phase {n}"
+    assert any(o.result == "succeeds" and o.text.lower().startswith("waive")
+               for r in together for o in r.outcomes)

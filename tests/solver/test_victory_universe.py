@@ -74,3 +74,26 @@ def test_other_options_are_answered_by_their_own_program(option):
     game = new_game({"victory": option})
     query = next(victory_module.adjudicate(game.mv))
     assert query.universe is None
+
+
+def test_heads_that_stand_alike_are_judged_once(monkeypatch):
+    """Under victory=elimination the facts name one head per standing (powers with units, powers with
+    centres): the same eliminations and winner as with every head named."""
+    from fivedp_asp.bench.benchmarks import synthetic_multiverse
+
+    base = synthetic_multiverse(6, 30)
+    cases = [base,
+             _with_head(base, lambda u: u.power != "Austria", lambda p, o: o != "Austria", timeline=3),
+             _with_head(_with_head(base, lambda u: u.power != "Italy", lambda p, o: True, timeline=1),
+                        lambda u: True, lambda p, o: o != "Italy", timeline=4),
+             _with_head(base, lambda u: u.power == "France", lambda p, o: o == "France", timeline=2)]
+    for mv in cases:
+        judged = victory_module.victory(mv)
+        query = next(victory_module.adjudicate(mv))
+        assert len({f[2] for f in query.facts if f[0] == "head"}) < len(mv.heads)
+        with monkeypatch.context() as m:
+            m.setattr(victory_module, "_standings", lambda mv: list(mv.heads))
+            every_head = victory_module.victory(mv)
+        assert (judged.eliminated, judged.winner) == (every_head.eliminated, every_head.winner)
+    assert victory_module.victory(cases[1]).eliminated == {"Austria"}
+    assert victory_module.victory(cases[2]).eliminated == frozenset()
