@@ -130,7 +130,24 @@ def _parsed_programs(programs: tuple[str, ...]) -> tuple[ast.AST, ...]:
     except RuntimeError:
         raise messages.error(f"the logic programs cannot be read ({', '.join(programs)})") from None
     # comments are statements in the AST too; the grounder has no use for them
-    return tuple(s for s in statements if s.ast_type != ast.ASTType.Comment)
+    parsed = tuple(s for s in statements if s.ast_type != ast.ASTType.Comment)
+    _check_whole(programs, parsed)
+    return parsed
+
+
+def _check_whole(programs: tuple[str, ...], statements: tuple[ast.AST, ...]) -> None:
+    """Grounds the whole encoding once, on no facts, so that an error in any rule (an unsafe variable)
+    is reported with its file and line even when no phase hands that rule to the grounder: a phase
+    grounds only the rules that can fire and matter (``_statements``)."""
+    messages = _Messages()
+    ctl = clingo.Control(["--warn=none"], logger=messages)
+    try:
+        with ast.ProgramBuilder(ctl) as builder:
+            for statement in statements:
+                builder.add(statement)
+        ctl.ground([("base", [])])
+    except RuntimeError:
+        raise messages.error(f"the logic programs cannot be grounded ({', '.join(programs)})") from None
 
 
 @lru_cache(maxsize=16)
@@ -242,11 +259,28 @@ def _fact_names(text: str) -> frozenset[str] | None:
 _static_names = lru_cache(maxsize=16)(_fact_names)  # the map's facts: the same text for every step
 
 
+class _Statements(tuple):
+    """The statements of a program left for a phase, and ``reads``: the predicates they, the shown
+    atoms and the driver read (None: any predicate may be read); a map's fact of another predicate
+    changes no answer, and is left out (``_static_statements``)."""
+
+    reads: frozenset[_Signature] | None
+
+
+# the predicates the driver reads off the ground program itself (``_Driver``, ``_Parts``), shown or not
+_DRIVER_READS: frozenset[_Signature] = frozenset(
+    {("szykman", 1), ("backup_rule", 1), ("all_hold", 1), ("head", 1), ("order", 3), *LINKS,
+     *((name, 1) for name in DECISIONS)})
+
+
 @lru_cache(maxsize=64)
-def _used_statements(programs: tuple[str, ...], present: frozenset[_Signature]) -> tuple[ast.AST, ...]:
+def _used_statements(programs: tuple[str, ...], present: frozenset[_Signature],
+                     shown: frozenset[_Signature] | None = frozenset()) -> _Statements:
     """The statements of ``programs`` that can fire when the predicates ``present`` have facts (and no
     other has): the fixpoint of the predicates that can have atoms, then every rule whose positive
-    body needs only those."""
+    body needs only those; of these, the rules whose atoms can matter (``_relevant``), ``shown`` the
+    predicates the facts' own ``#show`` directives show (None: the facts show what is not read here,
+    and every rule that can fire is kept)."""
     statements = _parsed_programs(programs)
     deps = _dependencies(programs)
     assert deps is not None
@@ -258,8 +292,93 @@ def _used_statements(programs: tuple[str, ...], present: frozenset[_Signature]) 
             if need is not None and need <= possible and not give <= possible:
                 possible |= give
                 grown = True
-    return tuple(_without_true_negations(s, possible) for s, need in zip(statements, deps.needs)
-                 if need is None or need <= possible)
+    firing = tuple(_without_true_negations(s, possible) for s, need in zip(statements, deps.needs)
+                   if need is None or need <= possible)
+    return _kept(firing, None) if shown is None else _relevant(firing, shown)
+
+
+def _plain_head(rule: ast.AST) -> bool:
+    """A rule that derives one atom (not a constraint, a choice, a disjunction or a conditional head)."""
+    head = rule.head
+    return head.ast_type == ast.ASTType.Literal and head.sign == ast.Sign.NoSign \
+        and head.atom.ast_type == ast.ASTType.SymbolicAtom
+
+
+def _relevant(statements: tuple[ast.AST, ...], shown: frozenset[_Signature]) -> _Statements:
+    """The statements without the plain rules whose head no one reads: not shown, not read by the
+    driver, not in the body of a rule that is kept (an adjustment without civil disorder derives no
+    distances to home centres, a movement without convoys to a past board no convoy's sea steps). Each
+    such rule costs the grounder its bookkeeping, and the facts only it reads cost the hand-over.
+    What is left decides every shown atom as before, and the models are the same in number: the rules
+    left out are kept all the same when they could make or break a model by themselves (a loop
+    through negation among them), so their atoms would have followed, one way, from the rest.
+    Without ``#show`` every atom is shown: nothing is left out."""
+    needed: set[_Signature] = set(_DRIVER_READS) | shown
+    shows = bool(shown)
+    for s in statements:
+        kind = s.ast_type
+        if kind == ast.ASTType.ShowSignature:
+            shows = True
+            needed.add((s.name, s.arity))
+        elif kind == ast.ASTType.ShowTerm:
+            return _kept(statements, None)  # a shown term may name any atom
+        elif kind not in (ast.ASTType.Rule, ast.ASTType.Defined, ast.ASTType.Program):
+            needed |= {_signature(a) for a in _atoms(s)}  # externals and any other directive
+    if not shows:
+        return _kept(statements, None)
+    rules = [i for i, s in enumerate(statements) if s.ast_type == ast.ASTType.Rule]
+    kept: set[int] = set()
+    grown = True
+    while grown:
+        grown = False
+        for i in rules:
+            s = statements[i]
+            if i not in kept and (not _plain_head(s) or _signature(s.head.atom) in needed):
+                kept.add(i)
+                needed |= {_signature(a) for a in _atoms(s.body)}
+                if not _plain_head(s):
+                    needed |= {_signature(a) for a in _atoms(s.head)}
+                grown = True
+    dropped = [statements[i] for i in rules if i not in kept]
+    if _loops_through_negation(dropped):
+        return _kept(statements, frozenset(needed | {_signature(a) for s in dropped for a in _atoms(s)}))
+    return _kept(tuple(s for i, s in enumerate(statements) if s.ast_type != ast.ASTType.Rule or i in kept),
+                 frozenset(needed))
+
+
+def _kept(statements: tuple[ast.AST, ...], reads: frozenset[_Signature] | None) -> _Statements:
+    out = _Statements(statements)
+    out.reads = reads
+    return out
+
+
+def _loops_through_negation(rules: Sequence[ast.AST]) -> bool:
+    """Whether a head of ``rules`` depends on itself through a negative literal or an aggregate among
+    ``rules`` (``a :- not b. b :- not a.``): such rules can have several answers, or none, of their own."""
+    heads = {_signature(r.head.atom) for r in rules}
+    edges: dict[_Signature, set[tuple[_Signature, bool]]] = {}
+    for r in rules:
+        head = _signature(r.head.atom)
+        for b in r.body:
+            plain = b.ast_type == ast.ASTType.Literal and b.atom.ast_type == ast.ASTType.SymbolicAtom
+            negative = not plain or b.sign != ast.Sign.NoSign
+            for a in _atoms(b):
+                if _signature(a) in heads:
+                    edges.setdefault(_signature(a), set()).add((head, negative))
+
+    def reaches(start: _Signature, goal: _Signature) -> bool:
+        seen, todo = {start}, [start]
+        while todo:
+            x = todo.pop()
+            if x == goal:
+                return True
+            for y, _ in edges.get(x, ()):
+                if y not in seen:
+                    seen.add(y)
+                    todo.append(y)
+        return False
+
+    return any(negative and reaches(head, body) for body, out in edges.items() for head, negative in out)
 
 
 def _without_true_negations(statement: ast.AST, possible: set[_Signature]) -> ast.AST:
@@ -288,14 +407,40 @@ def _statements(programs: tuple[str, ...], facts: str, static: str,
     if names is None or static_names is None:
         return _parsed_programs(programs)
     names |= static_names
-    return _used_statements(programs, frozenset(s for s in deps.predicates if s[0] in names))
+    return _used_statements(programs, frozenset(s for s in deps.predicates if s[0] in names), _shown(facts))
+
+
+_SHOW = re.compile(r"#show\b")
+_SHOW_SIGNATURE = re.compile(r"^[ \t]*#show[ \t]+([a-z_][A-Za-z0-9_']*)/(\d+)[ \t]*\.[ \t]*$", re.M)
+
+
+def _shown(facts: str) -> frozenset[_Signature] | None:
+    """The predicates the facts' own ``#show name/n.`` lines show (``possible.py`` asks for ``board_adj/2``);
+    None when they hold another kind of ``#show``."""
+    if "#show" not in facts:
+        return frozenset()
+    signatures = frozenset((name, int(n)) for name, n in _SHOW_SIGNATURE.findall(facts))
+    return signatures if len(signatures) == len(_SHOW.findall(facts)) else None
+
+
+@lru_cache(maxsize=64)
+def _static_statements(static: str, reads: frozenset[_Signature] | None) -> tuple[ast.AST, ...]:
+    """The map's facts (``static``) that the program can read: those of a predicate in ``reads``, or
+    all (None). A civil-disorder map's 760 distance and name facts stay out of the adjustments that
+    need no distances."""
+    parsed = _parsed_facts(static)
+    if reads is None:
+        return parsed
+    return tuple(s for s in parsed if not (s.ast_type == ast.ASTType.Rule and not s.body and _plain_head(s))
+                 or _signature(s.head.atom) in reads)
 
 
 def _control(programs: Sequence[str], facts: str, static: str,
              names: frozenset[str] | None = None) -> tuple[clingo.Control, float]:
     """The ground program, and the seconds spent handing the encoding and facts to clingo before grounding
     (``names``: the predicates of ``facts``, as ``_statements`` takes them)."""
-    parsed = _statements(tuple(programs), facts, static, names) + _parsed_facts(static)
+    statements = _statements(tuple(programs), facts, static, names)
+    parsed = statements + _static_statements(static, getattr(statements, "reads", None))
     messages = _Messages()
     t0 = time.perf_counter()
     ctl = clingo.Control(["--warn=none"], logger=messages)
