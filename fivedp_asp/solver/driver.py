@@ -130,24 +130,7 @@ def _parsed_programs(programs: tuple[str, ...]) -> tuple[ast.AST, ...]:
     except RuntimeError:
         raise messages.error(f"the logic programs cannot be read ({', '.join(programs)})") from None
     # comments are statements in the AST too; the grounder has no use for them
-    parsed = tuple(s for s in statements if s.ast_type != ast.ASTType.Comment)
-    _check_whole(programs, parsed)
-    return parsed
-
-
-def _check_whole(programs: tuple[str, ...], statements: tuple[ast.AST, ...]) -> None:
-    """Grounds the whole encoding once, on no facts, so that an error in any rule (an unsafe variable)
-    is reported with its file and line even when no phase hands that rule to the grounder: a phase
-    grounds only the rules that can fire and matter (``_statements``)."""
-    messages = _Messages()
-    ctl = clingo.Control(["--warn=none"], logger=messages)
-    try:
-        with ast.ProgramBuilder(ctl) as builder:
-            for statement in statements:
-                builder.add(statement)
-        ctl.ground([("base", [])])
-    except RuntimeError:
-        raise messages.error(f"the logic programs cannot be grounded ({', '.join(programs)})") from None
+    return tuple(s for s in statements if s.ast_type != ast.ASTType.Comment)
 
 
 @lru_cache(maxsize=16)
@@ -208,38 +191,78 @@ class _Dependencies:
     needs: tuple[frozenset[_Signature] | None, ...]
     gives: tuple[frozenset[_Signature], ...]
     predicates: frozenset[_Signature]
+    # for leaving out the rules no one reads (``_relevant``): ``plain[k]`` the head of a rule that
+    # derives one atom (None for any other statement); ``reads[k]`` what statement k reads (a rule's
+    # body, and a head that is not plain; all of an external or other directive; a shown predicate);
+    # ``body[k]`` a plain rule's body predicates, each with whether it is read through negation or an
+    # aggregate; ``shows``: some ``#show p/n`` (without, every atom is shown); ``show_terms``: some
+    # ``#show t : body`` (which may name any atom)
+    plain: tuple[_Signature | None, ...] = ()
+    reads: tuple[frozenset[_Signature], ...] = ()
+    body: tuple[tuple[tuple[_Signature, bool], ...], ...] = ()
+    shows: bool = False
+    show_terms: bool = False
 
     @classmethod
     def of(cls, statements: Sequence[ast.AST]) -> "_Dependencies | None":
         needs: list[frozenset[_Signature] | None] = []
         gives: list[frozenset[_Signature]] = []
+        plain: list[_Signature | None] = []
+        reads: list[frozenset[_Signature]] = []
+        bodies: list[tuple[tuple[_Signature, bool], ...]] = []
         read: set[_Signature] = set()
         derived: set[_Signature] = set()
+        shows = show_terms = False
         for s in statements:
-            if s.ast_type == ast.ASTType.External:
+            kind = s.ast_type
+            if kind != ast.ASTType.Rule:
+                atoms = {_signature(a) for a in _atoms(s)}
+                if None in atoms:
+                    return None
+                plain.append(None)
+                bodies.append(())
+                if kind == ast.ASTType.ShowSignature:
+                    shows = True
+                    reads.append(frozenset({(s.name, s.arity)}))
+                else:
+                    show_terms |= kind == ast.ASTType.ShowTerm
+                    reads.append(frozenset() if kind in (ast.ASTType.Defined, ast.ASTType.Program) else frozenset(atoms))
+            if kind == ast.ASTType.External:
                 # the driver may make an external true: its predicate can have atoms whatever the facts
                 sig = _signature(s.atom)
-                if sig is None:
-                    return None
                 needs.append(frozenset())
                 gives.append(frozenset({sig}))
                 derived.add(sig)
                 continue
-            if s.ast_type != ast.ASTType.Rule:
+            if kind != ast.ASTType.Rule:
                 needs.append(None)
                 gives.append(frozenset())
                 continue
             head = {_signature(a) for a in _atoms(s.head)}
-            body = {_signature(a) for a in _atoms(s.body)}
-            positive = {_signature(b.atom) for b in s.body if b.ast_type == ast.ASTType.Literal
-                        and b.sign == ast.Sign.NoSign and b.atom.ast_type == ast.ASTType.SymbolicAtom}
+            # each body atom, and whether it is read through negation or an aggregate (not a plain literal)
+            literals: list[tuple[_Signature, bool]] = []
+            positive = set()
+            for b in s.body:
+                simple = b.ast_type == ast.ASTType.Literal and b.atom.ast_type == ast.ASTType.SymbolicAtom
+                if simple and b.sign == ast.Sign.NoSign:
+                    sig = _signature(b.atom)
+                    positive.add(sig)
+                    literals.append((sig, False))
+                else:
+                    literals.extend((_signature(a), True) for a in _atoms(b))
+            body = {sig for sig, _ in literals}
             if None in head or None in body:
                 return None
             needs.append(frozenset(positive))
             gives.append(frozenset(head))
+            single = _plain_head(s)
+            plain.append(_signature(s.head.atom) if single else None)
+            reads.append(frozenset(body if single else body | head))
+            bodies.append(tuple(literals))
             read |= body
             derived |= head
-        return cls(tuple(needs), tuple(gives), frozenset(read | derived))
+        return cls(tuple(needs), tuple(gives), frozenset(read | derived), tuple(plain), tuple(reads),
+                   tuple(bodies), shows, show_terms)
 
 
 @lru_cache(maxsize=16)
@@ -292,9 +315,12 @@ def _used_statements(programs: tuple[str, ...], present: frozenset[_Signature],
             if need is not None and need <= possible and not give <= possible:
                 possible |= give
                 grown = True
-    firing = tuple(_without_true_negations(s, possible) for s, need in zip(statements, deps.needs)
-                   if need is None or need <= possible)
-    return _kept(firing, None) if shown is None else _relevant(firing, shown)
+    firing = [k for k, need in enumerate(deps.needs) if need is None or need <= possible]
+    if shown is not None:
+        firing, reads = _relevant(programs, deps, firing, shown)
+    else:
+        reads = None
+    return _kept(tuple(_without_true_negations(statements[k], possible) for k in firing), reads)
 
 
 def _plain_head(rule: ast.AST) -> bool:
@@ -304,73 +330,53 @@ def _plain_head(rule: ast.AST) -> bool:
         and head.atom.ast_type == ast.ASTType.SymbolicAtom
 
 
-def _relevant(statements: tuple[ast.AST, ...], shown: frozenset[_Signature]) -> _Statements:
-    """The statements without the plain rules whose head no one reads: not shown, not read by the
-    driver, not in the body of a rule that is kept (an adjustment without civil disorder derives no
-    distances to home centres, a movement without convoys to a past board no convoy's sea steps). Each
-    such rule costs the grounder its bookkeeping, and the facts only it reads cost the hand-over.
-    What is left decides every shown atom as before, and the models are the same in number: the rules
-    left out are kept all the same when they could make or break a model by themselves (a loop
-    through negation among them), so their atoms would have followed, one way, from the rest.
-    Without ``#show`` every atom is shown: nothing is left out."""
+def _relevant(programs: tuple[str, ...], deps: _Dependencies, firing: list[int],
+              shown: frozenset[_Signature]) -> tuple[list[int], frozenset[_Signature] | None]:
+    """Of the statements ``firing`` (indexes), those left when the plain rules whose head no one reads
+    are left out: not shown, not read by the driver, not in the body of a rule that is kept (an
+    adjustment without civil disorder derives no distances to home centres). Each such rule costs the
+    grounder its bookkeeping, and the facts only it reads cost the hand-over. What is left decides
+    every shown atom as before, and the models are the same in number: the rules left out are kept
+    all the same when they could make or break a model by themselves (a loop through negation among
+    them), so that their atoms would follow, one way, from the rest. Without ``#show`` every atom is
+    shown, and a ``#show`` of terms may name any: nothing is left out then. Also the predicates read
+    (None: any). The rules left out are grounded on their own (on no facts, ``_check_alone``), so
+    that an error in one (an unsafe variable) is reported as it was when they were grounded with the rest."""
+    if deps.show_terms or not (deps.shows or shown):
+        return firing, None
     needed: set[_Signature] = set(_DRIVER_READS) | shown
-    shows = bool(shown)
-    for s in statements:
-        kind = s.ast_type
-        if kind == ast.ASTType.ShowSignature:
-            shows = True
-            needed.add((s.name, s.arity))
-        elif kind == ast.ASTType.ShowTerm:
-            return _kept(statements, None)  # a shown term may name any atom
-        elif kind not in (ast.ASTType.Rule, ast.ASTType.Defined, ast.ASTType.Program):
-            needed |= {_signature(a) for a in _atoms(s)}  # externals and any other directive
-    if not shows:
-        return _kept(statements, None)
-    rules = [i for i, s in enumerate(statements) if s.ast_type == ast.ASTType.Rule]
+    rules: list[int] = []
+    for k in firing:
+        if deps.plain[k] is None:
+            needed |= deps.reads[k]
+        else:
+            rules.append(k)
     kept: set[int] = set()
     grown = True
     while grown:
         grown = False
-        for i in rules:
-            s = statements[i]
-            if i not in kept and (not _plain_head(s) or _signature(s.head.atom) in needed):
-                kept.add(i)
-                needed |= {_signature(a) for a in _atoms(s.body)}
-                if not _plain_head(s):
-                    needed |= {_signature(a) for a in _atoms(s.head)}
+        for k in rules:
+            if k not in kept and deps.plain[k] in needed:
+                kept.add(k)
+                needed |= deps.reads[k]
                 grown = True
-    dropped = [statements[i] for i in rules if i not in kept]
-    if _loops_through_negation(dropped):
-        return _kept(statements, frozenset(needed | {_signature(a) for s in dropped for a in _atoms(s)}))
-    return _kept(tuple(s for i, s in enumerate(statements) if s.ast_type != ast.ASTType.Rule or i in kept),
-                 frozenset(needed))
+    dropped = [k for k in rules if k not in kept]
+    _check_alone(programs, [_parsed_programs(programs)[k] for k in dropped])
+    if _loops_through_negation([(deps.plain[k], deps.body[k]) for k in dropped]):
+        return firing, frozenset(needed.union(*(deps.reads[k] for k in dropped)))
+    return [k for k in firing if deps.plain[k] is None or k in kept], frozenset(needed)
 
 
-def _kept(statements: tuple[ast.AST, ...], reads: frozenset[_Signature] | None) -> _Statements:
-    """``statements`` without the directives the grounder does nothing with here: ``#defined`` only
-    silences a warning, and warnings are off (``_control``); ``#program base.`` opens the part every
-    statement is in already when no other part is named. Each statement handed over costs a few µs."""
-    parts = [s for s in statements if s.ast_type == ast.ASTType.Program]
-    only_base = all(s.name == "base" and not s.parameters for s in parts)
-    out = _Statements(s for s in statements if s.ast_type != ast.ASTType.Defined
-                      and not (only_base and s.ast_type == ast.ASTType.Program))
-    out.reads = reads
-    return out
-
-
-def _loops_through_negation(rules: Sequence[ast.AST]) -> bool:
-    """Whether a head of ``rules`` depends on itself through a negative literal or an aggregate among
-    ``rules`` (``a :- not b. b :- not a.``): such rules can have several answers, or none, of their own."""
-    heads = {_signature(r.head.atom) for r in rules}
+def _loops_through_negation(rules: Sequence[tuple[_Signature, tuple[tuple[_Signature, bool], ...]]]) -> bool:
+    """Whether a head of ``rules`` (head, body predicates with whether each is read through negation or
+    an aggregate) depends on itself through such a literal among ``rules`` (``a :- not b. b :- not a.``):
+    such rules can have several answers, or none, of their own."""
+    heads = {head for head, _ in rules}
     edges: dict[_Signature, set[tuple[_Signature, bool]]] = {}
-    for r in rules:
-        head = _signature(r.head.atom)
-        for b in r.body:
-            plain = b.ast_type == ast.ASTType.Literal and b.atom.ast_type == ast.ASTType.SymbolicAtom
-            negative = not plain or b.sign != ast.Sign.NoSign
-            for a in _atoms(b):
-                if _signature(a) in heads:
-                    edges.setdefault(_signature(a), set()).add((head, negative))
+    for head, body in rules:
+        for sig, negative in body:
+            if sig in heads:
+                edges.setdefault(sig, set()).add((head, negative))
 
     def reaches(start: _Signature, goal: _Signature) -> bool:
         seen, todo = {start}, [start]
@@ -385,6 +391,34 @@ def _loops_through_negation(rules: Sequence[ast.AST]) -> bool:
         return False
 
     return any(negative and reaches(head, body) for body, out in edges.items() for head, negative in out)
+
+
+def _check_alone(programs: tuple[str, ...], rules: Sequence[ast.AST]) -> None:
+    """Grounds ``rules`` alone on no facts: EncodingError, with the file and line, for a rule clingo
+    refuses (an unsafe variable)."""
+    if not rules:
+        return
+    messages = _Messages()
+    ctl = clingo.Control(["--warn=none"], logger=messages)
+    try:
+        with ast.ProgramBuilder(ctl) as builder:
+            for rule in rules:
+                builder.add(rule)
+        ctl.ground([("base", [])])
+    except RuntimeError:
+        raise messages.error(f"the logic programs cannot be grounded ({', '.join(programs)})") from None
+
+
+def _kept(statements: tuple[ast.AST, ...], reads: frozenset[_Signature] | None) -> _Statements:
+    """``statements`` without the directives the grounder does nothing with here: ``#defined`` only
+    silences a warning, and warnings are off (``_control``); ``#program base.`` opens the part every
+    statement is in already when no other part is named. Each statement handed over costs a few µs."""
+    parts = [s for s in statements if s.ast_type == ast.ASTType.Program]
+    only_base = all(s.name == "base" and not s.parameters for s in parts)
+    out = _Statements(s for s in statements if s.ast_type != ast.ASTType.Defined
+                      and not (only_base and s.ast_type == ast.ASTType.Program))
+    out.reads = reads
+    return out
 
 
 def _without_true_negations(statement: ast.AST, possible: set[_Signature]) -> ast.AST:
