@@ -471,8 +471,14 @@ def _static_statements(static: str, reads: frozenset[_Signature] | None) -> tupl
     parsed = _parsed_facts(static)
     if reads is None:
         return parsed
-    return tuple(s for s in parsed if not (s.ast_type == ast.ASTType.Rule and not s.body and _plain_head(s))
-                 or _signature(s.head.atom) in reads)
+    return tuple(s for s, sig in zip(parsed, _fact_signatures(static)) if sig is None or sig in reads)
+
+
+@lru_cache(maxsize=16)
+def _fact_signatures(static: str) -> tuple[_Signature | None, ...]:
+    """The predicate of each fact of ``_parsed_facts(static)``; None for any other statement (kept)."""
+    return tuple(_signature(s.head.atom) if s.ast_type == ast.ASTType.Rule and not s.body and _plain_head(s)
+                 else None for s in _parsed_facts(static))
 
 
 def _control(programs: Sequence[str], facts: str, static: str,
