@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 from itertools import chain
-from typing import Iterable, NamedTuple, Sequence
+from typing import Iterable, Iterator, NamedTuple, Sequence
 
 from ..solver import terms as t
 from ..solver.terms import Fact, OrderId, OrderIds, Timeline, fact_lines
@@ -30,7 +30,8 @@ def _touches_sea(game_map: GameMap, a: str, b: str) -> bool:
 def map_facts(game_map: GameMap) -> str:
     """The geography every movement or retreat step needs, the same string for every step on this
     map: province types, locations, and the sea graph (fleet edges with a sea at one end), which
-    convoy routes are traced through. Other edges come with the units standing on them (edge_facts)."""
+    convoy routes are traced through. Other edges come with the units standing on them (edge_facts), in a
+    movement phase only those into the provinces its orders name for them (step_edge_facts)."""
     facts: list[Fact] = []
     for prov in game_map.provinces.values():
         p = t.const(prov.id)
@@ -53,6 +54,35 @@ def edge_facts(game_map: GameMap, units: Iterable[tuple[str, str]], every: bool 
             if every or kind == "army" or not _touches_sea(game_map, loc, to):
                 facts.append(("edge", kind, t.location(loc), t.location(to)))
     return facts
+
+
+def step_edge_facts(game_map: GameMap, steps: dict[tuple[str, str], set[str]]) -> list[Fact]:
+    """The edges that ``edge_facts`` gives from where these (kind, location) units stand, only those
+    into the provinces given for each: the movement rules read a unit's edges only to step into a
+    province an order names for it (``step/3`` of asp/movement/legality.lp and of the jump assists'
+    option file, through ``step_query/4`` and ``jump_query/4``); a unit's other edges join nothing."""
+    facts: list[Fact] = []
+    for (kind, loc), provinces in sorted(steps.items()):
+        for to in game_map.neighbours.get((kind, loc), ()):
+            if game_map.province_of(to) in provinces and (kind == "army" or not _touches_sea(game_map, loc, to)):
+                facts.append(("edge", kind, t.location(loc), t.location(to)))
+    return facts
+
+
+def _step_queries(orders: Iterable[ResolvedOrder]) -> Iterator[tuple[Place, str]]:
+    """The (unit place, province) pairs the movement rules ask whether a unit could step into
+    (``step_query/4``, ``jump_query/4``): a move's unit to its destination; a support's unit to the
+    province it supports into, and a supported move's unit too; a jump assist's unit to the assisted
+    unit's province."""
+    for r in orders:
+        if r.unit is None:
+            continue  # no order/3 fact: the rules ask nothing about it
+        if r.kind in ("move", "support_move") and r.dest is not None:
+            yield r.unit, r.dest.province
+            if r.kind == "support_move" and r.target is not None:
+                yield r.target, r.dest.province
+        elif r.kind in ("support_hold", "jump_assist") and r.target is not None:
+            yield r.unit, r.target.province
 
 
 def retreat_loc_facts(game_map: GameMap, units: Iterable[tuple[str, str]], provinces: Iterable[str]) -> list[Fact]:
@@ -329,7 +359,17 @@ def movement_facts(mv: Multiverse, orders: Sequence[tuple[int, ResolvedOrder]]) 
                     involved.add(key)
     boards = [mv.boards[k] for k in sorted(involved)]
     facts = board_facts(mv, boards)
-    facts += edge_facts(mv.game_map, ((u.kind, u.location) for b in boards for u in b.units.values()))
+    if any(os.path.isabs(f) for f in logic_files(mv.options, "movement")):
+        # rules of your own read edge/3 as they like (docs/rules-of-your-own.md): every unit's edges
+        facts += edge_facts(mv.game_map, ((u.kind, u.location) for b in boards for u in b.units.values()))
+    else:
+        steps: dict[tuple[str, str], set[str]] = {}
+        for place, province in _step_queries(r for _, r in chain(orders, recorded_orders)):
+            board = mv.boards.get(place.board) if place is not None else None
+            unit = board.units.get(place.province) if board is not None and board.key in involved else None
+            if unit is not None:
+                steps.setdefault((unit.kind, unit.location), set()).add(province)
+        facts += step_edge_facts(mv.game_map, steps)
     facts += [("head", k) for k in sorted(heads)]
     for b in boards:
         if b.key not in heads:

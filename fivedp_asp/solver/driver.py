@@ -193,38 +193,78 @@ class _Dependencies:
     needs: tuple[frozenset[_Signature] | None, ...]
     gives: tuple[frozenset[_Signature], ...]
     predicates: frozenset[_Signature]
+    # for leaving out the rules no one reads (``_relevant``): ``plain[k]`` the head of a rule that
+    # derives one atom (None for any other statement); ``reads[k]`` what statement k reads (a rule's
+    # body, and a head that is not plain; all of an external or other directive; a shown predicate);
+    # ``body[k]`` a plain rule's body predicates, each with whether it is read through negation or an
+    # aggregate; ``shows``: some ``#show p/n`` (without, every atom is shown); ``show_terms``: some
+    # ``#show t : body`` (which may name any atom)
+    plain: tuple[_Signature | None, ...] = ()
+    reads: tuple[frozenset[_Signature], ...] = ()
+    body: tuple[tuple[tuple[_Signature, bool], ...], ...] = ()
+    shows: bool = False
+    show_terms: bool = False
 
     @classmethod
     def of(cls, statements: Sequence[ast.AST]) -> "_Dependencies | None":
         needs: list[frozenset[_Signature] | None] = []
         gives: list[frozenset[_Signature]] = []
+        plain: list[_Signature | None] = []
+        reads: list[frozenset[_Signature]] = []
+        bodies: list[tuple[tuple[_Signature, bool], ...]] = []
         read: set[_Signature] = set()
         derived: set[_Signature] = set()
+        shows = show_terms = False
         for s in statements:
-            if s.ast_type == ast.ASTType.External:
+            kind = s.ast_type
+            if kind != ast.ASTType.Rule:
+                atoms = {_signature(a) for a in _atoms(s)}
+                if None in atoms:
+                    return None
+                plain.append(None)
+                bodies.append(())
+                if kind == ast.ASTType.ShowSignature:
+                    shows = True
+                    reads.append(frozenset({(s.name, s.arity)}))
+                else:
+                    show_terms |= kind == ast.ASTType.ShowTerm
+                    reads.append(frozenset() if kind in (ast.ASTType.Defined, ast.ASTType.Program) else frozenset(atoms))
+            if kind == ast.ASTType.External:
                 # the driver may make an external true: its predicate can have atoms whatever the facts
                 sig = _signature(s.atom)
-                if sig is None:
-                    return None
                 needs.append(frozenset())
                 gives.append(frozenset({sig}))
                 derived.add(sig)
                 continue
-            if s.ast_type != ast.ASTType.Rule:
+            if kind != ast.ASTType.Rule:
                 needs.append(None)
                 gives.append(frozenset())
                 continue
             head = {_signature(a) for a in _atoms(s.head)}
-            body = {_signature(a) for a in _atoms(s.body)}
-            positive = {_signature(b.atom) for b in s.body if b.ast_type == ast.ASTType.Literal
-                        and b.sign == ast.Sign.NoSign and b.atom.ast_type == ast.ASTType.SymbolicAtom}
+            # each body atom, and whether it is read through negation or an aggregate (not a plain literal)
+            literals: list[tuple[_Signature, bool]] = []
+            positive = set()
+            for b in s.body:
+                simple = b.ast_type == ast.ASTType.Literal and b.atom.ast_type == ast.ASTType.SymbolicAtom
+                if simple and b.sign == ast.Sign.NoSign:
+                    sig = _signature(b.atom)
+                    positive.add(sig)
+                    literals.append((sig, False))
+                else:
+                    literals.extend((_signature(a), True) for a in _atoms(b))
+            body = {sig for sig, _ in literals}
             if None in head or None in body:
                 return None
             needs.append(frozenset(positive))
             gives.append(frozenset(head))
+            single = _plain_head(s)
+            plain.append(_signature(s.head.atom) if single else None)
+            reads.append(frozenset(body if single else body | head))
+            bodies.append(tuple(literals))
             read |= body
             derived |= head
-        return cls(tuple(needs), tuple(gives), frozenset(read | derived))
+        return cls(tuple(needs), tuple(gives), frozenset(read | derived), tuple(plain), tuple(reads),
+                   tuple(bodies), shows, show_terms)
 
 
 @lru_cache(maxsize=16)
@@ -244,11 +284,28 @@ def _fact_names(text: str) -> frozenset[str] | None:
 _static_names = lru_cache(maxsize=16)(_fact_names)  # the map's facts: the same text for every step
 
 
+class _Statements(tuple):
+    """The statements of a program left for a phase, and ``reads``: the predicates they, the shown
+    atoms and the driver read (None: any predicate may be read); a map's fact of another predicate
+    changes no answer, and is left out (``_static_statements``)."""
+
+    reads: frozenset[_Signature] | None
+
+
+# the predicates the driver reads off the ground program itself (``_Driver``, ``_Parts``), shown or not
+_DRIVER_READS: frozenset[_Signature] = frozenset(
+    {("szykman", 1), ("backup_rule", 1), ("all_hold", 1), ("head", 1), ("order", 3), *LINKS,
+     *((name, 1) for name in DECISIONS)})
+
+
 @lru_cache(maxsize=64)
-def _used_statements(programs: tuple[str, ...], present: frozenset[_Signature]) -> tuple[ast.AST, ...]:
+def _used_statements(programs: tuple[str, ...], present: frozenset[_Signature],
+                     shown: frozenset[_Signature] | None = frozenset()) -> _Statements:
     """The statements of ``programs`` that can fire when the predicates ``present`` have facts (and no
     other has): the fixpoint of the predicates that can have atoms, then every rule whose positive
-    body needs only those."""
+    body needs only those; of these, the rules whose atoms can matter (``_relevant``), ``shown`` the
+    predicates the facts' own ``#show`` directives show (None: the facts show what is not read here,
+    and every rule that can fire is kept)."""
     statements = _parsed_programs(programs)
     deps = _dependencies(programs)
     assert deps is not None
@@ -260,8 +317,110 @@ def _used_statements(programs: tuple[str, ...], present: frozenset[_Signature]) 
             if need is not None and need <= possible and not give <= possible:
                 possible |= give
                 grown = True
-    return tuple(_without_true_negations(s, possible) for s, need in zip(statements, deps.needs)
-                 if need is None or need <= possible)
+    firing = [k for k, need in enumerate(deps.needs) if need is None or need <= possible]
+    if shown is not None:
+        firing, reads = _relevant(programs, deps, firing, shown)
+    else:
+        reads = None
+    return _kept(tuple(_without_true_negations(statements[k], possible) for k in firing), reads)
+
+
+def _plain_head(rule: ast.AST) -> bool:
+    """A rule that derives one atom (not a constraint, a choice, a disjunction or a conditional head)."""
+    head = rule.head
+    return head.ast_type == ast.ASTType.Literal and head.sign == ast.Sign.NoSign \
+        and head.atom.ast_type == ast.ASTType.SymbolicAtom
+
+
+def _relevant(programs: tuple[str, ...], deps: _Dependencies, firing: list[int],
+              shown: frozenset[_Signature]) -> tuple[list[int], frozenset[_Signature] | None]:
+    """Of the statements ``firing`` (indexes), those left when the plain rules whose head no one reads
+    are left out: not shown, not read by the driver, not in the body of a rule that is kept (an
+    adjustment without civil disorder derives no distances to home centres). Each such rule costs the
+    grounder its bookkeeping, and the facts only it reads cost the hand-over. What is left decides
+    every shown atom as before, and the models are the same in number: the rules left out are kept
+    all the same when they could make or break a model by themselves (a loop through negation among
+    them), so that their atoms would follow, one way, from the rest. Without ``#show`` every atom is
+    shown, and a ``#show`` of terms may name any: nothing is left out then. Also the predicates read
+    (None: any). The rules left out are grounded on their own (on no facts, ``_check_alone``), so
+    that an error in one (an unsafe variable) is reported as it was when they were grounded with the rest."""
+    if deps.show_terms or not (deps.shows or shown):
+        return firing, None
+    needed: set[_Signature] = set(_DRIVER_READS) | shown
+    rules: list[int] = []
+    for k in firing:
+        if deps.plain[k] is None:
+            needed |= deps.reads[k]
+        else:
+            rules.append(k)
+    kept: set[int] = set()
+    grown = True
+    while grown:
+        grown = False
+        for k in rules:
+            if k not in kept and deps.plain[k] in needed:
+                kept.add(k)
+                needed |= deps.reads[k]
+                grown = True
+    dropped = [k for k in rules if k not in kept]
+    _check_alone(programs, [_parsed_programs(programs)[k] for k in dropped])
+    if _loops_through_negation([(deps.plain[k], deps.body[k]) for k in dropped]):
+        return firing, frozenset(needed.union(*(deps.reads[k] for k in dropped)))
+    return [k for k in firing if deps.plain[k] is None or k in kept], frozenset(needed)
+
+
+def _loops_through_negation(rules: Sequence[tuple[_Signature, tuple[tuple[_Signature, bool], ...]]]) -> bool:
+    """Whether a head of ``rules`` (head, body predicates with whether each is read through negation or
+    an aggregate) depends on itself through such a literal among ``rules`` (``a :- not b. b :- not a.``):
+    such rules can have several answers, or none, of their own."""
+    heads = {head for head, _ in rules}
+    edges: dict[_Signature, set[tuple[_Signature, bool]]] = {}
+    for head, body in rules:
+        for sig, negative in body:
+            if sig in heads:
+                edges.setdefault(sig, set()).add((head, negative))
+
+    def reaches(start: _Signature, goal: _Signature) -> bool:
+        seen, todo = {start}, [start]
+        while todo:
+            x = todo.pop()
+            if x == goal:
+                return True
+            for y, _ in edges.get(x, ()):
+                if y not in seen:
+                    seen.add(y)
+                    todo.append(y)
+        return False
+
+    return any(negative and reaches(head, body) for body, out in edges.items() for head, negative in out)
+
+
+def _check_alone(programs: tuple[str, ...], rules: Sequence[ast.AST]) -> None:
+    """Grounds ``rules`` alone on no facts: EncodingError, with the file and line, for a rule clingo
+    refuses (an unsafe variable)."""
+    if not rules:
+        return
+    messages = _Messages()
+    ctl = clingo.Control(["--warn=none"], logger=messages)
+    try:
+        with ast.ProgramBuilder(ctl) as builder:
+            for rule in rules:
+                builder.add(rule)
+        ctl.ground([("base", [])])
+    except RuntimeError:
+        raise messages.error(f"the logic programs cannot be grounded ({', '.join(programs)})") from None
+
+
+def _kept(statements: tuple[ast.AST, ...], reads: frozenset[_Signature] | None) -> _Statements:
+    """``statements`` without the directives the grounder does nothing with here: ``#defined`` only
+    silences a warning, and warnings are off (``_control``); ``#program base.`` opens the part every
+    statement is in already when no other part is named. Each statement handed over costs a few µs."""
+    parts = [s for s in statements if s.ast_type == ast.ASTType.Program]
+    only_base = all(s.name == "base" and not s.parameters for s in parts)
+    out = _Statements(s for s in statements if s.ast_type != ast.ASTType.Defined
+                      and not (only_base and s.ast_type == ast.ASTType.Program))
+    out.reads = reads
+    return out
 
 
 def _without_true_negations(statement: ast.AST, possible: set[_Signature]) -> ast.AST:
@@ -290,14 +449,46 @@ def _statements(programs: tuple[str, ...], facts: str, static: str,
     if names is None or static_names is None:
         return _parsed_programs(programs)
     names |= static_names
-    return _used_statements(programs, frozenset(s for s in deps.predicates if s[0] in names))
+    return _used_statements(programs, frozenset(s for s in deps.predicates if s[0] in names), _shown(facts))
+
+
+_SHOW = re.compile(r"#show\b")
+_SHOW_SIGNATURE = re.compile(r"^[ \t]*#show[ \t]+([a-z_][A-Za-z0-9_']*)/(\d+)[ \t]*\.[ \t]*$", re.M)
+
+
+def _shown(facts: str) -> frozenset[_Signature] | None:
+    """The predicates the facts' own ``#show name/n.`` lines show (``possible.py`` asks for ``board_adj/2``);
+    None when they hold another kind of ``#show``."""
+    if "#show" not in facts:
+        return frozenset()
+    signatures = frozenset((name, int(n)) for name, n in _SHOW_SIGNATURE.findall(facts))
+    return signatures if len(signatures) == len(_SHOW.findall(facts)) else None
+
+
+@lru_cache(maxsize=64)
+def _static_statements(static: str, reads: frozenset[_Signature] | None) -> tuple[ast.AST, ...]:
+    """The map's facts (``static``) that the program can read: those of a predicate in ``reads``, or
+    all (None). A civil-disorder map's 760 distance and name facts stay out of the adjustments that
+    need no distances."""
+    parsed = _parsed_facts(static)
+    if reads is None:
+        return parsed
+    return tuple(s for s, sig in zip(parsed, _fact_signatures(static)) if sig is None or sig in reads)
+
+
+@lru_cache(maxsize=16)
+def _fact_signatures(static: str) -> tuple[_Signature | None, ...]:
+    """The predicate of each fact of ``_parsed_facts(static)``; None for any other statement (kept)."""
+    return tuple(_signature(s.head.atom) if s.ast_type == ast.ASTType.Rule and not s.body and _plain_head(s)
+                 else None for s in _parsed_facts(static))
 
 
 def _control(programs: Sequence[str], facts: str, static: str,
              names: frozenset[str] | None = None) -> tuple[clingo.Control, float]:
     """The ground program, and the seconds spent handing the encoding and facts to clingo before grounding
     (``names``: the predicates of ``facts``, as ``_statements`` takes them)."""
-    parsed = _statements(tuple(programs), facts, static, names) + _parsed_facts(static)
+    statements = _statements(tuple(programs), facts, static, names)
+    parsed = statements + _static_statements(static, getattr(statements, "reads", None))
     messages = _Messages()
     t0 = time.perf_counter()
     ctl = clingo.Control(["--warn=none"], logger=messages)
