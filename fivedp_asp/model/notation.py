@@ -506,7 +506,7 @@ def _simple_where(token: str, after: list[str], game_map: GameMap) -> Where | No
     if match is None:
         return None
     letter, secondary, name, coast_name, turn = match.groups()
-    province = game_map.province(name)
+    province = game_map.province_of_word(name)  # the pattern allows letters alone in a name
     if province is None:
         return None
     if turn is None and after and after[0] != "-":
@@ -537,7 +537,10 @@ def _simple_where(token: str, after: list[str], game_map: GameMap) -> Where | No
 def _simple_unit(tokens: list[str], game_map: GameMap) -> UnitSpec | None:
     """``A b-Mun@12 ...``: a unit letter that no province or nationality begins with, and a place."""
     kind = _UNIT_LETTERS.get(tokens[0])
-    if kind is None or _begins_name(game_map, "province", tokens[0]) or _begins_name(game_map, "power", tokens[0]):
+    if kind is None:
+        return None
+    letter = tokens[0].lower()  # one word: what _begins_name would look up
+    if letter in game_map.name_prefixes("province") or letter in game_map.name_prefixes("power"):
         return None
     where = _simple_where(tokens[1], tokens[2:], game_map)
     return None if where is None else UnitSpec(where, kind)
