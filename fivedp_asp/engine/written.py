@@ -85,6 +85,9 @@ def _nationality_problem(mv: Multiverse, r: ResolvedOrder, others: Sequence[Reso
     return None
 
 
+_TARGETED = frozenset({"support_hold", "support_move", "convoy"})  # orders whose target's nationality may be written
+
+
 def refuse_written(mv: Multiverse, orders: list[tuple[int, ResolvedOrder]]) -> list[tuple[int, ResolvedOrder]]:
     """The lines with each line that the chosen readings refuse made illegal, under an id of its own
     (a refused line must not share the id of an accepted line that reads the same)."""
@@ -98,7 +101,10 @@ def refuse_written(mv: Multiverse, orders: list[tuple[int, ResolvedOrder]]) -> l
     for i, r in orders:
         unit = _unit(mv, r)
         problem = None
-        if unit is not None:
+        # a line can be refused only for a unit type, coast or nationality written differently from
+        # the unit's (or left out): most lines are checked by these three comparisons alone
+        if unit is not None and (r.unit_kind != unit.kind or r.unit.coast is not None
+                                 or (r.kind in _TARGETED and r.target is not None)):
             others = [o for o in same_unit.get((r.power, r.unit.board, r.unit.province), ()) if o is not r]
             problem = (_kind_problem(mv, r, unit, others) or _coast_problem(mv, r, unit)
                        or _nationality_problem(mv, r, others))
