@@ -166,8 +166,20 @@ class Answer:
         texts: dict[str, list[str]] = defaultdict(list)
         syms: dict[str, list[clingo.Symbol]] = defaultdict(list)
         atoms = list(atoms)
-        spelled = t.symbol_texts([a for a in atoms if not isinstance(a, str)])
-        read = iter(spelled)
+        symbols = [a for a in atoms if not isinstance(a, str)]
+        if len(symbols) == len(atoms):
+            # all symbols (an answer of one phase): each with its text, no type test an atom
+            for sym, text in zip(symbols, t.symbol_texts(symbols)):
+                cut = text.find("(")
+                if cut > 0:
+                    name = text[:cut]
+                    texts[name].append(text[cut + 1 : -1])
+                else:
+                    name = text
+                    texts[name].append("")
+                syms[name].append(sym)
+            return cls(dict(texts), dict(syms))
+        read = iter(t.symbol_texts(symbols))
         for sym in atoms:
             text = sym if isinstance(sym, str) else next(read)
             cut = text.find("(")

@@ -124,7 +124,8 @@ def adjudicate(mv: Multiverse, orders, statistics: bool = False, reasons: bool =
     outcome = _Outcome.read(answer, facts.departed)
     owners = answer.owners()
     true = {(name, place) for name in DECISIONS for place in answer.places(name)}
-    legal = {i for i, (res, _) in answer.order_results().items() if res != "invalid"}
+    results = answer.order_results()
+    legal = {i for i, (res, _) in results.items() if res != "invalid"}
     forked = sorted(answer.boards("fork"), key=lambda k: (k[1], k[0]))
     # the heads are recorded as fought now; then each advances
     recorded_heads = _records(mv.heads, orders, owners, true, legal)
@@ -142,6 +143,6 @@ def adjudicate(mv: Multiverse, orders, statistics: bool = False, reasons: bool =
     after = mv.with_boards(list(recorded_heads.values()) + produced, forks)
     after, disbanded = yield from drop_hopeless_retreats(after, produced)
     after = after.with_boards([settle(after.boards[b.key], after) for b in produced])
-    return StepReport(MOVEMENT, mv, after, outcomes(mv, orders, answer, solution.backups, reasons), tuple(dislodged), disbanded,
+    return StepReport(MOVEMENT, mv, after, outcomes(mv, orders, answer, solution.backups, reasons, results), tuple(dislodged), disbanded,
                       _backup_notes(mv, solution.backups), solution, dislodgers=dislodgers)
 

@@ -146,13 +146,16 @@ def _paradox_causes(mv: Multiverse, backups) -> dict[tuple[int, int, str], list[
     return out
 
 
-def outcomes(mv: Multiverse, orders, answer: Answer, backups=(), reasons: bool = True) -> tuple[OrderOutcome, ...]:
+def outcomes(mv: Multiverse, orders, answer: Answer, backups=(), reasons: bool = True,
+             results: dict[int, tuple[str, str | None]] | None = None) -> tuple[OrderOutcome, ...]:
     """Each order's result; with ``reasons``, why (its causes and their sentence). Without, a legal
     order has neither: its program was grounded without the reasons, and the backup rules the driver
     applied are left out of the causes too (the step's report still names them, ``StepReport.backups``),
     so that an outcome never explains only part of its result. An invalid order keeps its reason: it
-    comes from the legality rules or from reading the order, not from the reasons."""
-    results = answer.order_results()
+    comes from the legality rules or from reading the order, not from the reasons. ``results``:
+    ``answer.order_results()`` when the caller has read them already (they are not read twice)."""
+    if results is None:
+        results = answer.order_results()
     why = answer.reasons() if reasons else {}
     paradox = _paradox_causes(mv, backups) if reasons else {}
     out = []
