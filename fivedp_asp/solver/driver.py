@@ -105,6 +105,7 @@ class Solution:
     atoms_count: int = 0
     rules_count: int = 0
     add_seconds: float = 0.0  # of ``ground_seconds``: handing the encoding and the facts to clingo
+    statistics_seconds: float = 0.0  # reading clingo's statistics, when asked for (after solving)
 
 
 class _Messages:
@@ -1084,6 +1085,7 @@ def solve_decisions(programs: Sequence[str], facts: str, static: str = "", *, st
     t2 = time.perf_counter()
     # reading clingo's statistics converts its whole tree: only when a benchmark asks
     stats = ctl.statistics.get("problem", {}).get("lp", {}) if statistics else {}
+    t3 = time.perf_counter()
     return Solution(
         atoms=model.shown,
         backups=tuple(driver.backups),
@@ -1093,4 +1095,5 @@ def solve_decisions(programs: Sequence[str], facts: str, static: str = "", *, st
         atoms_count=int(stats.get("atoms", 0)),
         rules_count=int(stats.get("rules", 0)),
         add_seconds=added,
+        statistics_seconds=t3 - t2,
     )
