@@ -546,3 +546,31 @@ def test_a_game_with_sustain_phases_replays_as_recorded(tmp_path):
             assert "damaged game file" in str(exc)
             continue
         assert not report.honest and report.divergence.what == what, report.divergence
+
+
+def test_a_game_adjudicated_without_reasons_replays_as_recorded_and_its_results_are_still_checked(tmp_path):
+    """``adjudicate(..., reasons=False)`` records legal orders' results without reason or explanation:
+    the replay (with reasons) compares every result but not the reasons the record does not have; a
+    flipped result of such a game is still found."""
+    g = new_game(opening(tmp_path))
+    for plan in GAME[:5]:
+        for sub in plan.subs:
+            g = submit(g, sub.power, list(sub.lines), add=sub.add)
+        g, _ = adjudicate(g, reasons=False)
+    legal = [r for h in g.history for r in h.get("results", ()) if r.get("result") != "invalid"]
+    assert legal and not any(r.get("reason") or r.get("explanation") for r in legal)
+    assert any(r.get("result") == "fails" for r in legal)  # results that a reason would have explained
+    path = tmp_path / "no-reasons.yaml"
+    save_game(path, g)
+    report = verify_games([load_game(path)])[0]
+    assert report.honest, report.divergence.text()
+    assert report.steps == 5
+    text = path.read_text(encoding="utf-8")
+    flipped = next(r for h in g.history for r in h["results"] if r.get("result") == "fails")
+    old = json.dumps({"result": "fails"})[1:-1]
+    assert old in text
+    edited = tmp_path / "flipped.yaml"
+    edited.write_text(reseal(text.replace(old, json.dumps({"result": "succeeds"})[1:-1], 1)), encoding="utf-8")
+    report = verify_games([load_game(edited)])[0]
+    assert not report.honest
+    assert report.divergence.step == next(n for n, h in enumerate(g.history, 1) if flipped in h["results"])
