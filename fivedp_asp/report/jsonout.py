@@ -153,7 +153,9 @@ def step_json(report: StepReport, index: int) -> dict:
         "dislodged": [{"board": before.boards[k].name, "power": u.power, "unit": unit_text(u, before.game_map),
                        **({"by": report.dislodgers[n]} if n < len(report.dislodgers) else {})}
                       for n, (k, u) in enumerate(report.dislodged)],
-        "disbanded": [{"board": before.boards[k].name, "power": u.power, "unit": unit_text(u, before.game_map),
+        # a dislodged unit with nowhere to go is disbanded off the board made by the battle, where it
+        # would have retreated: a board the step made, not one it began with
+        "disbanded": [{"board": board_name(*k), "power": u.power, "unit": unit_text(u, before.game_map),
                        "reason": disband_reason(report, k, u)} for k, u in report.disbanded],
         "backup_rules": [_backup_json(before, rule, places, notes[i] if i < len(notes) else rule)
                          for i, (rule, places) in enumerate(backups)],

@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..engine.step import StepReport
 from ..engine.answer import SustainResult
 from ..engine.sustain import fraction_shares
-from ..model.multiverse import Board, Multiverse, season_name, unit_text
+from ..model.multiverse import Board, Multiverse, board_name, season_name, unit_text
 from ..model.notation import timeline_name
 from .jsonout import changed_boards, disband_reason
 
@@ -95,7 +95,7 @@ def step_lines(report: StepReport, index: int, *, detail: bool = False) -> list[
                                                  for n, (k, u) in enumerate(report.dislodged)))
     if report.disbanded:
         lines.append("  Disbanded: " + ", ".join(f"{unit_text(u, before.game_map)}" + (
-            f" on {before.boards[k].name} ({disband_reason(report, k, u)})" if detail else "")
+            f" on {board_name(*k)} ({disband_reason(report, k, u)})" if detail else "")
             for k, u in report.disbanded))
     for note in report.backups:
         lines.append(f"  Backup rule: {note}")

@@ -535,3 +535,44 @@ def test_adjudicate_json_dislodged(cli):
     assert step["boards"]["a1"]["phase"] == "retreat"
     assert step["boards"]["a1"]["retreats"] == [{"power": "France", "unit": "F Eng"}]
     assert step["backup_rules"]
+
+
+def test_a_unit_disbanded_after_a_battle_is_named_on_the_board_it_would_have_retreated_on(cli):
+    # DATC 6.D.8: A Gre is dislodged on a0 with nowhere to go and disbanded at once, off the new a1
+    path = CASES_DIR / "datc" / "6.D.08.yaml"
+    status, out, err = cli("adjudicate", "--json", str(path))
+    assert status == 0, err
+    step = json.loads(out)["steps"][0]
+    assert step["dislodged"] == [{"board": "a0", "power": "Turkey", "unit": "A Gre", "by": "A a-Alb@0"}]
+    assert step["disbanded"] == [{"board": "a1", "power": "Turkey", "unit": "A Gre",
+                                  "reason": "dislodged with nowhere to retreat"}]
+    status, out, err = cli("adjudicate", str(path))
+    assert status == 0, err
+    assert "  Disbanded: A Gre\n" in out
+
+
+def test_game_text_names_a_unit_disbanded_after_a_battle():
+    from fivedp_asp.engine.step import step
+    from fivedp_asp.files.scenarios import read_scenario
+    from fivedp_asp.report.text import step_lines
+
+    scenario = read_scenario(CASES_DIR / "datc" / "6.D.08.yaml")
+    report = step(scenario.start, scenario.steps[0].orders)
+    lines = step_lines(report, 1, detail=True)
+    assert "  Disbanded: A Gre on a1 (dislodged with nowhere to retreat)" in lines
+
+
+@pytest.mark.slow
+def test_every_scenario_adjudicates_to_json_the_schema_accepts(cli):
+    from fivedp_asp.report.jsonout import load_schema
+    from tests.schema_check import errors as schema_errors
+
+    schema = load_schema()
+    paths = sorted(CASES_DIR.rglob("*.yaml"))
+    assert len(paths) > 300
+    for path in paths:
+        status, out, err = cli("adjudicate", "--json", str(path))
+        assert status in (0, 1), f"{path}: {err}"  # 1: an expectation not met, never a crash
+        data = json.loads(out)
+        problems = schema_errors(data, schema)
+        assert not problems, f"{path}: {problems[:3]}"
