@@ -15,6 +15,7 @@ from itertools import chain
 from typing import Iterable, Iterator, NamedTuple, Sequence
 
 from ..solver import terms as t
+from ..solver.driver import solve_decisions
 from ..solver.terms import Fact, OrderId, OrderIds, Timeline, fact_lines
 from ..model.map import GameMap
 from ..model.multiverse import Board, Multiverse
@@ -29,8 +30,8 @@ def _touches_sea(game_map: GameMap, a: str, b: str) -> bool:
 @lru_cache(maxsize=8)
 def map_facts(game_map: GameMap) -> str:
     """The geography every movement or retreat step needs, the same string for every step on this
-    map: province types, locations, and the sea graph (fleet edges with a sea at one end), which
-    convoy routes are traced through. Other edges come with the units standing on them (edge_facts), in a
+    map: province types, locations, fleet edges with a sea at one end, and the sea graph derived from
+    them (``sea_graph_facts``), which convoy routes are traced through. Other edges come with the units standing on them (edge_facts), in a
     movement phase only those into the provinces its orders name for them (step_edge_facts)."""
     facts: list[Fact] = []
     for prov in game_map.provinces.values():
@@ -42,7 +43,19 @@ def map_facts(game_map: GameMap) -> str:
     for a, b in sorted(game_map.edges("fleet")):
         if _touches_sea(game_map, a, b):
             facts.append(("edge", "fleet", t.location(a), t.location(b)))
-    return "\n".join(sorted(set(fact_lines(facts)))) + "\n"
+    text = "\n".join(sorted(set(fact_lines(facts)))) + "\n"
+    return text + sea_graph_facts(text)
+
+
+_SEA_GRAPH = ("sea_adj", "sea_next")
+
+
+def sea_graph_facts(geography: str) -> str:
+    """The sea graph that convoy routes are traced through (``sea_adj/2``, ``sea_next/2``), derived from
+    a map's facts by asp/movement/geography.lp, grounded here once per map: the same for every step, it
+    cost every movement program two rules joined over all the map's sea edges when derived there."""
+    atoms = solve_decisions(("movement/geography.lp",), geography).atoms
+    return "".join(sorted(f"{a}.\n" for a in atoms if a.name in _SEA_GRAPH))
 
 
 def edge_facts(game_map: GameMap, units: Iterable[tuple[str, str]], every: bool = False) -> list[Fact]:
@@ -120,7 +133,7 @@ def adjustment_map_facts(game_map: GameMap, civil_disorder: bool = True) -> str:
     which only the removals a power did not order read (civil_disorder.lp, datc_4d8) and which are
     two thirds of the map's facts: a phase is first adjudicated without them, and again with them only
     when a power is short of removals (``removals_unordered``, step.py)."""
-    lines = {line for line in map_facts(game_map).splitlines() if not line.startswith("edge(")}
+    lines = {line for line in map_facts(game_map).splitlines() if not line.startswith(("edge(", *_SEA_GRAPH))}
     if civil_disorder:
         facts: list[Fact] = []
         for kind in ("army", "fleet"):
