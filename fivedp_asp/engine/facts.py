@@ -15,6 +15,7 @@ from itertools import chain
 from typing import Iterable, Iterator, NamedTuple, Sequence
 
 from ..solver import terms as t
+from ..solver.driver import solve_decisions
 from ..solver.terms import Fact, OrderId, OrderIds, Timeline, fact_lines
 from ..model.map import GameMap
 from ..model.multiverse import Board, Multiverse
@@ -28,11 +29,13 @@ def _touches_sea(game_map: GameMap, a: str, b: str) -> bool:
 
 @lru_cache(maxsize=8)
 def map_facts(game_map: GameMap) -> str:
-    """The geography every movement or retreat step needs, the same string for every step on this
-    map: province types, locations, and the sea graph (fleet edges with a sea at one end), which
-    convoy routes are traced through. Other edges come with the units standing on them (edge_facts), in a
-    movement phase only those into the provinces its orders name for them (step_edge_facts)."""
+    """The geography every movement step needs, the same string for every step on this map: province
+    types, locations, and the sea graph that convoy routes are traced through (``sea_graph_facts``,
+    derived from the fleet edges with a sea at one end, which are not handed over themselves). Edges
+    come with the units standing on them (edge_facts), in a movement phase only those into the
+    provinces its orders name for them (step_edge_facts)."""
     facts: list[Fact] = []
+    sea_edges: list[Fact] = []
     for prov in game_map.provinces.values():
         p = t.const(prov.id)
         facts.append(("ptype", p, prov.type))
@@ -41,18 +44,28 @@ def map_facts(game_map: GameMap) -> str:
                 facts.append(("loc", t.location(loc), p))
     for a, b in sorted(game_map.edges("fleet")):
         if _touches_sea(game_map, a, b):
-            facts.append(("edge", "fleet", t.location(a), t.location(b)))
-    return "\n".join(sorted(set(fact_lines(facts)))) + "\n"
+            sea_edges.append(("edge", "fleet", t.location(a), t.location(b)))
+    text = "\n".join(sorted(set(fact_lines(facts)))) + "\n"
+    return text + sea_graph_facts(text + "\n".join(fact_lines(sea_edges)) + "\n")
 
 
-def edge_facts(game_map: GameMap, units: Iterable[tuple[str, str]], every: bool = False) -> list[Fact]:
-    """The edges from where these (kind, location) units stand that ``map_facts`` leaves out; with
-    ``every``, all their edges (for retreats, whose map facts have none: ``retreat_loc_facts``)."""
+_SEA_GRAPH = ("sea_adj", "sea_next")
+
+
+def sea_graph_facts(geography: str) -> str:
+    """The sea graph that convoy routes are traced through (``sea_adj/2``, ``sea_next/2``), derived from
+    a map's facts by asp/movement/geography.lp, grounded here once per map: the same for every step, it
+    cost every movement program two rules joined over all the map's sea edges when derived there."""
+    atoms = solve_decisions(("movement/geography.lp",), geography).atoms
+    return "".join(sorted(f"{a}.\n" for a in atoms if a.name in _SEA_GRAPH))
+
+
+def edge_facts(game_map: GameMap, units: Iterable[tuple[str, str]]) -> list[Fact]:
+    """Every edge from where these (kind, location) units stand (``map_facts`` has none)."""
     facts: list[Fact] = []
     for kind, loc in sorted(set(units)):
         for to in game_map.neighbours.get((kind, loc), ()):
-            if every or kind == "army" or not _touches_sea(game_map, loc, to):
-                facts.append(("edge", kind, t.location(loc), t.location(to)))
+            facts.append(("edge", kind, t.location(loc), t.location(to)))
     return facts
 
 
@@ -64,7 +77,7 @@ def step_edge_facts(game_map: GameMap, steps: dict[tuple[str, str], set[str]]) -
     facts: list[Fact] = []
     for (kind, loc), provinces in sorted(steps.items()):
         for to in game_map.neighbours.get((kind, loc), ()):
-            if game_map.province_of(to) in provinces and (kind == "army" or not _touches_sea(game_map, loc, to)):
+            if game_map.province_of(to) in provinces:
                 facts.append(("edge", kind, t.location(loc), t.location(to)))
     return facts
 
@@ -87,7 +100,7 @@ def _step_queries(orders: Iterable[ResolvedOrder]) -> Iterator[tuple[Place, str]
 
 def retreat_loc_facts(game_map: GameMap, units: Iterable[tuple[str, str]], provinces: Iterable[str]) -> list[Fact]:
     """All that retreats read of the map besides the edges from where the dislodged units stand (given
-    with the phase's facts, ``edge_facts(every=True)``): ``loc/2`` of every location one of those edges
+    with the phase's facts, ``edge_facts``): ``loc/2`` of every location one of those edges
     leads to and of every location of the provinces the orders move to (the coasts an order may name).
     The retreat rules (asp/retreat/, and the option files of retreats) read no other location and no
     province type: a rule that comes to read more must be given it here. The map's ~200 locations and
@@ -120,7 +133,7 @@ def adjustment_map_facts(game_map: GameMap, civil_disorder: bool = True) -> str:
     which only the removals a power did not order read (civil_disorder.lp, datc_4d8) and which are
     two thirds of the map's facts: a phase is first adjudicated without them, and again with them only
     when a power is short of removals (``removals_unordered``, step.py)."""
-    lines = {line for line in map_facts(game_map).splitlines() if not line.startswith("edge(")}
+    lines = {line for line in map_facts(game_map).splitlines() if not line.startswith(("edge(", *_SEA_GRAPH))}
     if civil_disorder:
         facts: list[Fact] = []
         for kind in ("army", "fleet"):

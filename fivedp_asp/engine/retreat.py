@@ -25,7 +25,7 @@ def _retreat_facts(mv: Multiverse, boards: Sequence[Board], orders) -> tuple[Fac
     units and the orders reach (the phase needs no map facts that are the same for every phase)."""
     facts = board_facts(mv, boards)
     dislodged = [(r.unit.kind, r.unit.location) for b in boards for r in b.retreats]
-    facts += edge_facts(mv.game_map, dislodged, every=True)
+    facts += edge_facts(mv.game_map, dislodged)
     facts += retreat_loc_facts(mv.game_map, dislodged, (r.dest.province for _, r in orders if r.kind == "move" and r.dest))
     for b in boards:
         for r in b.retreats:

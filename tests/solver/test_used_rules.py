@@ -97,7 +97,7 @@ def test_convoy_rules_are_left_out_without_convoy_orders():
     assert {"route_leg", "walk_from", "on_route", "carried"} <= _heads(
         solve._statements(with_convoy.programs, with_convoy.text(), with_convoy.static))
     # a move that cannot step there still looks for a route through fleets (no convoy orders needed)
-    assert {"sea_query", "near_origin", "route_exists"} <= _heads(
+    assert {"sea_query", "near", "route_exists"} <= _heads(
         solve._statements(convoy.programs, convoy.text(), convoy.static))
     # every board is a head: nothing about past boards is grounded
     assert not {"held", "past", "fork", "by_convoy_to", "was_dislodged"} & _heads(used)
