@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
 from collections.abc import Mapping
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 import clingo
 from clingo import ast
@@ -292,6 +292,11 @@ class _Statements(tuple):
 
     reads: frozenset[_Signature] | None
 
+    def __new__(cls, statements: Iterable[ast.AST], reads: frozenset[_Signature] | None) -> "_Statements":
+        out = super().__new__(cls, statements)
+        out.reads = reads
+        return out
+
 
 # the predicates the driver reads off the ground program itself (``_Driver``, ``_Parts``), shown or not
 _DRIVER_READS: frozenset[_Signature] = frozenset(
@@ -418,10 +423,8 @@ def _kept(statements: tuple[ast.AST, ...], reads: frozenset[_Signature] | None) 
     statement is in already when no other part is named. Each statement handed over costs a few µs."""
     parts = [s for s in statements if s.ast_type == ast.ASTType.Program]
     only_base = all(s.name == "base" and not s.parameters for s in parts)
-    out = _Statements(s for s in statements if s.ast_type != ast.ASTType.Defined
-                      and not (only_base and s.ast_type == ast.ASTType.Program))
-    out.reads = reads
-    return out
+    return _Statements((s for s in statements if s.ast_type != ast.ASTType.Defined
+                        and not (only_base and s.ast_type == ast.ASTType.Program)), reads)
 
 
 def _without_true_negations(statement: ast.AST, possible: set[_Signature]) -> ast.AST:
@@ -437,7 +440,7 @@ def _without_true_negations(statement: ast.AST, possible: set[_Signature]) -> as
 
 
 def _statements(programs: tuple[str, ...], facts: str, static: str,
-                names: frozenset[str] | None = None) -> tuple[ast.AST, ...]:
+                names: frozenset[str] | None = None) -> _Statements:
     """The statements to ground for these facts: the rules that can fire. A program with rules of your
     own (absolute paths, options.logic_files) is used whole: such rules may read any predicate.
     ``names``: the predicates of ``facts`` when the caller knows them (facts built as values name
@@ -445,10 +448,10 @@ def _statements(programs: tuple[str, ...], facts: str, static: str,
     them off the text."""
     deps = _dependencies(programs)
     if deps is None or any(Path(p).is_absolute() for p in programs):
-        return _parsed_programs(programs)
+        return _Statements(_parsed_programs(programs), None)
     names, static_names = (_fact_names(facts) if names is None else names), _static_names(static)
     if names is None or static_names is None:
-        return _parsed_programs(programs)
+        return _Statements(_parsed_programs(programs), None)
     names |= static_names
     return _used_statements(programs, frozenset(s for s in deps.predicates if s[0] in names), _shown(facts))
 
@@ -489,7 +492,7 @@ def _control(programs: Sequence[str], facts: str, static: str,
     """The ground program, and the seconds spent handing the encoding and facts to clingo before grounding
     (``names``: the predicates of ``facts``, as ``_statements`` takes them)."""
     statements = _statements(tuple(programs), facts, static, names)
-    parsed = statements + _static_statements(static, getattr(statements, "reads", None))
+    parsed = statements + _static_statements(static, statements.reads)
     messages = _Messages()
     t0 = time.perf_counter()
     ctl = clingo.Control(["--warn=none"], logger=messages)

@@ -23,7 +23,7 @@ def _heads(statements) -> set[str]:
 
 
 def _whole(programs, facts, static, names=None):
-    return solve._parsed_programs(tuple(programs))
+    return solve._Statements(solve._parsed_programs(tuple(programs)), None)  # every statement; any predicate read
 
 
 def _recorded_queries(monkeypatch, paths):
