@@ -482,9 +482,27 @@ def _static_statements(static: str, reads: frozenset[_Signature] | None) -> tupl
 
 @lru_cache(maxsize=16)
 def _fact_signatures(static: str) -> tuple[_Signature | None, ...]:
-    """The predicate of each fact of ``_parsed_facts(static)``; None for any other statement (kept)."""
+    """The predicate of each fact of ``_parsed_facts(static)``; None for any other statement (kept).
+    The map's facts are written one plain fact a line: each line is then read as a term (one call
+    into clingo), which costs far less than walking its syntax tree (about 125 µs a fact: 1.5 s for
+    the 12,000 facts of a big copied map, some 40 ms for the standard map on every start)."""
+    parsed = _parsed_facts(static)
+    lines = [line.strip() for line in static.splitlines() if line.strip()]
+    # the parser opens the text with the ``#program base.`` it is in
+    opening = 1 if parsed and parsed[0].ast_type == ast.ASTType.Program else 0
+    if len(lines) + opening == len(parsed) and all(_FACT_LINE.match(line) for line in lines):
+        try:
+            terms = [clingo.parse_term(line[:-1]) for line in lines]
+        except RuntimeError:
+            terms = []
+        if len(terms) == len(lines) and all(t.type == clingo.SymbolType.Function and t.name for t in terms):
+            return (None,) * opening + tuple((t.name, len(t.arguments)) for t in terms)
     return tuple(_signature(s.head.atom) if s.ast_type == ast.ASTType.Rule and not s.body and _plain_head(s)
-                 else None for s in _parsed_facts(static))
+                 else None for s in parsed)
+
+
+# a line that can only be a plain fact: a predicate name, then anything but a rule's or directive's marks
+_FACT_LINE = re.compile(r"[a-z_][A-Za-z0-9_']*(\(.*\))?\.\Z")
 
 
 def _control(programs: Sequence[str], facts: str, static: str,

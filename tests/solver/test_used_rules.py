@@ -160,3 +160,18 @@ def test_facts_of_a_derived_predicate_keep_the_rules_that_read_it(facts):
     # possible.py asks the legality program about board adjacency with board_pair/2 facts
     atoms = solve_decisions(("legality.lp", "options/adjacency_family.lp"), facts).atoms
     assert [str(a) for a in atoms] == ["board_adj(b(0,1),b(0,1))"]
+
+
+def test_the_map_facts_predicates_read_line_by_line_are_those_of_their_syntax_trees():
+    from fivedp_asp.engine.facts import adjustment_map_facts, map_facts
+    from fivedp_asp.model.map import load_map
+
+    m = load_map("standard")
+    for static in (map_facts(m), adjustment_map_facts(m), adjustment_map_facts(m, civil_disorder=False),
+                   'name(x,"a.b, c").\n#show name/2.\n'):
+        parsed = solve._parsed_facts(static)
+        by_tree = tuple(solve._signature(s.head.atom)
+                        if s.ast_type == solve.ast.ASTType.Rule and not s.body and solve._plain_head(s) else None
+                        for s in parsed)
+        assert solve._fact_signatures(static) == by_tree
+        assert any(sig is not None for sig in by_tree)
