@@ -15,7 +15,7 @@ from itertools import chain
 from typing import Iterable, Iterator, NamedTuple, Sequence
 
 from ..solver import terms as t
-from ..solver.driver import solve_decisions
+from ..solver.driver import DEFAULT_TIME_LIMIT, solve_decisions
 from ..solver.terms import Fact, OrderId, OrderIds, Timeline, fact_lines
 from ..model.map import GameMap
 from ..model.multiverse import Board, Multiverse
@@ -55,8 +55,10 @@ _SEA_GRAPH = ("sea_adj", "sea_next")
 def sea_graph_facts(geography: str) -> str:
     """The sea graph that convoy routes are traced through (``sea_adj/2``, ``sea_next/2``), derived from
     a map's facts by asp/movement/geography.lp, grounded here once per map: the same for every step, it
-    cost every movement program two rules joined over all the map's sea edges when derived there."""
-    atoms = solve_decisions(("movement/geography.lp",), geography).atoms
+    cost every movement program two rules joined over all the map's sea edges when derived there.
+    It belongs to the map, not to a step: the step's time limit does not bound it (a limit run out
+    here would name a step of no boards and no orders), the default limit does."""
+    atoms = solve_decisions(("movement/geography.lp",), geography, time_limit=DEFAULT_TIME_LIMIT).atoms
     return "".join(sorted(f"{a}.\n" for a in atoms if a.name in _SEA_GRAPH))
 
 

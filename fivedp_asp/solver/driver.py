@@ -707,9 +707,9 @@ class _Clock:
             self.exceeded()
 
     def exceeded(self) -> None:
-        limit = f"{self.limit:g}"
-        raise TimeLimitError(f"this step is too big to settle within the time limit of {limit} s "
-                             f"({self.size()}); raise --time-limit (time_limit= in the API)")
+        size = self.size()
+        raise TimeLimitError(f"this step is too big to settle within the time limit of {self.limit:g} s"
+                             f"{f' ({size})' if size else ''}; raise --time-limit (time_limit= in the API)")
 
 
 def _solve(ctl: clingo.Control, clock: _Clock, assumptions: list, on_model=None,
