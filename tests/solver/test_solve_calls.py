@@ -1,0 +1,69 @@
+"""A solver call is first made in the caller's thread with a bound on its conflicts, and made again in
+a thread the clock can stop when that bound is reached (``driver._solve``): the answer is the same
+either way, and the time limit still stops a long search."""
+
+from __future__ import annotations
+
+import clingo
+import pytest
+
+from fivedp_asp.errors import TimeLimitError
+from fivedp_asp.solver.driver import _Clock, _solve
+
+# n pigeons, n - 1 holes: no model, and the solver meets far more conflicts than the quick bound
+# before it knows (9 pigeons: some 27,000 conflicts; 11: some 1.6 million, many seconds)
+PIGEONS = "p(1..{n}). h(1..{m}). 1 {{ a(P,H) : h(H) }} 1 :- p(P). :- a(P1,H), a(P2,H), P1 < P2."
+
+
+def _control(program: str, models: int) -> clingo.Control:
+    ctl = clingo.Control(["--warn=none"])
+    ctl.add("base", [], program)
+    ctl.ground([("base", [])])
+    ctl.configuration.solve.models = models
+    return ctl
+
+
+def test_a_quick_call_is_not_made_again():
+    ctl = _control("{ a; b }.", 2)
+    seen, restarts = [], []
+    result = _solve(ctl, _Clock(60.0), [], on_model=lambda m: seen.append(m.symbols(atoms=True)),
+                    restart=lambda: restarts.append(1))
+    assert result.satisfiable and len(seen) == 2 and not restarts
+    assert ctl.configuration.solve.solve_limit == "umax,umax"  # the bound is not left behind
+
+
+def test_a_call_past_the_bound_is_made_again_and_answers_alike():
+    ctl = _control(PIGEONS.format(n=9, m=8), 2)
+    seen, restarts = [], []
+
+    def restart() -> None:
+        restarts.append(len(seen))
+        seen.clear()
+
+    result = _solve(ctl, _Clock(60.0), [], on_model=seen.append, restart=restart)
+    assert result.unsatisfiable and result.exhausted and not seen and restarts == [0]
+    assert ctl.configuration.solve.solve_limit == "umax,umax"
+
+
+def test_a_call_past_the_bound_with_one_model_is_made_again():
+    # one model (x), and past it a search that the quick attempt cannot finish: asked for two models,
+    # that attempt stops with at most one, and the call made again finds exactly the one
+    ctl = _control("{ x }. p(1..9). h(1..8). 1 { a(P,H) : h(H) } 1 :- p(P), not x. "
+                   ":- a(P1,H), a(P2,H), P1 < P2. #show x/0.", 2)
+    seen: list[list[str]] = []
+    restarts: list[int] = []
+
+    def restart() -> None:
+        restarts.append(len(seen))
+        seen.clear()
+
+    result = _solve(ctl, _Clock(60.0), [], on_model=lambda m: seen.append([str(a) for a in m.symbols(shown=True)]),
+                    restart=restart)
+    assert result.satisfiable and result.exhausted and len(restarts) == 1
+    assert seen == [["x"]]
+
+
+def test_the_time_limit_stops_a_search_past_the_bound():
+    ctl = _control(PIGEONS.format(n=11, m=10), 2)
+    with pytest.raises(TimeLimitError, match="time limit of 0.2 s"):
+        _solve(ctl, _Clock(0.2), [], restart=lambda: None)
