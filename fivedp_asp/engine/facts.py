@@ -213,7 +213,9 @@ def _coast(place: Place | None) -> str:
 
 
 def order_facts(orders: Sequence[tuple[int, ResolvedOrder]]) -> list[Fact]:
-    """One ``order/3`` fact per order id plus the fact of its verb."""
+    """One ``order/3`` fact per order id plus the fact of its verb, and ``names_coast/1`` for a move or
+    support that names its destination's coast (the rules about named coasts start from it: most
+    steps name none, and those rules then ground nothing)."""
     facts: list[Fact] = []
     append = facts.append
     # the places spelled inline as place_term does (a 64-head step writes some 7,000 of them)
@@ -228,6 +230,8 @@ def order_facts(orders: Sequence[tuple[int, ResolvedOrder]]) -> list[Fact]:
             append(("ordered_hold", i))
         elif kind == "move":
             append(("ordered_move", i, (dest.timeline, dest.turn, dest.province), _coast(dest), int(r.via_convoy)))
+            if dest.coast:
+                append(("names_coast", i))
             # a written convoy path (DATC 4.A.6): read only by the datc_4a6 option files
             for k, sea in enumerate(getattr(r.order, "path", ())):
                 append(("ordered_path", i, k, t.const(sea.province)))
@@ -236,6 +240,8 @@ def order_facts(orders: Sequence[tuple[int, ResolvedOrder]]) -> list[Fact]:
         elif kind == "support_move":
             append(("ordered_support_move", i, (target.timeline, target.turn, target.province),
                     (dest.timeline, dest.turn, dest.province), _coast(dest)))
+            if dest.coast:
+                append(("names_coast", i))
         elif kind == "convoy":
             append(("ordered_convoy", i, (target.timeline, target.turn, target.province),
                     (dest.timeline, dest.turn, dest.province)))
