@@ -1,0 +1,43 @@
+"""The facts that the rules about conflicting orders, head-to-head battles and named coasts start from
+(``facts.pairing_facts``, ``names_coast/1`` of ``facts.order_facts``): they name every pair and every
+coast those rules can use, so that leaving the rules out when there are none changes no answer."""
+
+from __future__ import annotations
+
+from fivedp_asp.api import new_game
+from fivedp_asp.engine.facts import movement_facts
+from fivedp_asp.engine.step import read_orders, step
+
+
+def _facts(orders: dict[str, list[str]]) -> set[tuple]:
+    mv = new_game().mv
+    return {f for f in movement_facts(mv, read_orders(mv, orders)).facts
+            if f[0] in ("ordered_twice", "swapped", "names_coast")}
+
+
+def test_units_ordered_into_each_others_place_are_swapped_both_ways():
+    facts = _facts({"Germany": ["A Berlin - Kiel", "F Kiel - Berlin", "A Munich - Ruhr"]})
+    assert facts == {("swapped", (0, 0, "ber"), (0, 0, "kie")), ("swapped", (0, 0, "kie"), (0, 0, "ber"))}
+
+
+def test_a_unit_with_two_different_orders_is_ordered_twice_and_the_same_order_twice_is_not():
+    assert _facts({"France": ["A Paris - Burgundy", "A Paris - Picardy"]}) == {("ordered_twice", (0, 0, "par"))}
+    assert _facts({"France": ["A Paris - Burgundy", "A Paris - Burgundy"]}) == set()
+
+
+def test_a_move_or_support_naming_a_coast_names_it():
+    # the coast a fleet stands on is not named by its order; a destination's coast is, legal or not
+    assert _facts({"Russia": ["F St Petersburg(sc) - Gulf of Bothnia"]}) == set()
+    assert _facts({"France": ["F Brest - Spain(nc)"]}) == {("names_coast", 0)}
+    assert _facts({"France": ["A Paris - Burgundy", "F Brest Supports F Marseilles - Spain(sc)"]}) == {("names_coast", 1)}
+
+
+def test_a_head_to_head_battle_and_conflicting_orders_are_still_decided():
+    # a head-to-head battle of equal strength (both fail) and two orders for one unit (both invalid)
+    mv = new_game().mv
+    report = step(mv, {"Germany": ["A Berlin - Kiel", "F Kiel - Berlin"],
+                       "France": ["A Paris - Burgundy", "A Paris - Picardy"]})
+    results = {o.text: (o.result, o.reason) for o in report.outcomes}
+    assert results["A Berlin - Kiel"][0] == "fails" and results["F Kiel - Berlin"][0] == "fails"
+    assert results["A Paris - Burgundy"][0] == results["A Paris - Picardy"][0] == "invalid"
+    assert "conflicting" in results["A Paris - Burgundy"][1]
