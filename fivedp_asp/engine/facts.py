@@ -213,9 +213,10 @@ def _coast(place: Place | None) -> str:
 
 
 def order_facts(orders: Sequence[tuple[int, ResolvedOrder]]) -> list[Fact]:
-    """One ``order/3`` fact per order id plus the fact of its verb, and ``names_coast/1`` for a move or
-    support that names its destination's coast (the rules about named coasts start from it: most
-    steps name none, and those rules then ground nothing)."""
+    """One ``order/3`` fact per order id plus the fact of its verb; ``names_coast/1`` for a move or
+    support that names its destination's coast, ``repeats_place/1`` for an order that names one place
+    twice. The rules about named coasts and about orders into their own place start from those: most
+    steps have none, and those rules then ground nothing."""
     facts: list[Fact] = []
     append = facts.append
     # the places spelled inline as place_term does (a 64-head step writes some 7,000 of them)
@@ -226,6 +227,9 @@ def order_facts(orders: Sequence[tuple[int, ResolvedOrder]]) -> list[Fact]:
         i = OrderId(n)
         append(("order", i, (u.timeline, u.turn, u.province), t.const(r.power)))
         kind, dest, target = r.kind, r.dest, r.target
+        places = [(p.timeline, p.turn, p.province) for p in (u, target, dest) if p is not None]
+        if len(set(places)) < len(places):
+            append(("repeats_place", i))
         if kind == "hold":
             append(("ordered_hold", i))
         elif kind == "move":
@@ -272,7 +276,8 @@ def pairing_facts(new: Sequence[tuple[int, ResolvedOrder]], recorded: Sequence[t
         if r.kind == "move" and u is not None and d is not None:
             into.setdefault((u.timeline, u.turn, u.province), set()).add((d.timeline, d.turn, d.province))
     facts: list[Fact] = [("ordered_twice", u) for u in sorted(twice)]
-    facts += [("swapped", u, v) for u, dests in sorted(into.items()) for v in sorted(dests) if u in into.get(v, ())]
+    facts += [("swapped", u, v) for u, dests in sorted(into.items()) for v in sorted(dests)
+              if v != u and u in into.get(v, ())]
     return facts
 
 

@@ -1,5 +1,6 @@
-"""The facts that the rules about conflicting orders, head-to-head battles and named coasts start from
-(``facts.pairing_facts``, ``names_coast/1`` of ``facts.order_facts``): they name every pair and every
+"""The facts that the rules about conflicting orders, head-to-head battles, named coasts and orders into
+their own place start from (``facts.pairing_facts``; ``names_coast/1``, ``repeats_place/1`` of
+``facts.order_facts``): they name every pair and every
 coast those rules can use, so that leaving the rules out when there are none changes no answer."""
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from fivedp_asp.engine.step import read_orders, step
 def _facts(orders: dict[str, list[str]]) -> set[tuple]:
     mv = new_game().mv
     return {f for f in movement_facts(mv, read_orders(mv, orders)).facts
-            if f[0] in ("ordered_twice", "swapped", "names_coast")}
+            if f[0] in ("ordered_twice", "swapped", "names_coast", "repeats_place")}
 
 
 def test_units_ordered_into_each_others_place_are_swapped_both_ways():
@@ -30,6 +31,14 @@ def test_a_move_or_support_naming_a_coast_names_it():
     assert _facts({"Russia": ["F St Petersburg(sc) - Gulf of Bothnia"]}) == set()
     assert _facts({"France": ["F Brest - Spain(nc)"]}) == {("names_coast", 0)}
     assert _facts({"France": ["A Paris - Burgundy", "F Brest Supports F Marseilles - Spain(sc)"]}) == {("names_coast", 1)}
+
+
+def test_an_order_naming_one_place_twice_repeats_it():
+    assert _facts({"France": ["A Paris - Paris", "A Marseilles Supports A Marseilles",
+                              "F Brest Supports A Paris - Brest", "A Paris Supports A Marseilles - Marseilles"]}) \
+        == {("repeats_place", 0), ("repeats_place", 1), ("repeats_place", 2), ("repeats_place", 3),
+            ("ordered_twice", (0, 0, "par"))}
+    assert _facts({"France": ["F Brest Supports A Paris - Picardy"]}) == set()
 
 
 def test_a_head_to_head_battle_and_conflicting_orders_are_still_decided():
