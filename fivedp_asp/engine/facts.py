@@ -225,35 +225,34 @@ def order_facts(orders: Sequence[tuple[int, ResolvedOrder]]) -> list[Fact]:
         if u is None:
             continue
         i = OrderId(n)
-        append(("order", i, (u.timeline, u.turn, u.province), t.const(r.power)))
         kind, dest, target = r.kind, r.dest, r.target
-        places = [(p.timeline, p.turn, p.province) for p in (u, target, dest) if p is not None]
-        if len(set(places)) < len(places):
+        up = (u.timeline, u.turn, u.province)
+        tp = (target.timeline, target.turn, target.province) if target is not None else None
+        dp = (dest.timeline, dest.turn, dest.province) if dest is not None else None
+        append(("order", i, up, t.const(r.power)))
+        if up == tp or up == dp or (tp is not None and tp == dp):
             append(("repeats_place", i))
         if kind == "hold":
             append(("ordered_hold", i))
         elif kind == "move":
-            append(("ordered_move", i, (dest.timeline, dest.turn, dest.province), _coast(dest), int(r.via_convoy)))
+            append(("ordered_move", i, dp, _coast(dest), int(r.via_convoy)))
             if dest.coast:
                 append(("names_coast", i))
             # a written convoy path (DATC 4.A.6): read only by the datc_4a6 option files
             for k, sea in enumerate(getattr(r.order, "path", ())):
                 append(("ordered_path", i, k, t.const(sea.province)))
         elif kind == "support_hold":
-            append(("ordered_support_hold", i, (target.timeline, target.turn, target.province)))
+            append(("ordered_support_hold", i, tp))
         elif kind == "support_move":
-            append(("ordered_support_move", i, (target.timeline, target.turn, target.province),
-                    (dest.timeline, dest.turn, dest.province), _coast(dest)))
+            append(("ordered_support_move", i, tp, dp, _coast(dest)))
             if dest.coast:
                 append(("names_coast", i))
         elif kind == "convoy":
-            append(("ordered_convoy", i, (target.timeline, target.turn, target.province),
-                    (dest.timeline, dest.turn, dest.province)))
+            append(("ordered_convoy", i, tp, dp))
         elif kind == "open_convoy":
             append(("ordered_open_convoy", i))
         elif kind == "jump_assist":
-            append(("ordered_jump_assist", i, (target.timeline, target.turn, target.province),
-                    (dest.timeline, dest.turn, dest.province)))
+            append(("ordered_jump_assist", i, tp, dp))
         else:
             append(("ordered_other", i, kind))
     return facts
@@ -270,14 +269,13 @@ def pairing_facts(new: Sequence[tuple[int, ResolvedOrder]], recorded: Sequence[t
         u = r.unit
         if u is not None and first.setdefault((u.timeline, u.turn, u.province), i) != i:
             twice.add((u.timeline, u.turn, u.province))
-    into: dict[tuple[int, int, str], set[tuple[int, int, str]]] = {}
+    moves: set[tuple[tuple[int, int, str], tuple[int, int, str]]] = set()
     for _, r in chain(new, recorded):
         u, d = r.unit, r.dest
         if r.kind == "move" and u is not None and d is not None:
-            into.setdefault((u.timeline, u.turn, u.province), set()).add((d.timeline, d.turn, d.province))
+            moves.add(((u.timeline, u.turn, u.province), (d.timeline, d.turn, d.province)))
     facts: list[Fact] = [("ordered_twice", u) for u in sorted(twice)]
-    facts += [("swapped", u, v) for u, dests in sorted(into.items()) for v in sorted(dests)
-              if v != u and u in into.get(v, ())]
+    facts += [("swapped", u, v) for u, v in sorted(m for m in moves if m[0] != m[1] and (m[1], m[0]) in moves)]
     return facts
 
 
