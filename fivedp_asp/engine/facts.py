@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 from itertools import chain
-from typing import Iterable, Iterator, NamedTuple, Sequence
+from typing import Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 from ..solver import terms as t
 from ..solver.driver import DEFAULT_TIME_LIMIT, solve_decisions
@@ -205,6 +205,24 @@ def board_facts(mv: Multiverse, boards: Iterable[Board]) -> list[Fact]:
                           t.location(unit.location)))
     for child, (parent, turn) in sorted(mv.forks.items()):
         facts.append(("fork", Timeline(child), Timeline(parent), turn))
+    return facts
+
+
+def doubtful_unit_facts(boards: Iterable[Board], orders: Iterable[tuple[int, ResolvedOrder]]) -> list[Fact]:
+    """``doubtful_unit(I)``: on these boards (those written), order I's unit is missing or another
+    power's, or the unit it supports or convoys is missing. The rules that refuse orders for want of
+    such a unit start from it: most steps have none, and those four rules then ground nothing."""
+    units = {(b.timeline, b.turn): b.units for b in boards}
+    none: Mapping = {}
+    facts: list[Fact] = []
+    for n, r in orders:
+        u, target = r.unit, r.target
+        if u is None:
+            continue
+        here = units.get((u.timeline, u.turn), none).get(u.province)
+        if here is None or here.power != r.power or (
+                target is not None and target.province not in units.get((target.timeline, target.turn), none)):
+            facts.append(("doubtful_unit", OrderId(n)))
     return facts
 
 
@@ -432,6 +450,7 @@ def movement_facts(mv: Multiverse, orders: Sequence[tuple[int, ResolvedOrder]]) 
         facts.append(("new", OrderIds(0, max(i for i, _ in orders))))
     facts += order_facts(recorded_orders)
     facts += pairing_facts(orders, recorded_orders)
+    facts += doubtful_unit_facts(boards, chain(orders, recorded_orders))
     facts += across_facts(mv, [r for _, r in orders] + [r for _, r in recorded_orders])
     facts += journeys
     return MovementFacts(tuple(facts), recorded_orders, frozenset(departed))

@@ -35,7 +35,7 @@ from ..model import orders as o
 from ..solver import terms as t
 from ..solver.terms import Fact, OrderIds, Timeline
 from ..errors import InputError, NotationError, quoted
-from .facts import across_facts, board_facts, edge_facts, map_facts, order_facts
+from .facts import across_facts, board_facts, doubtful_unit_facts, edge_facts, map_facts, order_facts
 from ..model.map import GameMap
 from ..model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Board, Multiverse, Unit, unit_text
 from ..model.notation import format_order, parse_unit
@@ -405,6 +405,7 @@ def _legal(mv: Multiverse, candidates: Sequence[ResolvedOrder]) -> list[Resolved
     facts += [("past_board", k) for k in sorted(keys - heads)]
     facts += [("dissolved", Timeline(tl)) for tl in sorted(mv.dissolved)]
     facts += order_facts(orders)
+    facts += doubtful_unit_facts(boards, orders)
     facts += across_facts(mv, (r for _, r in orders))
     facts.append(("new", OrderIds(0, len(candidates) - 1)))
     # one unit's many candidates are not one another's rivals (DATC 4.D.3 is about orders given together)

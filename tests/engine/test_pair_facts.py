@@ -13,7 +13,7 @@ from fivedp_asp.engine.step import read_orders, step
 def _facts(orders: dict[str, list[str]]) -> set[tuple]:
     mv = new_game().mv
     return {f for f in movement_facts(mv, read_orders(mv, orders)).facts
-            if f[0] in ("ordered_twice", "swapped", "names_coast", "repeats_place")}
+            if f[0] in ("ordered_twice", "swapped", "names_coast", "repeats_place", "doubtful_unit")}
 
 
 def test_units_ordered_into_each_others_place_are_swapped_both_ways():
@@ -39,6 +39,13 @@ def test_an_order_naming_one_place_twice_repeats_it():
         == {("repeats_place", 0), ("repeats_place", 1), ("repeats_place", 2), ("repeats_place", 3),
             ("ordered_twice", (0, 0, "par"))}
     assert _facts({"France": ["F Brest Supports A Paris - Picardy"]}) == set()
+
+
+def test_an_order_for_a_missing_or_foreign_unit_or_about_a_missing_one_is_doubtful():
+    assert _facts({"France": ["A Picardy - Paris", "A Paris Supports A Burgundy", "F Brest Convoys A Gascony - Picardy",
+                              "A Marseilles Supports A Paris - Burgundy"],
+                   "England": ["A Paris - Gascony"]}) \
+        == {("doubtful_unit", i) for i in (0, 1, 2, 4)} | {("ordered_twice", (0, 0, "par"))}
 
 
 def test_a_head_to_head_battle_and_conflicting_orders_are_still_decided():
