@@ -713,7 +713,8 @@ class _Clock:
 
 
 # conflicts a solver call may meet in its first, quick attempt (``_solve``): a phase's call meets a
-# handful; a thousand take some tens of milliseconds on the largest steps benchmarked
+# handful; a thousand take about 5 ms on a small program and 130 ms on one of 120,000 atoms (three
+# times a 64-head step's)
 _QUICK_CONFLICTS = "1000"
 
 
