@@ -284,14 +284,12 @@ def pairing_facts(new: Sequence[tuple[int, ResolvedOrder]], recorded: Sequence[t
     first: dict[tuple[int, int, str], int] = {}
     twice: set[tuple[int, int, str]] = set()
     for i, r in new:
-        u = r.unit
-        if u is not None and first.setdefault((u.timeline, u.turn, u.province), i) != i:
-            twice.add((u.timeline, u.turn, u.province))
+        if r.unit is not None and first.setdefault(place := place_term(r.unit), i) != i:
+            twice.add(place)
     moves: set[tuple[tuple[int, int, str], tuple[int, int, str]]] = set()
     for _, r in chain(new, recorded):
-        u, d = r.unit, r.dest
-        if r.kind == "move" and u is not None and d is not None:
-            moves.add(((u.timeline, u.turn, u.province), (d.timeline, d.turn, d.province)))
+        if r.kind == "move" and r.unit is not None and r.dest is not None:
+            moves.add((place_term(r.unit), place_term(r.dest)))
     facts: list[Fact] = [("ordered_twice", u) for u in sorted(twice)]
     facts += [("swapped", u, v) for u, v in sorted(m for m in moves if m[0] != m[1] and (m[1], m[0]) in moves)]
     return facts

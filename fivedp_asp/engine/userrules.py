@@ -41,7 +41,7 @@ from clingo import ast
 
 from ..errors import InputError, RuleError
 from .options import REGISTRY, RULES, UserRule, problem, registry, rules_of, with_rules
-from ..solver.driver import DECISIONS, asp_dir
+from ..solver.driver import DECISIONS, asp_dir, refusals_alone
 
 Signature = tuple[str, int]
 _NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
@@ -243,16 +243,10 @@ def _ground_alone(statements: list, source: str) -> None:
     """Grounds the rule on no facts: what clingo refuses only when grounding (unsafe variables, a
     wrong use of an aggregate) is then reported with the file's line and column, not later as a
     failure of the whole program."""
-    messages: list[str] = []
-    ctl = clingo.Control(["--warn=none"], logger=lambda code, message: messages.append(message.strip()))
-    try:
-        with ast.ProgramBuilder(ctl) as builder:
-            for s in statements:
-                builder.add(s)
-        ctl.ground([("base", [])])
-    except RuntimeError:
+    messages = refusals_alone(statements)
+    if messages is not None:
         detail = "; ".join(m.replace("<string>", source) for m in messages) or "clingo cannot ground it"
-        raise RuleError(f"{source}: {detail[:400]}") from None
+        raise RuleError(f"{source}: {detail[:400]}")
 
 
 def _hook_hint(c: Contract) -> str:

@@ -401,20 +401,30 @@ def _loops_through_negation(rules: Sequence[tuple[_Signature, tuple[tuple[_Signa
     return any(negative and reaches(head, body) for body, out in edges.items() for head, negative in out)
 
 
-def _check_alone(programs: tuple[str, ...], rules: Sequence[ast.AST]) -> None:
-    """Grounds ``rules`` alone on no facts: EncodingError, with the file and line, for a rule clingo
-    refuses (an unsafe variable)."""
-    if not rules:
-        return
+def refusals_alone(statements: Sequence[ast.AST]) -> list[str] | None:
+    """Grounds ``statements`` alone on no facts: None when clingo accepts them, else its messages
+    (an unsafe variable, a wrong use of an aggregate), each with the statement's file and line. What
+    clingo refuses only when grounding is reported this way for one part, not later for the whole."""
+    if not isinstance(statements, Sequence) or not all(isinstance(s, ast.AST) for s in statements):
+        raise TypeError("statements must be a sequence of clingo syntax trees")
     messages = _Messages()
     ctl = clingo.Control(["--warn=none"], logger=messages)
     try:
         with ast.ProgramBuilder(ctl) as builder:
-            for rule in rules:
-                builder.add(rule)
+            for statement in statements:
+                builder.add(statement)
         ctl.ground([("base", [])])
     except RuntimeError:
-        raise messages.error(f"the logic programs cannot be grounded ({', '.join(programs)})") from None
+        return messages.lines
+    return None
+
+
+def _check_alone(programs: tuple[str, ...], rules: Sequence[ast.AST]) -> None:
+    """Grounds ``rules`` alone on no facts: EncodingError, with the file and line, for a rule clingo
+    refuses (an unsafe variable)."""
+    if rules and (refused := refusals_alone(rules)) is not None:
+        detail = "\n".join(refused) or "clingo gave no message"
+        raise EncodingError(f"the logic programs cannot be grounded ({', '.join(programs)}):\n{detail}")
 
 
 def _kept(statements: tuple[ast.AST, ...], reads: frozenset[_Signature] | None) -> _Statements:
@@ -730,7 +740,8 @@ def _solve(ctl: clingo.Control, clock: _Clock, assumptions: list, on_model=None,
     again, ``restart`` called first, in a thread of its own; the bound keeps the first attempt short,
     so that the time limit and Ctrl-C still stop a hard search promptly."""
     clock.check()
-    if restart is not None:
+    # (a core is read off the handle of a call in its own thread: such a call is made that way at once)
+    if restart is not None and core is None:
         wanted = int(ctl.configuration.solve.models)
         seen = 0
 

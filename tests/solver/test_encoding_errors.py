@@ -56,3 +56,20 @@ def test_intact_copy_runs(tmp_path):
     # the copy itself works: the failures above come from the broken lines alone
     done = _run(_copy(tmp_path), "check", str(CASE))
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_statements_grounded_alone_say_what_clingo_refuses():
+    from clingo import ast
+
+    from fivedp_asp.solver.driver import refusals_alone
+
+    def parsed(text: str) -> list:
+        out: list = []
+        ast.parse_string(text, out.append)
+        return out
+
+    assert refusals_alone(parsed("a(X) :- b(X).")) is None
+    refused = refusals_alone(parsed("a(X) :- not b(X)."))
+    assert refused and any("unsafe" in m for m in refused)
+    with pytest.raises(TypeError, match="syntax trees"):
+        refusals_alone(["a(X) :- b(X)."])
