@@ -38,6 +38,7 @@ from typing import Callable, Generator, Sequence
 from ..errors import AdjudicationError
 from ..solver.driver import Solution, solve_decisions
 from ..solver.terms import ORDER_STRIDE, TIMELINE_STRIDE, fact_lines, symbol_texts
+from . import collector
 from .phase import Query, StepReport
 from .step import OrderLines, steps
 
@@ -206,11 +207,13 @@ def step_many(items: Sequence[tuple[object, OrderLines]], *, statistics: bool = 
               reasons: bool = True) -> list[StepReport | Exception]:
     """``step.step`` for many independent phases ``(multiverse, orders)`` at once: the same reports, in the
     same order; a phase whose input is bad (or that cannot be adjudicated) gives its exception in place
-    of a report, and the other phases are unaffected. ``reasons`` as for ``step.step``."""
-    generators: list[Generator | Exception] = []
-    for mv, orders in items:
-        try:
-            generators.append(steps(mv, orders, statistics=statistics, reasons=reasons))
-        except Exception as exc:
-            generators.append(exc)
-    return run_all(generators)  # type: ignore[return-value]
+    of a report, and the other phases are unaffected. ``reasons`` as for ``step.step``; the cycle
+    collector held off as there (``collector.paused``)."""
+    with collector.paused():
+        generators: list[Generator | Exception] = []
+        for mv, orders in items:
+            try:
+                generators.append(steps(mv, orders, statistics=statistics, reasons=reasons))
+            except Exception as exc:
+                generators.append(exc)
+        return run_all(generators)  # type: ignore[return-value]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Mapping, Sequence
 
-from . import adjustment, movement, retreat, sustain, victory
+from . import adjustment, collector, movement, retreat, sustain, victory
 from ..errors import InputError, NotationError, OrderError, quoted
 from ..limits import MAX_BOARDS, MAX_HEADS, MAX_ORDERS, MAX_TIMELINES, MAX_UNITS
 from ..model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, SUSTAIN, Multiverse
@@ -87,8 +87,10 @@ def step(mv: Multiverse, orders: OrderLines, *, statistics: bool = False, reason
     ``statistics`` asks clingo for the ground program's size (benchmarks). ``reasons=False`` leaves
     out why each order has its result: the rules of reasons are then not grounded (a median classic
     movement phase grounds 37 statements fewer), and a legal order's outcome has no reason and no
-    causes. The results, positions and decisions are the same; an invalid order keeps its reason."""
-    return run(steps(mv, orders, statistics=statistics, reasons=reasons))
+    causes. The results, positions and decisions are the same; an invalid order keeps its reason.
+    Python's cycle collector is held off meanwhile (``collector.paused``)."""
+    with collector.paused():
+        return run(steps(mv, orders, statistics=statistics, reasons=reasons))
 
 
 def steps(mv: Multiverse, orders: OrderLines, *, statistics: bool = False, reasons: bool = True) -> Steps:
