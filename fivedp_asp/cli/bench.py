@@ -51,6 +51,7 @@ def cmd_bench(args, command: Callable[[list[str]], int]) -> int:
         for r in rows:
             print(f"{'':>{len(str(rows[0]['boards'])) + 8}} {r['question']:<36} {r['orders']:>7} {r['cpu_s']:>6.2f} "
                   f"{r['peak_mb']:>8.0f}", flush=True)
+        return 0
     if args.suite == "big":
         print(f"big: one movement step on one board of a map made of N disjoint copies of a DATC position's "
               f"provinces; without reasons; best of {args.repeat} runs")
