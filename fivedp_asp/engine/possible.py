@@ -35,6 +35,7 @@ from ..model import orders as o
 from ..solver import terms as t
 from ..solver.terms import Fact, OrderIds, Timeline
 from ..errors import InputError, NotationError, quoted
+from . import collector
 from .facts import across_facts, board_facts, doubtful_unit_facts, edge_facts, map_facts, order_facts
 from ..model.map import GameMap
 from ..model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Board, Multiverse, Unit, unit_text
@@ -433,7 +434,15 @@ def legal_orders(mv: Multiverse, *, power: str | None = None, unit: str | None =
     as written, ``A b-Mun``; all units when None), in a stable order. ``kind`` keeps only orders of
     these kinds (``KINDS``, or ``support`` for both supports); ``to`` only orders whose destination is
     on that board (moves, retreats, supports, convoys, jump assists). Filtered-out orders are never
-    made, so a narrow question is answered quickly."""
+    made, so a narrow question is answered quickly. Python's cycle collector is held off meanwhile
+    (``collector.paused``: listing every order of a power on a 28-timeline game took 7.3 s of processor
+    time with it running, 5.8–6.0 s without)."""
+    with collector.paused():
+        return _listed(mv, power=power, unit=unit, kind=kind, to=to)
+
+
+def _listed(mv: Multiverse, *, power: str | None, unit: str | None, kind: str | Iterable[str] | None,
+            to: str | None) -> tuple[PossibleOrder, ...]:
     from .resolve import resolved_text
 
     m = mv.game_map

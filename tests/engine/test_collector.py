@@ -70,3 +70,19 @@ def test_a_step_and_a_batch_run_with_the_collector_off_and_give_it_back(collecto
     reports = batch.step_many([(new_game().mv, ORDERS)])
     assert running == [False] and gc.isenabled()
     assert [o.result for o in reports[0].outcomes] == [o.result for o in report.outcomes]
+
+
+def test_listing_legal_orders_runs_with_the_collector_off_and_gives_it_back(collector_on, monkeypatch):
+    from fivedp_asp.engine import possible
+
+    seen: list[bool] = []
+    check = possible._legal
+
+    def watched(mv, candidates):
+        seen.append(gc.isenabled())
+        return check(mv, candidates)
+
+    monkeypatch.setattr(possible, "_legal", watched)
+    listed = possible.legal_orders(new_game().mv, unit="A Paris")
+    assert seen and not any(seen) and gc.isenabled()
+    assert "A a-Par@0 - a-Bur@0" in {o.order for o in listed}
