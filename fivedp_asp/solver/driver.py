@@ -515,6 +515,14 @@ def _fact_signatures(static: str) -> tuple[_Signature | None, ...]:
 _FACT_LINE = re.compile(r"[a-z_][A-Za-z0-9_']*(\(.*\))?\.\Z")
 
 
+def new_control(logger: Callable[[clingo.MessageCode, str], None] | None = None) -> clingo.Control:
+    """A Control set as a program's first solver call wants it (``_solve``): its conflicts bounded, two
+    models asked for. Each setting changed later through ``configuration`` costs 10-20 µs, and that
+    call would change two. Warnings are off: the encodings leave inputs empty on purpose."""
+    return clingo.Control(["--warn=none", f"--solve-limit={_QUICK_CONFLICTS}", f"--models={_FIRST_MODELS}"],
+                          logger=logger)
+
+
 def _control(programs: Sequence[str], facts: str, static: str,
              names: frozenset[str] | None = None) -> tuple[clingo.Control, float]:
     """The ground program, and the seconds spent handing the encoding and facts to clingo before grounding
@@ -523,7 +531,7 @@ def _control(programs: Sequence[str], facts: str, static: str,
     parsed = statements + _static_statements(static, statements.reads)
     messages = _Messages()
     t0 = time.perf_counter()
-    ctl = clingo.Control(["--warn=none"], logger=messages)
+    ctl = new_control(messages)
     try:
         with ast.ProgramBuilder(ctl) as builder:
             for statement in parsed:
@@ -726,10 +734,14 @@ class _Clock:
 # handful; a thousand take about 5 ms on a small program and 130 ms on one of 120,000 atoms (three
 # times a 64-head step's)
 _QUICK_CONFLICTS = "1000"
+# the models a program's first solver call asks for: two, which tell one answer from several
+# (``_Driver.run``, ``solve_in_universe``)
+_FIRST_MODELS = 2
 
 
 def _solve(ctl: clingo.Control, clock: _Clock, assumptions: list, on_model=None,
-           core: list[int] | None = None, restart: Callable[[], None] | None = None) -> clingo.SolveResult:
+           core: list[int] | None = None, restart: Callable[[], None] | None = None,
+           wanted: int = 0) -> clingo.SolveResult:
     """One solver call that gives up when the clock runs out (the search is interrupted). An
     unsatisfiable call puts its core (the assumption literals it rests on) into ``core``.
 
@@ -738,11 +750,12 @@ def _solve(ctl: clingo.Control, clock: _Clock, assumptions: list, on_model=None,
     thread of its own, which the clock can stop, costs about 0.4 ms more (a movement phase's solving
     took 1.5 ms that way, 1.1 ms this way). A call that reaches the bound before it is done is made
     again, ``restart`` called first, in a thread of its own; the bound keeps the first attempt short,
-    so that the time limit and Ctrl-C still stop a hard search promptly."""
+    so that the time limit and Ctrl-C still stop a hard search promptly. ``ctl`` is made by
+    ``new_control``, bounded already (the call made again lifts the bound for itself alone);
+    ``wanted``: the models it is set to find (0: all)."""
     clock.check()
     # (a core is read off the handle of a call in its own thread: such a call is made that way at once)
     if restart is not None and core is None:
-        wanted = int(ctl.configuration.solve.models)
         seen = 0
 
         def counted(m: clingo.Model) -> None:
@@ -751,28 +764,28 @@ def _solve(ctl: clingo.Control, clock: _Clock, assumptions: list, on_model=None,
             if on_model is not None:
                 on_model(m)
 
-        ctl.configuration.solve.solve_limit = _QUICK_CONFLICTS
-        try:
-            result = ctl.solve(assumptions=assumptions, on_model=counted)
-        finally:
-            ctl.configuration.solve.solve_limit = "umax"
+        result = ctl.solve(assumptions=assumptions, on_model=counted)
         if result.exhausted or 0 < wanted <= seen:
             return result
         restart()
         clock.check()
-    with ctl.solve(assumptions=assumptions, on_model=on_model, async_=True) as handle:
-        try:
-            while not handle.wait(max(0.0, min(_WAIT, clock.left()))):
-                if clock.left() <= 0:
-                    handle.cancel()
-                    clock.exceeded()
-            result = handle.get()
-            if core is not None and result.unsatisfiable:
-                core.extend(handle.core())
-            return result
-        except BaseException:
-            handle.cancel()
-            raise
+    ctl.configuration.solve.solve_limit = "umax"
+    try:
+        with ctl.solve(assumptions=assumptions, on_model=on_model, async_=True) as handle:
+            try:
+                while not handle.wait(max(0.0, min(_WAIT, clock.left()))):
+                    if clock.left() <= 0:
+                        handle.cancel()
+                        clock.exceeded()
+                result = handle.get()
+                if core is not None and result.unsatisfiable:
+                    core.extend(handle.core())
+                return result
+            except BaseException:
+                handle.cancel()
+                raise
+    finally:
+        ctl.configuration.solve.solve_limit = _QUICK_CONFLICTS
 
 
 @dataclass
@@ -806,6 +819,7 @@ class _Driver:
         self.backups: list[tuple[str, tuple[clingo.Symbol, ...]]] = []
         self.open_parts: int | None = None  # the parts found undecided in the last round (for the time limit's message)
         self.flip: int | None = None  # the literal that turns the decisions' preferred sign to true
+        self.models = _FIRST_MODELS  # the models the solver is set to find, as ``_control`` made it
         self.seen = 1
         # the clock names the step's size through a weak reference: a strong one would make a cycle
         # (driver -> clock -> driver) that keeps the Control and its ground program alive until Python's
@@ -827,6 +841,12 @@ class _Driver:
                 f"{_count(len(p.decisions), 'decision')}, {parts}")
 
     # -- solver calls ------------------------------------------------------------------------------
+
+    def _find(self, models: int) -> None:
+        """Sets the solver to find this many models (0: all), unless it is set so already."""
+        if models != self.models:
+            self.ctl.configuration.solve.models = models
+            self.models = models
 
     def assumptions(self, relaxed: frozenset = frozenset()) -> list:
         # literals, not symbols: clingo would look every symbol up again on every call
@@ -864,15 +884,15 @@ class _Driver:
             n = 0
             found.clear()
 
-        self.ctl.configuration.solve.models = count
-        _solve(self.ctl, self.clock, self._assumed(extra), on_model=on_model, restart=restart)
+        self._find(count)
+        _solve(self.ctl, self.clock, self._assumed(extra), on_model=on_model, restart=restart, wanted=count)
         return (found[0] if found else None), n
 
     def core(self, relaxed: frozenset) -> list[clingo.Symbol] | None:
         """The fleets of an unsatisfiable core, with the fleets ``relaxed`` left free; None when there is
         a model then; empty when the core holds no convoying fleet."""
         core: list[int] = []
-        self.ctl.configuration.solve.models = 1
+        self._find(1)
         result = _solve(self.ctl, self.clock, self.assumptions(relaxed) + ([-self.flip] if self.flip else []), core=core)
         if result.satisfiable:
             return None
@@ -977,7 +997,7 @@ class _Driver:
         if not free:
             return []
         values: list[bool] = []
-        self.ctl.configuration.solve.models = 1
+        self._find(1)
         _solve(self.ctl, self.clock, self.assumptions(frozenset(f for _, f in free)) + [-self._flip()],
                on_model=lambda m: values.extend(m.is_true(lit) for lit, _ in free))
         parts = self.parts
@@ -1128,9 +1148,9 @@ def solve_in_universe(programs: Sequence[str], universe: Universe, static: str =
     shown: list[tuple[clingo.Symbol, ...]] = []
     with grounded.lock:
         t1 = time.perf_counter()
-        grounded.ctl.configuration.solve.models = 2
+        # the Control asks for two models as ``_control`` made it, and nothing sets it otherwise
         _solve(grounded.ctl, clock, assumptions, on_model=lambda m: shown.append(tuple(m.symbols(shown=True))),
-               restart=shown.clear)
+               restart=shown.clear, wanted=_FIRST_MODELS)
     t2 = time.perf_counter()
     if len(shown) != 1:
         raise AdjudicationError(f"the rules ({', '.join(programs)}) have {len(shown)} answers where one was expected")
