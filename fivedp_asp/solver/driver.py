@@ -1126,6 +1126,12 @@ class _Grounded:
             self.literal[a] = found.literal if found is not None else 0
             if self.literal[a]:
                 self.ctl.assign_external(self.literal[a], None)  # free: each query fixes it by assumption
+        # every atom assumed false, and where each atom stands in that list: a query turns its few true
+        # atoms round instead of testing several hundred (an atom that grounds to no literal, 0, is
+        # read by no rule: nothing to assume about it)
+        held = [a for a, lit in self.literal.items() if lit]
+        self.all_false = tuple(-self.literal[a] for a in held)
+        self.position = {a: i for i, a in enumerate(held)}
         self.lock = threading.Lock()
 
 
@@ -1143,8 +1149,11 @@ def solve_in_universe(programs: Sequence[str], universe: Universe, static: str =
     t0 = time.perf_counter()
     grounded = _grounded(tuple(programs), static, universe.fixed, universe.atoms)
     clock = _Clock(_TIME_LIMIT.get())
-    # an atom no rule can read grounds to no literal (0): nothing to assume about it
-    assumptions = [(lit if a in universe.true else -lit) for a, lit in grounded.literal.items() if lit]
+    assumptions = list(grounded.all_false)
+    for a in universe.true:
+        i = grounded.position.get(a)
+        if i is not None:
+            assumptions[i] = -assumptions[i]
     shown: list[tuple[clingo.Symbol, ...]] = []
     with grounded.lock:
         t1 = time.perf_counter()
