@@ -517,8 +517,9 @@ _FACT_LINE = re.compile(r"[a-z_][A-Za-z0-9_']*(\(.*\))?\.\Z")
 
 def new_control(logger: Callable[[clingo.MessageCode, str], None] | None = None) -> clingo.Control:
     """A Control set as a program's first solver call wants it (``_solve``): its conflicts bounded, two
-    models asked for. Each setting changed later through ``configuration`` costs 10-20 µs, and that
-    call would change two. Warnings are off: the encodings leave inputs empty on purpose."""
+    models asked for. Each setting read or changed through ``configuration`` costs 10-20 µs, and that
+    call would otherwise read one and change three. Warnings are off: the encodings leave inputs empty
+    on purpose."""
     return clingo.Control(["--warn=none", f"--solve-limit={_QUICK_CONFLICTS}", f"--models={_FIRST_MODELS}"],
                           logger=logger)
 
@@ -819,7 +820,7 @@ class _Driver:
         self.backups: list[tuple[str, tuple[clingo.Symbol, ...]]] = []
         self.open_parts: int | None = None  # the parts found undecided in the last round (for the time limit's message)
         self.flip: int | None = None  # the literal that turns the decisions' preferred sign to true
-        self.models = _FIRST_MODELS  # the models the solver is set to find, as ``_control`` made it
+        self.models_asked = _FIRST_MODELS  # the models the solver is set to find, as ``new_control`` made it
         self.seen = 1
         # the clock names the step's size through a weak reference: a strong one would make a cycle
         # (driver -> clock -> driver) that keeps the Control and its ground program alive until Python's
@@ -844,9 +845,9 @@ class _Driver:
 
     def _find(self, models: int) -> None:
         """Sets the solver to find this many models (0: all), unless it is set so already."""
-        if models != self.models:
+        if models != self.models_asked:
             self.ctl.configuration.solve.models = models
-            self.models = models
+            self.models_asked = models
 
     def assumptions(self, relaxed: frozenset = frozenset()) -> list:
         # literals, not symbols: clingo would look every symbol up again on every call
@@ -1120,17 +1121,17 @@ class _Grounded:
         externals = "".join(f"#external {a}.\n" for a in atoms)
         self.ctl, _ = _control(programs, fixed + externals, static)
         symbolic = self.ctl.symbolic_atoms
-        self.literal: dict[str, int] = {}
+        literal: dict[str, int] = {}
         for a in atoms:
             found = symbolic[clingo.parse_term(a)]
-            self.literal[a] = found.literal if found is not None else 0
-            if self.literal[a]:
-                self.ctl.assign_external(self.literal[a], None)  # free: each query fixes it by assumption
+            literal[a] = found.literal if found is not None else 0
+            if literal[a]:
+                self.ctl.assign_external(literal[a], None)  # free: each query fixes it by assumption
         # every atom assumed false, and where each atom stands in that list: a query turns its few true
         # atoms round instead of testing several hundred (an atom that grounds to no literal, 0, is
         # read by no rule: nothing to assume about it)
-        held = [a for a, lit in self.literal.items() if lit]
-        self.all_false = tuple(-self.literal[a] for a in held)
+        held = [a for a, lit in literal.items() if lit]
+        self.all_false = tuple(-literal[a] for a in held)
         self.position = {a: i for i, a in enumerate(held)}
         self.lock = threading.Lock()
 
@@ -1157,7 +1158,7 @@ def solve_in_universe(programs: Sequence[str], universe: Universe, static: str =
     shown: list[tuple[clingo.Symbol, ...]] = []
     with grounded.lock:
         t1 = time.perf_counter()
-        # the Control asks for two models as ``_control`` made it, and nothing sets it otherwise
+        # the Control asks for two models as ``new_control`` made it, and nothing sets it otherwise
         _solve(grounded.ctl, clock, assumptions, on_model=lambda m: shown.append(tuple(m.symbols(shown=True))),
                restart=shown.clear, wanted=_FIRST_MODELS)
     t2 = time.perf_counter()
