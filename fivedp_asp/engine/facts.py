@@ -84,6 +84,55 @@ def step_edge_facts(game_map: GameMap, steps: dict[tuple[str, str], set[str]]) -
     return facts
 
 
+def _own_rules(mv: Multiverse) -> bool:
+    """Whether the movement program loads rules of your own (absolute paths among its logic files): they
+    may derive any hook (``step/3``, ``convoys/2``), so no fact that only guards built-in rules is left out."""
+    return any(os.path.isabs(f) for f in logic_files(mv.options, "movement"))
+
+
+def coasts_in_reach_facts(mv: Multiverse, steps: Mapping[tuple[str, str], Iterable[str] | None]) -> list[Fact]:
+    """``coasts_in_reach`` when a (kind, location) unit of ``steps`` has edges into two locations of one
+    province among the provinces given for it (None: any), or when rules of your own are loaded; else
+    nothing. A unit's steps into one destination come from its edges into that province (same board or
+    another, asp/movement/legality.lp), so two of them are two coasts: the rules about several coasts in
+    reach (an ambiguous coast, for a move or a support) can fire only then, and most steps have none."""
+    if _own_rules(mv):
+        return [("coasts_in_reach",)]
+    game_map = mv.game_map
+    for (kind, loc), provinces in steps.items():
+        wanted = None if provinces is None else set(provinces)
+        seen: set[str] = set()
+        for to in game_map.neighbours.get((kind, loc), ()):
+            prov = game_map.province_of(to)
+            if wanted is None or prov in wanted:
+                if prov in seen:
+                    return [("coasts_in_reach",)]
+                seen.add(prov)
+    return []
+
+
+def several_convoys_facts(mv: Multiverse, orders: Iterable[ResolvedOrder]) -> list[Fact]:
+    """``several_convoys`` when two or more of these orders (new and recorded) convoy one army, or one is
+    an open convoy (option open_convoys: it may carry any army), or rules of your own are loaded (they may
+    derive ``convoys/2``); else nothing. Only then can an army's convoy network hold two fleets, and the
+    rules about dead ends of a network (asp/movement/convoy.lp) fire: most steps with convoys have one
+    fleet an army, and those five rules then ground nothing."""
+    if _own_rules(mv):
+        return [("several_convoys",)]
+    armies: set[tuple[int, int, str]] = set()
+    for r in orders:
+        if r.unit is None:
+            continue  # no order/3 fact: no convoy of it
+        if r.kind == "open_convoy":
+            return [("several_convoys",)]
+        if r.kind == "convoy" and r.target is not None:
+            army = (r.target.timeline, r.target.turn, r.target.province)
+            if army in armies:
+                return [("several_convoys",)]
+            armies.add(army)
+    return []
+
+
 def _step_queries(orders: Iterable[ResolvedOrder]) -> Iterator[tuple[Place, str]]:
     """The (unit place, province) pairs the movement rules ask whether a unit could step into
     (``step_query/4``, ``jump_query/4``): a move's unit to its destination; a support's unit to the
@@ -306,7 +355,7 @@ def across_facts(mv: Multiverse, orders: Iterable[ResolvedOrder]) -> list[Fact]:
     for r in orders:
         if r.unit is not None and any(p is not None and p.board != r.unit.board for p in (r.target, r.dest)):
             return [("across_boards",)]
-    if any(os.path.isabs(f) for f in logic_files(mv.options, "movement")):
+    if _own_rules(mv):
         return [("across_boards",)]
     return []
 
@@ -426,9 +475,10 @@ def movement_facts(mv: Multiverse, orders: Sequence[tuple[int, ResolvedOrder]]) 
                     involved.add(key)
     boards = [mv.boards[k] for k in sorted(involved)]
     facts = board_facts(mv, boards)
-    if any(os.path.isabs(f) for f in logic_files(mv.options, "movement")):
+    if _own_rules(mv):
         # rules of your own read edge/3 as they like (docs/rules-of-your-own.md): every unit's edges
         facts += edge_facts(mv.game_map, ((u.kind, u.location) for b in boards for u in b.units.values()))
+        facts += coasts_in_reach_facts(mv, {})
     else:
         steps: dict[tuple[str, str], set[str]] = {}
         for place, province in _step_queries(r for _, r in chain(orders, recorded_orders)):
@@ -437,6 +487,7 @@ def movement_facts(mv: Multiverse, orders: Sequence[tuple[int, ResolvedOrder]]) 
             if unit is not None:
                 steps.setdefault((unit.kind, unit.location), set()).add(province)
         facts += step_edge_facts(mv.game_map, steps)
+        facts += coasts_in_reach_facts(mv, steps)
     facts += [("head", k) for k in sorted(heads)]
     for b in boards:
         if b.key not in heads:
@@ -450,5 +501,6 @@ def movement_facts(mv: Multiverse, orders: Sequence[tuple[int, ResolvedOrder]]) 
     facts += pairing_facts(orders, recorded_orders)
     facts += doubtful_unit_facts(boards, chain(orders, recorded_orders))
     facts += across_facts(mv, [r for _, r in orders] + [r for _, r in recorded_orders])
+    facts += several_convoys_facts(mv, (r for _, r in chain(orders, recorded_orders)))
     facts += journeys
     return MovementFacts(tuple(facts), recorded_orders, frozenset(departed))

@@ -36,7 +36,8 @@ from ..solver import terms as t
 from ..solver.terms import Fact, OrderIds, Timeline
 from ..errors import InputError, NotationError, quoted
 from . import collector
-from .facts import across_facts, board_facts, doubtful_unit_facts, edge_facts, map_facts, order_facts
+from .facts import (across_facts, board_facts, coasts_in_reach_facts, doubtful_unit_facts, edge_facts, map_facts,
+                    order_facts)
 from ..model.map import GameMap
 from ..model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Board, Multiverse, Unit, unit_text
 from ..model.notation import format_order, parse_unit
@@ -401,7 +402,9 @@ def _legal(mv: Multiverse, candidates: Sequence[ResolvedOrder]) -> list[Resolved
         keys |= {p.board for p in (r.unit, r.target, r.dest) if p is not None and p.board in mv.boards}
     boards = [mv.boards[k] for k in sorted(keys)]
     facts = board_facts(mv, boards)
-    facts += edge_facts(mv.game_map, ((u.kind, u.location) for b in boards for u in b.units.values()))
+    units = {(u.kind, u.location): None for b in boards for u in b.units.values()}
+    facts += edge_facts(mv.game_map, units)
+    facts += coasts_in_reach_facts(mv, units)
     facts += [("head", k) for k in sorted(heads)]
     facts += [("past_board", k) for k in sorted(keys - heads)]
     facts += [("dissolved", Timeline(tl)) for tl in sorted(mv.dissolved)]
