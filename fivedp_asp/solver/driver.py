@@ -205,6 +205,10 @@ class _Dependencies:
     body: tuple[tuple[tuple[_Signature, bool], ...], ...] = ()
     shows: bool = False
     show_terms: bool = False
+    # ``negations[k]``: the negative literals of plain atoms in rule k's body, (position, predicate), so
+    # that those of a predicate with no atom are dropped (``_without_true_negations``) without walking
+    # the syntax tree again (each attribute read through clingo's AST costs a few µs)
+    negations: tuple[tuple[tuple[int, _Signature], ...], ...] = ()
 
     @classmethod
     def of(cls, statements: Sequence[ast.AST]) -> "_Dependencies | None":
@@ -213,6 +217,7 @@ class _Dependencies:
         plain: list[_Signature | None] = []
         reads: list[frozenset[_Signature]] = []
         bodies: list[tuple[tuple[_Signature, bool], ...]] = []
+        negations: list[tuple[tuple[int, _Signature], ...]] = []
         read: set[_Signature] = set()
         derived: set[_Signature] = set()
         shows = show_terms = False
@@ -224,6 +229,7 @@ class _Dependencies:
                     return None
                 plain.append(None)
                 bodies.append(())
+                negations.append(())
                 if kind == ast.ASTType.ShowSignature:
                     shows = True
                     reads.append(frozenset({(s.name, s.arity)}))
@@ -244,8 +250,9 @@ class _Dependencies:
             head = {_signature(a) for a in _atoms(s.head)}
             # each body atom, and whether it is read through negation or an aggregate (not a plain literal)
             literals: list[tuple[_Signature, bool]] = []
+            negative: list[tuple[int, _Signature]] = []
             positive = set()
-            for b in s.body:
+            for i, b in enumerate(s.body):
                 simple = b.ast_type == ast.ASTType.Literal and b.atom.ast_type == ast.ASTType.SymbolicAtom
                 if simple and b.sign == ast.Sign.NoSign:
                     sig = _signature(b.atom)
@@ -253,6 +260,8 @@ class _Dependencies:
                     literals.append((sig, False))
                 else:
                     literals.extend((_signature(a), True) for a in _atoms(b))
+                    if simple and b.sign == ast.Sign.Negation:
+                        negative.append((i, _signature(b.atom)))
             body = {sig for sig, _ in literals}
             if None in head or None in body:
                 return None
@@ -262,10 +271,11 @@ class _Dependencies:
             plain.append(_signature(s.head.atom) if single else None)
             reads.append(frozenset(body if single else body | head))
             bodies.append(tuple(literals))
+            negations.append(tuple(negative))
             read |= body
             derived |= head
         return cls(tuple(needs), tuple(gives), frozenset(read | derived), tuple(plain), tuple(reads),
-                   tuple(bodies), shows, show_terms)
+                   tuple(bodies), shows, show_terms, tuple(negations))
 
 
 @lru_cache(maxsize=16)
@@ -304,7 +314,7 @@ _DRIVER_READS: frozenset[_Signature] = frozenset(
      *((name, 1) for name in DECISIONS)})
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=1024)
 def _used_statements(programs: tuple[str, ...], present: frozenset[_Signature],
                      shown: frozenset[_Signature] | None = frozenset()) -> _Statements:
     """The statements of ``programs`` that can fire when the predicates ``present`` have facts (and no
@@ -312,7 +322,6 @@ def _used_statements(programs: tuple[str, ...], present: frozenset[_Signature],
     body needs only those; of these, the rules whose atoms can matter (``_relevant``), ``shown`` the
     predicates the facts' own ``#show`` directives show (None: the facts show what is not read here,
     and every rule that can fire is kept)."""
-    statements = _parsed_programs(programs)
     deps = _dependencies(programs)
     assert deps is not None
     possible = set(present)
@@ -328,7 +337,9 @@ def _used_statements(programs: tuple[str, ...], present: frozenset[_Signature],
         firing, reads = _relevant(programs, deps, firing, shown)
     else:
         reads = None
-    return _kept(tuple(_without_true_negations(statements[k], possible) for k in firing), reads)
+    return _kept(tuple(_without_true_negations(programs, k, tuple(i for i, sig in deps.negations[k]
+                                                                  if sig not in possible))
+                       for k in firing), reads)
 
 
 def _plain_head(rule: ast.AST) -> bool:
@@ -437,16 +448,17 @@ def _kept(statements: tuple[ast.AST, ...], reads: frozenset[_Signature] | None) 
                         and not (only_base and s.ast_type == ast.ASTType.Program)), reads)
 
 
-def _without_true_negations(statement: ast.AST, possible: set[_Signature]) -> ast.AST:
-    """The rule without its negative body literals of predicates that can have no atom: each is true,
-    and each literal costs the grounder a few µs (flags of options that are off, ``not held(...)``
-    when no past board is written). A negative literal binds no variable, so the rule stays safe."""
-    if statement.ast_type != ast.ASTType.Rule:
+@lru_cache(maxsize=4096)
+def _without_true_negations(programs: tuple[str, ...], k: int, dropped: tuple[int, ...]) -> ast.AST:
+    """Statement ``k`` of ``programs`` without the negative body literals at the positions ``dropped``,
+    those of predicates that can have no atom (``_Dependencies.negations``): each is true, and each
+    literal costs the grounder a few µs (flags of options that are off, ``not held(...)`` when no past
+    board is written). A negative literal binds no variable, so the rule stays safe. Made once for
+    every phase that drops the same literals."""
+    statement = _parsed_programs(programs)[k]
+    if not dropped:
         return statement
-    body = [b for b in statement.body if not (
-        b.ast_type == ast.ASTType.Literal and b.sign == ast.Sign.Negation
-        and b.atom.ast_type == ast.ASTType.SymbolicAtom and _signature(b.atom) not in possible)]
-    return statement if len(body) == len(statement.body) else statement.update(body=body)
+    return statement.update(body=[b for i, b in enumerate(statement.body) if i not in dropped])
 
 
 def _statements(programs: tuple[str, ...], facts: str, static: str,
@@ -479,7 +491,7 @@ def _shown(facts: str) -> frozenset[_Signature] | None:
     return signatures if len(signatures) == len(_SHOW.findall(facts)) else None
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=1024)
 def _static_statements(static: str, reads: frozenset[_Signature] | None) -> tuple[ast.AST, ...]:
     """The map's facts (``static``) that the program can read: those of a predicate in ``reads``, or
     all (None). A civil-disorder map's 760 distance and name facts stay out of the adjustments that
