@@ -25,6 +25,7 @@ cannot be settled within the time limit (``time_limit``, default ``DEFAULT_TIME_
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 import time
@@ -35,7 +36,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
 from collections.abc import Mapping
-from typing import Callable, Iterable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator, NamedTuple, Sequence
 
 import clingo
 from clingo import ast
@@ -123,17 +124,9 @@ class _Messages:
         return EncodingError(f"{what}:\n{detail}")
 
 
-@lru_cache(maxsize=16)
 def _parsed_programs(programs: tuple[str, ...]) -> tuple[ast.AST, ...]:
     """The encodings, parsed once per process: they never change, and parsing costs more than grounding."""
-    statements: list[ast.AST] = []
-    messages = _Messages()
-    try:
-        ast.parse_files([str(asp_dir() / name) for name in programs], statements.append, logger=messages)
-    except RuntimeError:
-        raise messages.error(f"the logic programs cannot be read ({', '.join(programs)})") from None
-    # comments are statements in the AST too; the grounder has no use for them
-    return tuple(s for s in statements if s.ast_type != ast.ASTType.Comment)
+    return _assembled(programs).statements
 
 
 @lru_cache(maxsize=16)
@@ -211,76 +204,137 @@ class _Dependencies:
     negations: tuple[tuple[tuple[int, _Signature], ...], ...] = ()
 
     @classmethod
-    def of(cls, statements: Sequence[ast.AST]) -> "_Dependencies | None":
-        needs: list[frozenset[_Signature] | None] = []
-        gives: list[frozenset[_Signature]] = []
-        plain: list[_Signature | None] = []
-        reads: list[frozenset[_Signature]] = []
-        bodies: list[tuple[tuple[_Signature, bool], ...]] = []
-        negations: list[tuple[tuple[int, _Signature], ...]] = []
+    def of(cls, analyses: Sequence["_Analysis | None"]) -> "_Dependencies | None":
+        """The program's dependencies from those of its statements (``_analysed``, in program order);
+        None when the analysis cannot read one of them."""
+        if any(a is None for a in analyses):
+            return None
         read: set[_Signature] = set()
         derived: set[_Signature] = set()
-        shows = show_terms = False
-        for s in statements:
-            kind = s.ast_type
-            if kind != ast.ASTType.Rule:
-                atoms = {_signature(a) for a in _atoms(s)}
-                if None in atoms:
-                    return None
-                plain.append(None)
-                bodies.append(())
-                negations.append(())
-                if kind == ast.ASTType.ShowSignature:
-                    shows = True
-                    reads.append(frozenset({(s.name, s.arity)}))
-                else:
-                    show_terms |= kind == ast.ASTType.ShowTerm
-                    reads.append(frozenset() if kind in (ast.ASTType.Defined, ast.ASTType.Program) else frozenset(atoms))
-            if kind == ast.ASTType.External:
-                # the driver may make an external true: its predicate can have atoms whatever the facts
-                sig = _signature(s.atom)
-                needs.append(frozenset())
-                gives.append(frozenset({sig}))
-                derived.add(sig)
-                continue
-            if kind != ast.ASTType.Rule:
-                needs.append(None)
-                gives.append(frozenset())
-                continue
-            head = {_signature(a) for a in _atoms(s.head)}
-            # each body atom, and whether it is read through negation or an aggregate (not a plain literal)
-            literals: list[tuple[_Signature, bool]] = []
-            negative: list[tuple[int, _Signature]] = []
-            positive = set()
-            for i, b in enumerate(s.body):
-                simple = b.ast_type == ast.ASTType.Literal and b.atom.ast_type == ast.ASTType.SymbolicAtom
-                if simple and b.sign == ast.Sign.NoSign:
-                    sig = _signature(b.atom)
-                    positive.add(sig)
-                    literals.append((sig, False))
-                else:
-                    literals.extend((_signature(a), True) for a in _atoms(b))
-                    if simple and b.sign == ast.Sign.Negation:
-                        negative.append((i, _signature(b.atom)))
-            body = {sig for sig, _ in literals}
-            if None in head or None in body:
-                return None
-            needs.append(frozenset(positive))
-            gives.append(frozenset(head))
-            single = _plain_head(s)
-            plain.append(_signature(s.head.atom) if single else None)
-            reads.append(frozenset(body if single else body | head))
-            bodies.append(tuple(literals))
-            negations.append(tuple(negative))
-            read |= body
-            derived |= head
-        return cls(tuple(needs), tuple(gives), frozenset(read | derived), tuple(plain), tuple(reads),
-                   tuple(bodies), shows, show_terms, tuple(negations))
+        for a in analyses:
+            read |= a.read
+            derived |= a.derived
+        return cls(tuple(a.needs for a in analyses), tuple(a.gives for a in analyses), frozenset(read | derived),
+                   tuple(a.plain for a in analyses), tuple(a.reads for a in analyses),
+                   tuple(a.body for a in analyses), any(a.shows for a in analyses),
+                   any(a.show_terms for a in analyses), tuple(a.negations for a in analyses))
 
 
-@lru_cache(maxsize=16)
+class _Analysis(NamedTuple):
+    """What one statement contributes to ``_Dependencies`` (its fields, for this statement), with
+    ``read``/``derived``, the predicates its body reads and its head derives (``predicates``), and
+    ``shows``/``show_terms``, whether it is a ``#show p/n`` or a ``#show t : body``."""
+
+    needs: frozenset[_Signature] | None
+    gives: frozenset[_Signature]
+    plain: _Signature | None
+    reads: frozenset[_Signature]
+    body: tuple[tuple[_Signature, bool], ...]
+    negations: tuple[tuple[int, _Signature], ...]
+    read: frozenset[_Signature]
+    derived: frozenset[_Signature]
+    shows: bool
+    show_terms: bool
+
+
+def _analysed(s: ast.AST) -> _Analysis | None:
+    """One statement's part of ``_Dependencies``; None for one whose predicates the analysis does not
+    read (classical negation, pools, external functions in an atom): the program is then used whole.
+    Reading a syntax tree through clingo's API costs a few µs an attribute, so each statement of an
+    encoding file is analysed once per process (``_parsed_entry``), whatever programs it is part of."""
+    kind = s.ast_type
+    if kind != ast.ASTType.Rule:
+        atoms = {_signature(a) for a in _atoms(s)}
+        if None in atoms:
+            return None
+        if kind == ast.ASTType.ShowSignature:
+            reads = frozenset({(s.name, s.arity)})
+        else:
+            reads = frozenset() if kind in (ast.ASTType.Defined, ast.ASTType.Program) else frozenset(atoms)
+        if kind == ast.ASTType.External:
+            # the driver may make an external true: its predicate can have atoms whatever the facts
+            sig = _signature(s.atom)
+            return _Analysis(frozenset(), frozenset({sig}), None, reads, (), (), frozenset(), frozenset({sig}),
+                             False, False)
+        return _Analysis(None, frozenset(), None, reads, (), (), frozenset(), frozenset(),
+                         kind == ast.ASTType.ShowSignature, kind == ast.ASTType.ShowTerm)
+    head = {_signature(a) for a in _atoms(s.head)}
+    # each body atom, and whether it is read through negation or an aggregate (not a plain literal)
+    literals: list[tuple[_Signature, bool]] = []
+    negative: list[tuple[int, _Signature]] = []
+    positive = set()
+    for i, b in enumerate(s.body):
+        simple = b.ast_type == ast.ASTType.Literal and b.atom.ast_type == ast.ASTType.SymbolicAtom
+        if simple and b.sign == ast.Sign.NoSign:
+            sig = _signature(b.atom)
+            positive.add(sig)
+            literals.append((sig, False))
+        else:
+            literals.extend((_signature(a), True) for a in _atoms(b))
+            if simple and b.sign == ast.Sign.Negation:
+                negative.append((i, _signature(b.atom)))
+    body = {sig for sig, _ in literals}
+    if None in head or None in body:
+        return None
+    single = _plain_head(s)
+    return _Analysis(frozenset(positive), frozenset(head), _signature(s.head.atom) if single else None,
+                     frozenset(body if single else body | head), tuple(literals), tuple(negative),
+                     frozenset(body), frozenset(head), False, False)
+
+
+@lru_cache(maxsize=256)
+def _parsed_entry(name: str) -> tuple[tuple[str, tuple[ast.AST, ...], tuple[_Analysis | None, ...]], ...]:
+    """One file of ``programs`` (an entry encoding, an option file, a rule of your own) with the files it
+    includes, parsed and analysed once per process: for each run of statements from one source file,
+    (that file's real path, the statements, their analyses), in the parser's order. Programs share most of their
+    files (every option set loads the movement parts), so each is read once, not once a program."""
+    statements: list[ast.AST] = []
+    messages = _Messages()
+    try:
+        ast.parse_files([str(asp_dir() / name)], statements.append, logger=messages)
+    except RuntimeError:
+        raise messages.error(f"the logic programs cannot be read ({name})") from None
+    runs: list[tuple[str, list[ast.AST]]] = []
+    for st in statements:
+        if st.ast_type == ast.ASTType.Comment:
+            continue  # comments are statements in the AST too; the grounder has no use for them
+        source = os.path.realpath(st.location.begin.filename)
+        if not runs or runs[-1][0] != source:
+            runs.append((source, []))
+        runs[-1][1].append(st)
+    return tuple((source, tuple(run), tuple(_analysed(st) for st in run)) for source, run in runs)
+
+
+class _Assembled(NamedTuple):
+    statements: tuple[ast.AST, ...]
+    analyses: tuple[_Analysis | None, ...]
+
+
+@lru_cache(maxsize=1024)
+def _assembled(programs: tuple[str, ...]) -> _Assembled:
+    """The statements of ``programs`` and their analyses, from each file's (``_parsed_entry``), as
+    clingo's parser reads the files together: the last file first (it keeps them on a stack), each
+    with the files it includes in place, every file taken once (a file listed is read where it is
+    listed, not where another includes it)."""
+    statements: list[ast.AST] = []
+    analyses: list[_Analysis | None] = []
+    listed = {os.path.realpath(asp_dir() / name) for name in programs}
+    taken: set[str] = set()
+    for name in reversed(programs):
+        own = os.path.realpath(asp_dir() / name)
+        entry = _parsed_entry(name)
+        fresh = {source for source, _, _ in entry if source == own or source not in listed} - taken
+        for source, run, analysed in entry:
+            if source in fresh:
+                statements += run
+                analyses += analysed
+        taken |= fresh
+    return _Assembled(tuple(statements), tuple(analyses))
+
+
+@lru_cache(maxsize=1024)
 def _dependencies(programs: tuple[str, ...]) -> _Dependencies | None:
-    return _Dependencies.of(_parsed_programs(programs))
+    return _Dependencies.of(_assembled(programs).analyses)
 
 
 def _fact_names(text: str) -> frozenset[str] | None:

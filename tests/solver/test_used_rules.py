@@ -175,3 +175,31 @@ def test_the_map_facts_predicates_read_line_by_line_are_those_of_their_syntax_tr
                         for s in parsed)
         assert solve._fact_signatures(static) == by_tree
         assert any(sig is not None for sig in by_tree)
+
+
+def _parsed_together(programs: tuple[str, ...]) -> list:
+    from clingo import ast
+
+    statements: list = []
+    ast.parse_files([str(solve.asp_dir() / name) for name in programs], statements.append)
+    return [s for s in statements if s.ast_type != ast.ASTType.Comment]
+
+
+def test_programs_assembled_from_files_parsed_once_are_those_parsed_together():
+    """Each file of the encodings is parsed and analysed once (``driver._parsed_entry``) and a program is
+    assembled from its files: the statements, in order, and their dependencies are those of the files
+    parsed together by clingo, a file that two of them include taken once."""
+    options = sorted(str(p.relative_to(solve.asp_dir())) for p in (solve.asp_dir() / "options").glob("*.lp"))
+    entries = ["movement.lp", "retreat.lp", "adjustment.lp", "victory.lp", "sustain.lp", "legality.lp"]
+    programs = [(e,) for e in entries] + [("movement.lp", "movement/reasons.lp", o) for o in options]
+    programs += [("legality.lp", "options/datc_4b4_calhamer.lp")]
+    for p in programs:
+        together = _parsed_together(p)
+        assert [str(s) for s in solve._parsed_programs(p)] == [str(s) for s in together], p
+        assert solve._dependencies(p) == solve._Dependencies.of([solve._analysed(s) for s in together]), p
+    # a file listed beside one that includes it (no program of the engine does this) is taken once; the
+    # parser marks the return from an include it skips with no ``#program base.``, which the assembly
+    # keeps (a marker of the part every statement is in already)
+    for p in [("movement.lp", "movement/convoy.lp"), ("movement/convoy.lp", "movement.lp"), ("legality.lp", "movement.lp")]:
+        rules = [str(s) for s in solve._parsed_programs(p) if str(s) != "#program base."]
+        assert rules == [str(s) for s in _parsed_together(p) if str(s) != "#program base."], p
