@@ -203,3 +203,40 @@ def test_programs_assembled_from_files_parsed_once_are_those_parsed_together():
     for p in [("movement.lp", "movement/convoy.lp"), ("movement/convoy.lp", "movement.lp"), ("legality.lp", "movement.lp")]:
         rules = [str(s) for s in solve._parsed_programs(p) if str(s) != "#program base."]
         assert rules == [str(s) for s in _parsed_together(p) if str(s) != "#program base."], p
+
+
+def _tree_signature(atom):
+    """The predicate of a symbolic atom read off its syntax tree, node by node (the oracle for the
+    driver's reading of its text)."""
+    import clingo
+    from clingo import ast
+
+    term = atom.symbol
+    if term.ast_type == ast.ASTType.Function and not term.external \
+            and not any(a.ast_type == ast.ASTType.Pool for a in term.arguments):
+        return term.name, len(term.arguments)
+    if term.ast_type == ast.ASTType.SymbolicTerm and term.symbol.type == clingo.SymbolType.Function:
+        return term.symbol.name, len(term.symbol.arguments)
+    return None
+
+
+def test_an_atoms_predicate_read_off_its_text_is_the_one_its_syntax_tree_gives():
+    from clingo import ast
+
+    atoms = []
+    for path in sorted(solve.asp_dir().rglob("*.lp")):
+        statements: list = []
+        ast.parse_files([str(path)], statements.append)
+        for s in statements:
+            atoms += solve._atoms(s)
+    tricky: list = []
+    ast.parse_string('a :- p(1;2), -q(X), r("a,b;c)\\"(",(x,y)), s, t(X,f(Y,Z)), u((1,2),"") : v(X).'
+                     ' _w(X) :- x(X). w\'(1) :- c.', tricky.append)
+    for s in tricky:
+        atoms += solve._atoms(s)
+    assert len(atoms) > 1500
+    for atom in atoms:
+        assert solve._signature(atom) == _tree_signature(atom), str(atom)
+    read = {str(a): solve._signature(a) for a in atoms}
+    assert read['r("a,b;c)\\"(",(x,y))'] == ("r", 2) and read["p(1;2)"] is None and read["-q(X)"] is None
+    assert read["u((1,2),\"\")"] == ("u", 2) and read["s"] == ("s", 0) and read["_w(X)"] == ("_w", 1)
