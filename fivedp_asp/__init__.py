@@ -23,14 +23,22 @@ Everything else in the package is internal and may change between versions.
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version as _version
-
 from .api import *  # noqa: F403 (the API is the package's public face)
 from .api import __all__ as _api_all
 
-try:
-    __version__: str = _version("fivedp-asp")
-except PackageNotFoundError:  # a source checkout that was never installed
-    __version__ = "0+unknown"
-
 __all__ = [*_api_all, "__version__"]
+
+
+def __getattr__(name: str) -> str:
+    """``__version__``, looked up when first asked for: reading the installed packages' metadata costs
+    some 40 ms, which every command would pay at start."""
+    if name != "__version__":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        value = version("fivedp-asp")
+    except PackageNotFoundError:  # a source checkout that was never installed
+        value = "0+unknown"
+    globals()["__version__"] = value
+    return value

@@ -5,9 +5,6 @@ from __future__ import annotations
 from functools import partial
 from typing import Callable
 
-from ..bench.benchmarks import (BIG_RUNS, MULTIVERSE_HEADER, bench_big, bench_classic, bench_game, bench_multiverse,
-                                bench_possible, format_row, print_profile, profile_step, record_phases, start_seconds,
-                                step_orders, synthetic_multiverse)
 
 
 def _ints(text: str) -> list[int]:
@@ -27,6 +24,11 @@ def cmd_bench(args, command: Callable[[list[str]], int]) -> int:
     """``fivedp bench SUITE``: runs one suite and prints its table. ``command`` is the ``fivedp``
     entry point, which the game suite times in process."""
     import sys
+
+    # the benchmarks are read only when one is run: every other command starts without them
+    from ..bench.benchmarks import (BIG_RUNS, MULTIVERSE_HEADER, bench_big, bench_classic, bench_game,
+                                    bench_multiverse, bench_possible, format_row, print_profile, profile_step,
+                                    record_phases, start_seconds, step_orders, synthetic_multiverse)
 
     if args.profile and args.suite not in ("classic", "multiverse"):
         from ..errors import InputError

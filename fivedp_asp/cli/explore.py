@@ -4,23 +4,28 @@ explore/exploration.py's (and explore/study.py's for ``--random-games``)."""
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 import json
 import sys
 from pathlib import Path
 
 from ..errors import InputError
-from ..explore.exploration import (Asked, Exploration, Failure, asked_values, exploration_json, exploration_lines,
-                                   explore_paths, load_scenario, registering, summarise, summary_lines)
 from ..engine.options import with_rules
 from ..files.scenarios import find_scenarios
 from ..inputs import write_file
 from ..report.jsonout import document
+
+if TYPE_CHECKING:
+    from ..explore.exploration import Asked
 
 
 def cmd_explore(args: argparse.Namespace) -> int:
     """``fivedp explore``: scenarios (or a study, ``--random-games``) under the options asked for; the
     exit status is the worst of the files' (2 bad input, 3 a defect), 0 when all were explored."""
     from ..engine.userrules import parse_specs
+    # read only when exploring: every other command starts without them
+    from ..explore.exploration import (Exploration, Failure, asked_values, exploration_json, exploration_lines,
+                                       explore_paths, load_scenario, registering, summarise, summary_lines)
 
     rules = parse_specs(args.rule or [])
     asked = asked_values(args.option or [], args.all_values or [], rules)
@@ -67,7 +72,7 @@ def cmd_explore(args: argparse.Namespace) -> int:
     return max((f.status for f in failures), default=0)
 
 
-def _study(args: argparse.Namespace, asked: Asked, rules) -> int:
+def _study(args: argparse.Namespace, asked: "Asked", rules) -> int:
     """``--random-games N``: an option study over random games (study.py)."""
     from ..explore.study import run_study, study_html, study_json, study_lines
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from ..report.render import write_picture
-
 
 def cmd_render(args) -> int:
     """``fivedp render``: writes the picture and says where."""
+    from ..report.render import write_picture  # the drawing code is read only when a picture is drawn
+
     written = write_picture(args.path, args.output, args.board, args.step)
     print(f"Wrote {written}")
     return 0
