@@ -257,20 +257,32 @@ def board_facts(mv: Multiverse, boards: Iterable[Board]) -> list[Fact]:
     return facts
 
 
-def doubtful_unit_facts(boards: Iterable[Board], orders: Iterable[tuple[int, ResolvedOrder]]) -> list[Fact]:
+def doubtful_unit_facts(mv: Multiverse, boards: Iterable[Board],
+                        orders: Iterable[tuple[int, ResolvedOrder]]) -> list[Fact]:
     """``doubtful_unit(I)``: on these boards (those written), order I's unit is missing or another
-    power's, or the unit it supports or convoys is missing. The rules that refuse orders for want of
-    such a unit start from it: most steps have none, and those four rules then ground nothing."""
+    power's, or the unit it supports or convoys is missing, or it names a board not written; or it is
+    a convoy by an army or by a unit off the sea, or of a fleet. The rules that refuse orders for want
+    of such a unit or board start from it: most steps have none, and those eight rules then ground
+    nothing. With rules of your own loaded every order is doubtful: they may name places through the
+    hook ``mentions/2``."""
     units = {(b.timeline, b.turn): b.units for b in boards}
     none: Mapping = {}
+    provinces = mv.game_map.provinces
+    every = _own_rules(mv)
     facts: list[Fact] = []
     for n, r in orders:
-        u, target = r.unit, r.target
+        u, target, dest = r.unit, r.target, r.dest
         if u is None:
             continue
+        if every:
+            facts.append(("doubtful_unit", OrderId(n)))
+            continue
         here = units.get((u.timeline, u.turn), none).get(u.province)
-        if here is None or here.power != r.power or (
-                target is not None and target.province not in units.get((target.timeline, target.turn), none)):
+        there = None if target is None else units.get((target.timeline, target.turn), none).get(target.province)
+        if here is None or here.power != r.power or (target is not None and there is None) \
+                or (dest is not None and (dest.timeline, dest.turn) not in units) \
+                or (r.kind == "convoy" and (here.kind != "fleet" or there is None or there.kind != "army"
+                                            or (p := provinces.get(u.province)) is None or not p.is_sea)):
             facts.append(("doubtful_unit", OrderId(n)))
     return facts
 
@@ -499,7 +511,7 @@ def movement_facts(mv: Multiverse, orders: Sequence[tuple[int, ResolvedOrder]]) 
         facts.append(("new", OrderIds(0, max(i for i, _ in orders))))
     facts += order_facts(recorded_orders)
     facts += pairing_facts(orders, recorded_orders)
-    facts += doubtful_unit_facts(boards, chain(orders, recorded_orders))
+    facts += doubtful_unit_facts(mv, boards, chain(orders, recorded_orders))
     facts += across_facts(mv, [r for _, r in orders] + [r for _, r in recorded_orders])
     facts += several_convoys_facts(mv, (r for _, r in chain(orders, recorded_orders)))
     facts += journeys

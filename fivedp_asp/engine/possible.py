@@ -409,7 +409,7 @@ def _legal(mv: Multiverse, candidates: Sequence[ResolvedOrder]) -> list[Resolved
     facts += [("past_board", k) for k in sorted(keys - heads)]
     facts += [("dissolved", Timeline(tl)) for tl in sorted(mv.dissolved)]
     facts += order_facts(orders)
-    facts += doubtful_unit_facts(boards, orders)
+    facts += doubtful_unit_facts(mv, boards, orders)
     facts += across_facts(mv, (r for _, r in orders))
     facts.append(("new", OrderIds(0, len(candidates) - 1)))
     # one unit's many candidates are not one another's rivals (DATC 4.D.3 is about orders given together)

@@ -62,11 +62,16 @@ def test_two_convoys_of_one_army_or_an_open_convoy_are_flagged(tmp_path: Path):
     assert _flags(tmp_path, units, open_one, {"open_convoys": True}) == {"several_convoys"}
 
 
-def test_rules_of_your_own_get_both_flags(tmp_path: Path):
+def test_rules_of_your_own_get_both_flags_and_every_order_is_doubtful(tmp_path: Path):
+    # they may derive step/3, convoys/2 and mentions/2 (hooks) whatever the orders
     rule = tmp_path / "my_rule.lp"
     rule.write_text("cut(S) :- supports(S,X,T), T = p(_,lon).\n", encoding="utf-8")
     units = {"England": ["F North Sea", "A London"]}
-    assert _flags(tmp_path, units, {"England": ["A London H"]}, {"rules": {"mine": str(rule)}}) == set(FLAGS)
+    orders = {"England": ["A London H", "F North Sea - Norway"]}
+    assert _flags(tmp_path, units, orders, {"rules": {"mine": str(rule)}}) == set(FLAGS)
+    case = _scenario(tmp_path, units, orders, {"rules": {"mine": str(rule)}})
+    facts = movement_facts(case.start, read_orders(case.start, case.steps[0].orders)).facts
+    assert {f for f in facts if f[0] == "doubtful_unit"} == {("doubtful_unit", 0), ("doubtful_unit", 1)}
 
 
 def _reached(fleets: set[str], start: str, other: str, adj, touching) -> set[str]:

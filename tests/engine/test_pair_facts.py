@@ -1,7 +1,8 @@
-"""The facts that the rules about conflicting orders, head-to-head battles, named coasts and orders into
-their own place start from (``facts.pairing_facts``; ``names_coast/1``, ``repeats_place/1`` of
-``facts.order_facts``): they name every pair and every
-coast those rules can use, so that leaving the rules out when there are none changes no answer."""
+"""The facts that the rules about conflicting orders, head-to-head battles, named coasts, orders into
+their own place and doubtful units start from (``facts.pairing_facts``; ``names_coast/1``,
+``repeats_place/1`` of ``facts.order_facts``; ``facts.doubtful_unit_facts``): they name every pair,
+coast and order those rules can use, so that leaving the rules out when there are none changes no
+answer."""
 
 from __future__ import annotations
 
@@ -57,3 +58,16 @@ def test_a_head_to_head_battle_and_conflicting_orders_are_still_decided():
     assert results["A Berlin - Kiel"][0] == "fails" and results["F Kiel - Berlin"][0] == "fails"
     assert results["A Paris - Burgundy"][0] == results["A Paris - Picardy"][0] == "invalid"
     assert "conflicting" in results["A Paris - Burgundy"][1]
+
+
+def test_a_convoy_by_an_army_or_from_a_coast_or_of_a_fleet_is_doubtful_and_refused():
+    orders = {"France": ["A Paris Convoys A Marseilles - Burgundy", "F Brest Convoys A Paris - Picardy"],
+              "England": ["F London Convoys F Edinburgh - Norway", "A Liverpool - Yorkshire"]}
+    assert _facts(orders) == {("doubtful_unit", i) for i in (0, 1, 2)}
+    mv = new_game().mv
+    results = {o.text: (o.result, o.reason) for o in step(mv, orders).outcomes}
+    assert results["A Paris Convoys A Marseilles - Burgundy"] == ("invalid", "cannot convoy")
+    assert results["F Brest Convoys A Paris - Picardy"] == ("invalid", "cannot convoy")
+    assert results["F London Convoys F Edinburgh - Norway"][0] == "invalid"
+    assert results["A Liverpool - Yorkshire"][0] == "succeeds"
+
