@@ -313,8 +313,8 @@ def _analysed(s: ast.AST) -> _Analysis | None:
 def _parsed_entry(name: str) -> tuple[tuple[str, tuple[ast.AST, ...], tuple[_Analysis | None, ...]], ...]:
     """One file of ``programs`` (an entry encoding, an option file, a rule of your own) with the files it
     includes, parsed and analysed once per process: for each run of statements from one source file,
-    (that file's real path, the statements, their analyses), in the parser's order. Programs share most of their
-    files (every option set loads the movement parts), so each is read once, not once a program."""
+    (that file's real path, the statements, their analyses), in the parser's order. Programs share most
+    of their files (every option set loads the movement parts), so each is read once, not once a program."""
     statements: list[ast.AST] = []
     messages = _Messages()
     try:

@@ -91,8 +91,8 @@ def _reached(fleets: set[str], start: str, other: str, adj, touching) -> set[str
 def test_convoys_of_one_army_by_many_fleets_succeed_exactly_on_routes(tmp_path: Path):
     """Every fleet convoys the one army (``several_convoys`` written): a fleet that the chains from the
     two ends do not both reach is not needed on a route (invalid, docs/rules.md §2.4); a legal one
-    succeeds exactly when it lies on a route of legal fleets, and fails on a dead end off it. With one fleet for each of two armies (no flag) a fleet
-    succeeds exactly when it is next to both ends."""
+    succeeds exactly when it lies on a route of legal fleets, and fails on a dead end off it. With
+    one fleet for each of two armies (no flag) a fleet succeeds exactly when it is next to both ends."""
     game_map, seas, coasts, adj, touching = _geography()
     name = {p: game_map.provinces[p].name for p in game_map.provinces}
     rng = random.Random(23)
@@ -110,7 +110,8 @@ def test_convoys_of_one_army_by_many_fleets_succeed_exactly_on_routes(tmp_path: 
             armies = [(origin, dest, fleets)]
         units = {"England": [f"F {name[s]}" for _, _, fl in armies for s in sorted(fl)],
                  "France": [f"A {name[o]}" for o, _, _ in armies]}
-        orders = {"England": [f"F {name[s]} Convoys A {name[o]} - {name[d]}" for o, d, fl in armies for s in sorted(fl)],
+        orders = {"England": [f"F {name[s]} Convoys A {name[o]} - {name[d]}"
+                              for o, d, fl in armies for s in sorted(fl)],
                   "France": [f"A {name[o]} - {name[d]} via convoy" for o, d, _ in armies]}
         cases.append(_scenario(tmp_path, units, orders, n=n))
         want = {}

@@ -200,7 +200,8 @@ def test_programs_assembled_from_files_parsed_once_are_those_parsed_together():
     # a file listed beside one that includes it (no program of the engine does this) is taken once; the
     # parser marks the return from an include it skips with no ``#program base.``, which the assembly
     # keeps (a marker of the part every statement is in already)
-    for p in [("movement.lp", "movement/convoy.lp"), ("movement/convoy.lp", "movement.lp"), ("legality.lp", "movement.lp")]:
+    for p in [("movement.lp", "movement/convoy.lp"), ("movement/convoy.lp", "movement.lp"),
+              ("legality.lp", "movement.lp")]:
         rules = [str(s) for s in solve._parsed_programs(p) if str(s) != "#program base."]
         assert rules == [str(s) for s in _parsed_together(p) if str(s) != "#program base."], p
 
