@@ -416,7 +416,9 @@ def _legal(mv: Multiverse, candidates: Sequence[ResolvedOrder]) -> list[Resolved
     facts.append(("one_of_several_orders",))
     atoms = solve_decisions(_programs(mv), t.render(facts), map_facts(mv.game_map),
                             names=frozenset(f[0] for f in facts)).atoms
-    legal = {a.arguments[0].number for a in atoms if a.name == "legal"}
+    # read as text, two calls into clingo an atom (its name and arguments cost four or more): a big
+    # game's listing reads some 90,000 of them
+    legal = {int(text[6:-1]) for text in t.symbol_texts(atoms) if text.startswith("legal(")}
     return [r for i, r in orders if i in legal]
 
 
