@@ -18,7 +18,7 @@ from ..solver import terms as t
 from ..solver.driver import DEFAULT_TIME_LIMIT, solve_decisions
 from ..solver.terms import Fact, OrderId, OrderIds, Timeline, fact_lines
 from ..model.map import GameMap
-from ..model.multiverse import Board, Multiverse
+from ..model.multiverse import Board, Multiverse, Unit
 from ..model.orders import Place, ResolvedOrder
 from .options import logic_files
 
@@ -84,21 +84,22 @@ def step_edge_facts(game_map: GameMap, steps: dict[tuple[str, str], set[str]]) -
     return facts
 
 
-def _own_rules(mv: Multiverse) -> bool:
+def own_rules(mv: Multiverse) -> bool:
     """Whether the movement program loads rules of your own (absolute paths among its logic files): they
-    may derive any hook (``step/3``, ``convoys/2``), so no fact that only guards built-in rules is left out."""
+    may derive any hook (``step/3``, ``convoys/2``, ``mentions/2``), so every fact that only guards
+    built-in rules is written then (the ``own_rules`` argument of the builders below). Read once a step."""
     return any(os.path.isabs(f) for f in logic_files(mv.options, "movement"))
 
 
-def coasts_in_reach_facts(mv: Multiverse, steps: Mapping[tuple[str, str], Iterable[str] | None]) -> list[Fact]:
+def coasts_in_reach_facts(game_map: GameMap, steps: Mapping[tuple[str, str], Iterable[str] | None],
+                          own_rules: bool) -> list[Fact]:
     """``coasts_in_reach`` when a (kind, location) unit of ``steps`` has edges into two locations of one
     province among the provinces given for it (None: any), or when rules of your own are loaded; else
     nothing. A unit's steps into one destination come from its edges into that province (same board or
     another, asp/movement/legality.lp), so two of them are two coasts: the rules about several coasts in
     reach (an ambiguous coast, for a move or a support) can fire only then, and most steps have none."""
-    if _own_rules(mv):
+    if own_rules:
         return [("coasts_in_reach",)]
-    game_map = mv.game_map
     for (kind, loc), provinces in steps.items():
         wanted = None if provinces is None else set(provinces)
         seen: set[str] = set()
@@ -111,13 +112,13 @@ def coasts_in_reach_facts(mv: Multiverse, steps: Mapping[tuple[str, str], Iterab
     return []
 
 
-def several_convoys_facts(mv: Multiverse, orders: Iterable[ResolvedOrder]) -> list[Fact]:
+def several_convoys_facts(orders: Iterable[ResolvedOrder], own_rules: bool) -> list[Fact]:
     """``several_convoys`` when two or more of these orders (new and recorded) convoy one army, or one is
     an open convoy (option open_convoys: it may carry any army), or rules of your own are loaded (they may
     derive ``convoys/2``); else nothing. Only then can an army's convoy network hold two fleets, and the
     rules about dead ends of a network (asp/movement/convoy.lp) fire: most steps with convoys have one
     fleet an army, and those five rules then ground nothing."""
-    if _own_rules(mv):
+    if own_rules:
         return [("several_convoys",)]
     armies: set[tuple[int, int, str]] = set()
     for r in orders:
@@ -257,34 +258,32 @@ def board_facts(mv: Multiverse, boards: Iterable[Board]) -> list[Fact]:
     return facts
 
 
-def doubtful_unit_facts(mv: Multiverse, boards: Iterable[Board],
-                        orders: Iterable[tuple[int, ResolvedOrder]]) -> list[Fact]:
-    """``doubtful_unit(I)``: on these boards (those written), order I's unit is missing or another
-    power's, or the unit it supports or convoys is missing, or it names a board not written; or it is
-    a convoy by an army or by a unit off the sea, or of a fleet. The rules that refuse orders for want
-    of such a unit or board start from it: most steps have none, and those eight rules then ground
-    nothing. With rules of your own loaded every order is doubtful: they may name places through the
-    hook ``mentions/2``."""
+def doubtful_unit_facts(game_map: GameMap, boards: Iterable[Board], orders: Iterable[tuple[int, ResolvedOrder]],
+                        own_rules: bool) -> list[Fact]:
+    """``doubtful_unit(I)`` for each order that ``_doubtful`` finds on these boards (those written), and
+    for every order when rules of your own are loaded (they may name places through the hook
+    ``mentions/2``). The eight rules that refuse orders for want of a unit, a board or a convoy's
+    fleet and army start from it: most steps have none, and those rules then ground nothing."""
     units = {(b.timeline, b.turn): b.units for b in boards}
-    none: Mapping = {}
-    provinces = mv.game_map.provinces
-    every = _own_rules(mv)
-    facts: list[Fact] = []
-    for n, r in orders:
-        u, target, dest = r.unit, r.target, r.dest
-        if u is None:
-            continue
-        if every:
-            facts.append(("doubtful_unit", OrderId(n)))
-            continue
-        here = units.get((u.timeline, u.turn), none).get(u.province)
-        there = None if target is None else units.get((target.timeline, target.turn), none).get(target.province)
-        if here is None or here.power != r.power or (target is not None and there is None) \
-                or (dest is not None and (dest.timeline, dest.turn) not in units) \
-                or (r.kind == "convoy" and (here.kind != "fleet" or there is None or there.kind != "army"
-                                            or (p := provinces.get(u.province)) is None or not p.is_sea)):
-            facts.append(("doubtful_unit", OrderId(n)))
-    return facts
+    return [("doubtful_unit", OrderId(n)) for n, r in orders
+            if r.unit is not None and (own_rules or _doubtful(r, units, game_map))]
+
+
+def _doubtful(r: ResolvedOrder, units: Mapping[tuple[int, int], Mapping[str, Unit]], game_map: GameMap) -> bool:
+    """Whether order ``r`` may be refused for the units or boards it names: its unit is missing or
+    another power's, the unit it supports or convoys is missing, it names a board not written, or it
+    is a convoy by an army or by a unit off the sea, or of a fleet."""
+    u, target, dest = r.unit, r.target, r.dest
+    here = units.get((u.timeline, u.turn), {}).get(u.province)
+    if here is None or here.power != r.power:
+        return True
+    there = None if target is None else units.get((target.timeline, target.turn), {}).get(target.province)
+    if (target is not None and there is None) or (dest is not None and (dest.timeline, dest.turn) not in units):
+        return True
+    if r.kind != "convoy":
+        return False
+    province = game_map.provinces.get(u.province)
+    return here.kind != "fleet" or there is None or there.kind != "army" or province is None or not province.is_sea
 
 
 def _coast(place: Place | None) -> str:
@@ -356,7 +355,7 @@ def pairing_facts(new: Sequence[tuple[int, ResolvedOrder]], recorded: Sequence[t
     return facts
 
 
-def across_facts(mv: Multiverse, orders: Iterable[ResolvedOrder]) -> list[Fact]:
+def across_facts(orders: Iterable[ResolvedOrder], own_rules: bool) -> list[Fact]:
     """``across_boards`` when some of these orders names a board other than its unit's, or when the
     movement program loads rules of your own; else nothing. The rules about orders across boards
     (board adjacency of two boards, far orders and jumps, convoys and supports across boards:
@@ -367,7 +366,7 @@ def across_facts(mv: Multiverse, orders: Iterable[ResolvedOrder]) -> list[Fact]:
     for r in orders:
         if r.unit is not None and any(p is not None and p.board != r.unit.board for p in (r.target, r.dest)):
             return [("across_boards",)]
-    if _own_rules(mv):
+    if own_rules:
         return [("across_boards",)]
     return []
 
@@ -487,10 +486,11 @@ def movement_facts(mv: Multiverse, orders: Sequence[tuple[int, ResolvedOrder]]) 
                     involved.add(key)
     boards = [mv.boards[k] for k in sorted(involved)]
     facts = board_facts(mv, boards)
-    if _own_rules(mv):
+    own = own_rules(mv)
+    if own:
         # rules of your own read edge/3 as they like (docs/rules-of-your-own.md): every unit's edges
         facts += edge_facts(mv.game_map, ((u.kind, u.location) for b in boards for u in b.units.values()))
-        facts += coasts_in_reach_facts(mv, {})
+        facts += coasts_in_reach_facts(mv.game_map, {}, own)
     else:
         steps: dict[tuple[str, str], set[str]] = {}
         for place, province in _step_queries(r for _, r in chain(orders, recorded_orders)):
@@ -499,7 +499,7 @@ def movement_facts(mv: Multiverse, orders: Sequence[tuple[int, ResolvedOrder]]) 
             if unit is not None:
                 steps.setdefault((unit.kind, unit.location), set()).add(province)
         facts += step_edge_facts(mv.game_map, steps)
-        facts += coasts_in_reach_facts(mv, steps)
+        facts += coasts_in_reach_facts(mv.game_map, steps, own)
     facts += [("head", k) for k in sorted(heads)]
     for b in boards:
         if b.key not in heads:
@@ -511,8 +511,8 @@ def movement_facts(mv: Multiverse, orders: Sequence[tuple[int, ResolvedOrder]]) 
         facts.append(("new", OrderIds(0, max(i for i, _ in orders))))
     facts += order_facts(recorded_orders)
     facts += pairing_facts(orders, recorded_orders)
-    facts += doubtful_unit_facts(mv, boards, chain(orders, recorded_orders))
-    facts += across_facts(mv, [r for _, r in orders] + [r for _, r in recorded_orders])
-    facts += several_convoys_facts(mv, (r for _, r in chain(orders, recorded_orders)))
+    facts += doubtful_unit_facts(mv.game_map, boards, chain(orders, recorded_orders), own)
+    facts += across_facts(chain((r for _, r in orders), (r for _, r in recorded_orders)), own)
+    facts += several_convoys_facts((r for _, r in chain(orders, recorded_orders)), own)
     facts += journeys
     return MovementFacts(tuple(facts), recorded_orders, frozenset(departed))

@@ -37,7 +37,7 @@ from ..solver.terms import Fact, OrderIds, Timeline
 from ..errors import InputError, NotationError, quoted
 from . import collector
 from .facts import (across_facts, board_facts, coasts_in_reach_facts, doubtful_unit_facts, edge_facts, map_facts,
-                    order_facts)
+                    order_facts, own_rules)
 from ..model.map import GameMap
 from ..model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Board, Multiverse, Unit, unit_text
 from ..model.notation import format_order, parse_unit
@@ -402,23 +402,24 @@ def _legal(mv: Multiverse, candidates: Sequence[ResolvedOrder]) -> list[Resolved
         keys |= {p.board for p in (r.unit, r.target, r.dest) if p is not None and p.board in mv.boards}
     boards = [mv.boards[k] for k in sorted(keys)]
     facts = board_facts(mv, boards)
+    own = own_rules(mv)
     units = {(u.kind, u.location): None for b in boards for u in b.units.values()}
     facts += edge_facts(mv.game_map, units)
-    facts += coasts_in_reach_facts(mv, units)
+    facts += coasts_in_reach_facts(mv.game_map, units, own)
     facts += [("head", k) for k in sorted(heads)]
     facts += [("past_board", k) for k in sorted(keys - heads)]
     facts += [("dissolved", Timeline(tl)) for tl in sorted(mv.dissolved)]
     facts += order_facts(orders)
-    facts += doubtful_unit_facts(mv, boards, orders)
-    facts += across_facts(mv, (r for _, r in orders))
+    facts += doubtful_unit_facts(mv.game_map, boards, orders, own)
+    facts += across_facts((r for _, r in orders), own)
     facts.append(("new", OrderIds(0, len(candidates) - 1)))
     # one unit's many candidates are not one another's rivals (DATC 4.D.3 is about orders given together)
     facts.append(("one_of_several_orders",))
     atoms = solve_decisions(_programs(mv), t.render(facts), map_facts(mv.game_map),
                             names=frozenset(f[0] for f in facts)).atoms
-    # read as text, two calls into clingo an atom (its name and arguments cost four or more): a big
-    # game's listing reads some 90,000 of them
-    legal = {int(text[6:-1]) for text in t.symbol_texts(atoms) if text.startswith("legal(")}
+    # read as text (Answer: two calls into clingo an atom, where its name and arguments cost four or
+    # more): a big game's listing reads some 90,000 of them
+    legal = {int(i) for i in Answer.of(atoms).texts.get("legal", ())}
     return [r for i, r in orders if i in legal]
 
 
