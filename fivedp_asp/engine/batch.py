@@ -13,10 +13,13 @@ The phases are kept apart by numbering alone. Phase k's facts are spelled as the
 ``k * ORDER_STRIDE`` (``terms.OrderId``, ``terms.OrderIds``). No order names a board of another
 phase and boards are only related through the pairs that orders name, so no rule joins two phases;
 each shown atom belongs to the phase its first board or order id falls in, and is handed back with
-that phase's own numbers. The driver (``solve.py``) settles the decisions the rules leave open. A
-phase whose decisions it had to settle is answered again on its own, so that a paradox is always
-resolved exactly as if its phase stood alone; the other phases keep their answers from the joint
-program, where nothing was assumed about them and their one model is the one they have alone.
+that phase's own numbers. The joint program's decisions are not settled there (``solve_decisions``,
+``settle=False``): with several models, the atoms that hold in every model are read, and a phase with
+an atom that holds in some models only is answered again on its own, where the driver settles it, so
+that a paradox is always resolved exactly as if its phase stood alone. (With no model at all, the
+driver settles the joint program, and a phase it settled is answered again alone too.) Phases are
+independent, so every other phase has one answer, the same in every model of the joint program and
+the same as alone.
 
 The victory rules judge a game over all its heads: their facts name the game (``head/2``,
 ``player/2``, ``out/2``: ``terms.Game``), which is numbered k, and so are their answers. Programs whose rules relate a
@@ -71,12 +74,6 @@ def _owner(text: str) -> int | None:
     return int(m[1]) // TIMELINE_STRIDE if m else None
 
 
-def _unshift(text: str, k: int) -> str:
-    if k == 0:
-        return text
-    return _unshift_all([text], k)[0]
-
-
 @lru_cache(maxsize=MAX_BATCH)
 def _shifted_board(k: int) -> re.Pattern:
     """What phase ``k``'s shift adds before a timeline: ``b(`` and the digits of ``k`` and any zeros up to
@@ -110,8 +107,9 @@ def solve_together(queries: Sequence[Query]) -> list[Solution]:
     # written twice is one fact, and clingo reads each line of text at some cost
     lines = dict.fromkeys(line for k, q in enumerate(queries) for line in fact_lines(q.facts, k))
     facts = "\n".join(lines) + "\n"
+    # several models are not settled in the joint program: the phases they differ in are answered alone
     joint = solve_decisions(first.programs, facts, first.static, statistics=any(q.statistics for q in queries),
-                            names=frozenset().union(*(q.names() for q in queries)))
+                            names=frozenset().union(*(q.names() for q in queries)), settle=False)
     atoms: list[list[str]] = [[] for _ in queries]
     shared: list[str] = []
     for text in symbol_texts(joint.atoms):
@@ -121,20 +119,17 @@ def solve_together(queries: Sequence[Query]) -> list[Solution]:
         else:
             atoms[k].append(text)
     atoms = [_unshift_all(texts, k) for k, texts in enumerate(atoms)]
-    backups: list[list] = [[] for _ in queries]
-    for rule, places in joint.backups:
-        mine: dict[int, list[str]] = {}
-        for place in places:
-            text = str(place)
-            k = _owner(text)
-            mine.setdefault(k, []).append(_unshift(text, k))
-        for k, texts in sorted(mine.items()):
-            backups[k].append((rule, tuple(texts)))
-    # a phase whose decisions needed a backup rule is answered again alone: the driver's choices in a
-    # joint program (an unsatisfiable core, say) may take in another phase's fleets
-    return [Solution(tuple(atoms[k] + shared), (), joint.models_seen, joint.ground_seconds, joint.solve_seconds,
-                     joint.atoms_count, joint.rules_count) if not backups[k]
-            else solve_decisions(q.programs, q.text(), q.static, statistics=q.statistics, names=q.names())
+    # a phase is answered again alone when the joint program left some of its atoms open (several
+    # models), or when it needed a backup rule (no model): the driver's choices in a joint program (an
+    # unsatisfiable core, say) may take in another phase's fleets
+    owners = {_owner(str(a)) for a in joint.unsettled}
+    owners.update(_owner(str(place)) for _, places in joint.backups for place in places)
+    if None in owners:  # an atom of no phase in particular: no phase can be told settled
+        owners = set(range(len(queries)))
+    return [solve_decisions(q.programs, q.text(), q.static, statistics=q.statistics, names=q.names())
+            if k in owners else
+            Solution(tuple(atoms[k] + shared), (), joint.models_seen, joint.ground_seconds, joint.solve_seconds,
+                     joint.atoms_count, joint.rules_count)
             for k, q in enumerate(queries)]
 
 

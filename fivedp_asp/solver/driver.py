@@ -107,6 +107,9 @@ class Solution:
     rules_count: int = 0
     add_seconds: float = 0.0  # of ``ground_seconds``: handing the encoding and the facts to clingo
     statistics_seconds: float = 0.0  # reading clingo's statistics, when asked for (after solving)
+    # solved without settling (``solve_decisions(settle=False)``) and found several models: the shown
+    # atoms that hold in some of them and not in all; ``atoms`` then holds those that hold in all
+    unsettled: tuple[clingo.Symbol, ...] = ()
 
 
 class _Messages:
@@ -1039,6 +1042,22 @@ class _Driver:
                 return differ
             differ |= {i for i in rest if other.values[i] != low.values[i]}
 
+    def consequences(self) -> tuple[tuple[clingo.Symbol, ...], tuple[clingo.Symbol, ...]]:
+        """The shown atoms that hold in every model (cautious consequences) and in some model (brave),
+        under the current assumptions, in the order clingo lists them: two solver calls, each reading
+        a handful of models."""
+        found = []
+        for mode in ("cautious", "brave"):
+            last: list[tuple[clingo.Symbol, ...]] = []
+            self.ctl.configuration.solve.enum_mode = mode
+            self._find(0)
+            # each model of these modes is the consequences so far; the last, once exhausted, are they
+            _solve(self.ctl, self.clock, self._assumed(()), on_model=lambda m: last.append(m.symbols(shown=True)),
+                   restart=last.clear)
+            found.append(tuple(last[-1]))
+        self.ctl.configuration.solve.enum_mode = "auto"
+        return found[0], found[1]
+
     # -- the rounds --------------------------------------------------------------------------------
 
     def run(self) -> tuple[_Model, int]:
@@ -1263,20 +1282,36 @@ def solve_in_universe(programs: Sequence[str], universe: Universe, static: str =
 
 
 def solve_decisions(programs: Sequence[str], facts: str, static: str = "", *, statistics: bool = False,
-                    time_limit: float | None = None, names: frozenset[str] | None = None) -> Solution:
+                    time_limit: float | None = None, names: frozenset[str] | None = None,
+                    settle: bool = True) -> Solution:
     """Solves a phase's program on ``facts`` plus the unchanging ``static`` facts (the map); for movement,
     applies the backup rules until one model remains. ``time_limit`` (seconds; by default the limit
     set with ``time_limit()``, else ``DEFAULT_TIME_LIMIT``) bounds the whole call: TimeLimitError.
     ``names``: the predicate names of every fact in ``facts``, when the caller built them as values
     (``{f[0] for f in facts}``), so that they need not be read off the text; it must name them all (a
     predicate left out leaves out the rules that read it). None: read off the text, which then holds
-    facts, externals and directives only (anything else grounds the whole program)."""
+    facts, externals and directives only (anything else grounds the whole program).
+    ``settle=False``: with several models, no backup rule is applied; the answer holds the atoms true in
+    every model and, in ``unsettled``, those true in some (many phases solved together, ``batch.py``,
+    answer the unsettled ones again alone, so they need not be settled here). With no model the backup
+    rules are applied all the same."""
     clock = _Clock(check_time_limit(time_limit) if time_limit is not None else _TIME_LIMIT.get())
     t0 = time.perf_counter()
     ctl, added = _control(programs, facts, static, names)
     t1 = time.perf_counter()
     driver = _Driver(ctl, clock)
-    model, seen = driver.run()
+    unsettled: tuple[clingo.Symbol, ...] = ()
+    if settle:
+        model, seen = driver.run()
+    else:
+        model, seen = driver.model(shown=True, count=2, values=False)
+        if seen == 2:
+            every, some = driver.consequences()
+            always = frozenset(every)
+            model, unsettled = _Model([], every), tuple(a for a in some if a not in always)
+        elif model is None:
+            model, seen = driver.run()
+    assert model is not None
     t2 = time.perf_counter()
     # reading clingo's statistics converts its whole tree: only when a benchmark asks
     stats = ctl.statistics.get("problem", {}).get("lp", {}) if statistics else {}
@@ -1291,4 +1326,5 @@ def solve_decisions(programs: Sequence[str], facts: str, static: str = "", *, st
         rules_count=int(stats.get("rules", 0)),
         add_seconds=added,
         statistics_seconds=t3 - t2,
+        unsettled=unsettled,
     )
