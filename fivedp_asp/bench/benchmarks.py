@@ -32,6 +32,7 @@ from ..model.map import GameMap, load_map
 from ..model.multiverse import Board, Multiverse, Record, Unit, make_board, opening
 from ..model.notation import parse_order, timeline_name
 from ..model.orders import Hold, Place, ResolvedOrder, UnitSpec, Where
+from ..engine.batch import STAGES
 from ..engine.step import step
 
 
@@ -212,7 +213,6 @@ def format_row(r: MultiverseRow) -> str:
 
 # -- where a step's time goes ----------------------------------------------------------------------
 
-STAGES = ("parse", "facts", "add", "ground", "solve", "free", "answer")
 STAGE_NOTES = {
     "parse": "reading the order text (the parser's cache cleared) and checking the limits",
     "facts": "Python building the first program's facts",
@@ -303,6 +303,61 @@ def profile_rows(profiles: Sequence[StageProfile]) -> list[str]:
                      + f" {total:>7.2f} {n_programs:>8.1f} {statistics.median(p.statements for p in group):>6.0f}"
                      f" {statistics.median(p.rules for p in group):>7.0f} {statistics.median(p.atoms for p in group):>7.0f}")
     return lines
+
+
+@dataclass(frozen=True)
+class BatchProfile:
+    """Where the time of one group of phases adjudicated together went (``batch.Stages``), per phase."""
+
+    phases: int
+    seconds: dict[str, float]  # per phase
+    programs: int  # programs grounded for the group
+    alone: int  # phases answered again in a program of their own
+    rules: float  # ground rules per phase, over every program
+    atoms: float
+
+
+def profile_batch(group: Sequence[RecordedPhase], repeat: int = 3) -> BatchProfile:
+    """The phases adjudicated together as ``bench_batches`` times them (``batch.step_many``, without
+    reasons), each stage timed; the fastest of ``repeat`` runs. clingo's statistics are read for every
+    program, outside the stages."""
+    from ..engine.batch import Stages, step_many
+
+    best: Stages | None = None
+    for _ in range(repeat):
+        stages = Stages()
+        _uncached()
+        step_many([(p.mv, p.orders) for p in group], statistics=True, reasons=False, stages=stages)
+        if best is None or sum(stages.seconds.values()) < sum(best.seconds.values()):
+            best = stages
+    assert best is not None
+    n = len(group)
+    return BatchProfile(n, {k: v / n for k, v in best.seconds.items()}, best.programs, best.alone,
+                        best.rules / n, best.atoms / n)
+
+
+def print_batch_profile(profiles: Sequence[BatchProfile]) -> None:
+    """The median over groups of each stage per phase, in milliseconds, and the programs and sizes."""
+    med = {s: statistics.median(p.seconds[s] for p in profiles) * 1000 for s in STAGES}
+    total = statistics.median(sum(p.seconds.values()) for p in profiles) * 1000
+    print(f"{'groups':>6} {'phases':>6} " + " ".join(f"{s:>7}" for s in STAGES)
+          + f" {'total':>7} {'programs':>8} {'alone':>5} {'rules':>7} {'atoms':>7}")
+    print(f"{len(profiles):>6} {sum(p.phases for p in profiles):>6} " + " ".join(f"{med[s]:>7.2f}" for s in STAGES)
+          + f" {total:>7.2f} {statistics.median(p.programs for p in profiles):>8.1f}"
+          f" {statistics.median(p.alone for p in profiles):>5.1f} {statistics.median(p.rules for p in profiles):>7.0f}"
+          f" {statistics.median(p.atoms for p in profiles):>7.0f}")
+    print("ms per phase: a group's stage times (its fastest run) over its phases, median over groups; programs: "
+          "programs grounded a group; alone: phases a group answered again in a program of their own (the joint "
+          "program left them open: several models); rules, atoms: ground rules and atoms a phase, every program")
+    for s in STAGES:
+        print(f"  {s:<7} {BATCH_STAGE_NOTES.get(s, STAGE_NOTES[s])}")
+
+
+BATCH_STAGE_NOTES = {
+    "facts": "Python building the phases' first programs' facts, and spelling every program's facts",
+    "add": "handing each program's encoding (cached syntax tree) and facts' text to clingo",
+    "answer": "Python sharing the joint answers out and reading them, and building later programs' facts",
+}
 
 
 def print_profile(profiles_of_runs: Sequence[Sequence[StageProfile]]) -> None:

@@ -27,13 +27,18 @@ def cmd_bench(args, command: Callable[[list[str]], int]) -> int:
 
     # the benchmarks are read only when one is run: every other command starts without them
     from ..bench.benchmarks import (BIG_RUNS, MULTIVERSE_HEADER, bench_big, bench_classic, bench_game,
-                                    bench_multiverse, bench_possible, format_row, print_profile, profile_step,
+                                    bench_multiverse, bench_possible, format_row, print_batch_profile, print_profile,
+                                    profile_batch, profile_step,
                                     record_phases, start_seconds, step_orders, synthetic_multiverse)
 
     if args.profile and args.suite not in ("classic", "multiverse"):
         from ..errors import InputError
 
         raise InputError("--profile is for the classic and multiverse benchmarks")
+    if args.batch < 1 or args.batch > 1 and args.suite != "classic":
+        from ..errors import InputError
+
+        raise InputError("--batch must be at least 1" if args.batch < 1 else "--batch is for the classic benchmark")
     if args.suite == "game":
         print(f"game: commands on synthetic game files (8 timelines, 4 past boards and one history entry of 34 "
               f"orders per step), in process; median of {args.repeat} runs")
@@ -63,6 +68,14 @@ def cmd_bench(args, command: Callable[[list[str]], int]) -> int:
                 r = bench_big(name, copies, args.repeat)
                 print(f"{r.position:<8} {r.copies:>6} {r.orders:>6} {r.seconds:>8.2f} {r.backups:>7} "
                       f"{r.as_datc:>7}", flush=True)
+        return 0
+    if args.profile and args.suite == "classic" and args.batch > 1:
+        print(f"classic --profile --batch {args.batch}: {args.phases} movement phases of seeded random games (seed "
+              f"{args.seed}) and their retreat and adjustment phases, adjudicated {args.batch} at a time in one "
+              f"program, without reasons; best of {args.repeat} per group", flush=True)
+        phases = record_phases(args.phases, args.seed)
+        print_batch_profile([profile_batch(phases[i:i + args.batch], args.repeat)
+                             for i in range(0, len(phases), args.batch)])
         return 0
     if args.profile:
         if args.suite == "classic":
@@ -104,10 +117,6 @@ def cmd_bench(args, command: Callable[[list[str]], int]) -> int:
     def progress(i: int, n: int) -> None:
         print(f"  timing phase {i}/{n}", file=sys.stderr, flush=True)
 
-    if args.batch < 1:
-        from ..errors import InputError
-
-        raise InputError("--batch must be at least 1")
     if args.batch > 1:
         print(f"classic: {args.phases} movement phases of seeded random games (seed {args.seed}) and their retreat "
               f"and adjustment phases, adjudicated {args.batch} at a time in one program; the reference one "

@@ -34,7 +34,8 @@ a time, so each failure is reported with its own phase.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable, Generator, Sequence
 
@@ -49,6 +50,47 @@ MAX_BATCH = 1 << 10  # phases per program: the largest numbers stay within cling
 
 BATCHED_PROGRAMS = frozenset({"movement.lp", "retreat.lp", "adjustment.lp", "victory.lp"})
 GAME_WIDE = frozenset({"options/datc_4d9_fails.lp", "options/jump_assists.lp"})
+
+# the stages of a step's time, as the benchmarks report them (``fivedp bench --profile``)
+STAGES = ("parse", "facts", "add", "ground", "solve", "free", "answer")
+
+
+@dataclass
+class Stages:
+    """Where the time of phases adjudicated together goes (``step_many(stages=...)``, for the benchmarks):
+    seconds per stage (``STAGES``) summed over every phase and program; the programs grounded, the
+    phases answered again alone, and the ground rules and atoms of every program (counted when the
+    phases ask for clingo's statistics)."""
+
+    seconds: dict[str, float] = field(default_factory=lambda: dict.fromkeys(STAGES, 0.0))
+    programs: int = 0
+    alone: int = 0
+    rules: int = 0
+    atoms: int = 0
+
+    def solved(self, solution: Solution, wall: float) -> None:
+        """A program's call that took ``wall`` seconds: the stages the solution timed, the rest releasing it."""
+        self.seconds["add"] += solution.add_seconds
+        self.seconds["ground"] += solution.ground_seconds - solution.add_seconds
+        self.seconds["solve"] += solution.solve_seconds
+        self.seconds["free"] += wall - solution.ground_seconds - solution.solve_seconds - solution.statistics_seconds
+        self.programs += 1
+        self.rules += solution.rules_count
+        self.atoms += solution.atoms_count
+
+
+def _alone(q: Query, stages: Stages | None) -> Solution:
+    """A query answered in a program of its own."""
+    if stages is None:
+        return solve_decisions(q.programs, q.text(), q.static, statistics=q.statistics, names=q.names())
+    t0 = time.perf_counter()
+    text = q.text()
+    t1 = time.perf_counter()
+    stages.seconds["facts"] += t1 - t0
+    solution = solve_decisions(q.programs, text, q.static, statistics=q.statistics, names=q.names())
+    stages.solved(solution, time.perf_counter() - t1)
+    return solution
+
 
 _BOARD = re.compile(r"\bb\((\d+),")
 _RESULT = frozenset({"order_result", "illegal", "reason"})  # shown atoms whose first argument is an order id
@@ -100,16 +142,20 @@ def _unshift_all(texts: list[str], k: int) -> list[str]:
     return out
 
 
-def solve_together(queries: Sequence[Query]) -> list[Solution]:
-    """The queries' answers, from one program (they share programs and map facts, see ``batchable``)."""
+def solve_together(queries: Sequence[Query], stages: Stages | None = None) -> list[Solution]:
+    """The queries' answers, from one program (they share programs and map facts, see ``batchable``);
+    ``stages``: where the time goes, when asked."""
     first = queries[0]
+    t0 = time.perf_counter()
     # the phases repeat each other's map-level facts (the edges from where their units stand): a fact
     # written twice is one fact, and clingo reads each line of text at some cost
     lines = dict.fromkeys(line for k, q in enumerate(queries) for line in fact_lines(q.facts, k))
     facts = "\n".join(lines) + "\n"
+    t1 = time.perf_counter()
     # several models are not settled in the joint program: the phases they differ in are answered alone
     joint = solve_decisions(first.programs, facts, first.static, statistics=any(q.statistics for q in queries),
                             names=frozenset().union(*(q.names() for q in queries)), settle=False)
+    t2 = time.perf_counter()
     atoms: list[list[str]] = [[] for _ in queries]
     shared: list[str] = []
     for text in symbol_texts(joint.atoms):
@@ -126,15 +172,21 @@ def solve_together(queries: Sequence[Query]) -> list[Solution]:
     owners.update(_owner(str(place)) for _, places in joint.backups for place in places)
     if None in owners:  # an atom of no phase in particular: no phase can be told settled
         owners = set(range(len(queries)))
-    return [solve_decisions(q.programs, q.text(), q.static, statistics=q.statistics, names=q.names())
+    if stages is not None:
+        stages.seconds["facts"] += t1 - t0
+        stages.solved(joint, t2 - t1)
+        stages.seconds["answer"] += time.perf_counter() - t2
+        stages.alone += len(owners)
+    return [_alone(q, stages)
             if k in owners else
             Solution(tuple(atoms[k] + shared), (), joint.models_seen, joint.ground_seconds, joint.solve_seconds,
                      joint.atoms_count, joint.rules_count)
             for k, q in enumerate(queries)]
 
 
-def answer_all(queries: Sequence[Query]) -> list[Solution | Exception]:
-    """Each query's answer (or the error it raised), queries of one program and map asked together."""
+def answer_all(queries: Sequence[Query], stages: Stages | None = None) -> list[Solution | Exception]:
+    """Each query's answer (or the error it raised), queries of one program and map asked together;
+    ``stages``: where the time goes, when asked."""
     out: list[Solution | Exception | None] = [None] * len(queries)
     groups: dict[tuple, list[int]] = {}
     for n, q in enumerate(queries):
@@ -145,16 +197,14 @@ def answer_all(queries: Sequence[Query]) -> list[Solution | Exception]:
             part = members[start:start + MAX_BATCH]
             if len(part) > 1:
                 try:
-                    for n, solution in zip(part, solve_together([queries[n] for n in part])):
+                    for n, solution in zip(part, solve_together([queries[n] for n in part], stages)):
                         out[n] = solution
                     continue
                 except AdjudicationError:
                     pass  # some phase has no solution: ask each alone, so the error names its own phase
             for n in part:
-                q = queries[n]
                 try:
-                    out[n] = solve_decisions(q.programs, q.text(), q.static, statistics=q.statistics,
-                                             names=q.names())
+                    out[n] = _alone(queries[n], stages)
                 except AdjudicationError as exc:
                     out[n] = exc
     return out  # type: ignore[return-value]
@@ -166,18 +216,24 @@ class _Running:
     query: Query | None = None
 
 
-def run_all(generators: Sequence[Generator | Exception]) -> list[object]:
+def run_all(generators: Sequence[Generator | Exception], stages: Stages | None = None) -> list[object]:
     """Runs step generators (``step.steps``) in lockstep, their queries answered together; returns what
-    each returns, or the exception it raised (an exception given in place of a generator is kept)."""
+    each returns, or the exception it raised (an exception given in place of a generator is kept).
+    ``stages``: where the time goes, when asked (the steps' first queries are their facts, what they
+    do with an answer is reading it, with any later query's facts, as ``fivedp bench --profile`` says)."""
     results: list[object] = [g if isinstance(g, Exception) else None for g in generators]
     running: dict[int, _Running] = {}
+    t0 = time.perf_counter()
     for n, g in enumerate(generators):
         if isinstance(g, Exception):
             continue
         _advance(results, running, n, _Running(g), lambda r: next(r.steps))
+    if stages is not None:
+        stages.seconds["facts"] += time.perf_counter() - t0
     while running:
         order = sorted(running)
-        answers = answer_all([running[n].query for n in order])
+        answers = answer_all([running[n].query for n in order], stages)
+        t0 = time.perf_counter()
         for n, answer in zip(order, answers):
             r = running.pop(n)
             if isinstance(answer, Exception):
@@ -185,6 +241,8 @@ def run_all(generators: Sequence[Generator | Exception]) -> list[object]:
                 results[n] = answer
                 continue
             _advance(results, running, n, r, lambda r, a=answer: r.steps.send(a))
+        if stages is not None:
+            stages.seconds["answer"] += time.perf_counter() - t0
     return results
 
 
@@ -199,16 +257,20 @@ def _advance(results: list, running: dict, n: int, r: _Running, move: Callable[[
 
 
 def step_many(items: Sequence[tuple[object, OrderLines]], *, statistics: bool = False,
-              reasons: bool = True) -> list[StepReport | Exception]:
+              reasons: bool = True, stages: Stages | None = None) -> list[StepReport | Exception]:
     """``step.step`` for many independent phases ``(multiverse, orders)`` at once: the same reports, in the
     same order; a phase whose input is bad (or that cannot be adjudicated) gives its exception in place
     of a report, and the other phases are unaffected. ``reasons`` as for ``step.step``; the cycle
-    collector held off as there (``collector.paused``)."""
+    collector held off as there (``collector.paused``). ``stages`` (a new ``Stages``): where the time
+    goes, added to it (the benchmarks' profile)."""
     with collector.paused():
+        t0 = time.perf_counter()
         generators: list[Generator | Exception] = []
         for mv, orders in items:
             try:
                 generators.append(steps(mv, orders, statistics=statistics, reasons=reasons))
             except Exception as exc:
                 generators.append(exc)
-        return run_all(generators)  # type: ignore[return-value]
+        if stages is not None:
+            stages.seconds["parse"] += time.perf_counter() - t0
+        return run_all(generators, stages)  # type: ignore[return-value]

@@ -72,3 +72,56 @@ def test_profile_command_prints_every_stage(capsys):
     header = next(line for line in out.splitlines() if line.startswith("phase"))
     assert header.split()[2:2 + len(STAGES)] == list(STAGES)
     assert any(line.startswith("movement") for line in out.splitlines())
+
+
+# -- phases adjudicated together ----------------------------------------------------------------------
+
+
+def test_a_batch_profile_times_every_stage_and_counts_every_program(monkeypatch):
+    from fivedp_asp.bench.benchmarks import profile_batch, record_phases
+    from fivedp_asp.engine import batch
+    from fivedp_asp.engine.batch import Stages, step_many
+
+    group = record_phases(12, 1)  # 20 phases; the 18th has circular movement (the driver's backup rule)
+    # the programs and the phases answered again alone, counted independently of the profiler
+    calls: list[tuple[str, ...]] = []
+    real = batch.solve_decisions
+
+    def counting(programs, *args, **kwargs):
+        calls.append(programs)
+        return real(programs, *args, **kwargs)
+
+    monkeypatch.setattr(batch, "solve_decisions", counting)
+    stages = Stages()
+    t0 = time.perf_counter()
+    reports = step_many([(p.mv, p.orders) for p in group], statistics=True, reasons=False, stages=stages)
+    wall = time.perf_counter() - t0
+    monkeypatch.setattr(batch, "solve_decisions", real)
+    assert stages.programs == len(calls) > 0
+    assert set(stages.seconds) == set(STAGES)
+    assert all(v >= 0 for v in stages.seconds.values())
+    assert sum(stages.seconds.values()) <= wall
+    assert stages.seconds["parse"] > 0 and stages.seconds["ground"] > 0 and stages.seconds["answer"] > 0
+    assert stages.rules > 0 and stages.atoms > 0
+    # a phase the joint program left open is settled alone, and only such a phase has backups here
+    assert stages.alone == sum(1 for r in reports if r.backups) == 1
+    # the profile divides a run's stages by the group's size
+    profile = profile_batch(group, repeat=1)
+    assert profile.phases == len(group) and profile.programs == stages.programs and profile.alone == stages.alone
+    assert profile.rules == stages.rules / len(group)
+
+
+def test_a_batch_profile_command_prints_every_stage(capsys):
+    assert main(["bench", "classic", "--profile", "--batch", "4", "--phases", "6", "--repeat", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header = next(n for n, line in enumerate(lines) if line.split()[:2] == ["groups", "phases"])
+    assert lines[header].split()[2:2 + len(STAGES)] == list(STAGES)
+    row = lines[header + 1].split()
+    assert int(row[0]) == -(-int(row[1]) // 4) and all(float(x) >= 0 for x in row[2:])
+
+
+def test_batch_is_refused_where_it_means_nothing(capsys):
+    assert main(["bench", "multiverse", "--batch", "4"]) == 2
+    assert "--batch is for the classic benchmark" in capsys.readouterr().err
+    assert main(["bench", "classic", "--profile", "--batch", "0"]) == 2
+    assert "--batch must be at least 1" in capsys.readouterr().err
