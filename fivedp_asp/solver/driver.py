@@ -836,6 +836,8 @@ _QUICK_CONFLICTS = "1000"
 # the models a program's first solver call asks for: two, which tell one answer from several
 # (``_Driver.run``, ``solve_in_universe``)
 _FIRST_MODELS = 2
+# the models ``_Driver.consequences`` reads in each mode before it leaves several models to the backup rounds
+_CONSEQUENCE_MODELS = 8
 
 
 def _solve(ctl: clingo.Control, clock: _Clock, assumptions: list, on_model=None,
@@ -1042,20 +1044,30 @@ class _Driver:
                 return differ
             differ |= {i for i in rest if other.values[i] != low.values[i]}
 
-    def consequences(self) -> tuple[tuple[clingo.Symbol, ...], tuple[clingo.Symbol, ...]]:
+    def consequences(self) -> tuple[tuple[clingo.Symbol, ...], tuple[clingo.Symbol, ...]] | None:
         """The shown atoms that hold in every model (cautious consequences) and in some model (brave),
-        under the current assumptions, in the order clingo lists them: two solver calls, each reading
-        a handful of models."""
+        under the current assumptions, in the order clingo lists them: two solver calls. Each model
+        these calls find is read whole, and they find about one model for each independent open part,
+        so past ``_CONSEQUENCE_MODELS`` models this gives up (None): the backup rounds (``run``) find
+        every open part in a handful of calls."""
         found = []
-        for mode in ("cautious", "brave"):
-            last: list[tuple[clingo.Symbol, ...]] = []
-            self.ctl.configuration.solve.enum_mode = mode
-            self._find(0)
-            # each model of these modes is the consequences so far; the last, once exhausted, are they
-            _solve(self.ctl, self.clock, self._assumed(()), on_model=lambda m: last.append(m.symbols(shown=True)),
-                   restart=last.clear)
-            found.append(tuple(last[-1]))
-        self.ctl.configuration.solve.enum_mode = "auto"
+        try:
+            for mode in ("cautious", "brave"):
+                last: list[Sequence[clingo.Symbol]] = []
+
+                def keep(m: clingo.Model) -> None:
+                    # each model of these modes is the consequences so far; the last, once exhausted, are they
+                    last[:] = [m.symbols(shown=True)]
+
+                self.ctl.configuration.solve.enum_mode = mode
+                self._find(_CONSEQUENCE_MODELS)
+                result = _solve(self.ctl, self.clock, self._assumed(()), on_model=keep, restart=last.clear,
+                                wanted=_CONSEQUENCE_MODELS)
+                if not result.exhausted or not last:
+                    return None
+                found.append(tuple(last[0]))
+        finally:
+            self.ctl.configuration.solve.enum_mode = "auto"
         return found[0], found[1]
 
     # -- the rounds --------------------------------------------------------------------------------
@@ -1293,7 +1305,8 @@ def solve_decisions(programs: Sequence[str], facts: str, static: str = "", *, st
     facts, externals and directives only (anything else grounds the whole program).
     ``settle=False``: with several models, no backup rule is applied; the answer holds the atoms true in
     every model and, in ``unsettled``, those true in some (many phases solved together, ``batch.py``,
-    answer the unsettled ones again alone, so they need not be settled here). With no model the backup
+    answer the unsettled ones again alone, so they need not be settled here). With no model, or with
+    more open parts than the consequences are worth reading for (``_Driver.consequences``), the backup
     rules are applied all the same."""
     clock = _Clock(check_time_limit(time_limit) if time_limit is not None else _TIME_LIMIT.get())
     t0 = time.perf_counter()
@@ -1305,11 +1318,12 @@ def solve_decisions(programs: Sequence[str], facts: str, static: str = "", *, st
         model, seen = driver.run()
     else:
         model, seen = driver.model(shown=True, count=2, values=False)
-        if seen == 2:
-            every, some = driver.consequences()
+        consequences = driver.consequences() if seen == 2 else None
+        if consequences is not None:
+            every, some = consequences
             always = frozenset(every)
             model, unsettled = _Model([], every), tuple(a for a in some if a not in always)
-        elif model is None:
+        elif seen != 1:
             model, seen = driver.run()
     assert model is not None
     t2 = time.perf_counter()

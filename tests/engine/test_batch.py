@@ -232,3 +232,32 @@ def test_waives_choose_among_their_own_phase_boards_together():
         assert _key(report) == _key(step(mv, orders)), f"phase {n}"
     assert any(o.result == "succeeds" and o.text.lower().startswith("waive")
                for r in together for o in r.outcomes)
+
+
+@pytest.mark.parametrize("copies", [3, 20])
+def test_open_phases_are_settled_alone_however_many(copies, monkeypatch):
+    """Circular movement (DATC 6.C.1) has two models. A few such phases in one program are found by
+    the atoms that hold in some models only; many would take one model read whole for each, so then
+    the backup rules settle the joint program, as one phase alone is settled. Either way each open
+    phase is answered again alone, and every report is the one it has alone."""
+    from fivedp_asp.solver import driver
+
+    case = read_scenario(ROOT / "cases" / "datc" / "6.C.01.yaml")
+    plain = read_scenario(ROOT / "cases" / "datc" / "6.A.11.yaml")  # a bounce: one model
+    items = [(case.start, case.steps[0].orders)] * copies + [(plain.start, plain.steps[0].orders)]
+    alone = [step(mv, orders) for mv, orders in items]
+    runs: list[int] = []
+    settle = driver._Driver.run
+
+    def counted(self):
+        runs.append(self.parts.orders)
+        return settle(self)
+
+    monkeypatch.setattr(driver._Driver, "run", counted)
+    together = step_many(items)
+    assert [_key(r) for r in together] == [_key(r) for r in alone]
+    assert all(r.backups for r in together[:copies]) and not together[-1].backups
+    # the joint program (more orders than one phase's three) is settled only when too many phases are open in it
+    settled_jointly = [n for n in runs if n > 3]
+    assert len(runs) - len(settled_jointly) == copies
+    assert len(settled_jointly) == (1 if copies > driver._CONSEQUENCE_MODELS else 0)
