@@ -336,6 +336,14 @@ def profile_batch(group: Sequence[RecordedPhase], repeat: int = 3) -> BatchProfi
                         best.rules / n, best.atoms / n)
 
 
+# what a stage holds when phases are adjudicated together, where it differs from one at a time
+BATCH_STAGE_NOTES = {
+    "facts": "Python building the phases' first programs' facts, and spelling every program's facts",
+    "add": "handing each program's encoding (cached syntax tree) and facts' text to clingo",
+    "answer": "Python sharing the joint answers out and reading them, and building later programs' facts",
+}
+
+
 def print_batch_profile(profiles: Sequence[BatchProfile]) -> None:
     """The median over groups of each stage per phase, in milliseconds, and the programs and sizes."""
     med = {s: statistics.median(p.seconds[s] for p in profiles) * 1000 for s in STAGES}
@@ -351,13 +359,6 @@ def print_batch_profile(profiles: Sequence[BatchProfile]) -> None:
           "program left them open: several models); rules, atoms: ground rules and atoms a phase, every program")
     for s in STAGES:
         print(f"  {s:<7} {BATCH_STAGE_NOTES.get(s, STAGE_NOTES[s])}")
-
-
-BATCH_STAGE_NOTES = {
-    "facts": "Python building the phases' first programs' facts, and spelling every program's facts",
-    "add": "handing each program's encoding (cached syntax tree) and facts' text to clingo",
-    "answer": "Python sharing the joint answers out and reading them, and building later programs' facts",
-}
 
 
 def print_profile(profiles_of_runs: Sequence[Sequence[StageProfile]]) -> None:
