@@ -66,7 +66,8 @@ def test_a_step_and_a_batch_run_with_the_collector_off_and_give_it_back(collecto
 
     running: list[bool] = []
     run_all = batch.run_all
-    monkeypatch.setattr(batch, "run_all", lambda generators: (running.append(gc.isenabled()), run_all(generators))[1])
+    monkeypatch.setattr(batch, "run_all",
+                        lambda generators, stages=None: (running.append(gc.isenabled()), run_all(generators, stages))[1])
     reports = batch.step_many([(new_game().mv, ORDERS)])
     assert running == [False] and gc.isenabled()
     assert [o.result for o in reports[0].outcomes] == [o.result for o in report.outcomes]
