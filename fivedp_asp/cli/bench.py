@@ -35,7 +35,7 @@ def cmd_bench(args, command: Callable[[list[str]], int]) -> int:
         from ..errors import InputError
 
         raise InputError("--profile is for the classic and multiverse benchmarks")
-    if args.batch < 1 or args.batch > 1 and args.suite != "classic":
+    if args.batch < 1 or (args.batch > 1 and args.suite != "classic"):
         from ..errors import InputError
 
         raise InputError("--batch must be at least 1" if args.batch < 1 else "--batch is for the classic benchmark")

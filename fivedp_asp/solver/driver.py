@@ -1072,11 +1072,14 @@ class _Driver:
 
     # -- the rounds --------------------------------------------------------------------------------
 
-    def run(self) -> tuple[_Model, int]:
-        """Applies backup rules until one model remains; that model, and the most models seen at once."""
+    def run(self, found: tuple[_Model | None, int] | None = None) -> tuple[_Model, int]:
+        """Applies backup rules until one model remains; that model, and the most models seen at once.
+        ``found``: what the first round's call (``model(shown=True, count=2, values=False)``) gave, when
+        the caller has made it already."""
         rounds = 0
         while True:
-            first, count = self.model(shown=True, count=2, values=False)
+            first, count = found if found is not None else self.model(shown=True, count=2, values=False)
+            found = None
             self.seen = max(self.seen, count)
             if count == 1:
                 assert first is not None
@@ -1317,14 +1320,16 @@ def solve_decisions(programs: Sequence[str], facts: str, static: str = "", *, st
     if settle:
         model, seen = driver.run()
     else:
-        model, seen = driver.model(shown=True, count=2, values=False)
+        first = driver.model(shown=True, count=2, values=False)
+        model, seen = first
         consequences = driver.consequences() if seen == 2 else None
         if consequences is not None:
             every, some = consequences
             always = frozenset(every)
             model, unsettled = _Model([], every), tuple(a for a in some if a not in always)
         elif seen != 1:
-            model, seen = driver.run()
+            # no model, or too many open parts to read: the backup rounds, from the call made already
+            model, seen = driver.run(first)
     assert model is not None
     t2 = time.perf_counter()
     # reading clingo's statistics converts its whole tree: only when a benchmark asks

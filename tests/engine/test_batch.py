@@ -249,9 +249,9 @@ def test_open_phases_are_settled_alone_however_many(copies, monkeypatch):
     runs: list[int] = []
     settle = driver._Driver.run
 
-    def counted(self):
+    def counted(self, found=None):
         runs.append(self.parts.orders)
-        return settle(self)
+        return settle(self, found)
 
     monkeypatch.setattr(driver._Driver, "run", counted)
     together = step_many(items)
