@@ -242,17 +242,21 @@ def _seconds(text: str) -> float:
 
 
 class _QuietPipe:
-    """Standard output that a reader may close early (``| head -1``): once the pipe is gone, the
-    rest of the output goes nowhere and the command finishes as it would have, with its own exit
-    status. A game file is always written before anything is printed, so nothing that was saved
-    depends on the reader."""
+    """Standard output that a reader may close early (``| head -1``), or that cannot take what is
+    written (a full disk, ``> /dev/full``): once it fails, the rest of the output goes nowhere and the
+    command finishes its work as it would have. A game file is always written before anything is
+    printed, so nothing that was saved depends on the reader. A closed pipe changes nothing else; any
+    other failure is kept (``error``) and reported when the command ends."""
 
     def __init__(self, stream):
         self._stream = stream
         self._gone = False
+        self.error: OSError | None = None
 
-    def _lost(self) -> None:
+    def _lost(self, exc: OSError) -> None:
         self._gone = True
+        if not isinstance(exc, BrokenPipeError):
+            self.error = exc
         try:
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, self._stream.fileno())
@@ -264,19 +268,23 @@ class _QuietPipe:
         if not self._gone:
             try:
                 self._stream.write(text)
-            except BrokenPipeError:
-                self._lost()
+            except OSError as exc:
+                self._lost(exc)
         return len(text)
 
     def flush(self) -> None:
         if not self._gone:
             try:
                 self._stream.flush()
-            except BrokenPipeError:
-                self._lost()
+            except OSError as exc:
+                self._lost(exc)
 
     def __getattr__(self, name: str):
         return getattr(self._stream, name)
+
+
+OUTPUT_LOST = 4
+"""The exit status of a command that did its work (a game saved) but could not write its report."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -284,15 +292,36 @@ def main(argv: Sequence[str] | None = None) -> int:
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")  # a name that is not UTF-8 is shown, not a crash
     stdout = sys.stdout
-    sys.stdout = _QuietPipe(stdout)
+    out = sys.stdout = _QuietPipe(stdout)
+    done: dict[str, str] = {}
     try:
-        return _main(argv)
+        status = _main(argv, done)
+        out.flush()
     finally:
-        sys.stdout.flush()
         sys.stdout = stdout
+    if out.error is not None:
+        what = out.error.strerror or cut_text(str(out.error))
+        if done.get("saved"):
+            # the work is done and kept: a script must not do it again, so the status says so
+            _say(f"error: standard output: cannot write the report: {what}; but {done['saved']}: do not repeat "
+                 "the command (fivedp game show shows the game as it is)")
+            return OUTPUT_LOST
+        _say(f"error: standard output: cannot write: {what}")
+        return status if status not in (0, 1) else 2
+    return status
 
 
-def _main(argv: Sequence[str] | None) -> int:
+def _say(text: str) -> None:
+    """A message on standard error, which may itself be gone."""
+    try:
+        print(text, file=sys.stderr)
+    except OSError:
+        pass
+
+
+def _main(argv: Sequence[str] | None, done: dict[str, str]) -> int:
+    """Runs the command; a command that saved something says what in ``done["saved"]`` (through
+    ``args.saved``), so that an output that fails afterwards is reported as what it is."""
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     if extra:
@@ -302,7 +331,10 @@ def _main(argv: Sequence[str] | None) -> int:
         args.orders = list(args.orders) + extra
     try:
         with time_limit(getattr(args, "time_limit", None)):
-            return args.func(args)
+            status = args.func(args)
+        if getattr(args, "saved", None):
+            done["saved"] = str(args.saved)
+        return status
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -314,8 +346,8 @@ def _main(argv: Sequence[str] | None) -> int:
         return 0
     except OSError as exc:
         # a file that cannot be read or written: say which and why
-        where = shown_path(exc.filename) if exc.filename else "a file"
-        print(f"error: {where}: {exc.strerror or cut_text(str(exc))}", file=sys.stderr)
+        where = f"{shown_path(exc.filename)}: " if exc.filename else ""
+        print(f"error: {where}{exc.strerror or cut_text(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

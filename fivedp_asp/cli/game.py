@@ -16,8 +16,10 @@ from ..errors import InputError
 from ..inputs import check_order_lines, read_order_text, read_stream, write_file
 from .. import api
 from ..api import adjudicate, check_orders, duties, legal_orders, load_game
-from ..files.games import export_scenario, load_game as load_game_file, locked, save_game, update_game
-from ..game.play import reached_board
+from ..files.games import export_scenario, load_game as load_game_file, locked, save_game
+from ..files.store import Change, create, sealed_now, transact, undo_log_path
+from ..game.state import phase_key
+from ..game.play import reached_board, waiting_for
 from ..game.state import new_game
 from ..report.jsonout import (board_document, game_document, game_step_document, history_document, history_results,
                       options_json, orders_document, possible_document, timelines_json)
@@ -34,7 +36,7 @@ def _options(pairs: list[str]) -> dict:
 
 def cmd_new(args: argparse.Namespace) -> int:
     path = Path(args.file)
-    if path.exists() and not args.force:
+    if path.exists() and not args.force:  # said before any work; said again under the lock
         raise InputError(f"{path}: a game file is already there (use --force to replace it)")
     if args.from_case:
         case = read_scenario(args.from_case)
@@ -52,8 +54,8 @@ def cmd_new(args: argparse.Namespace) -> int:
 
         # rules of your own: in effect, and recorded with their text in the game file
         mv = replace(mv, options=MappingProxyType(with_rules(mv.options, parse_specs(args.rule), in_effect=True)))
-    with locked(path):
-        save_game(path, new_game(mv))
+    create(path, new_game(mv), force=args.force)
+    args.saved = f"the new game was saved in {path}"
     print(f"New game in {path}: {', '.join(b.name for b in mv.heads)} waiting for {next_phase(mv)} orders.")
     return 0
 
@@ -131,11 +133,13 @@ def cmd_orders(args: argparse.Namespace) -> int:
         return 1 if illegal else 0
     if args.sealed:
         return _seal(args, lines)
-    def give(game):
+    def give(game, _sealed):
         sub = api.submit_orders(game, lines, power=args.power, replace=args.replace, check=True, force=args.force)
-        return sub.game, (game, sub)
+        return Change((game, sub), game=sub.game)
 
-    game, (before, sub) = update_game(args.file, give)
+    game, done = transact(args.file, give, phase=args.step, doing="these orders were given for step {step}")
+    before, sub = done.result
+    args.saved = f"the orders taken were saved in {args.file}"
     if args.json:
         _emit(orders_document(game, sub))
         return 1 if sub.refused else 0
@@ -153,24 +157,28 @@ def _seal(args: argparse.Namespace, lines: list[str]) -> int:
     """``orders --sealed``: the power's complete set for the next phase, checked and reported to the
     one who gives it, then kept out of the game file until ``adjudicate`` (``fivedp_asp/files/sealed.py``)."""
     from ..game.play import submit_orders as submit_lines
-    from ..files.sealed import seal
 
     if not args.power:
         raise InputError("--sealed needs --power: a sealed set is one power's orders")
     if args.replace or args.json:
         raise InputError("--sealed cannot be combined with --replace or --json (a sealed set always replaces "
                          "the power's earlier sealed set)")
-    game = load_game(args.file)
-    power = game.mv.game_map.power(args.power)
-    if power is None:
-        raise InputError(f"unknown power {args.power!r} (powers: {', '.join(game.mv.game_map.powers)})")
-    alone = replace_game(game, pending={})
-    sub = submit_lines(alone, power, lines, replace_all=True, check=True, force=True)
-    others = sorted({a.power for a in sub.accepted} - {power})
-    if others:
-        raise InputError(f"--sealed --power {power}: lines for {', '.join(others)} (a sealed set is one power's orders)")
-    taken = list(sub.game.pending.get(power, ()))
-    seal(args.file, power, taken, len(game.history))
+    def seal_set(game, sealed):
+        power = game.mv.game_map.power(args.power)
+        if power is None:
+            raise InputError(f"unknown power {args.power!r} (powers: {', '.join(game.mv.game_map.powers)})")
+        alone = replace_game(game, pending={})
+        sub = submit_lines(alone, power, lines, replace_all=True, check=True, force=True)
+        others = sorted({a.power for a in sub.accepted} - {power})
+        if others:
+            raise InputError(f"--sealed --power {power}: lines for {', '.join(others)} (a sealed set is one power's "
+                             "orders)")
+        taken = tuple(sub.game.pending.get(power, ()))
+        return Change((alone, sub, power, taken), sealed=sealed.with_set(power, taken))
+
+    game, done = transact(args.file, seal_set, phase=args.step, doing="this sealed set was given for step {step}")
+    alone, sub, power, taken = done.result
+    args.saved = f"the sealed set was saved beside {args.file}"
     print("\n".join(_submission_lines(alone, sub)))
     print(f"{power}: {len(taken)} order{'s' if len(taken) != 1 else ''} sealed for step {len(game.history) + 1} "
           "(shown to nobody before adjudicate; a new sealed set replaces this one)")
@@ -180,21 +188,18 @@ def _seal(args: argparse.Namespace, lines: list[str]) -> int:
 def cmd_adjudicate(args: argparse.Namespace) -> int:
     from ..report.text import step_lines
     from ..game.play import submit_orders as submit_lines
-    from ..files.sealed import clear, read_sealed
+    from ..files.sealed import Sealed
 
-    opened: list[str] = []
-
-    def play(game):
+    def play(game, sealed):
         # each power's sealed set replaces its open waiting orders, then the step is adjudicated
-        sealed = read_sealed(args.file, len(game.history))
-        opened[:] = sorted(sealed.orders)
         for power, lines in sorted(sealed.orders.items()):
             game = submit_lines(game, power, list(lines), replace_all=True).game
-        return _adjudicate(game)
+        new, report = _adjudicate(game)
+        return Change((report, sorted(sealed.orders)), game=new, sealed=Sealed(phase_key(new), {}))
 
-    game, report = update_game(args.file, play)
-    if opened:
-        clear(args.file)
+    game, done = transact(args.file, play, phase=args.step, doing="this adjudication was asked for step {step}")
+    report, opened = done.result
+    args.saved = f"step {len(game.history)} was adjudicated and saved in {args.file}"
     if args.json:
         _emit(game_step_document(game, report))
         return 0
@@ -206,7 +211,7 @@ def cmd_adjudicate(args: argparse.Namespace) -> int:
     if game.mv.winner:
         print(f"{game.mv.winner} has won.")
     else:
-        print(f"Next: {_next_text(game.mv)}")
+        print(f"Next: {waiting_for(game.mv)}")
     return 0
 
 
@@ -219,13 +224,6 @@ def _adjudicate(game):
         return adjudicate(game)
     except AdjudicationError as exc:
         raise unsettled(exc, game.mv.options, game.pending, game.mv) from None
-
-
-def _next_text(mv) -> str:
-    phase = next_phase(mv)
-    if phase == SUSTAIN:
-        return f"sustain phase of {1901 + mv.sustain_due}"
-    return f"{phase} on " + ", ".join(b.name for b in mv.heads if b.phase == phase)
 
 
 def _duty_line(d) -> str:
@@ -300,9 +298,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         print("Orders given on this board:")
         print("\n".join(_board_history_lines(game, board.name)))
         return 0
-    from ..files.sealed import read_sealed
-
-    sealed = read_sealed(args.file, len(game.history)).orders
+    sealed = sealed_now(args.file, game).orders
     power = None
     if args.power:
         power = mv.game_map.power(args.power)
@@ -330,11 +326,11 @@ def cmd_show(args: argparse.Namespace) -> int:
         print(f"Eliminated: {', '.join(sorted(mv.eliminated))}")
     phase = next_phase(mv)
     if not mv.winner:
-        print(f"To do ({_next_text(mv)})" + (f" for {power}:" if power else ":"))
+        print(f"To do ({waiting_for(mv)})" + (f" for {power}:" if power else ":"))
         due = [d for d in duties(game) if power is None or d.power == power]
         print("\n".join(_duty_line(d) for d in due) if due
               else f"  nothing for {power}" if power else "  nothing: adjudicate to go on")
-    print(f"Next: {_next_text(mv) if phase == SUSTAIN else phase}")
+    print(f"Next: {waiting_for(mv) if phase == SUSTAIN else phase}")
     for who, lines in sorted(game.pending.items()):
         if power is None or who == power:
             print(f"  {who}: " + "; ".join(lines))
@@ -349,30 +345,25 @@ def cmd_show(args: argparse.Namespace) -> int:
 def cmd_undo(args: argparse.Namespace) -> int:
     """Takes back the last step; the step is first appended to the undo log beside the game file
     (``FILE.undone``), so that no record a player could dispute is lost."""
-    from datetime import datetime, timezone
-
     from ..files.games import start_of
     from ..game.play import undo
-    from ..files.sealed import read_sealed
 
-    with locked(args.file):
-        game = load_game_file(args.file)
-        if read_sealed(args.file, len(game.history)).orders:
+    def take_back(game, sealed):
+        if sealed.orders:
             raise InputError("sealed orders for the next phase are waiting: undo takes back a step only "
                              "before any orders are given after it")
         new, entry = undo(game, start_of)
-        log = Path(args.file).with_name(Path(args.file).name + ".undone")
-        record = {"format": "fivedp-undone", "undone_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                  "step": len(game.history), "entry": entry}
-        with open(log, "a", encoding="utf-8") as f:
-            f.write(json.dumps(record, sort_keys=False) + "\n")
-            f.flush()
-            os.fsync(f.fileno())
-        save_game(args.file, new)
+        return Change((len(game.history), entry), game=new, undone={"step": len(game.history), "entry": entry})
+
+    step = None if args.step is None else args.step + 1  # taking back step N is done while step N + 1 waits
+    new, done = transact(args.file, take_back, phase=step, doing="this undo was asked to take back step {last}")
+    number, entry = done.result
+    log = undo_log_path(args.file)
+    args.saved = f"step {number} was taken back in {args.file} (and kept in {log})"
     waiting = sum(len(v) for v in new.pending.values())
-    print(f"Undone step {len(game.history)}: {entry.get('phase')} on {', '.join(entry.get('boards', ()))}; "
+    print(f"Undone step {number}: {entry.get('phase')} on {', '.join(entry.get('boards', ()))}; "
           f"its {waiting} order{'s' if waiting != 1 else ''} wait again; the step is kept in {log}.")
-    print(f"Next: {_next_text(new.mv)}")
+    print(f"Next: {waiting_for(new.mv)}")
     return 0
 
 
@@ -474,6 +465,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 0
 
 
+def _step_number(text: str) -> int:
+    """A step number as argparse reads it: a whole number from 1."""
+    if not text.isascii() or not text.isdigit() or not 0 < int(text[:9]) < 10**9 or len(text) > 9:
+        raise argparse.ArgumentTypeError(f"give a step number (1, 2, ...), not {text[:20]!r}")
+    return int(text)
+
+
 def add_game_parser(sub) -> None:
     game = sub.add_parser("game", help="play a game turn by turn (the game file holds the whole multiverse)")
     gsub = game.add_subparsers(dest="game_command", required=True)
@@ -499,10 +497,15 @@ def add_game_parser(sub) -> None:
                    help="report the waiting orders (and these) that the rules would find illegal; saves nothing")
     p.add_argument("--sealed", action="store_true",
                    help="keep these lines (with --power: the power's complete set) hidden until adjudicate")
+    p.add_argument("--step", type=_step_number, metavar="N",
+                   help="the step these orders are for (as show names it): refused if the game waits for another")
     p.add_argument("--json", action="store_true", help="print a JSON document instead")
     p.set_defaults(func=cmd_orders)
     p = gsub.add_parser("adjudicate", help="adjudicate the next phase with the waiting orders")
     p.add_argument("file")
+    p.add_argument("--step", type=_step_number, metavar="N",
+                   help="adjudicate only if the game waits for step N (a script that repeats the command does "
+                        "not play two steps)")
     p.add_argument("--json", action="store_true", help="print a JSON document instead")
     p.set_defaults(func=cmd_adjudicate)
     p = gsub.add_parser("show", help="show the heads, forks, options and what each power must do (or one board)")
@@ -515,6 +518,8 @@ def add_game_parser(sub) -> None:
     p = gsub.add_parser("undo", help="take back the last step (before any orders are given after it); "
                                      "the step is kept in FILE.undone")
     p.add_argument("file")
+    p.add_argument("--step", type=_step_number, metavar="N",
+                   help="take back only step N: refused if another step is the last one played")
     p.set_defaults(func=cmd_undo)
     p = gsub.add_parser("history", help="list the steps played")
     p.add_argument("file")

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Callable, Iterator, TypeVar
+from typing import Any, Iterator
 
 import yaml
 
@@ -187,7 +187,7 @@ def write_atomic(path: str | Path, text: str) -> None:
 
 @contextmanager
 def locked(path: str | Path) -> Iterator[None]:
-    """Holds the game's lock while a command writes it (``update_game``), or reads, changes and
+    """Holds the game's lock while a command writes it (``store.transact``), or reads, changes and
     writes it, so that two commands run at once (orders from two powers, say) do not lose each
     other's work. The lock is a small file beside the game, ``.NAME.lock``; temporary files a killed
     writer left behind are removed under it."""
@@ -210,11 +210,7 @@ def locked(path: str | Path) -> Iterator[None]:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-T = TypeVar("T")
-_OPTIMISTIC_TRIES = 3
-
-
-def _checksum_line(path: Path) -> bytes | None:
+def checksum_line(path: Path) -> bytes | None:
     """The file's last line (its checksum line), read from its end; None when it cannot be read."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -231,27 +227,6 @@ def _checksum_line(path: Path) -> bytes | None:
         os.close(fd)
     tail = tail.replace(b"\r\n", b"\n")  # as read_game reads it: line ends do not count
     return tail[tail.rfind(b"\n", 0, len(tail) - 1) + 1:]
-
-
-def update_game(path: str | Path, change: Callable[[Game], tuple[Game, T]]) -> tuple[Game, T]:
-    """Reads the game, applies ``change`` (a function without side effects: it may run more than
-    once) and writes the result, holding the lock only while writing. Under the lock the file's
-    checksum line is compared with the one read: if another command wrote the game in between,
-    the change is made again on the new game, so no command's work is lost. After a few such
-    retries (a busy game) the lock is held from the read to the write."""
-    path = Path(path)
-    for _ in range(_OPTIMISTIC_TRIES):
-        game, seal_line = read_game(path)
-        new, result = change(game)
-        text = game_text(new)
-        with locked(path):
-            if _checksum_line(path) == seal_line:
-                write_atomic(path, text)
-                return new, result
-    with locked(path):
-        new, result = change(load_game(path))
-        save_game(path, new)
-        return new, result
 
 
 # -- reading ----------------------------------------------------------------------------------
@@ -416,7 +391,7 @@ def load_game(path: str | Path, *, verify: bool = True) -> Game:
 
 
 def read_game(path: str | Path, *, verify: bool = True) -> tuple[Game, bytes]:
-    """``load_game``, and the checksum line of the text read (what ``update_game`` compares to tell
+    """``load_game``, and the checksum line of the text read (what ``store.transact`` compares to tell
     whether the file changed since)."""
     path = str(path)
     raw = read_bytes(path, "game file")

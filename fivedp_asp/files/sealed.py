@@ -1,96 +1,149 @@
 """Sealed orders: one power's orders for the next phase, kept out of every other command's output
 until the phase is adjudicated.
 
-They are kept beside the game file, in ``FILE.sealed`` (JSON, written atomically under the game's
-lock, mode 0600), not in the game file: the game file is shown to everyone (``game show`` prints its
-waiting orders), the sealed file is read only by ``game adjudicate``, which takes each power's sealed
-set as that power's orders (it replaces the power's open waiting ones) and removes the file once the
-step is saved. Each sealed set names the step it is for (the number of steps played when it was
-sealed): a set left behind by an adjudication interrupted after saving is for a step already played,
-and is ignored and removed. Sealing hides orders from fivedp's output, not from a person who can
-read the folder's files: it is a convenience for a game master's machine, not encryption.
+They are kept beside the game file, in ``FILE.sealed`` (JSON, mode 0600), not in the game file: the
+game file is shown to everyone (``game show`` prints its waiting orders), the sealed file is read
+only by ``game adjudicate``, which takes each power's sealed set as that power's orders (it replaces
+the power's open waiting ones) and removes the file once the step is saved. The file names the phase
+its sets are for (``game.state.phase_key``): sets left behind by an adjudication interrupted after
+saving, or sealed before a step was undone, are for a phase that is no longer waiting, and are
+ignored and removed. Sealing hides orders from fivedp's output, not from a person who can read the
+folder's files: it is a convenience for a game master's machine, not encryption.
+
+This module reads and writes the file; ``files.store`` changes it together with the game, under the
+game's lock.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-from ..errors import InputError
-from .games import locked, write_atomic
+from ..errors import FileError, InputError, UsageError
+from ..game.state import phase_step
+from ..inputs import write_file
 
 FORMAT = "fivedp-sealed"
+_LIMIT = 32 << 20  # the size cap of every input file (limits.MAX_FILE_BYTES)
 
 
 @dataclass(frozen=True)
 class Sealed:
-    """The sealed order sets for one step: ``step`` is the number of steps played when they were sealed."""
+    """The sealed order sets for one phase: ``phase`` is the phase key they were sealed for."""
 
-    step: int
+    phase: str
     orders: Mapping[str, tuple[str, ...]]
+
+    def with_set(self, power: str, lines: tuple[str, ...]) -> "Sealed":
+        """``power``'s set replaced by ``lines`` (no lines withdraws it)."""
+        orders = {p: v for p, v in self.orders.items() if p != power}
+        if lines:
+            orders[power] = tuple(lines)
+        return Sealed(self.phase, orders)
+
+
+def beside(game_file: str | Path, suffix: str) -> Path:
+    """A file kept beside the game: beside the file a symbolic link leads to, as the game's lock is,
+    so that every link to one game shares it."""
+    if not isinstance(game_file, (str, os.PathLike)):
+        raise UsageError(f"the game file must be a str or a path, not {type(game_file).__name__}")
+    path = Path(game_file)
+    if os.path.islink(path):
+        path = Path(os.path.realpath(path))
+    return path.with_name(path.name + suffix)
 
 
 def sealed_path(game_file: str | Path) -> Path:
-    game_file = Path(game_file)
-    return game_file.with_name(game_file.name + ".sealed")
+    return beside(game_file, ".sealed")
 
 
-def read_sealed(game_file: str | Path, step: int) -> Sealed:
-    """The sealed sets for the step after ``step`` steps played (none when the file is absent or holds
-    sets for another step)."""
+def raw_sealed(game_file: str | Path) -> bytes | None:
+    """The sealed file's bytes, None when there is none. Only a regular file is read, and never
+    through a symbolic link: a link planted where the sealed orders belong would lead them, or lead
+    fivedp's reading, somewhere else."""
     path = sealed_path(game_file)
     try:
-        raw = path.read_text(encoding="utf-8")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
     except FileNotFoundError:
-        return Sealed(step, {})
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read the sealed orders: {exc}") from None
+        return None
+    except OSError as exc:
+        if os.path.islink(path):
+            raise FileError(path, "the sealed orders are a symbolic link, not a file: sealed orders are kept "
+                                  "only in a regular file beside the game; remove the link") from None
+        raise FileError(path, f"cannot read the sealed orders: {exc.strerror or exc}", exc.errno) from None
     try:
-        data = json.loads(raw)
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise FileError(path, "cannot read the sealed orders: not a regular file")
+        chunks, size = [], 0
+        while chunk := os.read(fd, 1 << 16):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > _LIMIT:
+                raise FileError(path, f"damaged sealed orders: larger than {_LIMIT:,} bytes")
+        return b"".join(chunks)
+    except OSError as exc:
+        if isinstance(exc, FileError):
+            raise
+        raise FileError(path, f"cannot read the sealed orders: {exc.strerror or exc}", exc.errno) from None
+    finally:
+        os.close(fd)
+
+
+def parse_sealed(raw: bytes | None, game_file: str | Path, phase: str) -> Sealed:
+    """The sealed sets for ``phase`` (none when there is no file, or its sets are for another phase)."""
+    if raw is None:
+        return Sealed(phase, {})
+    path = sealed_path(game_file)
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: damaged sealed orders: not UTF-8 text") from None
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}: damaged sealed orders: not valid JSON (line {exc.lineno})") from None
     orders = data.get("orders") if isinstance(data, dict) else None
-    if (not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("step"), int)
+    if isinstance(data, dict) and "phase" not in data and isinstance(data.get("step"), int):
+        # sealed by an earlier fivedp, which named the number of steps played only
+        data = {**data, "phase": phase if data["step"] == phase_step(phase) - 1 else ""}
+    if (not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("phase"), str)
             or not isinstance(orders, dict)
             or not all(isinstance(v, list) and all(isinstance(x, str) for x in v) for v in orders.values())):
-        raise InputError(f"{path}: damaged sealed orders (expected format {FORMAT}, a step and orders per power)")
-    if data["step"] != step:
-        return Sealed(step, {})
-    return Sealed(step, {str(p): tuple(v) for p, v in orders.items()})
+        raise InputError(f"{path}: damaged sealed orders (expected format {FORMAT}, a phase and orders per power)")
+    if data["phase"] != phase:
+        return Sealed(phase, {})
+    return Sealed(phase, {str(p): tuple(v) for p, v in orders.items()})
 
 
-def _write(game_file: str | Path, sealed: Sealed) -> None:
+def read_sealed(game_file: str | Path, phase: str) -> Sealed:
+    """The sealed sets for ``phase`` as the file holds them now (``parse_sealed``)."""
+    return parse_sealed(raw_sealed(game_file), game_file, phase)
+
+
+def write_sealed(game_file: str | Path, sealed: Sealed) -> None:
+    """Writes the sealed sets atomically, readable by their owner only; no sets removes the file.
+    Called under the game's lock (``files.store``)."""
     path = sealed_path(game_file)
+    if os.path.islink(path):
+        raise FileError(path, "the sealed orders are a symbolic link, not a file: sealed orders are kept only "
+                              "in a regular file beside the game; remove the link")
     if not sealed.orders:
-        path.unlink(missing_ok=True)
+        try:
+            path.unlink(missing_ok=True)
+        except OSError as exc:
+            raise FileError(path, f"cannot remove the sealed orders: {exc.strerror or exc}", exc.errno) from None
         return
-    text = json.dumps({"format": FORMAT, "step": sealed.step,
+    text = json.dumps({"format": FORMAT, "phase": sealed.phase,
                        "orders": {p: list(v) for p, v in sorted(sealed.orders.items())}}, indent=1) + "\n"
     old = os.umask(0o077)  # a new sealed file is for its owner's eyes only
     try:
-        write_atomic(path, text)
+        write_file(path, text, "sealed orders")
+        os.chmod(path, 0o600)
+    except OSError as exc:
+        if isinstance(exc, FileError):
+            raise
+        raise FileError(path, f"cannot write the sealed orders: {exc.strerror or exc}", exc.errno) from None
     finally:
         os.umask(old)
-    os.chmod(path, 0o600)
-
-
-def seal(game_file: str | Path, power: str, lines: list[str], step: int) -> Sealed:
-    """Stores ``lines`` as ``power``'s sealed orders for the step after ``step`` (replacing its earlier
-    sealed set; no lines withdraws it), under the game's lock."""
-    with locked(game_file):
-        current = read_sealed(game_file, step)
-        orders = {p: v for p, v in current.orders.items() if p != power}
-        if lines:
-            orders[power] = tuple(lines)
-        new = Sealed(step, orders)
-        _write(game_file, new)
-        return new
-
-
-def clear(game_file: str | Path) -> None:
-    """Removes the sealed orders (after the step they were for has been saved)."""
-    with locked(game_file):
-        sealed_path(game_file).unlink(missing_ok=True)

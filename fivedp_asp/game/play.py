@@ -16,7 +16,8 @@ from ..errors import AdjudicationError, InputError, NotationError, quoted
 from ..inputs import plain, plain_json
 from ..model.map import GameMap
 from ..engine.options import chosen
-from ..model.multiverse import ADJUSTMENT, MOVEMENT, PHASES, RETREAT, Board, Multiverse, Unit, board_name, unit_text
+from ..model.multiverse import (ADJUSTMENT, MOVEMENT, PHASES, RETREAT, SUSTAIN, Board, Multiverse, Unit, board_name,
+                                unit_text)
 from ..model.notation import parse_order, timeline_name
 from ..model.orders import ResolvedOrder
 from ..engine.resolve import resolve, resolved_text
@@ -25,6 +26,14 @@ from ..engine.adjustment import adjustment_balances
 from ..engine.retreat import retreat_options
 from ..engine.step import StepReport, next_phase, step
 from .state import Game
+
+
+def waiting_for(mv: Multiverse) -> str:
+    """What the game waits for, in words: ``movement on a1, b1``, ``sustain phase of 1903``."""
+    phase = next_phase(mv)
+    if phase == SUSTAIN:
+        return f"sustain phase of {1901 + mv.sustain_due}"
+    return f"{phase} on " + ", ".join(b.name for b in mv.heads if b.phase == phase)
 
 
 def qualify(mv: Multiverse, power: str, text: str) -> tuple[str | None, str | None]:

@@ -8,9 +8,12 @@ either.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+from ..errors import InputError, UsageError, quoted
 from ..model.map import GameMap
 from ..model.multiverse import Board, Multiverse, unit_text
 
@@ -56,3 +59,27 @@ def new_game(mv: Multiverse) -> Game:
             dislodged.setdefault(r.unit.power, []).append(item)
         start["dislodged"] = dislodged
     return Game(mv, start=start)
+
+
+def phase_key(game: Game) -> str:
+    """The phase the game waits for, as a short token (``3-9f2c41d0``): the number of the step to
+    play next and a digest of the last step played (of the start, before the first step). Orders are
+    given against a position; a store takes them only while the game still waits for the phase they
+    were given for, so a step adjudicated, or undone and played again otherwise, in between makes
+    them stale instead of moving them to a phase their author never saw. The token changes only when
+    the position does: giving orders leaves it as it is."""
+    if not isinstance(game, Game):
+        raise UsageError(f"phase_key: game must be a Game, not {type(game).__name__}")
+    last = game.history[-1] if game.history else {"start": game.start}
+    text = json.dumps(last, sort_keys=True, separators=(",", ":"), ensure_ascii=True, default=list)
+    return f"{len(game.history) + 1}-{hashlib.sha256(text.encode('ascii')).hexdigest()[:8]}"
+
+
+def phase_step(key: str) -> int:
+    """The step number a phase key (``phase_key``) names."""
+    if not isinstance(key, str):
+        raise UsageError(f"phase_step: key must be a str, not {type(key).__name__}")
+    number, _, digest = key.partition("-")
+    if not number.isascii() or not number.isdigit() or len(number) > 9 or len(digest) != 8:
+        raise InputError(f"not a phase key: {quoted(key, 40)} (a step number, '-' and 8 hexadecimal digits)")
+    return int(number)

@@ -322,11 +322,11 @@ def test_the_checksum_of_a_crlf_game_file_still_refuses_edits(tmp_path):
 
 
 def test_a_crlf_game_is_not_rewritten_by_a_reader_and_writers_see_no_conflict(tmp_path):
-    """``update_game`` compares the checksum line read with the file's: CRLF must not look like a change."""
+    """``store.transact`` compares the checksum line read with the file's: CRLF must not look like a change."""
     path = a_game(tmp_path)
     path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
     _, seal = game_module.read_game(path)
-    assert game_module._checksum_line(path) == seal
+    assert game_module.checksum_line(path) == seal
 
 
 # -- overlong input in messages ------------------------------------------------------------------------

@@ -26,7 +26,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fivedp_asp.files.games import game_data, load_game, read_game, save_game, update_game
+from fivedp_asp.files.games import game_data, load_game, read_game, save_game
+from fivedp_asp.files.store import Change, transact
 from fivedp_asp.game.play import adjudicate, submit, submit_orders
 from fivedp_asp.game.state import Game
 from fivedp_asp.files.layout import checked_digest, json_line, split
@@ -172,20 +173,20 @@ def test_accept_writes_a_format_2_file_in_format_3(played, tmp_path, program):
 
 
 def test_a_write_between_read_and_write_is_not_lost(played, tmp_path):
-    """``update_game`` reads without the lock; another command writing in between makes it do its
+    """``transact`` reads without the lock; another command writing in between makes it do its
     change again on the new game, so both changes are kept."""
     path, _ = played
     work = tmp_path / "g.yaml"
     work.write_bytes(path.read_bytes())
     calls = []
 
-    def give_france(game):
+    def give_france(game, _sealed):
         calls.append(len(calls))
         if len(calls) == 1:  # another command writes the game between this one's read and write
-            update_game(work, lambda g: (submit_orders(g, "England", ["F Lon - Eng"]).game, None))
-        return submit_orders(game, "France", ["A Par - Bur"]).game, None
+            transact(work, lambda g, _s: Change(None, game=submit_orders(g, "England", ["F Lon - Eng"]).game))
+        return Change(None, game=submit_orders(game, "France", ["A Par - Bur"]).game)
 
-    update_game(work, give_france)
+    transact(work, give_france)
     assert len(calls) == 2
     pending = load_game(work).pending
     assert pending["England"] == ["F Lon - Eng"] and pending["France"] == ["A Par - Bur"]
@@ -193,11 +194,11 @@ def test_a_write_between_read_and_write_is_not_lost(played, tmp_path):
 
 WRITER = """\
 import sys
-from fivedp_asp.files.games import update_game
+from fivedp_asp.files.store import Change, transact
 from fivedp_asp.game.play import submit_orders
 path, power, lines = sys.argv[1], sys.argv[2], sys.argv[3:]
 for line in lines:
-    update_game(path, lambda g: (submit_orders(g, power, [line]).game, None))
+    transact(path, lambda g, _s: Change(None, game=submit_orders(g, power, [line]).game))
 """
 
 
