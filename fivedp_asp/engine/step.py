@@ -111,4 +111,6 @@ def _step(mv: Multiverse, resolved, phase: str, statistics: bool, reasons: bool)
     else:
         report = yield from movement.adjudicate(mv, resolved, statistics, reasons)
         report = replace(report, after=sustain.due_after_movement(mv, report.after))
-    return replace(report, after=(yield from victory.adjudicate(report.after)))
+    # units of a power eliminated before this step, brought back onto a head by a fork, leave it
+    ghosts = report.after.ghosts()
+    return replace(report, after=(yield from victory.adjudicate(report.after)), disbanded=report.disbanded + ghosts)

@@ -25,6 +25,8 @@ def victory(mv: Multiverse) -> Multiverse:
 
 def adjudicate(mv: Multiverse) -> Generator[Query, Solution, Multiverse]:
     """``victory`` as a query (``phase.Query``), so that a batch asks it with other games' (batch.py)."""
+    # a power eliminated earlier has nothing on any head, also where a fork brought its units back
+    mv = mv.standing(mv.eliminated, mv.winner)
     if len(mv.players) < 2 or mv.winner:
         return mv  # a scenario with one power, or a game already won
     option = chosen(mv.options, "victory")

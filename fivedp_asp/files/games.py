@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Iterator
+from typing import Any, Iterator, Mapping, Sequence
 
 import yaml
 
@@ -473,7 +473,8 @@ def _game_from_layout(text: str, top: dict, layout: gamefile.Layout, path: str, 
     mv = replace(mv, boards=boards)
     reader.mv = mv  # recorded orders are fully designated: they need the map and options, no board
     pending = {str(p): [str(x) for x in lines or ()] for p, lines in (top.get("pending") or {}).items()}
-    game = Game(mv, pending, gamefile.StoredHistory(layout.history, path), plain(top.get("start") or {}))
+    history = gamefile.StoredHistory(layout.history, path)
+    game = Game(_without_ghosts(mv, history), pending, history, plain(top.get("start") or {}))
     check_game(game, path, checked=frozenset(stored))
     return game
 
@@ -602,9 +603,23 @@ def game_from_data(data: Any, path: str = "<game>", *, upgrade: bool = False) ->
     mv = mv.with_boards(plain_boards)
     mv = mv.with_boards([_with_record(b, n, d or {}, mv, path) for b, (n, d) in zip(plain_boards, boards_data.items())])
     pending = {str(p): [str(x) for x in lines or ()] for p, lines in (data.get("pending") or {}).items()}
-    game = Game(mv, pending, tuple(plain(data.get("history") or ())), plain(data.get("start") or {}))
+    history = tuple(plain(data.get("history") or ()))
+    game = Game(_without_ghosts(mv, history), pending, history, plain(data.get("start") or {}))
     check_game(game, path)
     return game
+
+
+def _without_ghosts(mv: Multiverse, history: Sequence[Any]) -> Multiverse:
+    """The multiverse without units and centres, on its heads, of the powers a recorded step
+    eliminated. Earlier versions of fivedp left them where a fork of a board from before the
+    elimination brought them back, and then refused the file they had written; the rules remove them
+    (docs/rules.md §8), and so does reading such a file. A power the file calls eliminated that no
+    step eliminated (a hand edit) is left as it is, for the consistency checks to refuse."""
+    if not mv.eliminated:
+        return mv
+    entries = history.entries_with('"eliminated"') if isinstance(history, StoredHistory) else history
+    by_steps = {str(p) for e in entries if isinstance(e, Mapping) for p in e.get("eliminated") or ()}
+    return mv.standing(mv.eliminated, mv.winner) if mv.eliminated <= by_steps else mv
 
 
 @dataclass(frozen=True)

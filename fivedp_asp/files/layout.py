@@ -200,6 +200,13 @@ class StoredHistory(Sequence):
     def __iter__(self) -> Iterator[Any]:
         return (self[i] for i in range(len(self)))
 
+    def entries_with(self, text: str) -> Iterator[Any]:
+        """The entries whose line holds ``text`` (a key, say), parsed; the others stay unparsed."""
+        for i, item in enumerate(self._stored):
+            if text in item.text:
+                yield self[i]
+        yield from (entry for entry in self._added if text in json_line(entry))
+
     def __add__(self, other: Sequence) -> "StoredHistory":
         return StoredHistory(self._stored, self._path, self._added + tuple(other), self._cache)
 

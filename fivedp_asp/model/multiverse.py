@@ -259,17 +259,34 @@ class Multiverse:
         return replace(self, boards=MappingProxyType(merged), forks=MappingProxyType(new_forks))
 
     def standing(self, eliminated: frozenset[str], winner: str | None) -> "Multiverse":
-        """Removes the eliminated powers from every head: their units leave, their centres turn neutral."""
-        gone = eliminated - self.eliminated
+        """The standing set, and the eliminated powers removed from every head: their units leave
+        (those waiting to retreat too), their centres turn neutral. Powers eliminated earlier are
+        removed again wherever they reappear: a fork of a board from before their elimination
+        copies their units onto a new head (docs/rules.md §8)."""
         boards = []
-        if gone:
-            for head in self.heads:
-                units = [u for u in head.units.values() if u.power not in gone]
-                centers = {p: o for p, o in head.centers.items() if o not in gone}
-                retreats = tuple(r for r in head.retreats if r.unit.power not in gone)
-                boards.append(replace(make_board(head.timeline, head.turn, units, centers), retreats=retreats,
-                                      adjustment_due=head.adjustment_due, record=head.record))
+        for head in self.heads:
+            if not any(u.power in eliminated for u in head.units.values()) and \
+                    not any(o in eliminated for o in head.centers.values()) and \
+                    not any(r.unit.power in eliminated for r in head.retreats):
+                continue
+            units = [u for u in head.units.values() if u.power not in eliminated]
+            centers = {p: o for p, o in head.centers.items() if o not in eliminated}
+            retreats = tuple(r for r in head.retreats if r.unit.power not in eliminated)
+            boards.append(replace(make_board(head.timeline, head.turn, units, centers), retreats=retreats,
+                                  adjustment_due=head.adjustment_due, record=head.record))
+        if not boards and eliminated == self.eliminated and winner == self.winner:
+            return self
         return replace(self.with_boards(boards), eliminated=eliminated, winner=winner)
+
+    def ghosts(self) -> tuple[tuple[tuple[int, int], "Unit"], ...]:
+        """The units of powers already eliminated that stand (or wait to retreat) on a head: brought
+        back by a fork of a board from before the elimination, and removed by ``standing``."""
+        out = []
+        if self.eliminated:
+            for head in self.heads:
+                out += [(head.key, u) for u in head.units.values() if u.power in self.eliminated]
+                out += [(head.key, r.unit) for r in head.retreats if r.unit.power in self.eliminated]
+        return tuple(out)
 
     def find_board(self, name: str) -> Board | None:
         """The board a name means; of two readings (``b13``) the one that exists."""

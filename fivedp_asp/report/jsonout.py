@@ -112,6 +112,8 @@ def changed_boards(report: StepReport) -> list[Board]:
 
 def disband_reason(report: StepReport, key: tuple[int, int], unit) -> str:
     """Why a unit left its board in this step: its own disband order, or the rule that removed it."""
+    if unit.power in report.before.eliminated:
+        return f"{unit.power} is eliminated: its units leave every board made after its elimination"
     if report.phase == "movement":
         return "dislodged with nowhere to retreat"
     if _disband_ordered(report, key, unit):
