@@ -189,8 +189,15 @@ def cmd_adjudicate(args: argparse.Namespace) -> int:
     from ..report.text import step_lines
     from ..game.play import submit_orders as submit_lines
     from ..files.sealed import Sealed
+    from ..files.verify import verify_latest
 
     def play(game, sealed):
+        # the latest boards are what the last steps made, before a step is built on them
+        edited = verify_latest(game)
+        if edited is not None:
+            raise InputError(f"{args.file}: the game is not what its last steps made, so nothing was adjudicated: "
+                             f"{edited.text()}. Was the file edited by hand? An edit is taken only through "
+                             f"`fivedp game accept {args.file}`, which replays the whole game")
         # each power's sealed set replaces its open waiting orders, then the step is adjudicated
         for power, lines in sorted(sealed.orders.items()):
             game = submit_lines(game, power, list(lines), replace_all=True).game

@@ -24,7 +24,7 @@ import json
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
-from ..errors import AdjudicationError, InputError
+from ..errors import AdjudicationError, InputError, UsageError
 from ..model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Multiverse, board_name
 from ..model.notation import timeline_name
 
@@ -351,6 +351,57 @@ def _board_divergences(replay: _Replay, replayed: Multiverse) -> list[Divergence
         if theirs[name] != value:
             found.append(Divergence(replay.game_parts.get(name, last), None, name, _short(value), _short(theirs[name])))
     return found
+
+
+def verify_latest(game: "Game") -> Divergence | None:
+    """The game's latest boards checked against a replay of its last steps: from the position before
+    its last movement step, rebuilt from its own boards (``play.rewound``; the start, before any
+    movement step), the recorded orders of every step since are adjudicated again and the boards
+    those steps fought, made and changed, the forks and the standing are compared with the file.
+    None when they agree, else the first difference. Costs the steps since the last movement step,
+    not the game: run before a step is built on the latest boards, so that an edit of them made
+    outside ``fivedp game accept`` is refused before it spreads into new boards."""
+    from ..engine.step import step
+    from ..game.play import rewound
+    from ..game.state import Game
+    from ..inputs import plain
+
+    if not isinstance(game, Game):
+        raise UsageError(f"verify_latest: game must be a Game, not {type(game).__name__}")
+    history = game.history
+    if not history:
+        return None
+    back = rewound(game)
+    if back is None and not game.start:
+        return None  # a game made by a program without its start: nothing to replay from
+    first, mv = back if back is not None else (0, start_position(game))
+    fought = {h.key for h in mv.heads}  # the boards the replayed movement step records
+    for i in range(first, len(history)):
+        orders = history[i].get("orders") if isinstance(history[i], Mapping) else None
+        try:
+            mv = step(mv, plain(orders or {}), reasons=False).after
+        except InputError as exc:
+            return Divergence(i + 1, None, f"the recorded orders cannot be adjudicated: {str(exc)[:160]}", "", "")
+    recorded, last = game.mv, len(history)
+    if set(recorded.boards) != set(mv.boards):
+        extra = sorted(set(recorded.boards) ^ set(mv.boards))[0]
+        name = board_name(*extra)
+        return Divergence(last, name, "the board", "a board" if extra in recorded.boards else "no such board",
+                          "a board" if extra in mv.boards else "no such board")
+    latest = {(t, mv.latest_turn(t)) for t in mv.timelines}
+    for key in sorted(fought | latest):
+        rec, rep = _board_parts(recorded, key), _board_parts(mv, key)
+        for field in _FIELDS:
+            if rec[field] != rep[field]:
+                a, b = _part_difference(field, rec[field], rep[field])
+                return Divergence(last, board_name(*key), field, a, b)
+    if dict(recorded.forks) != dict(mv.forks):
+        return Divergence(last, None, "forks", _short(sorted(recorded.forks.items())), _short(sorted(mv.forks.items())))
+    mine, theirs = _standing(recorded), _standing(mv)
+    for name, value in mine.items():
+        if theirs[name] != value:
+            return Divergence(last, None, name, _short(value), _short(theirs[name]))
+    return None
 
 
 def verify_games(games: Sequence["Game"]) -> list[VerifyReport]:

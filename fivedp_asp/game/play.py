@@ -9,6 +9,7 @@ reads or writes a file (``files.games`` does, and the commands and the API call 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from types import MappingProxyType
 from typing import Any, Callable
 
 from ..model import orders as o
@@ -17,8 +18,8 @@ from ..inputs import plain, plain_json
 from ..model.map import GameMap
 from ..engine.options import chosen
 from ..model.multiverse import (ADJUSTMENT, MOVEMENT, PHASES, RETREAT, SUSTAIN, Board, Multiverse, Unit, board_name,
-                                unit_text)
-from ..model.notation import parse_order, timeline_name
+                                board_name_readings, unit_text)
+from ..model.notation import parse_order, parse_timeline, timeline_name
 from ..model.orders import ResolvedOrder
 from ..engine.resolve import resolve, resolved_text
 from ..engine.answer import OrderOutcome
@@ -508,29 +509,74 @@ def _board_content(b: Board) -> tuple:
     return (dict(b.units), dict(b.centers), b.retreats, b.adjustment_due)
 
 
+def rewound(game: Game) -> tuple[int, Multiverse] | None:
+    """The multiverse as it was before the game's last movement step, and that step's index in the
+    history, rebuilt from the game's own boards: None when no movement step was played.
+
+    A movement step leaves its traces where they can be taken back: the heads it fought became past
+    boards, with a record added and nothing else changed; it made one board after each of them and
+    one for each timeline it forked (its history entry names both); and the steps after it (retreats,
+    a sustain phase, adjustments) changed only the boards it made, the standing and the sustain
+    state, which their entries name. So the position before it is the game's boards without the
+    boards it made, its fought heads without their records, its forks and eliminations and the
+    timelines dissolved since taken back. Only the last sustain phase held is not written anywhere:
+    when one was held since, the earlier year is left unset, which the rules read alike (a phase is
+    due unless the year's phase was held; it was not, or it would not have been held again)."""
+    history = game.history
+    last = next((i for i in range(len(history) - 1, -1, -1) if history[i].get("phase") == MOVEMENT), None)
+    if last is None:
+        return None
+    mv = game.mv
+    entry = history[last]
+    fought = [_board_key(name) for name in entry.get("boards") or ()]
+    made = {(tl, turn + 1) for tl, turn in fought}
+    forked = {parse_timeline(str(tl)): _board_key(origin) for tl, origin in (entry.get("new_timelines") or {}).items()}
+    made |= {(tl, origin[1] + 1) for tl, origin in forked.items()}
+    later = history[last:]
+    eliminated = {str(p) for e in later for p in e.get("eliminated") or ()}
+    dissolved = {parse_timeline(str(tl)) for e in later if e.get("phase") == SUSTAIN
+                 for tl in (e.get("sustain") or {}).get("dissolved") or ()}
+    held_since = any(e.get("phase") == SUSTAIN for e in history[last + 1:])
+    before = mv.without_boards(made).with_boards([replace(mv.boards[k], record=None) for k in fought])
+    return last, replace(before, forks=MappingProxyType({t: k for t, k in mv.forks.items() if t not in forked}),
+                         eliminated=mv.eliminated - eliminated, winner=None, dissolved=mv.dissolved - dissolved,
+                         sustain_due=None, sustain_held=None if held_since else mv.sustain_held)
+
+
+def _board_key(name: object) -> tuple[int, int]:
+    readings = board_name_readings(str(name))
+    if not readings:
+        raise InputError(f"the history names no board {quoted(name)}")
+    return readings[0]
+
+
 def undo(game: Game, start: Callable[[Game], Multiverse]) -> tuple[Game, dict]:
     """The game as it was before its last step, with that step's orders waiting again, and the
     step's history entry (which the caller keeps: ``fivedp game undo`` appends it to the undo log).
 
-    The earlier multiverse is rebuilt by replaying every step from the game's start with the orders
-    the history recorded; the replay of the last step must reach the game as it stands, board for
-    board, or nothing is undone (a game edited by hand, say). Refused while orders for the next
-    phase are waiting: those were given against the position the undo would take away.
+    The earlier multiverse is rebuilt from the position before the last movement step
+    (``rewound``), replayed with the orders the history recorded since; the replay of the last step
+    must reach the game as it stands, board for board, or nothing is undone (a game edited by hand,
+    say). Refused while orders for the next phase are waiting: those were given against the position
+    the undo would take away.
 
     ``start`` reads the position the game began with (``Game.start``, written as a scenario's start)
-    as a multiverse: reading it is the scenario reader's job (``files.games.start_of``), called only
-    once the undo is allowed."""
+    as a multiverse, for a game that has played no movement step yet: reading it is the scenario
+    reader's job (``files.games.start_of``), called only once the undo is allowed."""
     if not game.history:
         raise InputError("no step has been played: there is nothing to undo")
     waiting = sorted(p for p, lines in game.pending.items() if lines)
     if waiting:
         raise InputError(f"orders for the next phase are waiting ({', '.join(waiting)}): "
                          "undo takes back a step only before any orders are given after it")
-    mv = start(game)
-    mv = replace(mv, players=game.mv.players)
+    back = rewound(game)
+    if back is None:
+        first, mv = 0, replace(start(game), players=game.mv.players)
+    else:
+        first, mv = back
     history = list(game.history)
     # the replay compares positions only: no reasons
-    for h in history[:-1]:
+    for h in history[first:-1]:
         mv = step(mv, plain(h.get("orders") or {}), reasons=False).after
     last = history[-1]
     replayed = step(mv, plain(last.get("orders") or {}), reasons=False).after
@@ -538,7 +584,7 @@ def undo(game: Game, start: Callable[[Game], Multiverse]) -> tuple[Game, dict]:
     if set(replayed.boards) != set(now.boards) or any(
             _board_content(replayed.boards[k]) != _board_content(now.boards[k]) for k in [h.key for h in now.heads]
     ) or replayed.eliminated != now.eliminated or replayed.winner != now.winner:
-        raise InputError("replaying the game from its start with its recorded orders does not reach the game "
-                         "as it stands (was the file edited by hand?): nothing undone")
+        raise InputError("replaying the last steps with their recorded orders does not reach the game as it "
+                         "stands (was the file edited by hand?): nothing undone")
     pending = {str(p): list(v) for p, v in (last.get("orders") or {}).items() if v}
     return Game(mv, pending, tuple(history[:-1]), game.start), last

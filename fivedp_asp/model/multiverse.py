@@ -183,6 +183,12 @@ class LazyBoards(Mapping):
         ready.update({b.key: b for b in boards})
         return LazyBoards(ready, self._stored, self._build, self._built)
 
+    def without(self, keys: Iterable[tuple[int, int]]) -> "LazyBoards":
+        """These boards taken away; nothing is built."""
+        gone = set(keys)
+        return LazyBoards({k: b for k, b in self._ready.items() if k not in gone},
+                          {k: v for k, v in self._stored.items() if k not in gone}, self._build, self._built)
+
     def stored_item(self, key: tuple[int, int]) -> Any | None:
         """What the board was built (or is to be built) from, while the board is still that one;
         None once another board took its place or for a board that was never stored."""
@@ -287,6 +293,13 @@ class Multiverse:
                 out += [(head.key, u) for u in head.units.values() if u.power in self.eliminated]
                 out += [(head.key, r.unit) for r in head.retreats if r.unit.power in self.eliminated]
         return tuple(out)
+
+    def without_boards(self, keys: Iterable[tuple[int, int]]) -> "Multiverse":
+        """The multiverse with these boards taken away (and nothing else changed)."""
+        keys = set(keys)
+        if isinstance(self.boards, LazyBoards):
+            return replace(self, boards=self.boards.without(keys))
+        return replace(self, boards=MappingProxyType({k: b for k, b in self.boards.items() if k not in keys}))
 
     def find_board(self, name: str) -> Board | None:
         """The board a name means; of two readings (``b13``) the one that exists."""
