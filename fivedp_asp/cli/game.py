@@ -218,7 +218,7 @@ def cmd_adjudicate(args: argparse.Namespace) -> int:
     if game.mv.winner:
         print(f"{game.mv.winner} has won.")
     else:
-        print(f"Next: {waiting_for(game.mv)}")
+        print(f"Next: {waiting_for(game.mv)} (step {len(game.history) + 1})")
     return 0
 
 
@@ -337,7 +337,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         due = [d for d in duties(game) if power is None or d.power == power]
         print("\n".join(_duty_line(d) for d in due) if due
               else f"  nothing for {power}" if power else "  nothing: adjudicate to go on")
-    print(f"Next: {waiting_for(mv) if phase == SUSTAIN else phase}")
+    print(f"Next: {waiting_for(mv) if phase == SUSTAIN else phase} (step {len(game.history) + 1})")
     for who, lines in sorted(game.pending.items()):
         if power is None or who == power:
             print(f"  {who}: " + "; ".join(lines))
@@ -370,7 +370,7 @@ def cmd_undo(args: argparse.Namespace) -> int:
     waiting = sum(len(v) for v in new.pending.values())
     print(f"Undone step {number}: {entry.get('phase')} on {', '.join(entry.get('boards', ()))}; "
           f"its {waiting} order{'s' if waiting != 1 else ''} wait again; the step is kept in {log}.")
-    print(f"Next: {waiting_for(new.mv)}")
+    print(f"Next: {waiting_for(new.mv)} (step {len(new.history) + 1})")
     return 0
 
 

@@ -435,7 +435,7 @@ def test_cli_game(tmp_path):
     assert p.returncode == 0
     assert p.stdout.startswith("Timelines: 3, boards: 7, steps played: 5\nHeads:\n")
     assert "  a3 (Fall 1902)\n" in p.stdout and "  c2 (Spring 1902), waiting for retreat\n" in p.stdout
-    assert p.stdout.rstrip().endswith("Next: retreat")
+    assert p.stdout.rstrip().endswith("Next: retreat (step 6)")
     p = fivedp(tmp_path, "game", "show", "g.yaml", "b1")
     assert p.returncode == 0
     assert p.stdout.splitlines()[0] == "  b1 (Fall 1901)"
@@ -445,7 +445,7 @@ def test_cli_game(tmp_path):
     p = fivedp(tmp_path, "game", "orders", "g.yaml", "--power", "Austria", "A c-Vie - c-Gal")
     assert p.returncode == 0 and p.stdout == "Austria: A c-Vie - c-Gal: legal\nAustria: 1 order waiting\n  A c-Vie - c-Gal\n"
     p = fivedp(tmp_path, "game", "show", "g.yaml")
-    assert "Next: retreat\n  Austria: A c-Vie - c-Gal\n" in p.stdout
+    assert "Next: retreat (step 6)\n  Austria: A c-Vie - c-Gal\n" in p.stdout
     assert_clean_error(fivedp(tmp_path, "game", "orders", "g.yaml"), "no orders given")
 
 
