@@ -78,11 +78,41 @@ def _emit(doc: dict) -> None:
     print(json.dumps(doc, indent=2))
 
 
-def _waiting_lines(game) -> list[str]:
+def _viewer(game, power: str | None) -> str | None:
+    """Whose view a command with ``--power`` shows: that power's (its own orders, and of the others
+    only whether they have submitted); None, without ``--power``, is the game master's (every open
+    order; of sealed sets only their size)."""
+    if power is None:
+        return None
+    found = game.mv.game_map.power(power)
+    if found is None:
+        raise InputError(f"unknown power {power!r} (powers: {', '.join(game.mv.game_map.powers)})")
+    return found
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}{'s' if n != 1 else ''}"
+
+
+def _waiting_lines(game, viewer: str | None, sealed) -> list[str]:
+    """The orders waiting, as ``viewer`` (``_viewer``) may see them."""
     lines = []
-    for power, waiting in sorted(game.pending.items()):
-        lines.append(f"{power}: {len(waiting)} order{'s' if len(waiting) != 1 else ''} waiting")
-        lines += [f"  {line}" for line in waiting]
+    for power in sorted(set(game.pending) | set(sealed)):
+        waiting = game.pending.get(power, [])
+        if viewer is not None and power != viewer:
+            lines.append(f"{power}: submitted")
+            continue
+        if waiting:
+            lines.append(f"{power}: {_plural(len(waiting), 'order')} waiting")
+            lines += [f"  {line}" for line in waiting]
+        if power in sealed:
+            if power == viewer:
+                lines.append(f"{power}: {_plural(len(sealed[power]), 'order')} sealed")
+                lines += [f"  {line}" for line in sealed[power]]
+            else:
+                lines.append(f"{power}: orders sealed ({_plural(len(sealed[power]), 'line')})")
+            if waiting:
+                lines.append(f"  (at adjudication {power}'s sealed set replaces its open orders)")
     return lines
 
 
@@ -133,15 +163,16 @@ def cmd_orders(args: argparse.Namespace) -> int:
         return 1 if illegal else 0
     if args.sealed:
         return _seal(args, lines)
-    def give(game, _sealed):
+    def give(game, sealed):
+        viewer = _viewer(game, args.power)
         sub = api.submit_orders(game, lines, power=args.power, replace=args.replace, check=True, force=args.force)
-        return Change((game, sub), game=sub.game)
+        return Change((game, sub, viewer, dict(sealed.orders)), game=sub.game)
 
     game, done = transact(args.file, give, phase=args.step, doing="these orders were given for step {step}")
-    before, sub = done.result
+    before, sub, viewer, sealed = done.result
     args.saved = f"the orders taken were saved in {args.file}"
     if args.json:
-        _emit(orders_document(game, sub))
+        _emit(orders_document(game, sub, viewer=viewer, sealed=sealed))
         return 1 if sub.refused else 0
     print("\n".join(_submission_lines(before, sub)))
     for power, line in sub.withdrawn:
@@ -149,7 +180,10 @@ def cmd_orders(args: argparse.Namespace) -> int:
     for a in sub.accepted:
         if a.replaces:
             print(f"Replaced: {a.power}: {a.replaces}  by  {a.text}")
-    print("\n".join(_waiting_lines(game)))
+    for power in sorted({a.power for a in sub.accepted} & set(sealed)):
+        print(f"Note: {power} has sealed orders for this step: at adjudication they replace its open orders "
+              f"(withdraw the sealed set with: fivedp game orders {args.file} --power {power} --sealed '# none')")
+    print("\n".join(_waiting_lines(game, viewer, sealed)))
     return 1 if sub.refused else 0
 
 
@@ -174,21 +208,26 @@ def _seal(args: argparse.Namespace, lines: list[str]) -> int:
             raise InputError(f"--sealed --power {power}: lines for {', '.join(others)} (a sealed set is one power's "
                              "orders)")
         taken = tuple(sub.game.pending.get(power, ()))
-        return Change((alone, sub, power, taken), sealed=sealed.with_set(power, taken))
+        return Change((alone, sub, power, taken, list(game.pending.get(power, ()))), sealed=sealed.with_set(power, taken))
 
     game, done = transact(args.file, seal_set, phase=args.step, doing="this sealed set was given for step {step}")
-    alone, sub, power, taken = done.result
+    alone, sub, power, taken, open_orders = done.result
     args.saved = f"the sealed set was saved beside {args.file}"
     print("\n".join(_submission_lines(alone, sub)))
-    print(f"{power}: {len(taken)} order{'s' if len(taken) != 1 else ''} sealed for step {len(game.history) + 1} "
+    if not taken:
+        print(f"{power}: no sealed orders for step {len(game.history) + 1}")
+        return 0
+    print(f"{power}: {_plural(len(taken), 'order')} sealed for step {len(game.history) + 1} "
           "(shown to nobody before adjudicate; a new sealed set replaces this one)")
+    if open_orders:
+        print(f"Note: at adjudication this sealed set replaces {power}'s {_plural(len(open_orders), 'open order')} "
+              f"waiting: {'; '.join(open_orders)}")
     return 0
 
 
 def cmd_adjudicate(args: argparse.Namespace) -> int:
     from ..report.text import step_lines
     from ..game.play import submit_orders as submit_lines
-    from ..files.sealed import Sealed
     from ..files.verify import verify_latest
 
     def play(game, sealed):
@@ -199,19 +238,22 @@ def cmd_adjudicate(args: argparse.Namespace) -> int:
                              f"{edited.text()}. Was the file edited by hand? An edit is taken only through "
                              f"`fivedp game accept {args.file}`, which replays the whole game")
         # each power's sealed set replaces its open waiting orders, then the step is adjudicated
+        set_aside = {p: list(game.pending.get(p, ())) for p in sealed.orders if game.pending.get(p)}
         for power, lines in sorted(sealed.orders.items()):
             game = submit_lines(game, power, list(lines), replace_all=True).game
         new, report = _adjudicate(game)
-        return Change((report, sorted(sealed.orders)), game=new, sealed=Sealed(phase_key(new), {}))
+        return Change((report, sorted(sealed.orders), set_aside), game=new, sealed=sealed.opened_for(phase_key(new)))
 
     game, done = transact(args.file, play, phase=args.step, doing="this adjudication was asked for step {step}")
-    report, opened = done.result
+    report, opened, set_aside = done.result
     args.saved = f"step {len(game.history)} was adjudicated and saved in {args.file}"
     if args.json:
         _emit(game_step_document(game, report))
         return 0
     if opened:
         print(f"Sealed orders opened: {', '.join(opened)}")
+    for power, lines in sorted(set_aside.items()):
+        print(f"  {power}'s open orders were set aside for its sealed set: {'; '.join(lines)}")
     print("\n".join(step_lines(report, len(game.history), detail=True)))
     if game.mv.eliminated:
         print(f"Eliminated: {', '.join(sorted(game.mv.eliminated))}")
@@ -306,11 +348,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         print("\n".join(_board_history_lines(game, board.name)))
         return 0
     sealed = sealed_now(args.file, game).orders
-    power = None
-    if args.power:
-        power = mv.game_map.power(args.power)
-        if power is None:
-            raise InputError(f"unknown power {args.power!r} (powers: {', '.join(mv.game_map.powers)})")
+    power = _viewer(game, args.power)
     if args.json:
         _emit(game_document(game, power=power, sealed=sealed))
         return 0
@@ -335,17 +373,18 @@ def cmd_show(args: argparse.Namespace) -> int:
     if not mv.winner:
         print(f"To do ({waiting_for(mv)})" + (f" for {power}:" if power else ":"))
         due = [d for d in duties(game) if power is None or d.power == power]
-        print("\n".join(_duty_line(d) for d in due) if due
+        print("\n".join(_duty_line(d) + (" (sealed orders given)" if d.power in sealed else "") for d in due) if due
               else f"  nothing for {power}" if power else "  nothing: adjudicate to go on")
     print(f"Next: {waiting_for(mv) if phase == SUSTAIN else phase} (step {len(game.history) + 1})")
-    for who, lines in sorted(game.pending.items()):
-        if power is None or who == power:
-            print(f"  {who}: " + "; ".join(lines))
-    for who, lines in sorted(sealed.items()):
-        if who == power:
-            print(f"  {who} (sealed): " + "; ".join(lines))
-        else:
-            print(f"  {who}: orders sealed ({len(lines)} line{'s' if len(lines) != 1 else ''})")
+    for who in sorted(set(game.pending) | set(sealed)):
+        if power is not None and who != power:
+            print(f"  {who}: submitted")
+            continue
+        if game.pending.get(who):
+            print(f"  {who}: " + "; ".join(game.pending[who]))
+        if who in sealed:
+            print(f"  {who} (sealed): " + "; ".join(sealed[who]) if who == power
+                  else f"  {who}: orders sealed ({_plural(len(sealed[who]), 'line')})")
     return 0
 
 
@@ -360,16 +399,22 @@ def cmd_undo(args: argparse.Namespace) -> int:
             raise InputError("sealed orders for the next phase are waiting: undo takes back a step only "
                              "before any orders are given after it")
         new, entry = undo(game, start_of)
-        return Change((len(game.history), entry), game=new, undone={"step": len(game.history), "entry": entry})
+        # the sets the step opened are sealed again, not turned into open orders
+        resealed = sealed_now(args.file, new).orders
+        new = replace_game(new, pending={p: v for p, v in new.pending.items() if p not in resealed})
+        return Change((len(game.history), entry, sorted(resealed)), game=new,
+                      undone={"step": len(game.history), "entry": entry})
 
     step = None if args.step is None else args.step + 1  # taking back step N is done while step N + 1 waits
     new, done = transact(args.file, take_back, phase=step, doing="this undo was asked to take back step {last}")
-    number, entry = done.result
+    number, entry, resealed = done.result
     log = undo_log_path(args.file)
     args.saved = f"step {number} was taken back in {args.file} (and kept in {log})"
     waiting = sum(len(v) for v in new.pending.values())
     print(f"Undone step {number}: {entry.get('phase')} on {', '.join(entry.get('boards', ()))}; "
           f"its {waiting} order{'s' if waiting != 1 else ''} wait again; the step is kept in {log}.")
+    if resealed:
+        print(f"Sealed again: {', '.join(resealed)} (their sets wait, sealed, as they were given)")
     print(f"Next: {waiting_for(new.mv)} (step {len(new.history) + 1})")
     return 0
 

@@ -4,11 +4,13 @@ until the phase is adjudicated.
 They are kept beside the game file, in ``FILE.sealed`` (JSON, mode 0600), not in the game file: the
 game file is shown to everyone (``game show`` prints its waiting orders), the sealed file is read
 only by ``game adjudicate``, which takes each power's sealed set as that power's orders (it replaces
-the power's open waiting ones) and removes the file once the step is saved. The file names the phase
-its sets are for (``game.state.phase_key``): sets left behind by an adjudication interrupted after
-saving, or sealed before a step was undone, are for a phase that is no longer waiting, and are
-ignored and removed. Sealing hides orders from fivedp's output, not from a person who can read the
-folder's files: it is a convenience for a game master's machine, not encryption.
+the power's open waiting ones). The file names the phase its sets are for (``game.state.phase_key``),
+and keeps the sets the last adjudication opened under the phase they were for (``opened``): when
+that step is undone, the game waits for that phase again and the sets are sealed again, not turned
+into open orders everyone could read. Sets for any other phase (left by an adjudication interrupted
+after saving, or sealed before an undo) are ignored. Sealing hides orders from fivedp's output, not
+from a person who can read the folder's files: it is a convenience for a game master's machine, not
+encryption.
 
 This module reads and writes the file; ``files.store`` changes it together with the game, under the
 game's lock.
@@ -19,7 +21,7 @@ from __future__ import annotations
 import json
 import os
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Mapping
 
@@ -33,17 +35,26 @@ _LIMIT = 32 << 20  # the size cap of every input file (limits.MAX_FILE_BYTES)
 
 @dataclass(frozen=True)
 class Sealed:
-    """The sealed order sets for one phase: ``phase`` is the phase key they were sealed for."""
+    """The sealed order sets for one phase (``phase``, the phase key they were sealed for), and the
+    sets the last adjudication opened with the phase they were for (kept for an undo of that step)."""
 
     phase: str
     orders: Mapping[str, tuple[str, ...]]
+    opened_phase: str | None = None
+    opened: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def with_set(self, power: str, lines: tuple[str, ...]) -> "Sealed":
         """``power``'s set replaced by ``lines`` (no lines withdraws it)."""
         orders = {p: v for p, v in self.orders.items() if p != power}
         if lines:
             orders[power] = tuple(lines)
-        return Sealed(self.phase, orders)
+        return replace(self, orders=orders)
+
+    def opened_for(self, next_phase: str) -> "Sealed":
+        """What the file holds once these sets are opened and the game waits for ``next_phase``."""
+        if not self.orders:
+            return Sealed(next_phase, {})
+        return Sealed(next_phase, {}, self.phase, dict(self.orders))
 
 
 def beside(game_file: str | Path, suffix: str) -> Path:
@@ -94,7 +105,8 @@ def raw_sealed(game_file: str | Path) -> bytes | None:
 
 
 def parse_sealed(raw: bytes | None, game_file: str | Path, phase: str) -> Sealed:
-    """The sealed sets for ``phase`` (none when there is no file, or its sets are for another phase)."""
+    """The sealed sets for ``phase``: those sealed for it, or those the last adjudication opened for
+    it (the step has been undone); none when there is no file or it holds sets for other phases."""
     if raw is None:
         return Sealed(phase, {})
     path = sealed_path(game_file)
@@ -104,17 +116,30 @@ def parse_sealed(raw: bytes | None, game_file: str | Path, phase: str) -> Sealed
         raise InputError(f"{path}: damaged sealed orders: not UTF-8 text") from None
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}: damaged sealed orders: not valid JSON (line {exc.lineno})") from None
-    orders = data.get("orders") if isinstance(data, dict) else None
     if isinstance(data, dict) and "phase" not in data and isinstance(data.get("step"), int):
         # sealed by an earlier fivedp, which named the number of steps played only
         data = {**data, "phase": phase if data["step"] == phase_step(phase) - 1 else ""}
-    if (not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("phase"), str)
-            or not isinstance(orders, dict)
-            or not all(isinstance(v, list) and all(isinstance(x, str) for x in v) for v in orders.values())):
+    opened = data.get("opened") if isinstance(data, dict) else None
+    if (not isinstance(data, dict) or data.get("format") != FORMAT or not _sets(data)
+            or not (opened is None or _sets(opened))):
         raise InputError(f"{path}: damaged sealed orders (expected format {FORMAT}, a phase and orders per power)")
-    if data["phase"] != phase:
-        return Sealed(phase, {})
-    return Sealed(phase, {str(p): tuple(v) for p, v in orders.items()})
+    kept = {} if opened is None else {"opened_phase": opened["phase"], "opened": _orders(opened)}
+    if data["phase"] == phase:
+        return Sealed(phase, _orders(data), **kept)
+    if opened is not None and opened["phase"] == phase:
+        return Sealed(phase, _orders(opened), **kept)
+    return Sealed(phase, {}, **kept)
+
+
+def _sets(data: object) -> bool:
+    """Whether ``data`` is a phase key and order lines per power, as the file writes them."""
+    orders = data.get("orders") if isinstance(data, dict) else None
+    return (isinstance(data, dict) and isinstance(data.get("phase"), str) and isinstance(orders, dict)
+            and all(isinstance(v, list) and all(isinstance(x, str) for x in v) for v in orders.values()))
+
+
+def _orders(data: dict) -> dict[str, tuple[str, ...]]:
+    return {str(p): tuple(v) for p, v in data["orders"].items()}
 
 
 def read_sealed(game_file: str | Path, phase: str) -> Sealed:
@@ -129,14 +154,17 @@ def write_sealed(game_file: str | Path, sealed: Sealed) -> None:
     if os.path.islink(path):
         raise FileError(path, "the sealed orders are a symbolic link, not a file: sealed orders are kept only "
                               "in a regular file beside the game; remove the link")
-    if not sealed.orders:
+    if not sealed.orders and not sealed.opened:
         try:
             path.unlink(missing_ok=True)
         except OSError as exc:
             raise FileError(path, f"cannot remove the sealed orders: {exc.strerror or exc}", exc.errno) from None
         return
-    text = json.dumps({"format": FORMAT, "phase": sealed.phase,
-                       "orders": {p: list(v) for p, v in sorted(sealed.orders.items())}}, indent=1) + "\n"
+    data: dict = {"format": FORMAT, "phase": sealed.phase,
+                  "orders": {p: list(v) for p, v in sorted(sealed.orders.items())}}
+    if sealed.opened:
+        data["opened"] = {"phase": sealed.opened_phase, "orders": {p: list(v) for p, v in sorted(sealed.opened.items())}}
+    text = json.dumps(data, indent=1) + "\n"
     old = os.umask(0o077)  # a new sealed file is for its owner's eyes only
     try:
         write_file(path, text, "sealed orders")

@@ -205,21 +205,40 @@ def duty_json(d) -> dict:
 
 
 def next_json(game) -> dict:
-    """The next phase, the heads it acts on, and what each power must do there."""
+    """The next phase, the heads it acts on, what each power must do there, and the step it is with
+    its phase key (``game.state.phase_key``: what a command for this phase names)."""
     from ..engine.step import next_phase
+    from ..game.state import phase_key
 
     mv = game.mv
+    where = {"step": len(game.history) + 1, "key": phase_key(game)}
     if mv.winner:
-        return {"phase": None, "heads": [], "due": []}
+        return {"phase": None, "heads": [], "due": [], **where}
     phase = next_phase(mv)
     return {"phase": phase, "heads": [b.name for b in mv.heads if b.phase == phase],
-            "due": [duty_json(d) for d in duties(game)]}
+            "due": [duty_json(d) for d in duties(game)], **where}
+
+
+def waiting_json(game, viewer: str | None, sealed: Mapping[str, Any] | None) -> dict:
+    """The orders waiting as ``viewer`` may see them: a power (``--power``) its own open orders and
+    sealed lines, and of the others only who has submitted; the game master (None) every open order
+    and the size of each sealed set."""
+    sealed = sealed or {}
+    submitted = sorted({p for p, v in game.pending.items() if v} | set(sealed))
+    if viewer is None:
+        return {"pending": {p: list(v) for p, v in sorted(game.pending.items())},
+                "sealed": {p: len(v) for p, v in sorted(sealed.items())}, "submitted": submitted}
+    out: dict[str, Any] = {"pending": {p: list(v) for p, v in game.pending.items() if p == viewer},
+                           "sealed": {p: len(v) for p, v in sealed.items() if p == viewer}, "submitted": submitted}
+    if viewer in sealed:
+        out["own_sealed"] = list(sealed[viewer])
+    return out
 
 
 def game_document(game, power: str | None = None, sealed: Mapping[str, Any] | None = None) -> dict:
     """``fivedp game show --json``: the heads, forks, options, standing and what comes next. With
-    ``power`` (``--power``), only that power's duties and waiting orders; ``sealed`` gives the
-    number of sealed lines per power (and, for ``power``, its own lines)."""
+    ``power`` (``--power``), that power's view: its duties and its own waiting orders, of the others
+    only who has submitted (``waiting_json``); ``sealed``: the sealed sets by power."""
     mv = game.mv
     heads = []
     for b in mv.heads:
@@ -233,12 +252,9 @@ def game_document(game, power: str | None = None, sealed: Mapping[str, Any] | No
     doc = document("game", map=mv.game_map.source, options=options_json(mv.options), players=list(mv.players),
                    eliminated=sorted(mv.eliminated), winner=mv.winner, timelines=timelines_json(mv),
                    boards=len(mv.boards), steps=len(game.history), heads=heads, next=upcoming,
-                   pending={p: list(v) for p, v in sorted(game.pending.items()) if power is None or p == power},
-                   sealed={p: len(v) for p, v in sorted((sealed or {}).items())})
+                   **waiting_json(game, power, sealed))
     if power is not None:
         doc["power"] = power
-        if power in (sealed or {}):
-            doc["own_sealed"] = list(sealed[power])
     return doc
 
 
@@ -262,8 +278,10 @@ def board_document(game, board: Board) -> dict:
                     orders=history_results(game, board.name))
 
 
-def orders_document(game, submission=None, illegal=None, checked: bool = False) -> dict:
-    """``fivedp game orders --json``: what was taken, what it replaced, what is now waiting."""
+def orders_document(game, submission=None, illegal=None, checked: bool = False, viewer: str | None = None,
+                    sealed: Mapping[str, Any] | None = None) -> dict:
+    """``fivedp game orders --json``: what was taken, what it replaced, what is now waiting (as
+    ``viewer`` may see it, ``waiting_json``)."""
     from ..engine.step import next_phase
 
     def line(a) -> dict:
@@ -278,7 +296,7 @@ def orders_document(game, submission=None, illegal=None, checked: bool = False) 
     refused = [] if submission is None else [line(a) for a in submission.refused]
     withdrawn = [] if submission is None else [{"power": p, "order": line} for p, line in submission.withdrawn]
     doc = document("orders", phase=next_phase(game.mv), accepted=accepted, refused=refused, withdrawn=withdrawn,
-                   pending={p: list(v) for p, v in sorted(game.pending.items())}, saved=not checked)
+                   **waiting_json(game, viewer, sealed), saved=not checked)
     if checked:
         doc["illegal"] = [outcome_json(game.mv, o) for o in illegal or ()]
     return doc

@@ -339,18 +339,24 @@ def test_sealed_orders_are_shown_to_nobody_until_adjudicated(tmp_path):
     mine = ok(fivedp(tmp, "game", "show", "g.yaml", "--power", "Germany"))
     assert "  Germany (sealed): A Mun - Tyr; F Kie - Den" in mine.splitlines()
     assert "A Vie - Tyr" not in mine and "A Ven - Pie" not in mine
-    assert "  Austria: orders sealed (1 line)" in mine.splitlines()
-    assert [d for d in todo(mine)] == ["Germany on a0: orders for A Ber, A Mun, F Kie"]
+    # of the others, a power sees only who has submitted: not what, nor how much
+    assert "  Austria: submitted" in mine.splitlines() and "  Italy: submitted" in mine.splitlines()
+    assert "sealed (1 line)" not in mine
+    assert [d for d in todo(mine)] == ["Germany on a0: orders for A Ber, A Mun, F Kie (sealed orders given)"]
     data = doc(fivedp(tmp, "game", "show", "g.yaml", "--json", "--power", "Austria"), "game")
-    assert data["sealed"] == {"Austria": 1, "Germany": 2} and data["own_sealed"] == ["A Vie - Tyr"]
+    assert data["sealed"] == {"Austria": 1} and data["own_sealed"] == ["A Vie - Tyr"]
+    assert data["submitted"] == ["Austria", "Germany", "Italy"]
     assert data["pending"] == {} and {d["power"] for d in data["next"]["due"]} == {"Austria"}
+    master = doc(fivedp(tmp, "game", "show", "g.yaml", "--json"), "game")
+    assert master["sealed"] == {"Austria": 1, "Germany": 2} and "own_sealed" not in master
+    assert master["pending"] == {"Italy": ["A Ven - Pie"]}
     # a new sealed set replaces the power's earlier one
     ok(fivedp(tmp, "game", "orders", "g.yaml", "--power", "Germany", "--sealed", "A Mun - Tyr", "F Kie - Hol"))
     out = ok(fivedp(tmp, "game", "adjudicate", "g.yaml"))
     assert out.startswith("Sealed orders opened: Austria, Germany\n")
     assert "A Vie - Tyr  fails (bounced with A Mun" in out and "F Kie - Hol  succeeds" in out
     assert "F Kie - Den" not in out and "A Ven - Pie  succeeds" in out
-    assert not (tmp / "g.yaml.sealed").exists()
+    assert "sealed" not in ok(fivedp(tmp, "game", "show", "g.yaml"))  # opened: nothing sealed for step 2
     # a sealed set needs its power; it is one power's
     p = fivedp(tmp, "game", "orders", "g.yaml", "--sealed", "A Tyr - Boh")
     assert p.returncode == 2 and "--sealed needs --power" in p.stderr
