@@ -20,13 +20,15 @@ else through the pure-Python parser (``_parse_python``); both hold every guard a
 
 from __future__ import annotations
 
+import errno
+import fnmatch
 import os
 import re
 import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, Mapping
+from typing import Any, BinaryIO, Iterable, Mapping
 
 import yaml
 
@@ -190,6 +192,95 @@ def write_target(path: str | Path, what: str = "file") -> Path:
     return target
 
 
+def _same_file(a: str, b: str) -> bool:
+    """Whether two names lead to one file: the same path once links are resolved, or one file under
+    two names (a hard link)."""
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def output_target(path: str | Path, what: str = "file", *, force: bool = False,
+                  reading: Iterable[str | Path] = ()) -> Path:
+    """The file a command's output named ``path`` will be, checked before any work is done (drawing a
+    game, exploring scenarios): a file the user saved is never replaced unasked.
+
+    Refused, whatever ``force`` says: what ``write_target`` refuses (a folder, a FIFO, a device), and a
+    file the command reads (``reading``: by its name, through a symbolic link or as a hard link),
+    which the output would destroy. Refused unless ``force``: a file that is there, or a symbolic link
+    to one, and a dangling symbolic link (with ``force``, its target is made and the link kept, as a
+    game file behind a link is written). Returns the file written (a link's target)."""
+    name = path_name(path, what)
+    if not isinstance(force, bool):
+        raise UsageError(f"force must be True or False, not {type(force).__name__}")
+    if isinstance(reading, (str, os.PathLike)):
+        raise UsageError("reading must be a list of file names, not one name")
+    sources = [path_name(source, "file read") for source in reading]
+    target = write_target(name, what)
+    shown = shown_path(name)
+    for source in sources:
+        if _same_file(name, source):
+            raise InputError(f"{shown}: the {what} cannot be written over {shown_path(source)}, the file it is made "
+                             "from (name another file; --force never allows this)")
+    if os.path.islink(name) and not os.path.lexists(target):
+        if not force:
+            raise InputError(f"{shown}: a symbolic link to {shown_path(target)}, which does not exist "
+                             f"(use --force to write the {what} there, through the link)")
+    elif os.path.lexists(name) and not force:
+        raise InputError(_already_there(name, target))
+    return target
+
+
+def _already_there(name: str, target: Path) -> str:
+    if os.path.islink(name):
+        return (f"{shown_path(name)}: already exists (a symbolic link to {shown_path(target)}; use --force to "
+                "replace that file)")
+    return f"{shown_path(name)}: already exists (use --force to replace it)"
+
+
+def write_output(path: str | Path, text: str, what: str = "file", *, force: bool = False,
+                 reading: Iterable[str | Path] = ()) -> Path:
+    """Writes a command's output file atomically (``write_file``) after the checks of ``output_target``,
+    made again at the moment of writing: a file that appeared since the command began is kept unless
+    ``force``, and the write itself never replaces one then (``write_file(replace=False)``)."""
+    output_target(path, what, force=force, reading=reading)
+    return write_file(path, text, what, replace=force)
+
+
+def check_output_folder(folder: str | Path, patterns: Iterable[str], what: str = "folder", *,
+                        force: bool = False) -> Path:
+    """A folder a command writes files into (``--out DIR``), checked before any work: it must be a
+    folder or not be there yet (it is made when the first file is written); unless ``force``, it must
+    hold no file, link or dangling link matching one of ``patterns`` (``fnmatch`` patterns of the
+    names this run may write), so that a run never replaces what an earlier run found."""
+    name = path_name(folder, what)
+    if not isinstance(force, bool):
+        raise UsageError(f"force must be True or False, not {type(force).__name__}")
+    if isinstance(patterns, str):
+        raise UsageError("patterns must be a list of file name patterns, not one pattern")
+    wanted = list(patterns)
+    if os.path.lexists(name) and not os.path.isdir(name):
+        kind = "a dangling symbolic link" if os.path.islink(name) else (
+            _not_regular(os.stat(name).st_mode) or "a file")
+        raise InputError(f"{shown_path(name)}: not a folder (it is {kind}); --out names the folder its files "
+                         "are written into")
+    if force or not os.path.isdir(name):
+        return Path(name)
+    try:
+        there = sorted(entry.name for entry in os.scandir(name))
+    except OSError as exc:
+        raise FileError(name, f"cannot read the {what}: {exc.strerror or exc}", exc.errno) from None
+    found = [entry for entry in there if any(fnmatch.fnmatchcase(entry, p) for p in wanted)]
+    if found:
+        more = f" and {len(found) - 1:,} more" if len(found) > 1 else ""
+        raise InputError(f"{shown_path(name)}: already holds {shown_path(found[0])}{more}, which this run may "
+                         "replace (use --force to replace them)")
+    return Path(name)
+
+
 def _new_file_mode(target: Path) -> int:
     """The mode the written file gets: the present file's, or what the umask gives a new file."""
     try:
@@ -200,16 +291,26 @@ def _new_file_mode(target: Path) -> int:
         return 0o666 & ~umask
 
 
-def write_file(path: str | Path, text: str, what: str = "file") -> Path:
+def write_file(path: str | Path, text: str, what: str = "file", replace: bool = True) -> Path:
     """Writes ``text`` to ``path`` atomically; returns the file written (a symbolic link's target).
 
     A temporary file in the target's own folder (``.NAME.XXXXXXXX.tmp``) is written in full, synced
     to disk and renamed over the target, then the folder is synced: whatever fails or however the
     process ends, the target is the old file or the new one, never a part of one. Any failure (a
     full disk, no permission, a read-only file system, a folder that does not exist) removes the
-    temporary file and raises a FileError naming ``path``."""
+    temporary file and raises a FileError naming ``path``.
+
+    With ``replace`` false, a file (or link) at ``path`` is never replaced, not even one made a moment
+    before: the temporary file is then linked to its name (``link`` fails on an existing name, where
+    a rename would replace it), an InputError saying the file is there."""
     name = path_name(path, what)
+    if not isinstance(replace, bool):
+        raise UsageError(f"replace must be True or False, not {type(replace).__name__}")
     target = write_target(name, what)
+    if not replace:
+        if os.path.lexists(name):
+            raise InputError(_already_there(name, target))
+        target = Path(name)
     try:
         data = text.encode("utf-8")
     except UnicodeEncodeError as exc:
@@ -227,8 +328,9 @@ def write_file(path: str | Path, text: str, what: str = "file") -> Path:
             os.fsync(fd)
         finally:
             os.close(fd)
-        os.replace(tmp, target)
-        tmp = None
+        if replace or not _linked(tmp, name, target):
+            os.replace(tmp, target)
+            tmp = None
         dir_fd = os.open(folder, os.O_RDONLY)
         try:
             os.fsync(dir_fd)
@@ -243,6 +345,24 @@ def write_file(path: str | Path, text: str, what: str = "file") -> Path:
             except OSError:
                 pass
     return target
+
+
+def _linked(tmp: str, name: str, target: Path) -> bool:
+    """Gives the written temporary file its name only if no file has that name (``write_file`` with
+    ``replace`` false); the temporary name is left for the caller to remove. False on a file system
+    without hard links (some network and FAT file systems), after one more look: the caller renames
+    then, and the moment between the look and the rename is the only one left unguarded there."""
+    try:
+        os.link(tmp, target)
+        return True
+    except FileExistsError:
+        raise InputError(_already_there(name, target)) from None
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK, errno.ENOSYS):
+            raise
+    if os.path.lexists(target):
+        raise InputError(_already_there(name, target))
+    return False
 
 
 # -- YAML with lines -------------------------------------------------------------------------------

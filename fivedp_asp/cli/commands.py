@@ -116,9 +116,16 @@ def cmd_compare(args: argparse.Namespace) -> int:
         raise InputError("--games must be at least 1")
     if args.years < 1:
         raise InputError("--years must be at least 1")
-    game_map = load_map("standard")
     names = list(dict.fromkeys(args.reference or ["diplomacy"]))
-    if len(names) > 1 or args.triangulate:
+    triangulating = len(names) > 1 or args.triangulate
+    if args.games is not None and not triangulating:
+        from ..compare.lockstep import finding_patterns
+        from ..inputs import check_output_folder
+
+        # the scenarios of an earlier run are kept unless --force: checked before any game is played
+        check_output_folder(args.out, finding_patterns(args.seed, args.games), force=args.force)
+    game_map = load_map("standard")
+    if triangulating:
         from ..compare.triangulate import triangulate, triangulation_lines
 
         if args.jobs > 1:
@@ -155,10 +162,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
         from ..compare.lockstep import run_games_parallel
 
         tally = run_games_parallel(names[0], min(args.jobs, args.games), games=args.games, seed=args.seed,
-                                   years=args.years, out=Path(args.out), origin=origin)
+                                   years=args.years, out=Path(args.out), origin=origin, replace=args.force)
     else:
         tally = run_games(reference, game_map, games=args.games, seed=args.seed, years=args.years,
-                          out=Path(args.out), origin=origin)
+                          out=Path(args.out), origin=origin, replace=args.force)
     print("\n".join(games_summary(tally, reference=reference.title, **_deviations(reference), games=args.games,
                                   seed=args.seed,
                                   years=args.years, elapsed=time.perf_counter() - started)))
@@ -215,6 +222,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1, help="seed of the random games (default 1)")
     p.add_argument("--years", type=int, default=10, help="years each random game lasts (default 10)")
     p.add_argument("--out", default="compare-out", help="folder for the scenarios of real disagreements")
+    p.add_argument("--force", action="store_true",
+                   help="replace scenarios of an earlier run with the same seed in the --out folder")
     p.add_argument("-j", "--jobs", type=int, default=1,
                    help="--games: worker processes, each playing its share of the games (default 1)")
     p.add_argument("-v", "--verbose", action="store_true", help="also list the scenarios that agree")

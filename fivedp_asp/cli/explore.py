@@ -12,7 +12,7 @@ from pathlib import Path
 from ..errors import InputError
 from ..engine.options import with_rules
 from ..files.scenarios import find_scenarios
-from ..inputs import write_file
+from ..inputs import check_output_folder, output_target, write_output
 from ..report.jsonout import document
 
 if TYPE_CHECKING:
@@ -40,6 +40,8 @@ def cmd_explore(args: argparse.Namespace) -> int:
     paths = [str(p) for p in find_scenarios(args.paths)]
     if not paths:
         raise InputError(f"no scenario files (.yaml) under {', '.join(args.paths)}")
+    if args.html:
+        output_target(args.html, "report", force=args.force, reading=paths)  # before the work, and when written
     names = tuple(asked)
     explored: list[Exploration] = []
     failures: list[Failure] = []
@@ -68,29 +70,34 @@ def cmd_explore(args: argparse.Namespace) -> int:
         from ..explore.html import exploration_page
 
         differing = [registering(load_scenario(ex.path), rules) for ex in explored if ex.steps]
-        write_file(args.html, exploration_page(differing, explored, asked), "report")
+        write_output(args.html, exploration_page(differing, explored, asked), "report", force=args.force,
+                     reading=paths)
     return max((f.status for f in failures), default=0)
 
 
 def _study(args: argparse.Namespace, asked: "Asked", rules) -> int:
     """``--random-games N``: an option study over random games (study.py)."""
-    from ..explore.study import run_study, study_html, study_json, study_lines
+    from ..explore.study import first_divergence_patterns, run_study, study_html, study_json, study_lines
 
     if args.paths:
         raise InputError("--random-games plays its own games: give no PATH")
     if args.random_games < 1 or args.years < 1:
         raise InputError("--random-games and --years must be at least 1")
+    if args.html:
+        output_target(args.html, "report", force=args.force)
+    if args.out:
+        check_output_folder(args.out, first_divergence_patterns(args.seed, args.random_games), force=args.force)
     own = with_rules({}, tuple(rules), in_effect=False)
     study = run_study(args.random_games, args.seed, args.years, asked, options=own,
                       out=Path(args.out) if args.out else None, jobs=args.jobs, scheduler=args.scheduler,
-                      multiverse=args.multiverse)
+                      multiverse=args.multiverse, replace=args.force)
     if args.json:
         json.dump(study_json(study), sys.stdout, indent=2)
         print()
     else:
         print("\n".join(study_lines(study)))
     if args.html:
-        write_file(args.html, study_html(study), "report")
+        write_output(args.html, study_html(study), "report", force=args.force)
     return 0
 
 
@@ -113,6 +120,9 @@ def add_explore_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--html", metavar="FILE",
                    help="write what differs as one self-contained HTML page: the boards under each value side by "
                         "side, the changed orders with their reasons (a study: its report)")
+    p.add_argument("--force", action="store_true",
+                   help="replace the --html file, and the scenarios in --out DIR, if they are there (never a file "
+                        "explored)")
     p.add_argument("--option", action="append", metavar="NAME=V1,V2",
                    help="values of an option to compare (repeat for more options: every combination is run)")
     p.add_argument("--all-values", action="append", metavar="NAME", help="compare every value of this option")

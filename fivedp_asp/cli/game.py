@@ -330,7 +330,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     if args.html:
         from ..report.render import write_picture
 
-        print(f"Wrote {write_picture(args.file, args.html, args.board)}")
+        print(f"Wrote {write_picture(args.file, args.html, args.board, force=args.force)}")
         return 0
     game = load_game(args.file)
     mv = game.mv
@@ -565,6 +565,7 @@ def add_game_parser(sub) -> None:
     p.add_argument("board", nargs="?", help="a board name such as a3 or b1 (its units, and the orders given on it)")
     p.add_argument("--power", help="what this power must do, and only its own waiting orders")
     p.add_argument("--html", metavar="FILE", help="draw the multiverse (or the board) into an HTML page instead")
+    p.add_argument("--force", action="store_true", help="with --html: replace FILE if it is there (never the game file)")
     p.add_argument("--json", action="store_true", help="print a JSON document instead")
     p.set_defaults(func=cmd_show)
     p = gsub.add_parser("undo", help="take back the last step (before any orders are given after it); "

@@ -105,11 +105,11 @@ def signature(run: PhaseRun) -> tuple:
 
 def play_game(index: int, seed: int, reference: ReferenceAdjudicator, game_map: GameMap, *, years: int,
               out: Path, illegal_share: float = 0.05, shrink_budget: int = 400,
-              origin: str = "", seen: dict | None = None) -> Tally:
+              origin: str = "", seen: dict | None = None, replace: bool = True) -> Tally:
     """One game; ``seen`` (kind of disagreement -> its finding) is shared by the games of a run so
     that a kind found again is counted with its first scenario instead of written again."""
     game = _game(index, seed, reference, game_map, years=years, out=out, illegal_share=illegal_share,
-                 shrink_budget=shrink_budget, origin=origin, seen=seen)
+                 shrink_budget=shrink_budget, origin=origin, seen=seen, replace=replace)
     try:
         mv, orders = next(game)
         while True:
@@ -128,10 +128,12 @@ Request = tuple[Multiverse, dict]
 
 def _game(index: int, seed: int, reference: ReferenceAdjudicator, game_map: GameMap, *, years: int,
           out: Path, illegal_share: float = 0.05, shrink_budget: int = 400,
-          origin: str = "", seen: dict | None = None) -> Generator[Request, tuple[StepReport | Exception, float], Tally]:
+          origin: str = "", seen: dict | None = None,
+          replace: bool = True) -> Generator[Request, tuple[StepReport | Exception, float], Tally]:
     """One game as a generator: it yields each phase our engine must adjudicate, (position, orders),
     and is sent our report (or the engine's error) with the engine's time for it, so that many games
-    can be adjudicated together.
+    can be adjudicated together. A scenario it writes into ``out`` replaces a file of its name only
+    with ``replace``.
     The reference is put at the game's position before each of its phases, since games take turns."""
     seen = {} if seen is None else seen
     geo = Geography(game_map)
@@ -157,7 +159,7 @@ def _game(index: int, seed: int, reference: ReferenceAdjudicator, game_map: Game
         except EncodingError:
             raise  # the logic programs are broken: not a finding about the rules (exit 3)
         except AdjudicationError as exc:
-            tally.findings.append(_engine_failure(mv, given, exc, where, out, seed, index, season, game_map))
+            tally.findings.append(_engine_failure(mv, given, exc, where, out, seed, index, season, game_map, replace))
             break
         tally.add(run)
         if run.verdict.real:
@@ -167,7 +169,7 @@ def _game(index: int, seed: int, reference: ReferenceAdjudicator, game_map: Game
             else:
                 started = time.perf_counter()
                 finding = _write(run, previous, reference, geo, out=out, where=where, seed=seed, index=index,
-                                 season=season, budget=shrink_budget, origin=origin)
+                                 season=season, budget=shrink_budget, origin=origin, replace=replace)
                 seen[kind] = finding
                 tally.findings.append(finding)
                 tally.seconds["shrink"] += time.perf_counter() - started
@@ -180,20 +182,32 @@ def _game(index: int, seed: int, reference: ReferenceAdjudicator, game_map: Game
     return tally
 
 
+_FINDING = "s{seed}-g{index:03d}-{season}{suffix}.yaml"
+"""The name of a finding's scenario in ``--out DIR``: a disagreement, or (suffix ``-engine-error``) a
+phase our engine could not adjudicate."""
+
+
+def finding_patterns(seed: int, games: int) -> list[str]:
+    """The names a run of games 1 to ``games`` may write into its folder (``fnmatch`` patterns, the
+    season left open): what ``fivedp compare --out`` must not find there unless given ``--force``."""
+    return [_FINDING.format(seed=seed, index=n, season="*", suffix="") for n in range(1, games + 1)]
+
+
 def _write(run: PhaseRun, previous: PhaseRun | None, reference: ReferenceAdjudicator, geo: Geography, *,
-           out: Path, where: str, seed: int, index: int, season: str, budget: int, origin: str) -> Finding:
+           out: Path, where: str, seed: int, index: int, season: str, budget: int, origin: str,
+           replace: bool = True) -> Finding:
     board = run.mv.heads[0]
     pre = None
     if board.phase == RETREAT and any(r.barred for r in board.retreats) and previous is not None:
         pre = (previous.mv.heads[0], previous.given)
     repro = Repro(board, list(run.given), pre)
     summary = _first(run.verdict, reference.title)
-    path = out / f"s{seed}-g{index:03d}-{season}.yaml"
+    path = out / _FINDING.format(seed=seed, index=index, season=season, suffix="")
     case_id = f"compare s{seed} g{index} {season}"
     try:
         small = shrink(repro, reference, geo, budget, frozenset(run.verdict.differences))
         runs, problems = write_scenario(path, small, reference, geo, case_id=case_id,
-                                        origin=origin or f"random game {index} of seed {seed}")
+                                        origin=origin or f"random game {index} of seed {seed}", replace=replace)
     except Exception:  # noqa: BLE001 - a finding must be reported even if writing it fails
         return Finding(where, summary, None, [traceback.format_exc(limit=3)])
     last = runs[-1].verdict if runs else run.verdict
@@ -203,10 +217,10 @@ def _write(run: PhaseRun, previous: PhaseRun | None, reference: ReferenceAdjudic
 
 
 def _engine_failure(mv: Multiverse, given, exc: Exception, where: str, out: Path, seed: int, index: int,
-                    season: str, game_map: GameMap) -> Finding:
+                    season: str, game_map: GameMap, replace: bool = True) -> Finding:
     from .judge import orders_dict
 
-    path = out / f"s{seed}-g{index:03d}-{season}-engine-error.yaml"
+    path = out / _FINDING.format(seed=seed, index=index, season=season, suffix="-engine-error")
     board = mv.heads[0]
     lines = [f"id: \"compare s{seed} g{index} {season} engine error\"",
              "description: |", f"  fivedp could not adjudicate this phase: {str(exc).splitlines()[0]}",
@@ -220,21 +234,22 @@ def _engine_failure(mv: Multiverse, given, exc: Exception, where: str, out: Path
         provs = sorted(game_map.short_name(p) for p, o in board.centers.items() if o == power)
         lines.append(f"    {power}: [{', '.join(provs)}]")
     lines.append("steps:")
-    lines.append("  - orders:")
+    lines.append("  - orders:" if given else "  - orders: {}")  # a key with no value is refused
     for power, texts in orders_dict(given).items():
         lines.append(f"      {power}:")
         lines += [f"        - \"{t}\"" for t in texts]
     out.mkdir(parents=True, exist_ok=True)
-    write_file(path, "\n".join(lines) + "\n", "scenario")
+    write_file(path, "\n".join(lines) + "\n", "scenario", replace=replace)
     return Finding(where, f"fivedp could not adjudicate: {str(exc).splitlines()[0]}", path)
 
 
 def run_games(reference: ReferenceAdjudicator, game_map: GameMap, *, games: int, seed: int, years: int,
               out: Path, progress: TextIO | None = None, illegal_share: float = 0.05,
-              origin: str = "", batch: int = 16, indices: range | None = None) -> Tally:
+              origin: str = "", batch: int = 16, indices: range | None = None, replace: bool = True) -> Tally:
     """``games`` random games (those of ``indices``, 1 to ``games`` when not given), ``batch`` of them at a
     time in lockstep: the phases waiting in those games are adjudicated together (``batch.step_many``);
-    each game's line is printed, in order, when its group of games has ended."""
+    each game's line is printed, in order, when its group of games has ended. Their findings go into
+    ``out`` as ``finding_patterns`` names them, replacing a file there only with ``replace``."""
     from ..engine.batch import step_many
 
     progress = progress or sys.stderr
@@ -248,7 +263,7 @@ def run_games(reference: ReferenceAdjudicator, game_map: GameMap, *, games: int,
         for index in indices[first:first + batch]:
             started[index] = time.perf_counter()
             game = _game(index, seed, reference, game_map, years=years, out=out, illegal_share=illegal_share,
-                         origin=origin, seen=seen)
+                         origin=origin, seen=seen, replace=replace)
             running[index] = (game, next(game))
         while running:
             order = sorted(running)

@@ -270,12 +270,13 @@ def scenario_yaml(repro: Repro, runs: list[PhaseRun], game_map: GameMap, *, case
 
 
 def write_scenario(path: Path, repro: Repro, reference: ReferenceAdjudicator, geo: Geography, *,
-                   case_id: str, origin: str) -> tuple[list[PhaseRun], list[str]]:
-    """Writes the scenario; returns the runs it records and any problem found reading it back."""
+                   case_id: str, origin: str, replace: bool = True) -> tuple[list[PhaseRun], list[str]]:
+    """Writes the scenario (over a file of its name only with ``replace``); returns the runs it records
+    and any problem found reading it back."""
     runs = run_repro(repro, reference, geo)
     text = scenario_yaml(repro, runs, geo.map, case_id=case_id, origin=origin, reference=reference.title)
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_file(path, text, "scenario")  # atomic: a scenario is never left half written
+    write_file(path, text, "scenario", replace=replace)  # atomic: a scenario is never left half written
     try:  # the scenario must load, and our engine must meet the agreed expectations
         run = check_scenario(read_scenario(path))
     except (InputError, AdjudicationError) as exc:

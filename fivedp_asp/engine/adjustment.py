@@ -69,11 +69,11 @@ def adjustment_balances(mv: Multiverse) -> dict[tuple[tuple[int, int], str], int
     # the balances never depend on the removals nobody ordered: the map's adjacency is not needed
     answer = Answer.of(solve_decisions(program(mv, "adjustment"), t.render(_adjustment_facts(mv, boards, [])),
                                        adjustment_map_facts(mv.game_map, civil_disorder=False)).atoms)
-    powers = {t.const(p): p for p in mv.game_map.powers}
+    powers = t.by_name(mv.game_map.powers)
     out = {}
     for board, power, n in answer.get("balance"):
         key = t.board_of(str(board))
-        out[(key, powers.get(t.name_of(power), t.name_of(power)))] = n.number
+        out[(key, powers[t.name_of(power)])] = n.number
     return out
 
 

@@ -67,9 +67,9 @@ def facts(mv: Multiverse, orders: Sequence[tuple[int, ResolvedOrder]]) -> tuple[
 
 
 def read(mv: Multiverse, answer: Answer) -> SustainResult:
-    by_const = {t.const(c): c for c in mv.game_map.capitals}
-    powers = {t.const(p): p for p in mv.game_map.powers}
-    owners = {(t.name_of(c), T.number): powers.get(t.name_of(pw), t.name_of(pw)) for c, T, pw in answer.get("fraction")}
+    by_const = t.by_name(mv.game_map.capitals)
+    powers = t.by_name(mv.game_map.powers)
+    owners = {(t.name_of(c), T.number): powers[t.name_of(pw)] for c, T, pw in answer.get("fraction")}
     votes: dict[str, list[tuple[int, str, int]]] = {}
     for c, T, V in answer.get("vote"):
         name = by_const.get(t.name_of(c), t.name_of(c))

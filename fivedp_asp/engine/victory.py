@@ -51,7 +51,7 @@ def adjudicate(mv: Multiverse) -> Generator[Query, Solution, Multiverse]:
     universe = _victory_universe(mv, heads) if programs == VICTORY_UNIVERSE_PROGRAMS else None
     query = Query(programs, tuple(facts), center_facts(mv.game_map), universe=universe)
     answer = Answer.of((yield query).atoms)
-    by_const = {t.const(p): p for p in mv.players}
+    by_const = t.by_name(mv.players)
     eliminated = mv.eliminated | {by_const[t.name_of(a[1])] for a in answer.get("eliminated")}
     winners = sorted(by_const[t.name_of(a[1])] for a in answer.get("winner"))
     if eliminated == mv.eliminated and not winners:

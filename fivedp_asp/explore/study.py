@@ -151,9 +151,11 @@ def study_batch(numbers: Sequence[int], seed: int, years: int, asked: Asked,
 
 def run_study(count: int, seed: int, years: int, asked: Asked, *, options: Mapping[str, Any] | None = None,
               out: Path | None = None, jobs: int = 1, scheduler: str | None = None,
-              multiverse: bool = False) -> Study:
+              multiverse: bool = False, replace: bool = True) -> Study:
     """The study of games 1 to ``count``; with ``jobs`` or a Dask ``scheduler``, batches of games go to
-    workers (workers.in_batches), and the study is the same whatever runs it."""
+    workers (workers.in_batches), and the study is the same whatever runs it. Each game's first
+    divergence is written into ``out`` (when given) as ``first_divergence_patterns`` names it; a file
+    already there is replaced only with ``replace`` (``fivedp explore --force``)."""
     from functools import partial
 
     from ..check.workers import in_batches
@@ -170,7 +172,7 @@ def run_study(count: int, seed: int, years: int, asked: Asked, *, options: Mappi
             continue
         if study is None:
             study = Study(names, ex.columns, ex.own, count, seed, years, multiverse=multiverse)
-        _add(study, n, orders, phases, ex, game_map, out)
+        _add(study, n, orders, phases, ex, game_map, out, replace)
     if study is None:
         raise RuntimeError("no game could be explored: " + "; ".join(failures[:3]))
     study.failures = failures
@@ -178,7 +180,7 @@ def run_study(count: int, seed: int, years: int, asked: Asked, *, options: Mappi
 
 
 def _add(study: Study, number: int, orders: list, phases: list[str], ex: Exploration, game_map: GameMap,
-         out: Path | None) -> None:
+         out: Path | None, replace: bool = True) -> None:
     study.lengths.append(len(orders))
     first = ex.steps[0].number if ex.steps else None
     study.first.append(first)
@@ -191,14 +193,25 @@ def _add(study: Study, number: int, orders: list, phases: list[str], ex: Explora
                 study.by_kind[_kind(r.order, game_map)] += 1
     study.steps_by_phase.update(phases)
     if out is not None and first is not None:
-        _write_first(out, number, study.seed, orders, ex, first)
+        _write_first(out, number, study.seed, orders, ex, first, replace)
 
 
-def _write_first(out: Path, number: int, seed: int, orders: list, ex: Exploration, first: int) -> Path:
+_FIRST = "study-s{seed}-g{number:03d}-step{step}.yaml"
+"""The name of a game's first divergence in ``--out DIR``."""
+
+
+def first_divergence_patterns(seed: int, count: int) -> list[str]:
+    """The names a study of games 1 to ``count`` may write into its folder (``fnmatch`` patterns, the
+    step left open): what ``fivedp explore --out`` must not find there unless given ``--force``."""
+    return [_FIRST.format(seed=seed, number=n, step="*") for n in range(1, count + 1)]
+
+
+def _write_first(out: Path, number: int, seed: int, orders: list, ex: Exploration, first: int,
+                 replace: bool = True) -> Path:
     """The game up to its first diverging step, as a scenario of its own orders."""
     out.mkdir(parents=True, exist_ok=True)
     game_id = f"random game {number} of seed {seed}"
-    path = out / f"study-s{seed}-g{number:03d}-step{first}.yaml"
+    path = out / _FIRST.format(seed=seed, number=number, step=first)
     what = "; ".join(f"{r.power + ': ' if r.power else ''}{r.order or r.what}" for r in ex.steps[0].rows[:4])
     data = {
         "id": f"study {game_id}, step {first}",
@@ -208,7 +221,7 @@ def _write_first(out: Path, number: int, seed: int, orders: list, ex: Exploratio
                         f"option; it differs in: {what}. Explore it with --option."),
         "steps": [{"orders": {p: list(ls) for p, ls in step.items()}} for step in orders[:first]],
     }
-    write_file(path, yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100), "scenario")
+    write_file(path, yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100), "scenario", replace=replace)
     return path
 
 

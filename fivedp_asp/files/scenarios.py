@@ -13,7 +13,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 
-from ..errors import InputError, NotationError, OrderError
+from ..errors import InputError, NotationError, OrderError, quoted
 from ..inputs import (Anything, Choice, Fields, ListOf, LoadError, MapOf, Opt, Text, Whole, key_line, line_of, value_line,
                      load_yaml, plain)
 from ..limits import MAX_TURN
@@ -222,6 +222,80 @@ def read_start(data: dict, game_map: GameMap, options: dict, path: str) -> Multi
     return _start(data, game_map, options, path)
 
 
+_EMPTY_HINTS = {
+    ("steps", "orders"): "write the orders, or 'orders: {}' for a step in which nobody orders anything",
+    ("steps", "orders", "*"): "write its orders, or '[]' for none",
+    ("steps", "expect"): "write what to expect, or leave 'expect' out",
+    ("steps", "note"): "write the note, or leave it out",
+    ("steps", "expect", "winner"): "write 'none' for no winner",
+    ("steps", "expect", "sustained", "*"): "write 'none' for a centre that sustained no timeline",
+    ("start", "units"): "write '{}' for a board without units, or leave it out for the map's opening position",
+    ("start", "centers"): "write '{}' for no centre owned, or leave it out for every power's home centres",
+}
+"""How to write a value left out, by where the key is (``*``: any power or centre); else ``_EMPTY_HINT``."""
+_EMPTY_HINT = "write '{}' for an empty mapping or '[]' for an empty list, or leave the key out"
+
+
+def _empty_hint(trail: tuple[str, ...]) -> str:
+    return next((hint for shape, hint in _EMPTY_HINTS.items()
+                 if len(shape) == len(trail) and all(s in ("*", t) for s, t in zip(shape, trail))), _EMPTY_HINT)
+
+
+def _first_empty(value: Any, trail: tuple[str, ...], line: int) -> tuple[tuple[str, ...], int, int | None] | None:
+    """The first key without a value, or empty list item, within ``value`` (found at ``trail``, written
+    on ``line``): its key path, its line, and for a list item its index; None when there is none."""
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            at = key_line(value, key) or line
+            if item is None:
+                return (*trail, str(key)), at, None
+            found = _first_empty(item, (*trail, str(key)), at)
+            if found is not None:
+                return found
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            at = value_line(value, i) or line
+            if item is None:
+                return trail, at, i
+            found = _first_empty(item, trail, at)
+            if found is not None:
+                return found
+    return None
+
+
+def _refuse_empty_values(data: Mapping, path: str) -> None:
+    """No key of a scenario is written without a value and no list item is empty: the contract gives an
+    empty value no meaning (``{}``, ``[]`` and ``none`` are written out), and a key left empty is how a
+    file cut short or an unfinished edit reads — ``steps: - orders:`` at the end of a file would be a
+    step in which nobody orders anything, ``start: units:`` a board without units, ``expect: results:``
+    a check of nothing. A null step (``- ``) is left to ``_step``, which says so, and the options' values to
+    their own check, which names the values each option takes."""
+    for key, value in data.items():
+        at = key_line(data, key)
+        if key == "steps" and isinstance(value, list):
+            for n, step in enumerate(value):
+                found = _first_empty(step, (), value_line(value, n) or at) if isinstance(step, Mapping) else None
+                if found is not None:
+                    trail, line, item = found
+                    _empty_value(path, line, f"step {n + 1}: ", trail, item, ("steps", *trail))
+            continue
+        if value is None:
+            found: tuple | None = ((str(key),), at, None)
+        else:
+            found = _first_empty(value, (str(key),), at) if key != "options" else None
+        if found is not None:
+            trail, line, item = found
+            _empty_value(path, line, "", trail, item, trail)
+
+
+def _empty_value(path: str, line: int, step: str, trail: tuple[str, ...], item: int | None,
+                 shape: tuple[str, ...]) -> None:
+    name = quoted(".".join(trail))
+    if item is not None:
+        raise ScenarioError(path, line, f"{step}{name} item {item + 1} is empty: write it, or take its '-' away")
+    raise ScenarioError(path, line, f"{step}{name} has no value: {_empty_hint(shape)}")
+
+
 def read_scenario(path: str | Path) -> Scenario:
     path = str(path)
     data = load_yaml(path, "scenario")
@@ -231,6 +305,7 @@ def read_scenario(path: str | Path) -> Scenario:
         CASE_SCHEMA.check(data, "", path, 1)
     except LoadError as exc:
         raise ScenarioError(path, exc.line, exc.problem) from None
+    _refuse_empty_values(data, path)
     map_name = data.get("map", "standard")
     try:
         map_path = Path(path).parent / str(map_name)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import unicodedata
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from importlib import resources
@@ -19,7 +20,7 @@ from typing import Iterable, Mapping
 
 from ..errors import InputError, quoted
 from .geometry import check_id
-from ..inputs import line_of, Anything, Choice, Fields, Flag, ListOf, LoadError, MapOf, Opt, Text, decode, load_yaml, parse_yaml
+from ..inputs import key_line, line_of, Anything, Choice, Fields, Flag, ListOf, LoadError, MapOf, Opt, Text, decode, load_yaml, parse_yaml
 
 PROVINCE_TYPES = ("land", "coast", "sea", "impassable")
 UNIT_KINDS = ("army", "fleet")
@@ -310,6 +311,60 @@ def _parse_edges(path: str, key: str, raw: object, locations: set[str]) -> froze
     return frozenset(edges)
 
 
+UNIT_WORDS = frozenset({"a", "army", "f", "fleet"})
+"""The words that give a unit's kind in the order notation (``notation._ARMY``, ``_FLEET``): a power
+(or an alias) of that name would be read as the nationality in ``A Vienna``, leaving the unit no kind."""
+
+
+def _check_power_names(path: str, powers_raw: Mapping) -> None:
+    """A map's power names, and their aliases and adjectives, each name one power, and each name is one
+    line of text. Orders and scenarios look a power up by its name folded (``normalize_name``: case,
+    dots, hyphens, underscores and spacing do not count) and the solver spells it in lower case
+    (``solver.terms.const``): two names equal when folded would be one power there, silently. A
+    control character or a line break (what ``str.splitlines`` breaks at) would cut a line of text
+    output, of an order file or of the solver's program in two; a colon would end the name early in an
+    order line ``Power: order``, and a ``#`` first would make such a line a comment; a name that is a
+    unit's kind (``UNIT_WORDS``) would be read as a nationality. Anything else may stand in a name,
+    markup and quotes too: every output escapes it."""
+    owner: dict[str, str] = {}
+    for power in powers_raw:
+        name = str(power)
+        bad = next((ch for ch in name if unicodedata.category(ch) in ("Cc", "Zl", "Zp")), None)
+        if bad is not None:
+            raise _fail(path, f"power name {quoted(name, 40)} holds the character U+{ord(bad):04X} (a control "
+                        "character or a line break): a power name is one line of text", power)
+        if ":" in name:
+            raise _fail(path, f"power name {quoted(name, 40)} holds ':', which ends a power's name in an order "
+                        "line (Austria: A Vie - Tyr)", power)
+        if name.lstrip().startswith("#"):
+            raise _fail(path, f"power name {quoted(name, 40)} begins with '#', which makes an order line "
+                        "written with it a comment", power)
+        if not any(ch.isalnum() for ch in name):
+            raise _fail(path, f"power name {quoted(name, 40)} names nothing: a power name holds a letter or a digit",
+                        power)
+        key = normalize_name(name)
+        if key in UNIT_WORDS:
+            raise _fail(path, f"power name {quoted(name, 40)} is a unit's kind in orders (A, Army, F, Fleet): "
+                        "'A Vienna' would be read as a unit of that power without its kind", power)
+        if key in owner:
+            raise _fail(path, f"power names {quoted(owner[key], 40)} and {quoted(name, 40)} name the same power "
+                        "(power names are compared ignoring case, dots, hyphens, underscores and spacing)", power)
+        owner[key] = name
+    for power, details in powers_raw.items():
+        for alias in (details or {}).get("adjective"), *((details or {}).get("aliases") or ()):
+            if alias is None:
+                continue
+            other = owner.get(normalize_name(str(alias)))
+            if normalize_name(str(alias)) in UNIT_WORDS:
+                raise _fail(path, f"the alias {quoted(str(alias), 40)} of {str(power)[:40]} is a unit's kind in "
+                            "orders (A, Army, F, Fleet)", alias if line_of(alias) else power)
+            if other is not None and other != str(power):
+                raise _fail(path, f"the alias {quoted(str(alias), 40)} of {str(power)[:40]} names another power, "
+                            f"{other[:40]} (names and aliases are compared ignoring case, dots, hyphens, underscores "
+                            "and spacing)", alias if line_of(alias) else power)
+            owner.setdefault(normalize_name(str(alias)), str(power))
+
+
 _NAMES = Opt(ListOf(Text(numbers=True)))
 MAP_SCHEMA = Fields({
     "name": Text(numbers=True), "title": Opt(Text(numbers=True)),
@@ -344,6 +399,7 @@ def parse_map(data: object, path: str = "<map>") -> GameMap:
     powers_raw = data["powers"]
     if not isinstance(powers_raw, dict):
         raise _fail(path, "'powers' must map power names to their details")
+    _check_power_names(path, powers_raw)
     powers = tuple(str(p) for p in powers_raw)
     power_aliases: dict[str, str] = {}
     for power, details in powers_raw.items():

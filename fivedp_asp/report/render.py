@@ -800,9 +800,12 @@ def render_file(path: str, board: str | None = None, svg_only: bool = False, ste
 # -- writing a picture --------------------------------------------------------------------------------
 
 
-def write_picture(path: str, output: str | None, board: str | None, step: int | None = None) -> str:
+def write_picture(path: str, output: str | None, board: str | None, step: int | None = None, *,
+                  force: bool = False) -> str:
     """Draws a scenario or game file into ``output`` (default: the input's name with .html, or .svg for
-    one board written as SVG); returns the file written."""
+    one board written as SVG); returns the file written. A file already there (or a symbolic link, even
+    a dangling one) is replaced only with ``force``, the file drawn never: both are checked before
+    the drawing, and again when the picture is written (``inputs.write_output``)."""
     from pathlib import Path
 
     if output is None:
@@ -812,8 +815,9 @@ def write_picture(path: str, output: str | None, board: str | None, step: int | 
     svg_only = board is not None and output.lower().endswith(".svg")
     if board is None and output.lower().endswith(".svg"):
         raise InputError("a whole multiverse is drawn as an HTML page: give -o FILE.html (or --board B for one board as SVG)")
-    from ..inputs import write_file
+    from ..inputs import output_target, write_output
 
+    output_target(output, "picture", force=force, reading=[path])
     text = render_file(path, board, svg_only, step)
-    write_file(output, text, "picture")  # atomic: a failure leaves no file, or the old one whole
+    write_output(output, text, "picture", force=force, reading=[path])  # atomic: no file, or the old one whole
     return output

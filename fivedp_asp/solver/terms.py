@@ -17,14 +17,27 @@ from ..errors import InputError
 from ..limits import MAX_TIMELINES, MAX_TURN
 
 _IDENT = re.compile(r"[a-z][a-zA-Z0-9_]*\Z")
+_KEYWORDS = frozenset({"not"})
+"""Identifiers the solver's language keeps for itself: spelled as strings."""
 
 
 @lru_cache(maxsize=4096)
 def const(name: str) -> str:
-    """A name as an ASP constant, quoted when it is not a plain lower-case identifier (the few names of
-    a map and its powers are spelled again and again: remembered)."""
+    """A name as an ASP term in lower case: a constant when it is a plain identifier, else a string,
+    escaped exactly as clingo spells it (a backslash, a double quote and a line break), so that two
+    names differing in anything but case are two terms and ``name_of`` reads each back as
+    ``name.lower()`` (a map refuses two powers equal ignoring case: model/map.py). Remembered: the
+    few names of a map and its powers are spelled again and again."""
     lowered = name.lower()
-    return lowered if _IDENT.match(lowered) else '"' + lowered.replace('"', '') + '"'
+    if _IDENT.match(lowered) and lowered not in _KEYWORDS:
+        return lowered
+    return '"' + lowered.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def by_name(names: Iterable[str]) -> dict[str, str]:
+    """What ``name_of`` reads back from the term of each name (``const``) → the name: how a power (or
+    any name) in a solver's answer is told by its own spelling again."""
+    return {name.lower(): name for name in names}
 
 
 def board(timeline: int, turn: int) -> str:
