@@ -13,7 +13,7 @@ import yaml
 
 from ..files.scenarios import read_scenario
 from ..errors import InputError
-from ..inputs import check_order_lines, read_order_text, read_stream, write_file
+from ..inputs import check_order_lines, read_order_text, read_stream, write_output
 from .. import api
 from ..api import adjudicate, check_orders, duties, legal_orders, load_game
 from ..files.games import export_scenario, load_game as load_game_file, locked, save_game
@@ -470,11 +470,10 @@ def cmd_export(args: argparse.Namespace) -> int:
     case = export_scenario(game, args.id or f"game {Path(args.file).stem}")
     text = yaml.safe_dump(case, sort_keys=False, allow_unicode=True)
     if args.output:
-        out = Path(args.output)
-        if out.exists() and not args.force:
-            raise InputError(f"{out}: already exists (use --force to replace it)")
-        write_file(out, text, "scenario")  # atomic: a failure leaves no file, or the old one whole
-        print(f"Wrote {out}")
+        # never over the game itself; another file only with --force; atomic: a failure leaves no file,
+        # or the old one whole
+        write_output(args.output, text, "scenario", force=args.force, reading=[args.file])
+        print(f"Wrote {args.output}")
     else:
         sys.stdout.write(text)
     return 0

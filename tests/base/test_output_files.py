@@ -1,8 +1,8 @@
 """Output files are never replaced unasked (docs/limits.md, "Files"; docs/game-format.md).
 
 Every command that writes a file the user names (`game show --html`, `render -o`, `explore --html`,
-`explore --random-games --out DIR`, `compare --games --out DIR`; `game export -o` and `game new` have
-their own tests in tests/files/test_game.py) refuses a file that is already there, or a symbolic link
+`game export -o`, `explore --random-games --out DIR`, `compare --games --out DIR`; `game new` has its
+own tests in tests/files/test_game.py) refuses a file that is already there, or a symbolic link
 to one, with exit status 2 and the old file byte for byte as it was, unless given `--force`; a
 dangling symbolic link is refused too (with `--force` its target is created, the link kept); and no
 output is ever written over the file the command reads, `--force` or not.
@@ -71,6 +71,7 @@ WRITERS = {
     "game show --html": (["game", "show", "g.yaml", "--html", "{out}"], "out.html"),
     "game show BOARD --html": (["game", "show", "g.yaml", "a1", "--html", "{out}"], "out.html"),
     "render -o": (["render", "case.yaml", "-o", "{out}"], "out.html"),
+    "game export -o": (["game", "export", "g.yaml", "-o", "{out}"], "out.yaml"),
     "render --board -o svg": (["render", "g.yaml", "--board", "a1", "-o", "{out}"], "out.svg"),
     "explore --html": (["explore", "case.yaml", "--option", "adjacency=any", "--html", "{out}"], "out.html"),
     "explore --random-games --html": (["explore", "--random-games", "1", "--years", "1",
@@ -92,7 +93,7 @@ def test_an_existing_output_is_refused_without_force_and_replaced_with_it(folder
     assert out.read_bytes() == OLD and no_temporary_files(folder)
     code, printed, err = run(*argv_of(folder, name, out, "--force"))
     assert code == 0, err
-    assert out.read_bytes() != OLD and out.read_text(encoding="utf-8").startswith(("<!DOCTYPE html>", "<?xml"))
+    assert out.read_bytes() != OLD and out.read_text(encoding="utf-8").startswith(("<!DOCTYPE html>", "<?xml", "id: "))
     assert no_temporary_files(folder)
 
 
@@ -131,7 +132,7 @@ def test_a_new_output_needs_no_force(folder, name):
     out.parent.mkdir()
     code, printed, err = run(*argv_of(folder, name, out))
     assert code == 0, err
-    assert out.read_text(encoding="utf-8").startswith(("<!DOCTYPE html>", "<?xml"))
+    assert out.read_text(encoding="utf-8").startswith(("<!DOCTYPE html>", "<?xml", "id: "))
 
 
 # -- never over the file being read -------------------------------------------------------------------
