@@ -319,8 +319,9 @@ def _fight_lines(game, name: str) -> list[str]:
 
     lines = []
     for f in fights(game, name):
-        lines.append(f"  Forked into {f.forked_into} at step {f.step}" if f.forked_into
-                     else f"  Fought again at step {f.step}, no fork")
+        why = f" (because of {'; '.join(f.because)})" if f.because else ""
+        lines.append(f"  Forked into {f.forked_into} at step {f.step}{why}" if f.forked_into
+                     else f"  Fought again at step {f.step}, no fork{why}")
     return lines
 
 

@@ -235,6 +235,14 @@ class Answer:
     def boards(self, name: str) -> list[tuple[int, int]]:
         return [t.board_of(x) for x in self.texts.get(name, [])]
 
+    def reaching(self) -> dict[tuple[int, int], list[int]]:
+        """Each past board fought again, and the ids of the new orders that reached it."""
+        out: dict[tuple[int, int], list[int]] = {}
+        for text in self.texts.get("reaches", []):
+            i, _, board = text.partition(",")
+            out.setdefault(t.board_of(board), []).append(int(i))
+        return out
+
     def owners(self) -> dict[tuple[str, Place3], tuple[int, int]]:
         """Every decision of the step, (name, place), and the board that owns it."""
         return dict(t.decision_owner_of(x) for x in self.texts.get("owner", []))

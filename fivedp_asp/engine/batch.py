@@ -92,7 +92,7 @@ def _alone(q: Query, stages: Stages | None) -> Solution:
 
 
 _BOARD = re.compile(r"\bb\((\d+),")
-_RESULT = frozenset({"order_result", "illegal", "reason"})  # shown atoms whose first argument is an order id
+_RESULT = frozenset({"order_result", "illegal", "reason", "reaches"})  # shown atoms whose first argument is an order id
 _GAME = frozenset({"eliminated", "winner"})  # shown atoms whose first argument is a game
 
 

@@ -20,6 +20,7 @@ from .answer import Answer
 from ..solver.driver import DECISIONS
 from .adjustment import settle
 from .phase import Query, StepReport, Steps, designation, outcomes, program
+from .resolve import resolved_text
 from .retreat import drop_hopeless_retreats
 
 
@@ -143,6 +144,9 @@ def adjudicate(mv: Multiverse, orders, statistics: bool = False, reasons: bool =
     after = mv.with_boards(list(recorded_heads.values()) + produced, forks)
     after, disbanded = yield from drop_hopeless_retreats(after, produced)
     after = after.with_boards([settle(after.boards[b.key], after) for b in produced])
+    by_id = dict(orders)
+    refought = tuple((key, tuple(sorted({resolved_text(by_id[i], mv.game_map) for i in ids})))
+                     for key, ids in sorted(answer.reaching().items()))
     return StepReport(MOVEMENT, mv, after, outcomes(mv, orders, answer, solution.backups, reasons, results), tuple(dislodged), disbanded,
-                      _backup_notes(mv, solution.backups), solution, dislodgers=dislodgers)
+                      _backup_notes(mv, solution.backups), solution, dislodgers=dislodgers, refought=refought)
 

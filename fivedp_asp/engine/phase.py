@@ -78,6 +78,8 @@ class StepReport:
     solution: Solution | None = None  # the movement program's answer, with timings (and sizes on request)
     sustain: SustainResult | None = None  # the votes and dissolutions of a sustain phase
     dislodgers: tuple[str, ...] = ()  # for each dislodged unit, the unit that dislodged it (``A a-Mun@0``)
+    # the past boards fought again (docs/rules.md §5), each with the new orders that reached it, fully designated
+    refought: tuple[tuple[tuple[int, int], tuple[str, ...]], ...] = ()
 
 
 def designation(mv: Multiverse, place: tuple[int, int, str]) -> str:

@@ -421,6 +421,7 @@ class Fight:
 
     step: int
     forked_into: str | None
+    because: tuple[str, ...] = ()  # the orders that reached it, fully designated
 
 
 def reached_board(qualified: str, m: GameMap) -> str | None:
@@ -441,17 +442,19 @@ def reached_board(qualified: str, m: GameMap) -> str | None:
 
 def fights(game: Game, name: str) -> tuple[Fight, ...]:
     """Every later step that fought board ``name`` again, from the history: the steps with a legal
-    move or support into it from another board while it was not acting, and the fork it caused."""
+    move or support into it from another board while it was not acting (``because``: those orders,
+    fully designated, as the step's report names them), and the fork it caused."""
     out = []
     m = game.mv.game_map
     for i, h in enumerate(game.history, 1):
         if h.get("phase") != MOVEMENT or name in h.get("boards", ()):
             continue
         forked = next((tl for tl, origin in (h.get("new_timelines") or {}).items() if origin == name), None)
-        reached = any(r.get("result") != "invalid" and r.get("qualified") and reached_board(r["qualified"], m) == name
-                      for r in h.get("results", ()))
-        if reached or forked:
-            out.append(Fight(i, forked))
+        because = sorted({r["qualified"] for r in h.get("results", ())
+                          if r.get("result") != "invalid" and r.get("qualified")
+                          and reached_board(r["qualified"], m) == name})
+        if because or forked:
+            out.append(Fight(i, forked, tuple(because)))
     return tuple(out)
 
 

@@ -161,6 +161,7 @@ def step_json(report: StepReport, index: int) -> dict:
                        "reason": disband_reason(report, k, u)} for k, u in report.disbanded],
         "backup_rules": [_backup_json(before, rule, places, notes[i] if i < len(notes) else rule)
                          for i, (rule, places) in enumerate(backups)],
+        "refought": [{"board": board_name(*key), "because": list(because)} for key, because in report.refought],
         "new_timelines": [{"timeline": timeline_name(tl), "forked_from": board_name(p, k)}
                           for tl, (p, k) in sorted(after.forks.items()) if tl not in before.forks],
         "boards": {b.name: board_json(after, b) for b in changed_boards(report)},
@@ -274,8 +275,12 @@ def history_results(game, name: str) -> list[dict]:
 def board_document(game, board: Board) -> dict:
     """``fivedp game show FILE BOARD --json``: the board, and the orders given on it with their results."""
     mv = game.mv
+    from ..game.play import fights
+
     return document("board", board=board_json(mv, board), head=any(h.key == board.key for h in mv.heads),
-                    orders=history_results(game, board.name))
+                    orders=history_results(game, board.name),
+                    refought=[{"step": f.step, "forked_into": f.forked_into, "because": list(f.because)}
+                              for f in fights(game, board.name)])
 
 
 def orders_document(game, submission=None, illegal=None, checked: bool = False, viewer: str | None = None,

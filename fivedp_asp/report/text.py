@@ -80,6 +80,8 @@ def step_lines(report: StepReport, index: int, *, detail: bool = False) -> list[
                 lines.append(f"      read as {qualified}")
     if report.sustain is not None:
         lines += sustain_lines(report.sustain, before.game_map)
+    for key, because in report.refought:
+        lines.append(f"  Fought again: {board_name(*key)} (because of {'; '.join(because)})")
     if report.dislodged:
         def by(n: int, board: tuple[int, int]) -> str:
             # the attacker, without its board when it came from the victim's own board

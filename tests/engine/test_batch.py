@@ -72,12 +72,13 @@ def test_answers_get_their_own_numbers_back():
         for a, b in zip(tls, reversed(tls)):
             own += [f"moves(p(b({a},3),par))", f"owner(dislodged(p(b({a},12),bur)),b({b},0))",
                     f"order_result({rng.randrange(ORDER_STRIDE)},succeeds)", f"reason(7,bounced,p(b({a},1),mun),s(hold,1,1))",
-                    "winner(0,france)", f"fork(b({b},{a}))", 'illegal(3,"needs the option open_convoys")']
+                    "winner(0,france)", f"fork(b({b},{a}))", 'illegal(3,"needs the option open_convoys")',
+                    f"reaches(12,b({a},2))"]
         # the joint program numbers every board of phase k up by k * TIMELINE_STRIDE
         joint = [re.sub(r"\bb\((\d+),", lambda m: f"b({int(m[1]) + k * TIMELINE_STRIDE},", text) for text in own]
         for n, text in enumerate(joint):
             name = text[:text.find("(")]
-            if name in ("order_result", "reason", "illegal"):
+            if name in ("order_result", "reason", "illegal", "reaches"):
                 first = text.find(",")
                 joint[n] = f"{name}({int(text[len(name) + 1:first]) + k * ORDER_STRIDE}{text[first:]}"
             elif name == "winner":
