@@ -274,12 +274,15 @@ def test_show_board_says_whether_it_was_fought_again(tmp_path):
     ok(fivedp(tmp, "game", "orders", "g.yaml", "A Tyr - a-Vie@0"))
     out = ok(fivedp(tmp, "game", "adjudicate", "g.yaml"))
     assert "New timeline" not in out
-    assert "  Fought again at step 2, no fork" in ok(fivedp(tmp, "game", "show", "g.yaml", "a0")).splitlines()
+    assert "  Fought again: a0 (because of A a-Tyr@1 - a-Vie@0)" in out.splitlines()
+    assert ("  Fought again at step 2, no fork (because of A a-Tyr@1 - a-Vie@0)"
+            in ok(fivedp(tmp, "game", "show", "g.yaml", "a0")).splitlines())
     ok(fivedp(tmp, "game", "orders", "g.yaml", "A Tyr - a-Boh@1"))
     out = ok(fivedp(tmp, "game", "adjudicate", "g.yaml"))
     assert "New timeline b: forked from a1" in out
     a1 = ok(fivedp(tmp, "game", "show", "g.yaml", "a1")).splitlines()
-    assert "  Forked into b at step 3" in a1 and "  Fought again at step 2, no fork" not in a1
+    assert "  Forked into b at step 3 (because of A a-Tyr@2 - a-Boh@1)" in a1
+    assert not [line for line in a1 if line.startswith("  Fought again")]
     assert "  Not fought again after its own battle." not in a1
     board = ok(fivedp(tmp, "game", "show", "g.yaml", "a2")).splitlines()
     assert "  Not fought again after its own battle." in board
