@@ -125,11 +125,15 @@ def _read_as(mv, power: str, text: str) -> str:
     return f" (read as {qualified})" if qualified else ""
 
 
-def _illegal_lines(game, illegal, total: int, phase: str) -> list[str]:
+def _illegal_lines(game, illegal, total: int, given: int, phase: str) -> list[str]:
+    """``orders --check``: of the orders checked (``given`` on the command line, the rest waiting), the
+    illegal ones with their reasons."""
+    waiting = total - given
+    parts = ([f"{given} given here"] if given else []) + ([f"{waiting} waiting"] if waiting else [])
+    what = f"Checked {_plural(total, 'order')} for the {phase}" + (f" ({', '.join(parts)})" if parts else "")
     if not illegal:
-        return [f"Checked {total} waiting order{'s' if total != 1 else ''} for the {phase}: all legal."]
-    lines = [f"Checked {total} waiting order{'s' if total != 1 else ''} for the {phase}: "
-             f"{len(illegal)} illegal (the unit holds, or the order is ignored):"]
+        return [f"{what}: all legal."]
+    lines = [f"{what}: {len(illegal)} illegal (the unit holds, or the order is ignored):"]
     lines += [f"  {o.power}: {o.text}{_read_as(game.mv, o.power, o.text)}: {o.reason or 'illegal'}" for o in illegal]
     return lines
 
@@ -159,7 +163,8 @@ def cmd_orders(args: argparse.Namespace) -> int:
             _emit(orders_document(game, sub, illegal, checked=True))
         else:
             total = sum(len(v) for v in game.pending.values())
-            print("\n".join(_illegal_lines(game, illegal, total, next_phase(game.mv))))
+            given = len(sub.accepted) if sub else 0
+            print("\n".join(_illegal_lines(game, illegal, total, given, next_phase(game.mv))))
         return 1 if illegal else 0
     if args.sealed:
         return _seal(args, lines)
@@ -288,9 +293,11 @@ def _duty_line(d) -> str:
         example = f" (write e.g. {d.units[0]} - {d.options[0]})" if d.options and not d.ordered else ""
         return f"  {d.power} on {d.board}: {d.units[0]} must retreat to {where} or disband{done}{example}"
     if d.kind == "build":
-        free = ", ".join(d.options) or "no free home centre"
-        example = f"; write e.g. Build A {d.options[0]}" if d.options else ""
-        return f"  {d.power} on {d.board}: may build {d.count} (free home centres: {free}{example})"
+        if not d.options:
+            return (f"  {d.power} on {d.board}: may build {d.count}, but no home centre it owns is free "
+                    "(each holds a unit): nothing to build")
+        return (f"  {d.power} on {d.board}: may build {d.count} (free home centres: {', '.join(d.options)}; "
+                f"write e.g. Build A {d.options[0]})")
     if d.kind == "disband":
         given = f"; {len(d.ordered)} given" if d.ordered else ""
         return (f"  {d.power} on {d.board}: must disband {d.count} of {', '.join(d.units)}{given}"
@@ -433,7 +440,7 @@ def cmd_history(args: argparse.Namespace) -> int:
         for r in results:
             counts[r["result"]] = counts.get(r["result"], 0) + 1
         tally = ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "no orders"
-        text = f"Step {i}: {h.get('phase')} on {', '.join(h.get('boards', ()))}: {len(results)} orders ({tally})"
+        text = f"Step {i}: {h.get('phase')} on {', '.join(h.get('boards', ()))}: {_plural(len(results), 'order')} ({tally})"
         for tl, origin in (h.get("new_timelines") or {}).items():
             text += f"; timeline {tl} forked from {origin}"
         if h.get("eliminated"):

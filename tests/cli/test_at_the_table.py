@@ -66,3 +66,28 @@ def test_sealed_orders_stay_sealed_through_an_undo(tmp_path):
     # played again, the set is opened again
     out = ok(fivedp(tmp_path, "game", "adjudicate", "g.yaml"))
     assert out.startswith("Sealed orders opened: France\n") and "A Par - Bur  succeeds" in out
+
+
+def test_wording_a_player_reads(tmp_path):
+    """Builds with no free home centre, one order in the history, orders checked given and waiting."""
+    (tmp_path / "start.yaml").write_text("""\
+id: builds
+title: more centres than units, every home centre occupied
+start:
+  turn: 1
+  units:
+    Germany: [A Berlin, A Kiel, A Munich]
+    France: [A Paris]
+  centers:
+    Germany: [Berlin, Kiel, Munich, Holland]
+    France: [Paris, Brest]
+steps: []
+""", encoding="utf-8")
+    ok(fivedp(tmp_path, "game", "new", "g.yaml", "--from", "start.yaml"))
+    ok(fivedp(tmp_path, "game", "orders", "g.yaml", "A Par - Bur"))
+    ok(fivedp(tmp_path, "game", "adjudicate", "g.yaml"))
+    assert todo(ok(fivedp(tmp_path, "game", "show", "g.yaml"))) == [
+        "France on a2: may build 1 (free home centres: Bre, Par; write e.g. Build A Bre)",
+        "Germany on a2: may build 1, but no home centre it owns is free (each holds a unit): nothing to build"]
+    assert ok(fivedp(tmp_path, "game", "history", "g.yaml")).splitlines() == [
+        "Step 1: movement on a1: 1 order (1 succeeds)"]

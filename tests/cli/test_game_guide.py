@@ -245,14 +245,16 @@ def test_orders_check_reports_illegal_orders_and_saves_nothing(tmp_path):
     before = (tmp_path / "g.yaml").read_text(encoding="utf-8")
     p = fivedp(tmp_path, "game", "orders", "g.yaml", "--check", "A Ber - Mos", "F Kie - Bur")
     assert p.returncode == 1, p.stderr
-    assert "3 waiting orders for the movement: 2 illegal" in p.stdout
+    assert "Checked 3 orders for the movement (2 given here, 1 waiting): 2 illegal" in p.stdout
     assert "Germany: A Ber - Mos: not adjacent" in p.stdout
     assert "Germany: F Kie - Bur: fleet to land" in p.stdout
     assert (tmp_path / "g.yaml").read_text(encoding="utf-8") == before
     data = doc(fivedp(tmp_path, "game", "orders", "g.yaml", "--check", "--json"), "orders")
     assert data["illegal"] == [] and data["saved"] is False
     p = fivedp(tmp_path, "game", "orders", "g.yaml", "--check")
-    assert p.returncode == 0 and "1 waiting order for the movement: all legal" in p.stdout
+    assert p.returncode == 0 and "Checked 1 order for the movement (1 waiting): all legal" in p.stdout
+    p = fivedp(tmp_path, "game", "orders", "g.yaml", "--check", "--replace", "--power", "Germany", "A Mun - Tyr")
+    assert p.returncode == 0 and "Checked 1 order for the movement (1 given here): all legal" in p.stdout
 
 
 # -- legal orders -----------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""The players' chapter (docs/playing.md) points at scenarios that exist and are linked from the README."""
+"""The players' chapter (docs/playing.md) points at scenarios that exist and is linked from the README; the
+README's outputs and transcripts (its example, "Play a game", playing.md §16) are what the commands print."""
 
 import re
 from pathlib import Path
@@ -35,6 +36,64 @@ def test_the_readme_example_output_is_what_the_command_prints(capsys):
     finally:
         os.chdir(here)
     assert capsys.readouterr().out == shown
+
+
+def _session(text: str) -> list[tuple[list[str], list[str]]]:
+    """A ``console`` block as (command's arguments after ``fivedp``, the lines it prints)."""
+    import shlex
+
+    out: list[tuple[list[str], list[str]]] = []
+    for line in text.splitlines():
+        if line.startswith("$ fivedp "):
+            out.append((shlex.split(line[len("$ fivedp "):]), []))
+        else:
+            out[-1][1].append(line)
+    return out
+
+
+def _matches(shown: list[str], printed: list[str]) -> bool:
+    """Whether the printed lines are the shown ones, a ``...`` line standing for any lines."""
+    if not shown:
+        return not printed
+    if shown[0] == "...":
+        return any(_matches(shown[1:], printed[k:]) for k in range(len(printed) + 1))
+    return bool(printed) and printed[0] == shown[0] and _matches(shown[1:], printed[1:])
+
+
+def _run_session(block: str, folder: Path, capsys) -> int:
+    """Runs a transcript command by command in ``folder``; how many commands it held."""
+    import os
+
+    from fivedp_asp.cli import main
+
+    session = _session(block)
+    here = os.getcwd()
+    os.chdir(folder)
+    try:
+        for argv, shown in session:
+            assert main(argv) == 0, argv
+            printed = capsys.readouterr().out.splitlines()
+            assert _matches(shown, printed), (argv, printed)
+    finally:
+        os.chdir(here)
+    return len(session)
+
+
+def test_the_readme_game_is_what_the_commands_print(tmp_path, capsys):
+    """"Play a game" in the README, run command by command in an empty folder."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("## Play a game", 1)[1].split("```console\n", 1)[1].split("```", 1)[0]
+    assert _run_session(block, tmp_path, capsys) >= 8
+    assert (tmp_path / "g.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+def test_two_players_views_in_playing_md_are_what_the_commands_print(tmp_path, capsys):
+    """The transcript of docs/playing.md §16: neither player's view holds the other's orders."""
+    block = PLAYING.split("## 16. At the table", 1)[1].split("```console\n", 1)[1].split("```", 1)[0]
+    assert _run_session(block, tmp_path, capsys) == 6
+    france, germany = block.split("$ fivedp game show g.yaml --power France")[1].split("$ fivedp game adjudicate")[0] \
+        .split("$ fivedp game show g.yaml --power Germany")
+    assert "Mun - Bur" not in france and "Par - Bur" not in germany
 
 
 # -- docs/architecture.md and the citations of docs/rules.md -------------------------------------
