@@ -15,7 +15,7 @@ from ..files.scenarios import read_scenario
 from ..errors import InputError
 from ..inputs import check_order_lines, read_order_text, read_stream, write_output
 from .. import api
-from ..api import adjudicate, check_orders, duties, legal_orders, load_game
+from ..api import check_orders, duties, legal_orders, load_game
 from ..files.games import export_scenario, load_game as load_game_file, locked, save_game
 from ..files.store import Change, create, sealed_now, transact, undo_log_path
 from ..game.state import phase_key
@@ -195,7 +195,7 @@ def cmd_orders(args: argparse.Namespace) -> int:
 def _seal(args: argparse.Namespace, lines: list[str]) -> int:
     """``orders --sealed``: the power's complete set for the next phase, checked and reported to the
     one who gives it, then kept out of the game file until ``adjudicate`` (``fivedp_asp/files/sealed.py``)."""
-    from ..game.play import submit_orders as submit_lines
+    from ..game.table import seal
 
     if not args.power:
         raise InputError("--sealed needs --power: a sealed set is one power's orders")
@@ -203,22 +203,18 @@ def _seal(args: argparse.Namespace, lines: list[str]) -> int:
         raise InputError("--sealed cannot be combined with --replace or --json (a sealed set always replaces "
                          "the power's earlier sealed set)")
     def seal_set(game, sealed):
-        power = game.mv.game_map.power(args.power)
-        if power is None:
-            raise InputError(f"unknown power {args.power!r} (powers: {', '.join(game.mv.game_map.powers)})")
-        alone = replace_game(game, pending={})
-        sub = submit_lines(alone, power, lines, replace_all=True, check=True, force=True)
-        others = sorted({a.power for a in sub.accepted} - {power})
-        if others:
-            raise InputError(f"--sealed --power {power}: lines for {', '.join(others)} (a sealed set is one power's "
-                             "orders)")
-        taken = tuple(sub.game.pending.get(power, ()))
-        return Change((alone, sub, power, taken, list(game.pending.get(power, ()))), sealed=sealed.with_set(power, taken))
+        power = _viewer(game, args.power)
+        try:
+            new, given = seal(game, sealed, power, lines)
+        except InputError as exc:
+            raise InputError(f"--sealed --power {power}: {exc}") from None
+        return Change(given, sealed=new)
 
     game, done = transact(args.file, seal_set, phase=args.step, doing="this sealed set was given for step {step}")
-    alone, sub, power, taken, open_orders = done.result
+    given = done.result
+    power, taken, open_orders = given.power, given.lines, given.open_orders
     args.saved = f"the sealed set was saved beside {args.file}"
-    print("\n".join(_submission_lines(alone, sub)))
+    print("\n".join(_submission_lines(game, given.submission)))
     if not taken:
         print(f"{power}: no sealed orders for step {len(game.history) + 1}")
         return 0
@@ -232,8 +228,8 @@ def _seal(args: argparse.Namespace, lines: list[str]) -> int:
 
 def cmd_adjudicate(args: argparse.Namespace) -> int:
     from ..report.text import step_lines
-    from ..game.play import submit_orders as submit_lines
     from ..files.verify import verify_latest
+    from ..game.table import open_and_adjudicate
 
     def play(game, sealed):
         # the latest boards are what the last steps made, before a step is built on them
@@ -242,15 +238,11 @@ def cmd_adjudicate(args: argparse.Namespace) -> int:
             raise InputError(f"{args.file}: the game is not what its last steps made, so nothing was adjudicated: "
                              f"{edited.text()}. Was the file edited by hand? An edit is taken only through "
                              f"`fivedp game accept {args.file}`, which replays the whole game")
-        # each power's sealed set replaces its open waiting orders, then the step is adjudicated
-        set_aside = {p: list(game.pending.get(p, ())) for p in sealed.orders if game.pending.get(p)}
-        for power, lines in sorted(sealed.orders.items()):
-            game = submit_lines(game, power, list(lines), replace_all=True).game
-        new, report = _adjudicate(game)
-        return Change((report, sorted(sealed.orders), set_aside), game=new, sealed=sealed.opened_for(phase_key(new)))
+        new, kept, opened = open_and_adjudicate(game, sealed, unsettled=_unsettled)
+        return Change(opened, game=new, sealed=kept)
 
     game, done = transact(args.file, play, phase=args.step, doing="this adjudication was asked for step {step}")
-    report, opened, set_aside = done.result
+    report, opened, set_aside = done.result.report, done.result.opened, done.result.set_aside
     args.saved = f"step {len(game.history)} was adjudicated and saved in {args.file}"
     if args.json:
         _emit(game_step_document(game, report))
@@ -269,15 +261,11 @@ def cmd_adjudicate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _adjudicate(game):
-    """``adjudicate``, with a step that a rule of your own leaves unsettled reported as bad input."""
-    from ..errors import AdjudicationError
+def _unsettled(exc, game):
+    """A step that a rule of your own leaves unsettled, reported as bad input."""
     from ..engine.unsettled import unsettled
 
-    try:
-        return adjudicate(game)
-    except AdjudicationError as exc:
-        raise unsettled(exc, game.mv.options, game.pending, game.mv) from None
+    return unsettled(exc, game.mv.options, game.pending, game.mv)
 
 
 def _duty_line(d) -> str:
@@ -400,22 +388,15 @@ def cmd_undo(args: argparse.Namespace) -> int:
     """Takes back the last step; the step is first appended to the undo log beside the game file
     (``FILE.undone``), so that no record a player could dispute is lost."""
     from ..files.games import start_of
-    from ..game.play import undo
+    from ..game.table import take_back as take_back_step
 
     def take_back(game, sealed):
-        if sealed.orders:
-            raise InputError("sealed orders for the next phase are waiting: undo takes back a step only "
-                             "before any orders are given after it")
-        new, entry = undo(game, start_of)
-        # the sets the step opened are sealed again, not turned into open orders
-        resealed = sealed_now(args.file, new).orders
-        new = replace_game(new, pending={p: v for p, v in new.pending.items() if p not in resealed})
-        return Change((len(game.history), entry, sorted(resealed)), game=new,
-                      undone={"step": len(game.history), "entry": entry})
+        new, kept, back = take_back_step(game, sealed, start_of)
+        return Change(back, game=new, sealed=kept, undone={"step": back.step, "entry": back.entry})
 
     step = None if args.step is None else args.step + 1  # taking back step N is done while step N + 1 waits
     new, done = transact(args.file, take_back, phase=step, doing="this undo was asked to take back step {last}")
-    number, entry, resealed = done.result
+    number, entry, resealed = done.result.step, done.result.entry, done.result.resealed
     log = undo_log_path(args.file)
     args.saved = f"step {number} was taken back in {args.file} (and kept in {log})"
     waiting = sum(len(v) for v in new.pending.values())

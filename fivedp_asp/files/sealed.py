@@ -21,40 +21,16 @@ from __future__ import annotations
 import json
 import os
 import stat
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Mapping
 
 from ..errors import FileError, InputError, UsageError
 from ..game.state import phase_step
+from ..game.table import Sealed
 from ..inputs import write_file
 
 FORMAT = "fivedp-sealed"
 _LIMIT = 32 << 20  # the size cap of every input file (limits.MAX_FILE_BYTES)
-
-
-@dataclass(frozen=True)
-class Sealed:
-    """The sealed order sets for one phase (``phase``, the phase key they were sealed for), and the
-    sets the last adjudication opened with the phase they were for (kept for an undo of that step)."""
-
-    phase: str
-    orders: Mapping[str, tuple[str, ...]]
-    opened_phase: str | None = None
-    opened: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-
-    def with_set(self, power: str, lines: tuple[str, ...]) -> "Sealed":
-        """``power``'s set replaced by ``lines`` (no lines withdraws it)."""
-        orders = {p: v for p, v in self.orders.items() if p != power}
-        if lines:
-            orders[power] = tuple(lines)
-        return replace(self, orders=orders)
-
-    def opened_for(self, next_phase: str) -> "Sealed":
-        """What the file holds once these sets are opened and the game waits for ``next_phase``."""
-        if not self.orders:
-            return Sealed(next_phase, {})
-        return Sealed(next_phase, {}, self.phase, dict(self.orders))
 
 
 def beside(game_file: str | Path, suffix: str) -> Path:
@@ -106,7 +82,8 @@ def raw_sealed(game_file: str | Path) -> bytes | None:
 
 def parse_sealed(raw: bytes | None, game_file: str | Path, phase: str) -> Sealed:
     """The sealed sets for ``phase``: those sealed for it, or those the last adjudication opened for
-    it (the step has been undone); none when there is no file or it holds sets for other phases."""
+    it (the step has been undone); none when there is no file or it holds sets for other phases
+    (``Sealed.for_phase``)."""
     if raw is None:
         return Sealed(phase, {})
     path = sealed_path(game_file)
@@ -123,12 +100,9 @@ def parse_sealed(raw: bytes | None, game_file: str | Path, phase: str) -> Sealed
     if (not isinstance(data, dict) or data.get("format") != FORMAT or not _sets(data)
             or not (opened is None or _sets(opened))):
         raise InputError(f"{path}: damaged sealed orders (expected format {FORMAT}, a phase and orders per power)")
-    kept = {} if opened is None else {"opened_phase": opened["phase"], "opened": _orders(opened)}
-    if data["phase"] == phase:
-        return Sealed(phase, _orders(data), **kept)
-    if opened is not None and opened["phase"] == phase:
-        return Sealed(phase, _orders(opened), **kept)
-    return Sealed(phase, {}, **kept)
+    stored = Sealed(data["phase"], _orders(data), None if opened is None else opened["phase"],
+                    {} if opened is None else _orders(opened))
+    return stored.for_phase(phase)
 
 
 def _sets(data: object) -> bool:

@@ -36,7 +36,8 @@ from ..errors import FileError, InputError, UsageError
 from ..game.play import waiting_for
 from ..game.state import Game, phase_key, phase_step
 from .games import game_text, locked, read_game, write_atomic, checksum_line
-from .sealed import Sealed, beside, parse_sealed, raw_sealed, sealed_path, write_sealed
+from ..game.table import Sealed
+from .sealed import beside, parse_sealed, raw_sealed, sealed_path, write_sealed
 
 T = TypeVar("T")
 
