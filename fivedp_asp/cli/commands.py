@@ -23,6 +23,7 @@ from ..solver.driver import DEFAULT_TIME_LIMIT, check_time_limit, time_limit
 from .bench import add_bench_parser
 from .explore import add_explore_parser
 from .options import add_options_parser
+from .serve import add_serve_parser
 from .game import add_game_parser
 from .render import add_render_parser
 from ..report.jsonout import check_document, scenario_document
@@ -211,6 +212,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_bench_parser(sub, main)
     add_explore_parser(sub)
     add_options_parser(sub)
+    add_serve_parser(sub)
     p = sub.add_parser("compare", help="compare this engine with a reference adjudicator, on scenarios or random games")
     p.add_argument("paths", nargs="*", help="scenario files or folders (classic scenarios only)")
     p.add_argument("--reference", action="append",

@@ -26,7 +26,7 @@ from typing import Any, Iterator, Mapping, Sequence
 
 import yaml
 
-from ..errors import FileError, InputError, NotationError, quoted
+from ..errors import FileError, InputError, NotationError, UsageError, quoted
 from . import layout as gamefile
 from .layout import StoredHistory, checked_digest, json_line
 from ..inputs import (value_line, Anything, Fields, Flag, ListOf, LoadError, MapOf, Opt, Text, Whole, decode, line_of,
@@ -394,7 +394,14 @@ def read_game(path: str | Path, *, verify: bool = True) -> tuple[Game, bytes]:
     """``load_game``, and the checksum line of the text read (what ``store.transact`` compares to tell
     whether the file changed since)."""
     path = str(path)
-    raw = read_bytes(path, "game file")
+    return game_from_bytes(read_bytes(path, "game file"), path, verify=verify)
+
+
+def game_from_bytes(raw: bytes, path: str = "<game>", *, verify: bool = True) -> tuple[Game, bytes]:
+    """``read_game`` of a game file's bytes held in memory (a database, an upload): ``path`` names
+    it in messages."""
+    if not isinstance(raw, bytes):
+        raise UsageError(f"game_from_bytes: raw must be bytes, not {type(raw).__name__}")
     if len(raw) > MAX_FILE_BYTES:
         raise _damaged(path, f"too large (more than {MAX_FILE_BYTES:,} bytes)")
     # CRLF line ends (a file saved by a Windows editor) are read as LF before anything else, the

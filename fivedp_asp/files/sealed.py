@@ -121,6 +121,15 @@ def read_sealed(game_file: str | Path, phase: str) -> Sealed:
     return parse_sealed(raw_sealed(game_file), game_file, phase)
 
 
+def sealed_text(sealed: Sealed) -> str:
+    """The sets as the sealed file writes them (JSON); ``parse_sealed`` reads it back."""
+    data: dict = {"format": FORMAT, "phase": sealed.phase,
+                  "orders": {p: list(v) for p, v in sorted(sealed.orders.items())}}
+    if sealed.opened:
+        data["opened"] = {"phase": sealed.opened_phase, "orders": {p: list(v) for p, v in sorted(sealed.opened.items())}}
+    return json.dumps(data, indent=1) + "\n"
+
+
 def write_sealed(game_file: str | Path, sealed: Sealed) -> None:
     """Writes the sealed sets atomically, readable by their owner only; no sets removes the file.
     Called under the game's lock (``files.store``)."""
@@ -134,11 +143,7 @@ def write_sealed(game_file: str | Path, sealed: Sealed) -> None:
         except OSError as exc:
             raise FileError(path, f"cannot remove the sealed orders: {exc.strerror or exc}", exc.errno) from None
         return
-    data: dict = {"format": FORMAT, "phase": sealed.phase,
-                  "orders": {p: list(v) for p, v in sorted(sealed.orders.items())}}
-    if sealed.opened:
-        data["opened"] = {"phase": sealed.opened_phase, "orders": {p: list(v) for p, v in sorted(sealed.opened.items())}}
-    text = json.dumps(data, indent=1) + "\n"
+    text = sealed_text(sealed)
     old = os.umask(0o077)  # a new sealed file is for its owner's eyes only
     try:
         write_file(path, text, "sealed orders")

@@ -11,7 +11,7 @@ The layers, lowest first, follow the data from input to answers and back out:
 5. ``files/``: scenario and game files
 6. ``report/``: JSON, text and pictures of results
 7. tools: ``check/``, ``explore/``, ``compare/``, ``bench/``
-8. ``api`` and the package itself (its ``__init__`` re-exports the API)
+8. ``api`` and the package itself (its ``__init__`` re-exports the API); ``serve/``, the game server
 9. ``cli/``: argument parsing and printing
 
 Imports are read from the source with ``ast`` rather than by importing: every import statement
@@ -46,7 +46,7 @@ LAYERS: Mapping[str, int] = {
     "files": 5,
     "report": 6,
     "check": 7, "explore": 7, "compare": 7, "bench": 7,
-    "api": 8, "": 8,
+    "api": 8, "serve": 8, "": 8,
     "cli": 9,
 }
 """Layer of each top-level module or subpackage of the package ("" is the package's own ``__init__``)."""

@@ -1,0 +1,185 @@
+"""The server's database: SQLite in one file (the default, nothing to install) or PostgreSQL (several
+server processes, or machines, sharing the games).
+
+Every change of a game is one transaction that first takes the game's row for itself (SQLite: the
+database's write lock, ``BEGIN IMMEDIATE``; PostgreSQL: ``SELECT ... FOR UPDATE``), reads it, and
+writes what the change makes of it: two players submitting at the same moment are served one after
+the other, each on what the other wrote, and an adjudication never interleaves with a submission.
+Readers see the last committed state (SQLite in WAL mode; PostgreSQL's snapshot).
+
+Tables (``SCHEMA``): ``fivedp_games``, a game's file text, the phase it waits for, its private order
+sets (the format of ``files.sealed``), a revision raised by every change, the host's token digest,
+the deadline; ``fivedp_players``, each power's token digest. Tokens themselves are never stored.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+from urllib.parse import unquote, urlparse
+
+from ..errors import InputError, UsageError
+
+SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS fivedp_games (
+        id TEXT PRIMARY KEY,
+        host_hash TEXT NOT NULL,
+        game TEXT NOT NULL,
+        phase TEXT NOT NULL,
+        sealed TEXT NOT NULL,
+        revision INTEGER NOT NULL,
+        deadline INTEGER,
+        phase_since DOUBLE PRECISION NOT NULL,
+        finished INTEGER NOT NULL,
+        created DOUBLE PRECISION NOT NULL
+    )""",
+    """CREATE TABLE IF NOT EXISTS fivedp_players (
+        game_id TEXT NOT NULL REFERENCES fivedp_games(id),
+        power TEXT NOT NULL,
+        token_hash TEXT NOT NULL,
+        joined DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (game_id, power)
+    )""",
+)
+GAME_COLUMNS = ("id", "host_hash", "game", "phase", "sealed", "revision", "deadline", "phase_since", "finished",
+                "created")
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """One row of ``fivedp_games``."""
+
+    id: str
+    host_hash: str
+    game: str
+    phase: str
+    sealed: str
+    revision: int
+    deadline: int | None
+    phase_since: float
+    finished: bool
+    created: float
+
+
+class Transaction:
+    """One transaction on one database: ``run`` executes a statement written with ``?`` placeholders
+    (turned into ``%s`` for PostgreSQL), ``rows`` returns what it selects."""
+
+    def __init__(self, conn: Any, postgres: bool):
+        self._conn = conn
+        self._postgres = postgres
+
+    def run(self, sql: str, params: Sequence[Any] = ()) -> None:
+        self._conn.execute(self._sql(sql), tuple(params))
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
+        return list(self._conn.execute(self._sql(sql), tuple(params)).fetchall())
+
+    def _sql(self, sql: str) -> str:
+        return sql.replace("?", "%s") if self._postgres else sql
+
+    def game(self, game_id: str, *, lock: bool) -> GameRow | None:
+        """The game's row; ``lock``: taken for this transaction (PostgreSQL; SQLite's write
+        transaction holds the whole database already)."""
+        sql = f"SELECT {', '.join(GAME_COLUMNS)} FROM fivedp_games WHERE id = ?"
+        if lock and self._postgres:
+            sql += " FOR UPDATE"
+        found = self.rows(sql, (game_id,))
+        if not found:
+            return None
+        row = dict(zip(GAME_COLUMNS, found[0]))
+        row["finished"] = bool(row["finished"])
+        return GameRow(**row)
+
+
+class Database:
+    """A database named by a URL: ``sqlite:///games.db`` (a file, made when missing; ``sqlite:///:memory:``
+    is refused, as every request opens its own connection), ``postgresql://user@host/db``."""
+
+    def __init__(self, url: str):
+        if not isinstance(url, str):
+            raise UsageError(f"the database must be given as a URL string, not {type(url).__name__}")
+        parsed = urlparse(url)
+        self.url = url
+        self.postgres = parsed.scheme in ("postgresql", "postgres")
+        if parsed.scheme == "sqlite":
+            path = unquote(parsed.path)
+            if url.startswith("sqlite:////"):
+                path = "/" + path.lstrip("/")
+            elif url.startswith("sqlite:///"):
+                path = path[1:]
+            if not path or path == ":memory:":
+                raise InputError(f"--db {url!r}: name a database file (sqlite:///games.db)")
+            self.path: Path | None = Path(path)
+        elif self.postgres:
+            self.path = None
+            try:
+                import psycopg  # noqa: F401
+            except ImportError:
+                raise InputError("--db postgresql://...: PostgreSQL needs the postgres extra "
+                                 "(pip install 'fivedp-asp[serve,postgres]')") from None
+        else:
+            raise InputError(f"--db {url[:80]!r}: a database URL is sqlite:///FILE or postgresql://USER@HOST/DB")
+        self._lock = threading.Lock()
+        self._ready = False
+
+    def describe(self) -> str:
+        """The database without any password, for messages and the log."""
+        if self.path is not None:
+            return f"SQLite database {self.path}"
+        p = urlparse(self.url)
+        return f"PostgreSQL database {p.hostname or 'localhost'}{':' + str(p.port) if p.port else ''}/{p.path.lstrip('/')}"
+
+    def _connect(self) -> Any:
+        if self.path is not None:
+            try:
+                conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+            except sqlite3.Error as exc:
+                raise InputError(f"{self.describe()}: cannot open it: {exc}") from None
+            conn.execute("PRAGMA busy_timeout = 30000")
+            return conn
+        import psycopg
+
+        try:
+            return psycopg.connect(self.url, connect_timeout=10)
+        except psycopg.Error as exc:
+            raise InputError(f"{self.describe()}: cannot connect: {str(exc).strip().splitlines()[0][:200]}") from None
+
+    def prepare(self) -> None:
+        """Makes the tables when missing (once per process)."""
+        with self._lock:
+            if self._ready:
+                return
+            with self.transaction(write=True) as tx:
+                for statement in SCHEMA:
+                    tx.run(statement)
+            if self.path is not None:
+                conn = self._connect()
+                try:
+                    conn.execute("PRAGMA journal_mode = WAL")
+                finally:
+                    conn.close()
+            self._ready = True
+
+    @contextmanager
+    def transaction(self, *, write: bool) -> Iterator[Transaction]:
+        """One transaction, committed when the block ends and rolled back when it raises. A write
+        transaction on SQLite takes the database's write lock at once (``BEGIN IMMEDIATE``), so that
+        what it reads is still so when it writes."""
+        conn = self._connect()
+        try:
+            if self.path is not None:
+                conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+            tx = Transaction(conn, self.postgres)
+            try:
+                yield tx
+            except BaseException:
+                conn.rollback()
+                raise
+            conn.commit()
+        finally:
+            conn.close()
