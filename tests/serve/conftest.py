@@ -1,0 +1,87 @@
+"""Fixtures of the server's tests: the application on a fresh SQLite database, and on PostgreSQL when
+``FIVEDP_TEST_POSTGRES`` names a server (``.ci/run`` starts one; elsewhere those tests are skipped,
+and say so)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("starlette", reason="the serve extra is not installed")
+pytest.importorskip("httpx", reason="httpx (the test extra) is not installed")
+
+from starlette.testclient import TestClient  # noqa: E402
+
+from fivedp_asp.serve.app import make_app  # noqa: E402
+
+POSTGRES = os.environ.get("FIVEDP_TEST_POSTGRES")
+
+
+def databases(tmp_path: Path) -> list:
+    return [f"sqlite:///{tmp_path}/games.db"]
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def db_url(request, tmp_path: Path) -> str:
+    """A database for the test: a new SQLite file, or the PostgreSQL server of ``FIVEDP_TEST_POSTGRES``."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path}/games.db"
+    if not POSTGRES:
+        pytest.skip("no PostgreSQL server: set FIVEDP_TEST_POSTGRES=postgresql://... (.ci/run does)")
+    pytest.importorskip("psycopg", reason="the postgres extra is not installed")
+    return POSTGRES
+
+
+@pytest.fixture
+def client(db_url: str):
+    with TestClient(make_app(db_url, deadline_check=None)) as c:
+        yield c
+
+
+class Table:
+    """A game on the server with its host and players, as the test's clients see them."""
+
+    def __init__(self, client, game_id: str, host: str):
+        self.client, self.id, self.host = client, game_id, host
+        self.tokens: dict[str, str] = {}
+
+    def join(self, power: str) -> str:
+        r = self.client.post(f"/api/games/{self.id}/players", json={"power": power})
+        assert r.status_code == 200, r.text
+        self.tokens[power] = r.json()["token"]
+        return self.tokens[power]
+
+    def auth(self, who: str | None) -> dict:
+        token = self.host if who == "host" else self.tokens.get(who) if who else None
+        return {"Authorization": f"Bearer {token}"} if token else {}
+
+    def get(self, path: str = "", who: str | None = None, **kw):
+        return self.client.get(f"/api/games/{self.id}{path}", headers=self.auth(who), **kw)
+
+    def post(self, path: str, body: dict | None = None, who: str | None = None):
+        return self.client.post(f"/api/games/{self.id}{path}", json=body or {}, headers=self.auth(who))
+
+    def view(self, who: str | None = None) -> dict:
+        r = self.get("", who)
+        assert r.status_code == 200, r.text
+        return r.json()
+
+    def key(self) -> str:
+        return self.view()["next"]["key"]
+
+    def orders(self, who: str, *lines: str, **body):
+        return self.post("/orders", {"lines": list(lines), **body}, who)
+
+
+TWO_POWERS = {"turn": 0, "units": {"France": ["A Paris", "A Marseilles", "F Brest"],
+                                   "Germany": ["A Munich", "A Berlin", "F Kiel"]},
+              "centers": {"France": ["Paris", "Marseilles", "Brest"], "Germany": ["Munich", "Berlin", "Kiel"]}}
+
+
+def new_table(client, body: dict | None = None) -> Table:
+    r = client.post("/api/games", json=body if body is not None else {})
+    assert r.status_code == 200, r.text
+    data = r.json()
+    return Table(client, data["id"], data["host_token"])

@@ -1,0 +1,238 @@
+"""The server's JSON routes, role by role and refusal by refusal, through the framework's test client
+(on SQLite, and on PostgreSQL where one is running: ``conftest.db_url``)."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import pytest
+
+from fivedp_asp.files.games import game_from_bytes
+from fivedp_asp.files.verify import verify_game
+from fivedp_asp.limits import MAX_FILE_BYTES, MAX_ORDERS
+from fivedp_asp.report.jsonout import load_schema
+
+from tests.schema_check import errors
+from tests.serve.conftest import TWO_POWERS, new_table
+
+SCHEMA = load_schema()
+
+
+def valid(doc: dict, kind: str) -> dict:
+    assert doc["format"] == 1 and doc["kind"] == kind
+    problems = errors(doc, SCHEMA)
+    assert not problems, problems[:5]
+    return doc
+
+
+def test_a_game_made_joined_and_played_by_its_roles(client):
+    t = new_table(client, {"start": TWO_POWERS})
+    assert len(t.host) >= 32 and t.view()["server"]["role"] == "spectator"
+    assert t.view("host")["server"]["role"] == "host"
+    t.join("France")
+    t.join("germany")  # a power by any spelling the map reads
+    assert set(t.tokens) == {"France", "germany"}
+    view = valid(t.view("France"), "game")
+    assert view["server"]["role"] == "player" and view["server"]["power"] == "France"
+    assert view["server"]["players"] == ["France", "Germany"]
+    key = view["next"]["key"]
+    r = t.orders("France", "A Par - Bur", "A Mar S A Par - Bur", phase=key)
+    assert r.status_code == 200, r.text
+    doc = valid(r.json(), "orders")
+    assert [(a["order"], a["legal"]) for a in doc["accepted"]] == [("A Par - Bur", True), ("A Mar S A Par - Bur", True)]
+    assert doc["pending"] == {"France": ["A Par - Bur", "A Mar S A Par - Bur"]} and doc["adjudicated"] is None
+    # the other player and the host see that France submitted, never what
+    for who in ("germany", "host", None):
+        seen = t.view(who)
+        assert seen["submitted"] == ["France"] and "Bur" not in json.dumps(seen), who
+    assert "A Par - Bur" not in t.get("/picture", "germany").text and "A Par - Bur" in t.get("/picture", "France").text
+    # Germany submits too: every power with something to do has, so the phase is adjudicated
+    r = t.orders("germany", "A Mun - Bur", phase=key)
+    step = r.json()["adjudicated"]
+    assert valid(step, "step")["step"]["index"] == 1 and step["opened"] == ["France", "Germany"]
+    results = {(o["power"], o["text"]): o["result"] for o in step["step"]["orders"]}
+    assert results[("France", "A Par - Bur")] == "succeeds" and results[("Germany", "A Mun - Bur")] == "fails"
+    after = t.view("France")
+    assert after["next"]["step"] == 2 and after["submitted"] == [] and after["pending"] == {}
+    assert valid(t.get("/history").json(), "history")["steps"][0]["orders"]["France"] == ["A Par - Bur",
+                                                                                         "A Mar S A Par - Bur"]
+
+
+def test_refusals_say_why_with_their_status(client):
+    t = new_table(client, {"start": TWO_POWERS})
+    t.join("France")
+    key = t.key()
+    cases = [
+        (t.post("/players", {"power": "France"}), 409, "France has joined already"),
+        (t.post("/players", {"power": "Atlantis"}), 400, "unknown power 'Atlantis'"),
+        (t.post("/players", {"power": "Italy"}), 400, "Italy does not play in this game"),
+        (t.post("/players", {}), 400, "power: name the power to play"),
+        (t.orders(None, "A Par - Bur"), 403, "orders are given by players"),
+        (t.orders("host", "A Par - Bur"), 403, "orders are given by players"),
+        (t.post("/adjudicate", {}, "France"), 403, "only the host may adjudicate"),
+        (t.post("/undo", {}, "France"), 403, "only the host may undo"),
+        (t.get("/file", "France"), 403, "only the host may download the game file"),
+        (t.get("/possible"), 401, "send your token"),
+        (client.get(f"/api/games/{t.id}", headers={"Authorization": "Bearer not-a-token"}), 401,
+         "belongs to no host or player of this game"),
+        (client.get(f"/api/games/{t.id}", headers={"Authorization": "Basic abc"}), 400, "write 'Bearer TOKEN'"),
+        (client.get("/api/games/nosuchgame"), 404, "no game 'nosuchgame'"),
+        (t.orders("France", "A Par -> Narnia"), 400, "unknown province 'Narnia'"),
+        (t.orders("France", "Germany: A Mun - Ruh"), 400, "a private set is one power's orders"),
+        (t.post("/orders", {"lines": "A Par - Bur"}, "France"), 400, "lines: give the order lines as a list"),
+        (t.post("/orders", {"lines": [], "phase": 3}, "France"), 400, "phase:"),
+        (t.post("/orders", {"lines": [], "replace": "yes"}, "France"), 400, "replace: give true or false"),
+        (client.post(f"/api/games/{t.id}/orders", content=b"{not json", headers=t.auth("France")), 400, "not valid JSON"),
+        (client.post(f"/api/games/{t.id}/orders", content=b"[1]", headers=t.auth("France")), 400, "a JSON object"),
+        (client.post(f"/api/games/{t.id}/orders", content=b'{"a":1,"a":2}', headers=t.auth("France")), 400, "duplicate key 'a'"),
+        (client.post(f"/api/games/{t.id}/orders", content=b"\xff\xfe", headers=t.auth("France")), 400, "UTF-8"),
+        (t.orders("France", *["A Par H"] * (MAX_ORDERS + 1)), 400, "order lines (the limit is 16,384)"),
+        (client.post("/api/games", json={"options": {"adjacency": "weird"}}), 400, "adjacency cannot be 'weird'"),
+        (client.post("/api/games", json={"deadline": 1}), 400, "deadline:"),
+        (client.post("/api/games", json={"file": "not a game", "options": {}}), 400, "give file alone"),
+        (client.post("/api/games", json={"file": "format: nothing\n"}), 400, "the uploaded game file: not a fivedp game file"),
+    ]
+    for r, status, words in cases:
+        assert r.status_code == status, (words, r.status_code, r.text)
+        assert words in r.json()["error"], (words, r.json())
+        assert "Traceback" not in r.text
+    # a change for a phase no longer waiting: 409, the phase now waiting in the answer
+    assert t.post("/adjudicate", {"phase": key}, "host").status_code == 200
+    r = t.orders("France", "A Par - Pic", phase=key)
+    assert r.status_code == 409 and r.json()["phase"] == t.key()
+    assert "the game has moved on: it now waits for step 2" in r.json()["error"]
+    assert t.view("France")["pending"] == {}
+
+
+def test_a_request_larger_than_the_file_limit_is_413(client):
+    t = new_table(client)
+    t.join("France")
+    r = client.post(f"/api/games/{t.id}/orders", content=b'{"lines": ["' + b"x" * (MAX_FILE_BYTES + 10) + b'"]}',
+                    headers={**t.auth("France"), "Content-Type": "application/json"})
+    assert r.status_code == 413 and "too large" in r.json()["error"]
+
+
+def test_check_withdraw_and_change_of_mind(client):
+    t = new_table(client, {"start": TWO_POWERS})
+    t.join("France")
+    t.join("Germany")
+    r = t.post("/orders/check", {"lines": ["A Par - Mos", "A Mar - Spa"]}, "France")
+    doc = valid(r.json(), "orders")
+    assert [(a["order"], a["legal"], a["reason"]) for a in doc["accepted"]] == [
+        ("A Par - Mos", False, "not adjacent"), ("A Mar - Spa", True, None)]
+    assert t.view("France")["submitted"] == []  # checking saves nothing
+    t.orders("France", "A Par - Bur")
+    t.orders("France", "A Par - Pic")  # a line for a unit replaces that unit's line
+    assert t.view("France")["pending"] == {"France": ["A Par - Pic"]}
+    t.orders("France", "A Mar - Spa", replace=True)
+    assert t.view("France")["pending"] == {"France": ["A Mar - Spa"]}
+    r = t.client.delete(f"/api/games/{t.id}/orders", headers=t.auth("France"))
+    assert r.status_code == 200 and t.view("France")["submitted"] == []
+    r = t.orders("France")  # an empty set is a submission: every unit holds
+    assert r.status_code == 200 and t.view("Germany")["submitted"] == ["France"]
+
+
+def test_the_host_adjudicates_undoes_and_downloads_a_file_verify_accepts(client):
+    t = new_table(client)
+    t.join("England")
+    t.orders("England", "F Lon - Eng")
+    step = t.post("/adjudicate", {}, "host").json()
+    assert step["step"]["index"] == 1 and step["opened"] == ["England"]
+    r = t.post("/undo", {}, "host")
+    assert r.status_code == 200 and r.json()["undone"] == 1 and r.json()["resealed"] == ["England"]
+    # the orders of the step taken back wait again, private
+    assert t.view("England")["pending"] == {"England": ["F Lon - Eng"]} and t.view()["submitted"] == ["England"]
+    assert t.post("/undo", {}, "host").status_code == 400  # orders wait: nothing to take back over them
+    t.post("/adjudicate", {}, "host")
+    text = t.get("/file", "host").text
+    game, _ = game_from_bytes(text.encode("utf-8"), "downloaded")
+    assert len(game.history) == 1 and verify_game(game).honest
+    # the file starts a new served game
+    r = client.post("/api/games", json={"file": text})
+    assert r.status_code == 200
+    copy = client.get(f"/api/games/{r.json()['id']}").json()
+    assert copy["steps"] == 1 and copy["next"]["key"] == t.key()
+    # an edited file is refused
+    edited = text.replace("- F Eng", "- F Wal")
+    from fivedp_asp.files.integrity import reseal
+
+    r = client.post("/api/games", json={"file": reseal(edited.rsplit("checksum:", 1)[0])})
+    assert r.status_code == 400 and "not an honest record" in r.json()["error"]
+
+
+def test_possible_orders_are_the_players_own(client):
+    t = new_table(client)
+    t.join("Italy")
+    mine = valid(t.get("/possible", "Italy", params={"unit": "A Ven"}).json(), "possible")
+    assert mine["orders"] and {o["power"] for o in mine["orders"]} == {"Italy"}
+    everyone = t.get("/possible", "host", params={"kind": "hold"}).json()
+    assert {o["power"] for o in everyone["orders"]} == {"Austria", "England", "France", "Germany", "Italy",
+                                                        "Russia", "Turkey"}
+
+
+def test_a_finished_game_takes_no_more_orders(client):
+    start = {"units": {"France": ["A Burgundy", "A Belgium"], "Germany": ["A Ruhr"]}, "centers": {"France": ["Paris"]}}
+    t = new_table(client, {"start": start})
+    t.join("France")
+    t.orders("France", "A Bur - Ruh", "A Bel S A Bur - Ruh")
+    t.post("/adjudicate", {}, "host")  # the German army is dislodged
+    step = t.post("/adjudicate", {}, "host").json()  # and, with no retreat order, disbanded
+    assert step["step"]["eliminated"] == ["Germany"] and step["step"]["winner"] == "France"
+    r = t.orders("France", "A Ruh - Kie")
+    assert r.status_code == 409 and r.json()["error"] == "the game is over: France has won"
+    assert t.post("/adjudicate", {}, "host").status_code == 409
+    assert t.view()["server"]["finished"] is True
+
+
+def test_deadlines_adjudicate_a_phase_that_is_due(db_url):
+    from fivedp_asp.serve.database import Database
+    from fivedp_asp.serve.store import Games, game_from_start
+
+    now = [1000.0]
+    games = Games(Database(db_url), clock=lambda: now[0])
+    gid, host = games.create(game_from_start({}, None), deadline=60)
+    assert gid not in games.due()
+    now[0] += 61
+    assert gid in games.due()
+    step = games.adjudicate_due(gid)
+    assert step["step"]["index"] == 1
+    assert games.adjudicate_due(gid) is None  # the next phase's deadline has not come
+    assert games.view(gid, None)["server"]["deadline"]["left"] == 60
+
+
+def test_no_token_reaches_a_log_or_an_answer_on_failure(client, caplog, monkeypatch):
+    t = new_table(client)
+    token = t.join("France")
+    import fivedp_asp.serve.store as store
+
+    def broken(*_a, **_k):
+        raise RuntimeError("something unexpected")
+
+    monkeypatch.setattr(store, "seal", broken)
+    with caplog.at_level(logging.DEBUG):
+        r = t.orders("France", "A Par - Bur")
+    assert r.status_code == 500 and "internal error (RuntimeError)" in r.json()["error"]
+    assert "Traceback" not in r.text and token not in r.text
+    assert token not in caplog.text and t.host not in caplog.text
+    assert "something unexpected" in caplog.text
+
+
+def test_the_openapi_document_names_every_route(client):
+    doc = client.get("/openapi.json").json()
+    assert doc["openapi"].startswith("3.1")
+    app_routes = {r.path for r in client.app.routes if r.path.startswith("/api/")}
+    assert set(doc["paths"]) == app_routes
+    # every reference resolves
+    text = json.dumps(doc)
+    import re
+
+    for ref in set(re.findall(r'"#/components/schemas/([a-z_]+)"', text)):
+        assert ref in doc["components"]["schemas"], ref
+
+
+@pytest.mark.parametrize("path", ["/", "/play/abc"])
+def test_pages_fetch_nothing_from_elsewhere(client, path):
+    html = client.get(path).text
+    assert html.startswith("<!DOCTYPE html>")
+    assert "http://" not in html and "https://" not in html and "//cdn" not in html
