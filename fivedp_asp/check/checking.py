@@ -66,4 +66,4 @@ def check_paths(paths: Sequence[str], jobs: int = 1, batch: int = BATCH,
     """Each file's outcome, in the order given; ``jobs`` worker processes (or the workers of a Dask
     cluster, ``scheduler``) take batches in turn."""
     return in_batches(paths, partial(check_batch, rules=rules) if rules else check_batch, batch, jobs,
-                      scheduler=scheduler)
+                      scheduler=scheduler, what="files")

@@ -203,8 +203,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-j", "--jobs", type=int, default=1,
                    help="worker processes, each running its share of the files in lockstep batches (default 1)")
     p.add_argument("--scheduler", metavar="ADDRESS",
-                   help="run the batches on a Dask cluster: its scheduler's address, or local for a local cluster "
-                        "of -j worker processes (the 'dist' extra)")
+                   help="run the batches on a Dask cluster: its scheduler's address (tcp://host:8786), or local "
+                        "for a local cluster of -j worker processes (the 'dist' extra)")
     p.add_argument("--rule", action="append", default=[], metavar="NAME=FILE", help="a rule of your own: NAME=FILE.lp (a new option) or NAME=VALUE:FILE.lp (a new value), in effect (repeatable; docs/rules-of-your-own.md)")
     p.set_defaults(func=cmd_check)
     add_game_parser(sub)

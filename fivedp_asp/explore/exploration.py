@@ -429,7 +429,7 @@ def explore_paths(paths: Sequence[str], asked: Asked, jobs: int = 1, rules: Sequ
     """Each file's exploration, in the order of the files, a batch of files at a time (on a Dask
     cluster with ``scheduler``)."""
     return in_batches(paths, partial(explore_batch, asked=dict(asked), rules=tuple(rules)), BATCH, jobs,
-                      scheduler=scheduler)
+                      scheduler=scheduler, what="files")
 
 
 # -- the summary of a sweep ----------------------------------------------------------------------

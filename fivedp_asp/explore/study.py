@@ -166,7 +166,8 @@ def run_study(count: int, seed: int, years: int, asked: Asked, *, options: Mappi
     names = tuple(asked)
     study: Study | None = None
     failures = []
-    for n, orders, phases, ex in in_batches(list(range(1, count + 1)), run, BATCH, jobs, scheduler=scheduler):
+    for n, orders, phases, ex in in_batches(list(range(1, count + 1)), run, BATCH, jobs, scheduler=scheduler,
+                                             what="games"):
         if isinstance(ex, Exception):
             failures.append(f"random game {n} of seed {seed}: {ex}")
             continue

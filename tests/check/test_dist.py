@@ -49,4 +49,4 @@ def test_a_sweep_and_a_check_on_a_local_cluster(tmp_path):
 
 def test_an_unreachable_scheduler_is_bad_input(tmp_path):
     p = fivedp("check", str(ROOT / "cases" / "mdatc" / "3.A.2.yaml"), "--scheduler", "tcp://127.0.0.1:9", cwd=tmp_path)
-    assert p.returncode == 2 and "cannot reach the Dask scheduler" in p.stderr and "Traceback" not in p.stderr
+    assert p.returncode == 2 and "cannot reach a Dask scheduler at tcp://127.0.0.1:9: " in p.stderr and "Traceback" not in p.stderr
