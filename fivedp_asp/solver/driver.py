@@ -25,6 +25,7 @@ cannot be settled within the time limit (``time_limit``, default ``DEFAULT_TIME_
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import threading
@@ -125,6 +126,49 @@ class _Messages:
     def error(self, what: str) -> EncodingError:
         detail = "\n".join(self.lines) or "clingo gave no message"
         return EncodingError(f"{what}:\n{detail}")
+
+
+class RuleText(str):
+    """A rule of your own among a program's files: its text, handed to clingo as text.
+
+    No file is written for it, so none can be read in its place. It is a ``str`` so that it travels
+    in a program's list of files like any other; its value, the name every per-process cache here
+    keys it by, is the SHA-256 digest of the text: two rules share a name only when their texts are
+    the same, and a cached parse is always the parse of the text at hand. ``source`` (the file as
+    the user named it) is for messages only and takes no part in the name."""
+
+    text: str
+    source: str
+
+    def __new__(cls, text: str, source: str = "") -> "RuleText":
+        if not isinstance(text, str) or not isinstance(source, str):
+            raise TypeError("a rule's text and source must be str")
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        named = super().__new__(cls, f"{_RULE_PREFIX}{digest}>")
+        named.text, named.source = text, source
+        return named
+
+    def __reduce__(self) -> tuple:
+        return RuleText, (self.text, self.source)
+
+
+_RULE_PREFIX = "<rule of your own sha256:"
+
+
+def is_rule_text(name: str) -> bool:
+    """Whether a program's file is a rule of your own (its text) rather than a file under asp/."""
+    return isinstance(name, RuleText)
+
+
+def own_rules(programs: Iterable[str]) -> tuple[RuleText, ...]:
+    """The rules of your own among a program's files."""
+    return tuple(p for p in programs if isinstance(p, RuleText))
+
+
+def _source_of(name: str) -> str:
+    """What ``_parsed_entry`` names the statements of a program's file by: a rule's own name, or the
+    real path of a file under asp/."""
+    return name if isinstance(name, RuleText) else os.path.realpath(asp_dir() / name)
 
 
 def _parsed_programs(programs: tuple[str, ...]) -> tuple[ast.AST, ...]:
@@ -317,20 +361,32 @@ def _parsed_entry(name: str) -> tuple[tuple[str, tuple[ast.AST, ...], tuple[_Ana
     """One file of ``programs`` (an entry encoding, an option file, a rule of your own) with the files it
     includes, parsed and analysed once per process: for each run of statements from one source file,
     (that file's real path, the statements, their analyses), in the parser's order. Programs share most
-    of their files (every option set loads the movement parts), so each is read once, not once a program."""
+    of their files (every option set loads the movement parts), so each is read once, not once a program.
+    A rule of your own (``RuleText``) is parsed from its text, checked already (userrules.py): one run,
+    named by the rule's own name."""
     statements: list[ast.AST] = []
     messages = _Messages()
+    rule = isinstance(name, RuleText)
+    if not rule and name.startswith(_RULE_PREFIX):
+        raise AdjudicationError(f"the text of a rule of your own is not at hand ({name})")
     try:
-        ast.parse_files([str(asp_dir() / name)], statements.append, logger=messages)
+        if rule:
+            ast.parse_string(name.text, statements.append, logger=messages)
+        else:
+            ast.parse_files([str(asp_dir() / name)], statements.append, logger=messages)
     except RuntimeError:
-        raise messages.error(f"the logic programs cannot be read ({name})") from None
+        what = f"a rule of your own ({name.source or name})" if rule else name
+        raise messages.error(f"the logic programs cannot be read ({what})") from None
     runs: list[tuple[str, list[ast.AST]]] = []
     real: dict[str, str] = {}
     for st in statements:
         if st.ast_type == ast.ASTType.Comment:
             continue  # comments are statements in the AST too; the grounder has no use for them
-        filename = st.location.begin.filename
-        source = real.get(filename) or real.setdefault(filename, os.path.realpath(filename))
+        if rule:
+            source = name
+        else:
+            filename = st.location.begin.filename
+            source = real.get(filename) or real.setdefault(filename, os.path.realpath(filename))
         if not runs or runs[-1][0] != source:
             runs.append((source, []))
         runs[-1][1].append(st)
@@ -350,10 +406,10 @@ def _assembled(programs: tuple[str, ...]) -> _Assembled:
     listed, not where another includes it)."""
     statements: list[ast.AST] = []
     analyses: list[_Analysis | None] = []
-    listed = {os.path.realpath(asp_dir() / name) for name in programs}
+    listed = {_source_of(name) for name in programs}
     taken: set[str] = set()
     for name in reversed(programs):
-        own = os.path.realpath(asp_dir() / name)
+        own = _source_of(name)
         entry = _parsed_entry(name)
         fresh = {source for source, _, _ in entry if source == own or source not in listed} - taken
         for source, run, analysed in entry:
@@ -550,12 +606,12 @@ def _without_true_negations(programs: tuple[str, ...], k: int, dropped: tuple[in
 def _statements(programs: tuple[str, ...], facts: str, static: str,
                 names: frozenset[str] | None = None) -> _Statements:
     """The statements to ground for these facts: the rules that can fire. A program with rules of your
-    own (absolute paths, options.logic_files) is used whole: such rules may read any predicate.
+    own (``RuleText``, options.logic_files) is used whole: such rules may read any predicate.
     ``names``: the predicates of ``facts`` when the caller knows them (facts built as values name
     theirs before they are spelled: reading them off the text costs some 0.3 ms a phase); None reads
     them off the text."""
     deps = _dependencies(programs)
-    if deps is None or any(Path(p).is_absolute() for p in programs):
+    if deps is None or any(isinstance(p, RuleText) for p in programs):
         return _Statements(_parsed_programs(programs), None)
     names, static_names = (_fact_names(facts) if names is None else names), _static_names(static)
     if names is None or static_names is None:
