@@ -129,3 +129,157 @@ def test_the_solver_caches_tell_two_texts_of_one_file_apart(tmp_path):
     second = parse_specs([f"no_cross_timeline_support={path}"])
     assert _support(check_scenario(scenario_with_rules(read_scenario(MV6), second))) == ("invalid", "not across")
     assert _support(check_scenario(scenario_with_rules(read_scenario(MV6), first))) == ("invalid", CROSSED)
+
+
+# -- 9: text clingo cannot read is refused, never a crash -----------------------------------------------
+
+
+# (text, line, column, character named): each outside a string literal and a comment
+UNREADABLE = [
+    ("cut(S) :- supports(S,X,T), é.\n", 1, 28, r"'é' \(U\+00E9\)"),
+    ("cut(S) :- supports(S,X,T),\n    € > 1.\n", 2, 5, r"'€' \(U\+20AC\)"),
+    ("cut(S) :- supports(S,X,T).\n\ufeffcut(S) :- supports(S,X,T).\n", 2, 1, r"U\+FEFF"),
+    ('cut(S) :- supports(S,X,T), S != "é\\t".\n', 1, 34, r"'é' \(U\+00E9\)"),  # "\t" is no escape clingo reads
+]
+
+
+@pytest.mark.parametrize("text,line,column,shown", UNREADABLE)
+def test_unreadable_character_on_the_command_line(tmp_path, program, text, line, column, shown):
+    path = rule_file(tmp_path, text)
+    done = program(tmp_path, "adjudicate", MV6, "--rule", f"mine={path}", timeout=120)
+    assert done.returncode == 2, done.stderr
+    _clean(done.stderr)
+    assert re.search(re.escape(f"{path}:{line}:{column}:") + ".*" + shown, done.stderr), done.stderr
+
+
+def test_unreadable_character_in_a_scenario_and_with_two_jobs(tmp_path, program):
+    rule_file(tmp_path, UNREADABLE[0][0])
+    for name in ("a.yaml", "b.yaml"):
+        scenario_with_rule_file(tmp_path, name=name)
+    for jobs in ("1", "2"):
+        done = program(tmp_path, "check", "a.yaml", "b.yaml", "-j", jobs, timeout=120)
+        assert done.returncode == 2, done.stdout + done.stderr
+        _clean(done.stdout + done.stderr)
+        assert "BrokenProcessPool" not in done.stdout + done.stderr
+        for name in ("a.yaml", "b.yaml"):
+            assert re.search(rf"ERROR {name}:3: .*mine\.lp:1:28: .*'é' \(U\+00E9\)", done.stdout), done.stdout
+
+
+def test_unreadable_character_in_a_game_file(tmp_path, program):
+    game = game_with_rule(tmp_path, UNREADABLE[1][0])
+    done = program(tmp_path, "game", "show", game, timeout=120)
+    assert done.returncode == 2, done.stderr
+    _clean(done.stderr)
+    assert re.search(r"mine\.lp:2:5: .*'€' \(U\+20AC\)", done.stderr), done.stderr
+
+
+def test_unreadable_character_through_the_api(tmp_path, program):
+    path = rule_file(tmp_path, UNREADABLE[0][0])
+    script = ("import fivedp_asp as fd, sys\n"
+              "for rules in ({'mine': sys.argv[1]}, {'mine': {'file': 'given.lp', 'text': sys.argv[2]}}):\n"
+              "    try:\n"
+              "        fd.new_game({'rules': rules})\n"
+              "    except fd.InputError as exc:\n"
+              "        print('refused:', exc)\n")
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-c", script, str(path), UNREADABLE[2][0]], capture_output=True,
+                          text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    _clean(done.stderr)
+    lines = done.stdout.splitlines()
+    assert len(lines) == 2, done.stdout
+    assert re.search(re.escape(f"{path}:1:28:") + r".*'é' \(U\+00E9\)", lines[0])
+    assert re.search(r"given\.lp:2:1:.*U\+FEFF", lines[1])
+
+
+READABLE = ("% a comment: é €\n%* a block comment: ü *%\n"
+            + NO_CROSS.read_text(encoding="utf-8").replace(CROSSED, "appui refusé"))
+
+
+def test_non_ascii_in_strings_and_comments_is_read(tmp_path):
+    rules = parse_specs([f"no_cross_timeline_support={rule_file(tmp_path, READABLE)}"])
+    assert rules[0].text == READABLE
+    assert _support(check_scenario(scenario_with_rules(read_scenario(MV6), rules))) == ("invalid", "appui refusé")
+
+
+def test_a_bom_at_the_very_start_is_dropped(tmp_path, program):
+    path = rule_file(tmp_path, "\ufeff" + READABLE)
+    done = program(tmp_path, "adjudicate", MV6, "--rule", f"no_cross_timeline_support={path}", timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert re.search(re.escape(SUPPORT) + r" +invalid \(appui refusé\)", done.stdout), done.stdout
+    # text given whole (a game file's record, the API) is read the same way
+    script = ("import sys\n"
+              "from fivedp_asp.engine.userrules import rules_from_mapping\n"
+              "rule, = rules_from_mapping({'no_cross_timeline_support': {'file': 'x.lp', 'text': sys.argv[1]}})\n"
+              "print(rule.text == sys.argv[1][1:])\n")
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-c", script, "\ufeff" + READABLE], capture_output=True, text=True,
+                          timeout=120, cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (0, "True\n"), done.stderr
+
+
+def test_a_nul_character_is_refused(tmp_path):
+    # clingo would read the text up to it and silently drop the rest
+    path = rule_file(tmp_path, "cut(S) :- supports(S,X,T).\x00 cut(S) :- supports(X,S,T).\n")
+    with pytest.raises(RuleError, match=r"mine\.lp:1:27: .*NUL"):
+        parse_spec(f"mine={path}")
+
+
+# -- 11: a rule file is read as every input is; #include is refused before clingo reads the text -------
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs need a POSIX system")
+def test_a_fifo_as_a_rule_file_is_refused_at_once(tmp_path, program):
+    fifo = tmp_path / "fifo.lp"
+    os.mkfifo(fifo)
+    done = program(tmp_path, "adjudicate", MV6, "--rule", f"mine={fifo}", timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert "FIFO" in done.stderr and str(fifo) in done.stderr
+    _clean(done.stderr)
+
+
+def _crash_file(folder: Path) -> Path:
+    """A file that clingo would crash on, had it opened it (a character it cannot read)."""
+    return rule_file(folder, "cut(S) :- supports(S,X,T), é.\n", "crash.lp")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs need a POSIX system")
+def test_include_in_a_game_file_is_refused_before_the_file_is_opened(tmp_path, program):
+    fifo = tmp_path / "fifo.lp"
+    os.mkfifo(fifo)
+    for included in (fifo, _crash_file(tmp_path)):
+        game = game_with_rule(tmp_path, f'cut(S) :- supports(S,X,T).\n#include "{included}".\n')
+        done = program(tmp_path, "game", "show", game, timeout=60)
+        assert done.returncode == 2, done.stderr
+        _clean(done.stderr)
+        assert re.search(r"mine\.lp:2:1: #include is not allowed", done.stderr), done.stderr
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs need a POSIX system")
+def test_include_in_a_scenario_rule_is_refused_before_the_file_is_opened(tmp_path, program):
+    fifo = tmp_path / "fifo.lp"
+    os.mkfifo(fifo)
+    for included in (fifo, _crash_file(tmp_path)):
+        rule_file(tmp_path, f'cut(S) :- supports(S,X,T).\n  #include "{included.name}".\n')
+        scenario_with_rule_file(tmp_path)
+        done = program(tmp_path, "check", "s.yaml", timeout=60)
+        assert done.returncode == 2, done.stdout + done.stderr
+        _clean(done.stdout + done.stderr)
+        assert re.search(r"ERROR s\.yaml:3: .*mine\.lp:2:3: #include is not allowed", done.stdout), done.stdout
+
+
+def test_what_may_open_a_file_or_run_code_is_refused_before_parsing_and_comments_are_not(tmp_path):
+    refused = ['#include <incmode>.\ncut(S) :- supports(S,X,T).\n',
+               'cut(S) :- supports(S,X,T).\n#script (python)\nimport os\n#end.\n',
+               '#theory t { x { + : 1, unary }; &a/0 : x, head }.\ncut(S) :- supports(S,X,T).\n']
+    for text in refused:
+        path = rule_file(tmp_path, text)
+        with pytest.raises(RuleError, match=r"mine\.lp:\d+:1: #(include|script|theory) is not allowed"):
+            parse_spec(f"mine={path}")
+    # in a comment or a string, the same words are text
+    fine = ('% #include "x.lp".\n%* #script (python) *%\n'
+            'cut(S) :- supports(S,X,T), S != "#include".\n')
+    assert parse_spec(f"mine={rule_file(tmp_path, fine)}").text == fine
+
