@@ -22,6 +22,12 @@ so that it follows them when they change:
   paradoxes), no ``#include``, ``#script``, ``#show``, ``#external``, ``#program``, ``#const``,
   optimisation or theory statements.
 
+Before any of this, the text is screened (``screened``): what clingo must not see — a character it
+cannot read outside strings and comments, a NUL, ``#include``, ``#script``, ``#theory`` — is refused
+with its line and column; a rule file is read as every input is (``inputs.read_text``). The rule is
+then ground alone, on no facts, in a child process within the time and memory limits
+(``driver.refusals_alone``), so that a rule that grounds without end is refused where it is read.
+
 A rule that leaves a step with no adjudication or with several that the backup rules cannot settle
 is reported by ``unsettled.py`` (RuleError, bad input), naming the rule and the step's orders.
 ``validated`` checks a scenario's or game's ``options:``, rules of your own included.
@@ -39,10 +45,10 @@ from typing import Any, Iterable, Mapping
 import clingo
 from clingo import ast
 
-from ..errors import InputError, RuleError
+from ..errors import InputError, MemoryLimitError, RuleError, TimeLimitError
 from ..inputs import read_text
 from .options import REGISTRY, RULES, UserRule, problem, registry, rules_of, with_rules
-from ..solver.driver import DECISIONS, asp_dir, refusals_alone
+from ..solver.driver import DECISIONS, asp_dir, refusals_alone, time_limit_in_effect
 
 Signature = tuple[str, int]
 _NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
@@ -320,11 +326,23 @@ def check_text(text: str, source: str, option: str, value: str | bool) -> str:
     return text
 
 
+# seconds a rule of your own may take to ground alone, on no facts (the contract check), when the time
+# limit in effect is longer: a rule fit for use grounds in a moment there, having no facts to read, and
+# the commands that only read a rule (``fivedp options``, ``game show``) have no time limit of their own
+ALONE_SECONDS = 10.0
+
+
 def _ground_alone(statements: list, source: str) -> None:
     """Grounds the rule on no facts: what clingo refuses only when grounding (unsafe variables, a
     wrong use of an aggregate) is then reported with the file's line and column, not later as a
-    failure of the whole program."""
-    messages = refusals_alone(statements)
+    failure of the whole program. It is ground apart (a child process), within the time limit (at
+    most ``ALONE_SECONDS``) and the memory limit: a rule that grounds without end on its own facts
+    (``p(X+1) :- p(X). p(0).``) is refused here."""
+    try:
+        messages = refusals_alone(statements, min(time_limit_in_effect(), ALONE_SECONDS))
+    except (TimeLimitError, MemoryLimitError) as exc:
+        raise RuleError(f"{source}: {exc}: a rule that grounds without end (p(X+1) :- p(X).) or grounds a "
+                        "huge range cannot be used") from None
     if messages is not None:
         detail = "; ".join(m.replace("<string>", source) for m in messages) or "clingo cannot ground it"
         raise RuleError(f"{source}: {detail[:400]}")

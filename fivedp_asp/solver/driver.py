@@ -42,7 +42,8 @@ from typing import Callable, Iterable, Iterator, NamedTuple, Sequence
 import clingo
 from clingo import ast
 
-from ..errors import AdjudicationError, EncodingError, InputError, TimeLimitError
+from ..errors import AdjudicationError, EncodingError, InputError, MemoryLimitError, TimeLimitError
+from .apart import LimitHit, run_apart
 from .terms import symbol_texts
 
 DECISIONS = ("moves", "dislodged", "given", "path", "assist_given")
@@ -67,6 +68,41 @@ def time_limit(seconds: float | None) -> Iterator[None]:
         yield
     finally:
         _TIME_LIMIT.reset(token)
+
+
+def time_limit_in_effect() -> float:
+    """The time limit set around the caller (``time_limit``), in seconds."""
+    return _TIME_LIMIT.get()
+
+
+# A program with rules of your own is ground and solved apart, in a child process (``apart.py``),
+# whose memory may grow by at most this many MiB: grounding cannot be interrupted, and such a rule
+# can make it grow without end. Set around a command with ``memory_limit``, as the time limit is.
+DEFAULT_MEMORY_LIMIT = 4096
+_MIB = 1 << 20
+_MEMORY_LIMIT: ContextVar[int] = ContextVar("fivedp_memory_limit", default=DEFAULT_MEMORY_LIMIT)
+
+
+@contextmanager
+def memory_limit(mib: int | str | None) -> Iterator[None]:
+    """Every program with rules of your own ground inside the block may use at most ``mib`` MiB more
+    memory than the process had (None: the default)."""
+    limit = check_memory_limit(mib)
+    token = _MEMORY_LIMIT.set(limit)
+    try:
+        yield
+    finally:
+        _MEMORY_LIMIT.reset(token)
+
+
+def check_memory_limit(mib: int | str | None) -> int:
+    """The limit in MiB, or InputError for one that is not a whole number of MiB, at least 1."""
+    if mib is None:
+        return DEFAULT_MEMORY_LIMIT
+    text = str(mib).strip()
+    if isinstance(mib, bool) or not isinstance(mib, (int, str)) or not (text.isascii() and text.isdigit()) or len(text) > 9 or int(text) < 1:
+        raise InputError(f"memory limit {text[:40]!r}: give a whole number of MiB (at least 1)")
+    return int(text)
 
 
 def check_time_limit(seconds: float | None) -> float:
@@ -554,12 +590,29 @@ def _loops_through_negation(rules: Sequence[tuple[_Signature, tuple[tuple[_Signa
     return any(negative and reaches(head, body) for body, out in edges.items() for head, negative in out)
 
 
-def refusals_alone(statements: Sequence[ast.AST]) -> list[str] | None:
+def refusals_alone(statements: Sequence[ast.AST], seconds: float | None = None) -> list[str] | None:
     """Grounds ``statements`` alone on no facts: None when clingo accepts them, else its messages
     (an unsafe variable, a wrong use of an aggregate), each with the statement's file and line. What
-    clingo refuses only when grounding is reported this way for one part, not later for the whole."""
+    clingo refuses only when grounding is reported this way for one part, not later for the whole.
+    With ``seconds``, for statements from outside (a rule of your own), they are ground apart
+    (``apart.py``) within that time and the memory limit: TimeLimitError or MemoryLimitError."""
     if not isinstance(statements, Sequence) or not all(isinstance(s, ast.AST) for s in statements):
         raise TypeError("statements must be a sequence of clingo syntax trees")
+    if seconds is None:
+        return _refusals(statements)
+    seconds = check_time_limit(seconds)
+    mib = _MEMORY_LIMIT.get()
+    try:
+        return run_apart(lambda: _refusals(statements), seconds, mib * _MIB)
+    except LimitHit as hit:
+        if hit.kind == "time":
+            raise TimeLimitError(f"grounding it alone, on no facts, did not end within the time limit of "
+                                 f"{seconds:g} s") from None
+        raise MemoryLimitError(f"grounding it alone, on no facts, did not end within the memory limit of "
+                               f"{mib:,} MiB{f' ({hit.detail})' if hit.detail else ''}") from None
+
+
+def _refusals(statements: Sequence[ast.AST]) -> list[str] | None:
     messages = _Messages()
     ctl = clingo.Control(["--warn=none"], logger=messages)
     try:
@@ -1368,6 +1421,14 @@ def solve_decisions(programs: Sequence[str], facts: str, static: str = "", *, st
     more open parts than the consequences are worth reading for (``_Driver.consequences``), the backup
     rules are applied all the same."""
     clock = _Clock(check_time_limit(time_limit) if time_limit is not None else _TIME_LIMIT.get())
+    if any(isinstance(p, RuleText) for p in programs):
+        return _solved_apart(programs, facts, static, names, clock, statistics, settle)
+    return _solved(programs, facts, static, names, clock, statistics, settle)
+
+
+def _solved(programs: Sequence[str], facts: str, static: str, names: frozenset[str] | None, clock: _Clock,
+            statistics: bool, settle: bool) -> Solution:
+    """``solve_decisions`` in this process."""
     t0 = time.perf_counter()
     ctl, added = _control(programs, facts, static, names)
     t1 = time.perf_counter()
@@ -1402,4 +1463,59 @@ def solve_decisions(programs: Sequence[str], facts: str, static: str = "", *, st
         add_seconds=added,
         statistics_seconds=t3 - t2,
         unsettled=unsettled,
+    )
+
+
+# the time a program done apart is given past its time limit, so that a child whose solving ran out
+# of time reports it itself, with the decisions and parts it found (``_Clock.exceeded``)
+_GRACE = 0.5
+_HEADS = re.compile(r"^head\(", re.M)
+_ORDERS = re.compile(r"^order\(", re.M)
+
+
+def _solved_apart(programs: Sequence[str], facts: str, static: str, names: frozenset[str] | None, clock: _Clock,
+                  statistics: bool, settle: bool) -> Solution:
+    """``solve_decisions`` for a program with rules of your own: ground and solved in a child process
+    (``apart.py``) within the time limit and the memory limit, since clingo cannot interrupt its
+    grounder and such a rule may make it run without end. The encodings are parsed here first, so
+    that this process keeps them parsed (the child's caches end with it); the answer comes back as
+    text (symbols do not pickle) and is read here again."""
+    statements = _statements(tuple(programs), facts, static, names)
+    _static_statements(static, statements.reads)
+    mib = _MEMORY_LIMIT.get()
+
+    def work() -> tuple:
+        solution = _solved(programs, facts, static, names, clock, statistics, settle)
+        return (symbol_texts(solution.atoms), tuple((rule, tuple(symbol_texts(places))) for rule, places in solution.backups),
+                symbol_texts(solution.unsettled), solution.models_seen, solution.ground_seconds,
+                solution.solve_seconds, solution.atoms_count, solution.rules_count, solution.add_seconds,
+                solution.statistics_seconds)
+
+    try:
+        atoms, backups, unsettled, *numbers = run_apart(work, max(clock.left(), 0.0) + _GRACE, mib * _MIB)
+    except LimitHit as hit:
+        mine = [r.source or "of your own" for r in programs if isinstance(r, RuleText)]
+        rules = f"rule{'s' if len(mine) > 1 else ''} {', '.join(mine)}"
+        size = (f"{_count(len(_HEADS.findall(facts)), 'board')} in play, "
+                f"{_count(len(_ORDERS.findall(facts)), 'order')}")
+        if hit.kind == "time":
+            raise TimeLimitError(f"this step is too big to ground and settle within the time limit of {clock.limit:g} s "
+                                 f"with your {rules} ({size}); raise --time-limit (time_limit= in the API), "
+                                 "or look in the rule for one that grounds without end") from None
+        raise MemoryLimitError(f"this step is too big to ground within the memory limit of {mib:,} MiB with your "
+                               f"{rules} ({size}{'; ' + hit.detail if hit.detail else ''}); raise --memory-limit, or "
+                               "look in the rule for one that grounds without end") from None
+    parse = clingo.parse_term
+    models_seen, ground_seconds, solve_seconds, atoms_count, rules_count, add_seconds, statistics_seconds = numbers
+    return Solution(
+        atoms=tuple(parse(a) for a in atoms),
+        backups=tuple((rule, tuple(parse(p) for p in places)) for rule, places in backups),
+        models_seen=models_seen,
+        ground_seconds=ground_seconds,
+        solve_seconds=solve_seconds,
+        atoms_count=atoms_count,
+        rules_count=rules_count,
+        add_seconds=add_seconds,
+        statistics_seconds=statistics_seconds,
+        unsettled=tuple(parse(a) for a in unsettled),
     )

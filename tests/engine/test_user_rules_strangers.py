@@ -227,6 +227,123 @@ def test_a_nul_character_is_refused(tmp_path):
         parse_spec(f"mine={path}")
 
 
+# -- 10: a rule that grounds without end stops at the limits ------------------------------------------
+
+
+# grounding these alone, on no facts, never ends (or ends after many seconds and gigabytes)
+ENDLESS_ALONE = {
+    "chain": "p(X+1) :- p(X).\np(0).\ncut(S) :- supports(S,X,T), p(1).\n",
+    "square": "q(X,Y) :- X=1..4000, Y=1..4000.\ncut(S) :- supports(S,X,T), q(1,1).\n",
+}
+# these ground at once alone, and without end on a step's facts
+ENDLESS_IN_A_STEP = {
+    "chain": "p(0) :- head(B).\np(X+1) :- p(X).\ncut(S) :- supports(S,X,T), p(1).\n",
+    "square": "q(X,Y) :- head(B), X=1..4000, Y=1..4000.\ncut(S) :- supports(S,X,T), q(1,1).\n",
+}
+
+
+@pytest.fixture
+def quick_alone(monkeypatch):
+    """The time a rule grounded alone may take, made short (the fast tests of each path)."""
+    monkeypatch.setattr(userrules, "ALONE_SECONDS", 1.0)
+
+
+@pytest.mark.parametrize("kind", sorted(ENDLESS_IN_A_STEP))
+def test_endless_grounding_in_a_step_stops_at_the_time_limit(tmp_path, cli, kind):
+    path = rule_file(tmp_path, ENDLESS_IN_A_STEP[kind])
+    t0 = time.monotonic()
+    status, _, err = cli("adjudicate", MV6, "--rule", f"mine={path}", "--time-limit", "1")
+    assert status == 2, err
+    assert time.monotonic() - t0 < 20
+    assert "time limit of 1 s" in err and "mine.lp" in err, err
+    assert re.search(r"\d+ boards? in play, \d+ orders?", err), err
+
+
+def test_endless_grounding_in_a_step_stops_at_the_memory_limit(tmp_path, cli):
+    path = rule_file(tmp_path, ENDLESS_IN_A_STEP["square"])
+    t0 = time.monotonic()
+    status, _, err = cli("adjudicate", MV6, "--rule", f"mine={path}", "--memory-limit", "64", "--time-limit", "60")
+    assert status == 2, err
+    assert time.monotonic() - t0 < 30
+    assert "memory limit of 64 MiB" in err and "mine.lp" in err, err
+    assert re.search(r"\d+ boards? in play, \d+ orders?", err), err
+
+
+@pytest.mark.parametrize("kind", sorted(ENDLESS_ALONE))
+def test_endless_grounding_alone_is_refused_by_the_contract(tmp_path, cli, kind, quick_alone):
+    path = rule_file(tmp_path, ENDLESS_ALONE[kind])
+    for argv in (("adjudicate", MV6, "--rule", f"mine={path}", "--time-limit", "5"),
+                 ("options", "--rule", f"mine={path}")):
+        t0 = time.monotonic()
+        status, _, err = cli(*argv)
+        assert status == 2, err
+        assert time.monotonic() - t0 < 20
+        assert f"{path}: " in err and "alone, on no facts" in err and "time limit of 1 s" in err, err
+
+
+def test_endless_grounding_alone_at_the_memory_limit(tmp_path, cli):
+    path = rule_file(tmp_path, ENDLESS_ALONE["chain"])
+    status, _, err = cli("adjudicate", MV6, "--rule", f"mine={path}", "--memory-limit", "64")
+    assert status == 2, err
+    assert f"{path}: " in err and "alone, on no facts" in err and "memory limit of 64 MiB" in err, err
+
+
+@pytest.mark.parametrize("kind", sorted(ENDLESS_ALONE))
+def test_a_game_file_with_endless_grounding_is_refused(tmp_path, cli, kind, quick_alone):
+    game = game_with_rule(tmp_path, ENDLESS_ALONE[kind])
+    t0 = time.monotonic()
+    status, _, err = cli("game", "show", game)
+    assert status == 2, err
+    assert time.monotonic() - t0 < 20
+    assert "mine.lp: " in err and "alone, on no facts" in err, err
+
+
+def test_endless_grounding_through_the_api(tmp_path, quick_alone):
+    path = rule_file(tmp_path, ENDLESS_ALONE["chain"])
+    with pytest.raises(RuleError, match="alone, on no facts"):
+        fd.new_game({"rules": {"mine": str(path)}})
+    game = fd.new_game({"rules": {"mine": {"file": "step.lp", "text": ENDLESS_IN_A_STEP["chain"]}}})
+    game = fd.submit_orders(game, ["A Vienna - Galicia"], power="Austria").game
+    t0 = time.monotonic()
+    with pytest.raises(TimeLimitError, match=r"time limit of 1 s.*step\.lp"):
+        fd.adjudicate(game, time_limit=1)
+    assert time.monotonic() - t0 < 20
+    with driver.memory_limit(64), pytest.raises(errors.MemoryLimitError, match=r"memory limit of 64 MiB"):
+        fd.adjudicate(fd.new_game({"rules": {"mine": {"file": "sq.lp", "text": ENDLESS_IN_A_STEP["square"]}}}))
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "lots", "1.5"])
+def test_a_memory_limit_that_is_not_a_positive_whole_number_is_refused(capsys, value):
+    from fivedp_asp.cli.commands import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["adjudicate", str(MV6), "--memory-limit", value])
+    assert stop.value.code == 2
+    assert "--memory-limit" in capsys.readouterr().err
+    with pytest.raises(InputError, match="MiB"):
+        with driver.memory_limit(-1):
+            pass
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", sorted(ENDLESS_ALONE))
+def test_endless_grounding_ends_in_bounded_time_with_the_default_limits(tmp_path, program, kind):
+    # as a user meets it: no limit lowered but --time-limit 5, each command a program of its own
+    alone = rule_file(tmp_path, ENDLESS_ALONE[kind], "alone.lp")
+    step = rule_file(tmp_path, ENDLESS_IN_A_STEP[kind], "step.lp")
+    game = game_with_rule(tmp_path, ENDLESS_ALONE[kind])
+    for argv in (("adjudicate", MV6, "--rule", f"mine={alone}", "--time-limit", "5"),
+                 ("adjudicate", MV6, "--rule", f"mine={step}", "--time-limit", "5"),
+                 ("options", "--rule", f"mine={alone}"),
+                 ("game", "show", game)):
+        t0 = time.monotonic()
+        done = program(tmp_path, *argv, timeout=60)
+        assert done.returncode == 2, (argv, done.stderr)
+        assert time.monotonic() - t0 < 30, argv
+        _clean(done.stderr)
+        assert "limit of" in done.stderr, done.stderr
+
+
 # -- 11: a rule file is read as every input is; #include is refused before clingo reads the text -------
 
 
