@@ -19,7 +19,8 @@ from typing import Sequence
 
 from ..files.scenarios import find_scenarios, read_scenario, check_scenario
 from ..errors import REPORT_HINT, AdjudicationError, EncodingError, InputError, crash_message, cut_text, shown_path
-from ..solver.driver import DEFAULT_MEMORY_LIMIT, DEFAULT_TIME_LIMIT, check_memory_limit, check_time_limit, memory_limit, time_limit
+from ..solver.driver import (DEFAULT_MEMORY_LIMIT, DEFAULT_TIME_LIMIT, check_memory_limit, check_time_limit,
+                             memory_limit, time_limit)
 from .bench import add_bench_parser
 from .explore import add_explore_parser
 from .options import add_options_parser

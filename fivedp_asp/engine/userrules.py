@@ -180,6 +180,10 @@ _KEYWORD = re.compile(r"#[A-Za-z0-9_]*")
 _REFUSED = {"include": "it would make clingo open a file", "script": "it would run code",
             "theory": "it defines a theory"}
 _ASPIF = re.compile(r"asp (?:0|[1-9])")
+# runs of text with nothing to look at: outside comments and strings (no quote, #, % or non-ASCII
+# character), and inside a block comment (no * or %); skipped at once, so a long text is screened fast
+_PLAIN = re.compile("[^\"#%\x80-\U0010ffff]+")
+_IN_BLOCK = re.compile("[^*%]+")
 
 
 def _end_of_line(text: str, i: int) -> int:
@@ -197,6 +201,8 @@ def screened(text: str, source: str) -> str:
     without a word; ``#include`` opens a file while the text is parsed, before any check on the
     parsed statements could refuse it. So the text is scanned here, as clingo's lexer splits it
     (string literals, ``%`` line comments and ``#!``, ``%* *%`` block comments that nest), first."""
+    if not isinstance(text, str) or not isinstance(source, str):
+        raise TypeError("a rule's text and source must be str")
     if text.startswith("\ufeff"):
         text = text[1:]
     try:
@@ -210,6 +216,10 @@ def screened(text: str, source: str) -> str:
         raise RuleError(f"{source}:1:1: this is clingo's aspif format, not a logic program")
     i, n, depth = 0, len(text), 0
     while i < n:
+        plain = (_IN_BLOCK if depth else _PLAIN).match(text, i)
+        if plain is not None:
+            i = plain.end()
+            continue
         ch = text[i]
         if depth:  # in a block comment: only its ends, nested ones and line comments count
             if text.startswith("*%", i):

@@ -100,7 +100,8 @@ def check_memory_limit(mib: int | str | None) -> int:
     if mib is None:
         return DEFAULT_MEMORY_LIMIT
     text = str(mib).strip()
-    if isinstance(mib, bool) or not isinstance(mib, (int, str)) or not (text.isascii() and text.isdigit()) or len(text) > 9 or int(text) < 1:
+    whole = not isinstance(mib, bool) and isinstance(mib, (int, str)) and text.isascii() and text.isdigit()
+    if not whole or len(text) > 9 or int(text) < 1:
         raise InputError(f"memory limit {text[:40]!r}: give a whole number of MiB (at least 1)")
     return int(text)
 
@@ -194,11 +195,6 @@ _RULE_PREFIX = "<rule of your own sha256:"
 def is_rule_text(name: str) -> bool:
     """Whether a program's file is a rule of your own (its text) rather than a file under asp/."""
     return isinstance(name, RuleText)
-
-
-def own_rules(programs: Iterable[str]) -> tuple[RuleText, ...]:
-    """The rules of your own among a program's files."""
-    return tuple(p for p in programs if isinstance(p, RuleText))
 
 
 def _source_of(name: str) -> str:
@@ -1486,7 +1482,8 @@ def _solved_apart(programs: Sequence[str], facts: str, static: str, names: froze
 
     def work() -> tuple:
         solution = _solved(programs, facts, static, names, clock, statistics, settle)
-        return (symbol_texts(solution.atoms), tuple((rule, tuple(symbol_texts(places))) for rule, places in solution.backups),
+        backups = tuple((rule, tuple(symbol_texts(places))) for rule, places in solution.backups)
+        return (symbol_texts(solution.atoms), backups,
                 symbol_texts(solution.unsettled), solution.models_seen, solution.ground_seconds,
                 solution.solve_seconds, solution.atoms_count, solution.rules_count, solution.add_seconds,
                 solution.statistics_seconds)
@@ -1499,9 +1496,9 @@ def _solved_apart(programs: Sequence[str], facts: str, static: str, names: froze
         size = (f"{_count(len(_HEADS.findall(facts)), 'board')} in play, "
                 f"{_count(len(_ORDERS.findall(facts)), 'order')}")
         if hit.kind == "time":
-            raise TimeLimitError(f"this step is too big to ground and settle within the time limit of {clock.limit:g} s "
-                                 f"with your {rules} ({size}); raise --time-limit (time_limit= in the API), "
-                                 "or look in the rule for one that grounds without end") from None
+            raise TimeLimitError(f"this step is too big to ground and settle within the time limit of "
+                                 f"{clock.limit:g} s with your {rules} ({size}); raise --time-limit (time_limit= "
+                                 "in the API), or look in the rule for one that grounds without end") from None
         raise MemoryLimitError(f"this step is too big to ground within the memory limit of {mib:,} MiB with your "
                                f"{rules} ({size}{'; ' + hit.detail if hit.detail else ''}); raise --memory-limit, or "
                                "look in the rule for one that grounds without end") from None
