@@ -342,6 +342,24 @@ def test_endless_grounding_ends_in_bounded_time_with_the_default_limits(tmp_path
         assert time.monotonic() - t0 < 30, argv
         _clean(done.stderr)
         assert "limit of" in done.stderr, done.stderr
+    # the API, from a program of its own: a new game, then a step with time_limit=5
+    import subprocess
+
+    script = ("import sys, fivedp_asp as fd\n"
+              "for rules, limit in (({'mine': sys.argv[1]}, None), ({'mine': sys.argv[2]}, 5)):\n"
+              "    try:\n"
+              "        game = fd.new_game({'rules': rules})\n"
+              "        fd.adjudicate(game, time_limit=limit)\n"
+              "    except fd.InputError as exc:\n"
+              "        print(type(exc).__name__, exc)\n")
+    t0 = time.monotonic()
+    done = subprocess.run([sys.executable, "-c", script, str(alone), str(step)], capture_output=True, text=True,
+                          timeout=120, cwd=tmp_path)
+    assert time.monotonic() - t0 < 60
+    _clean(done.stderr)
+    lines = done.stdout.splitlines()
+    assert len(lines) == 2 and lines[0].startswith("RuleError") and "alone, on no facts" in lines[0], done.stdout
+    assert lines[1].startswith("TimeLimitError") and "time limit of 5 s" in lines[1], done.stdout
 
 
 # -- 11: a rule file is read as every input is; #include is refused before clingo reads the text -------
