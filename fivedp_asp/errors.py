@@ -129,6 +129,11 @@ class TimeLimitError(InputError):
     step's size and how to raise the limit."""
 
 
+class MemoryLimitError(InputError):
+    """A step with rules of your own whose program needs more memory than the memory limit allows
+    (``--memory-limit``): reported like the time limit, as bad input with the step's size."""
+
+
 class RuleError(InputError):
     """A rule of your own (``--rule``, a scenario's ``options: rules:``) that cannot be used: clingo cannot
     read it, it breaks the contract of docs/rules-of-your-own.md, or it leaves a step with no single

@@ -19,7 +19,8 @@ from typing import Sequence
 
 from ..files.scenarios import find_scenarios, read_scenario, check_scenario
 from ..errors import REPORT_HINT, AdjudicationError, EncodingError, InputError, crash_message, cut_text, shown_path
-from ..solver.driver import DEFAULT_TIME_LIMIT, check_time_limit, time_limit
+from ..solver.driver import (DEFAULT_MEMORY_LIMIT, DEFAULT_TIME_LIMIT, check_memory_limit, check_time_limit,
+                             memory_limit, time_limit)
 from .bench import add_bench_parser
 from .explore import add_explore_parser
 from .options import add_options_parser
@@ -236,6 +237,9 @@ def build_parser() -> argparse.ArgumentParser:
                     sub.choices["compare"]):
         command.add_argument("--time-limit", type=_seconds, default=DEFAULT_TIME_LIMIT, metavar="SECONDS",
                              help=f"give up on a step not settled within this many seconds (default {DEFAULT_TIME_LIMIT:g})")
+        command.add_argument("--memory-limit", type=_mebibytes, default=DEFAULT_MEMORY_LIMIT, metavar="MIB",
+                             help="give up on a step with rules of your own whose program needs more memory than "
+                                  f"this many MiB (default {DEFAULT_MEMORY_LIMIT})")
     return parser
 
 
@@ -248,6 +252,14 @@ def _seconds(text: str) -> float:
     """A time limit as argparse reads it: a positive number of seconds."""
     try:
         return check_time_limit(text)
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(str(exc).split(": ", 1)[-1]) from None
+
+
+def _mebibytes(text: str) -> int:
+    """A memory limit as argparse reads it: a whole number of MiB."""
+    try:
+        return check_memory_limit(text)
     except InputError as exc:
         raise argparse.ArgumentTypeError(str(exc).split(": ", 1)[-1]) from None
 
@@ -341,7 +353,7 @@ def _main(argv: Sequence[str] | None, done: dict[str, str]) -> int:
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
         args.orders = list(args.orders) + extra
     try:
-        with time_limit(getattr(args, "time_limit", None)):
+        with time_limit(getattr(args, "time_limit", None)), memory_limit(getattr(args, "memory_limit", None)):
             status = args.func(args)
         if getattr(args, "saved", None):
             done["saved"] = str(args.saved)

@@ -9,13 +9,12 @@ every step, are spelled once here and kept.
 
 from __future__ import annotations
 
-import os
 from functools import lru_cache
 from itertools import chain
 from typing import Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 from ..solver import terms as t
-from ..solver.driver import DEFAULT_TIME_LIMIT, solve_decisions
+from ..solver.driver import DEFAULT_TIME_LIMIT, is_rule_text, solve_decisions
 from ..solver.terms import Fact, OrderId, OrderIds, Timeline, fact_lines
 from ..model.map import GameMap
 from ..model.multiverse import Board, Multiverse, Unit
@@ -85,10 +84,10 @@ def step_edge_facts(game_map: GameMap, steps: dict[tuple[str, str], set[str]]) -
 
 
 def own_rules(mv: Multiverse) -> bool:
-    """Whether the movement program loads rules of your own (absolute paths among its logic files): they
+    """Whether the movement program loads rules of your own (``RuleText`` among its logic files): they
     may derive any hook (``step/3``, ``convoys/2``, ``mentions/2``), so every fact that only guards
     built-in rules is written then (the ``own_rules`` argument of the builders below). Read once a step."""
-    return any(os.path.isabs(f) for f in logic_files(mv.options, "movement"))
+    return any(is_rule_text(f) for f in logic_files(mv.options, "movement"))
 
 
 def coasts_in_reach_facts(game_map: GameMap, steps: Mapping[tuple[str, str], Iterable[str] | None],

@@ -18,16 +18,13 @@ between calls: the rules travel with the options (into game files too, text and 
 
 from __future__ import annotations
 
-import hashlib
-import os
-import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping
 
 from ..errors import InputError, quoted
+from ..solver.driver import RuleText
 
 PROGRAMS = ("movement", "retreat", "adjustment", "victory", "sustain")
 RULES = "rules"  # the reserved options key that carries rules of your own (a tuple of UserRule)
@@ -37,7 +34,7 @@ RULES = "rules"  # the reserved options key that carries rules of your own (a tu
 class Value:
     value: str | bool
     meaning: str
-    file: str | None = None  # under asp/options/, or an absolute path (a rule of your own)
+    file: str | None = None  # under asp/options/, or a rule of your own's text (``RuleText``)
     origin: str | None = None  # a rule of your own: its file as the user named it
 
 
@@ -60,18 +57,11 @@ class UserRule:
     def label(self) -> str:
         return f"{self.option}={show(self.value)}" if not self.new_option else self.option
 
-    def path(self) -> str:
-        """The text as a file clingo can load. Its name is the digest of the text, so a path never
-        changes its content and the solver's per-process cache of parsed programs stays right."""
-        digest = hashlib.sha256(self.text.encode("utf-8")).hexdigest()[:24]
-        folder = Path(tempfile.gettempdir()) / f"fivedp-rules-{os.getuid() if hasattr(os, 'getuid') else 0}"
-        target = folder / f"{digest}.lp"
-        if not target.is_file():
-            folder.mkdir(parents=True, exist_ok=True)
-            partial = folder / f"{digest}.{os.getpid()}.tmp"
-            partial.write_text(self.text, encoding="utf-8")
-            os.replace(partial, target)  # atomic: a concurrent worker sees the whole file or none
-        return str(target)
+    @property
+    def program(self) -> RuleText:
+        """The rule as one of a program's files: its text, handed to clingo as text (no file is written
+        for it, so none can be read in its place), named by the digest of the text."""
+        return RuleText(self.text, self.source)
 
 
 @dataclass(frozen=True)
@@ -387,19 +377,19 @@ def _extended(rules: tuple[UserRule, ...]) -> Mapping[str, Option]:
         if rule.option in _BUILTIN:
             opt = out[rule.option]
             out[rule.option] = Option(opt.name, opt.meaning, opt.source,
-                                      opt.values + (Value(rule.value, meaning, rule.path(), rule.source),), opt.default,
+                                      opt.values + (Value(rule.value, meaning, rule.program, rule.source),), opt.default,
                                       opt.programs)
         else:
             out[rule.option] = Option(rule.option, meaning, rule.source,
                                       (Value(False, "the rule is not loaded"),
-                                       Value(True, f"the rule is loaded: {rule.source}", rule.path(), rule.source)),
+                                       Value(True, f"the rule is loaded: {rule.source}", rule.program, rule.source)),
                                       False)
     return MappingProxyType(out)
 
 
 def user_file(value: Value) -> bool:
-    """Whether a value's logic file is a rule of your own (an absolute path) rather than a built-in."""
-    return bool(value.file) and os.path.isabs(value.file or "")
+    """Whether a value's logic file is a rule of your own (its text) rather than a built-in."""
+    return isinstance(value.file, RuleText)
 
 
 def option(name: str, options: Mapping[str, Any] | None = None) -> Option:
@@ -489,12 +479,12 @@ def chosen(options: Mapping[str, Any], name: str) -> str | bool:
 
 
 def logic_files(options: Mapping[str, Any], program: str) -> list[str]:
-    """The option files loaded with ``program`` for these settings: paths under asp/, or absolute
-    paths for rules of your own (the solver joins them to asp/, which leaves an absolute path as it is)."""
+    """The option files loaded with ``program`` for these settings: paths under asp/, or the texts of
+    rules of your own (``RuleText``, which the solver hands to clingo as text)."""
     files = []
     for opt in registry(options).values():
         if program in opt.programs:
             file = opt.value(chosen(options, opt.name)).file
             if file:
-                files.append(file if os.path.isabs(file) else f"options/{file}")
+                files.append(file if isinstance(file, RuleText) else f"options/{file}")
     return files

@@ -8,7 +8,6 @@ sustain, victory) build their queries and reports from the pieces here.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Generator, Sequence
 
@@ -19,7 +18,7 @@ from ..model.notation import timeline_name
 from .options import logic_files
 from .resolve import ResolvedOrder
 from .answer import CAUSE_KINDS, Answer, Cause, OrderOutcome, SustainResult, explain
-from ..solver.driver import Solution, Universe, solve_decisions, solve_in_universe
+from ..solver.driver import Solution, Universe, is_rule_text, solve_decisions, solve_in_universe
 
 
 @dataclass(frozen=True)
@@ -181,11 +180,11 @@ def program(mv: Multiverse, program: str, reasons: bool = False) -> tuple[str, .
     """The entry encoding of ``program``, its reasons when asked for, and the logic files of the
     options in effect (options.py). The reasons only explain results (nothing else reads them), and
     they are 37 of the 280 statements of a median classic movement program, so a caller that reads no
-    reason does not load them. Rules of your own (absolute paths) may read any predicate of the
+    reason does not load them. Rules of your own (``RuleText``) may read any predicate of the
     movement parts, the reasons' among them, to decide a result: with them the reasons are always
     loaded."""
     files = logic_files(mv.options, program)
-    if program in REASONED and (reasons or any(os.path.isabs(f) for f in files)):
+    if program in REASONED and (reasons or any(is_rule_text(f) for f in files)):
         return (f"{program}.lp", f"{program}/reasons.lp", *files)
     return (f"{program}.lp", *files)
 

@@ -22,6 +22,12 @@ so that it follows them when they change:
   paradoxes), no ``#include``, ``#script``, ``#show``, ``#external``, ``#program``, ``#const``,
   optimisation or theory statements.
 
+Before any of this, the text is screened (``screened``): what clingo must not see — a character it
+cannot read outside strings and comments, a NUL, ``#include``, ``#script``, ``#theory`` — is refused
+with its line and column; a rule file is read as every input is (``inputs.read_text``). The rule is
+then ground alone, on no facts, in a child process within the time and memory limits
+(``driver.refusals_alone``), so that a rule that grounds without end is refused where it is read.
+
 A rule that leaves a step with no adjudication or with several that the backup rules cannot settle
 is reported by ``unsettled.py`` (RuleError, bad input), naming the rule and the step's orders.
 ``validated`` checks a scenario's or game's ``options:``, rules of your own included.
@@ -39,9 +45,10 @@ from typing import Any, Iterable, Mapping
 import clingo
 from clingo import ast
 
-from ..errors import InputError, RuleError
+from ..errors import InputError, MemoryLimitError, RuleError, TimeLimitError
+from ..inputs import read_text
 from .options import REGISTRY, RULES, UserRule, problem, registry, rules_of, with_rules
-from ..solver.driver import DECISIONS, asp_dir, refusals_alone
+from ..solver.driver import DECISIONS, asp_dir, refusals_alone, time_limit_in_effect
 
 Signature = tuple[str, int]
 _NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
@@ -163,9 +170,102 @@ def _where(source: str, loc: Any) -> str:
     return f"{source}:{loc.begin.line}:{loc.begin.column}"
 
 
-def check_text(text: str, source: str, option: str, value: str | bool, file: Path | None = None) -> None:
+# what clingo's lexer reads as one string literal (``"..."`` on one line, escapes ``\\"``, ``\\\\``,
+# ``\\n`` only) and as a directive's keyword
+_STRING = re.compile(r'"(?:[^\\"\n]|\\["\\n])*"')
+_KEYWORD = re.compile(r"#[A-Za-z0-9_]*")
+# directives refused before clingo reads the text, and why: clingo opens a file while it parses an
+# #include (a FIFO would hang it, and any readable file would be read), and a script or a theory
+# definition is read by parts of its lexer where a character it cannot read ends the interpreter
+_REFUSED = {"include": "it would make clingo open a file", "script": "it would run code",
+            "theory": "it defines a theory"}
+_ASPIF = re.compile(r"asp (?:0|[1-9])")
+# runs of text with nothing to look at: outside comments and strings (no quote, #, % or non-ASCII
+# character), and inside a block comment (no * or %); skipped at once, so a long text is screened fast
+_PLAIN = re.compile("[^\"#%\x80-\U0010ffff]+")
+_IN_BLOCK = re.compile("[^*%]+")
+
+
+def _end_of_line(text: str, i: int) -> int:
+    end = text.find("\n", i)
+    return len(text) if end < 0 else end
+
+
+def screened(text: str, source: str) -> str:
+    """The text of a rule of your own as clingo may be given it: a byte order mark at its very start
+    dropped; RuleError, naming the line, the column and the character, for what clingo must not see.
+
+    clingo reads only ASCII outside string literals and comments: any other character there makes its
+    lexer report a part of the character's bytes, which its Python binding cannot decode, and the
+    interpreter ends ("PANIC: exception in nothrow scope"); a NUL character ends the text for clingo
+    without a word; ``#include`` opens a file while the text is parsed, before any check on the
+    parsed statements could refuse it. So the text is scanned here, as clingo's lexer splits it
+    (string literals, ``%`` line comments and ``#!``, ``%* *%`` block comments that nest), first."""
+    if not isinstance(text, str) or not isinstance(source, str):
+        raise TypeError("a rule's text and source must be str")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise RuleError(f"{_at(source, text, exc.start)}: not UTF-8 text (a lone surrogate)") from None
+    if "\0" in text:
+        raise RuleError(f"{_at(source, text, text.index(chr(0)))}: a NUL character (clingo would read the text "
+                        "only up to it)")
+    if _ASPIF.match(text):
+        raise RuleError(f"{source}:1:1: this is clingo's aspif format, not a logic program")
+    i, n, depth = 0, len(text), 0
+    while i < n:
+        plain = (_IN_BLOCK if depth else _PLAIN).match(text, i)
+        if plain is not None:
+            i = plain.end()
+            continue
+        ch = text[i]
+        if depth:  # in a block comment: only its ends, nested ones and line comments count
+            if text.startswith("*%", i):
+                depth, i = depth - 1, i + 2
+            elif text.startswith("%*", i):
+                depth, i = depth + 1, i + 2
+            elif ch == "%":
+                i = _end_of_line(text, i)
+            else:
+                i += 1
+        elif ch == "%":
+            if text.startswith("%*", i):
+                depth, i = 1, i + 2
+            else:
+                i = _end_of_line(text, i)
+        elif ch == "#":
+            if text.startswith("#!", i):
+                i = _end_of_line(text, i)
+                continue
+            word = _KEYWORD.match(text, i).group()
+            if word[1:] in _REFUSED:
+                raise RuleError(f"{_at(source, text, i)}: {word} is not allowed in a rule of your own "
+                                f"({_REFUSED[word[1:]]}): only rules and constraints may be written in one")
+            i += len(word)
+        elif ch == '"':
+            literal = _STRING.match(text, i)
+            i = literal.end() if literal else i + 1  # a quote clingo cannot read: its own error, then on
+        elif ch > "\x7f":
+            raise RuleError(f"{_at(source, text, i)}: the character {ch!r} (U+{ord(ch):04X}) cannot be read here: "
+                            "a logic program is ASCII outside its strings (\"...\") and comments")
+        else:
+            i += 1
+    return text
+
+
+def _at(source: str, text: str, i: int) -> str:
+    """``source:line:column`` of the character at index ``i`` of ``text`` (columns count characters)."""
+    line = text.count("\n", 0, i) + 1
+    return f"{source}:{line}:{i - (text.rfind(chr(10), 0, i) + 1) + 1}"
+
+
+def check_text(text: str, source: str, option: str, value: str | bool) -> str:
     """Parses a rule of your own and holds it to the contract; raises RuleError naming its file, line
-    and column (clingo's own syntax errors included) and what is wrong."""
+    and column (clingo's own syntax errors included) and what is wrong. The text is screened first
+    (``screened``); it is the screened text that is checked and returned."""
+    text = screened(text, source)
     messages: list[str] = []
     statements: list[ast.AST] = []
 
@@ -173,16 +273,12 @@ def check_text(text: str, source: str, option: str, value: str | bool, file: Pat
         messages.append(message.strip())
 
     try:
-        if file is not None:
-            ast.parse_files([str(file)], statements.append, logger=logger)
-        else:
-            ast.parse_string(text, statements.append, logger=logger)
+        ast.parse_string(text, statements.append, logger=logger)
     except RuntimeError:
         detail = "; ".join(m.replace("<string>", source) for m in messages) or "clingo cannot read it"
         raise RuleError(f"rule {option}: {detail}") from None
-    own = str(file) if file is not None else "<string>"
     for s in statements:
-        if s.location.begin.filename not in (own, "<string>"):
+        if s.location.begin.filename != "<string>":
             raise RuleError(f"{source}: #include is not allowed in a rule of your own (it loads "
                             f"{s.location.begin.filename[:_QUOTE]})")
         if s.ast_type == ast.ASTType.Program and s.name == "base" and not s.parameters:
@@ -237,13 +333,26 @@ def check_text(text: str, source: str, option: str, value: str | bool, file: Pat
     if not defined:
         raise RuleError(f"{source}: the rule defines none of the predicates the encodings read from option "
                         f"files, so it could change nothing (it may define: {_hook_hint(c)})")
+    return text
+
+
+# seconds a rule of your own may take to ground alone, on no facts (the contract check), when the time
+# limit in effect is longer: a rule fit for use grounds in a moment there, having no facts to read, and
+# the commands that only read a rule (``fivedp options``, ``game show``) have no time limit of their own
+ALONE_SECONDS = 10.0
 
 
 def _ground_alone(statements: list, source: str) -> None:
     """Grounds the rule on no facts: what clingo refuses only when grounding (unsafe variables, a
     wrong use of an aggregate) is then reported with the file's line and column, not later as a
-    failure of the whole program."""
-    messages = refusals_alone(statements)
+    failure of the whole program. It is ground apart (a child process), within the time limit (at
+    most ``ALONE_SECONDS``) and the memory limit: a rule that grounds without end on its own facts
+    (``p(X+1) :- p(X). p(0).``) is refused here."""
+    try:
+        messages = refusals_alone(statements, min(time_limit_in_effect(), ALONE_SECONDS))
+    except (TimeLimitError, MemoryLimitError) as exc:
+        raise RuleError(f"{source}: {exc}: a rule that grounds without end (p(X+1) :- p(X).) or grounds a "
+                        "huge range cannot be used") from None
     if messages is not None:
         detail = "; ".join(m.replace("<string>", source) for m in messages) or "clingo cannot ground it"
         raise RuleError(f"{source}: {detail[:400]}")
@@ -288,19 +397,17 @@ def make_rule(option: str, value: str | bool, source: str, *, text: str | None =
     """A checked rule of your own from its file (``source``, relative to ``base``) or from its ``text``
     (a game file's record, which names the file it came from)."""
     _target(option, value, source, known if known is not None else registry())
-    file: Path | None = None
     if text is None:
         file = Path(source) if base is None or Path(source).is_absolute() else Path(base) / source
         try:
-            text = file.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise RuleError(f"rule {option}: cannot read {str(file)[:200]}: {exc.strerror or exc}") from None
-        except UnicodeDecodeError:
-            raise RuleError(f"rule {option}: {str(file)[:200]} is not a text file (UTF-8)") from None
+            # as every input is read: a regular file only (a FIFO would never end), size-capped, UTF-8
+            text = read_text(file, "rule file")
+        except InputError as exc:
+            raise RuleError(f"rule {option}: {exc}") from None
         shown = str(file)
     else:
-        shown = source
-    check_text(text, shown, option, value, file)
+        file, shown = None, source
+    text = check_text(text, shown, option, value)
     return UserRule(option, value, source if file is None else str(file), text)
 
 

@@ -25,6 +25,7 @@ cannot be settled within the time limit (``time_limit``, default ``DEFAULT_TIME_
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import threading
@@ -41,7 +42,8 @@ from typing import Callable, Iterable, Iterator, NamedTuple, Sequence
 import clingo
 from clingo import ast
 
-from ..errors import AdjudicationError, EncodingError, InputError, TimeLimitError
+from ..errors import AdjudicationError, EncodingError, InputError, MemoryLimitError, TimeLimitError
+from .apart import LimitHit, run_apart
 from .terms import symbol_texts
 
 DECISIONS = ("moves", "dislodged", "given", "path", "assist_given")
@@ -66,6 +68,42 @@ def time_limit(seconds: float | None) -> Iterator[None]:
         yield
     finally:
         _TIME_LIMIT.reset(token)
+
+
+def time_limit_in_effect() -> float:
+    """The time limit set around the caller (``time_limit``), in seconds."""
+    return _TIME_LIMIT.get()
+
+
+# A program with rules of your own is ground and solved apart, in a child process (``apart.py``),
+# whose memory may grow by at most this many MiB: grounding cannot be interrupted, and such a rule
+# can make it grow without end. Set around a command with ``memory_limit``, as the time limit is.
+DEFAULT_MEMORY_LIMIT = 4096
+_MIB = 1 << 20
+_MEMORY_LIMIT: ContextVar[int] = ContextVar("fivedp_memory_limit", default=DEFAULT_MEMORY_LIMIT)
+
+
+@contextmanager
+def memory_limit(mib: int | str | None) -> Iterator[None]:
+    """Every program with rules of your own ground inside the block may use at most ``mib`` MiB more
+    memory than the process had (None: the default)."""
+    limit = check_memory_limit(mib)
+    token = _MEMORY_LIMIT.set(limit)
+    try:
+        yield
+    finally:
+        _MEMORY_LIMIT.reset(token)
+
+
+def check_memory_limit(mib: int | str | None) -> int:
+    """The limit in MiB, or InputError for one that is not a whole number of MiB, at least 1."""
+    if mib is None:
+        return DEFAULT_MEMORY_LIMIT
+    text = str(mib).strip()
+    whole = not isinstance(mib, bool) and isinstance(mib, (int, str)) and text.isascii() and text.isdigit()
+    if not whole or len(text) > 9 or int(text) < 1:
+        raise InputError(f"memory limit {text[:40]!r}: give a whole number of MiB (at least 1)")
+    return int(text)
 
 
 def check_time_limit(seconds: float | None) -> float:
@@ -125,6 +163,44 @@ class _Messages:
     def error(self, what: str) -> EncodingError:
         detail = "\n".join(self.lines) or "clingo gave no message"
         return EncodingError(f"{what}:\n{detail}")
+
+
+class RuleText(str):
+    """A rule of your own among a program's files: its text, handed to clingo as text.
+
+    No file is written for it, so none can be read in its place. It is a ``str`` so that it travels
+    in a program's list of files like any other; its value, the name every per-process cache here
+    keys it by, is the SHA-256 digest of the text: two rules share a name only when their texts are
+    the same, and a cached parse is always the parse of the text at hand. ``source`` (the file as
+    the user named it) is for messages only and takes no part in the name."""
+
+    text: str
+    source: str
+
+    def __new__(cls, text: str, source: str = "") -> "RuleText":
+        if not isinstance(text, str) or not isinstance(source, str):
+            raise TypeError("a rule's text and source must be str")
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        named = super().__new__(cls, f"{_RULE_PREFIX}{digest}>")
+        named.text, named.source = text, source
+        return named
+
+    def __reduce__(self) -> tuple:
+        return RuleText, (self.text, self.source)
+
+
+_RULE_PREFIX = "<rule of your own sha256:"
+
+
+def is_rule_text(name: str) -> bool:
+    """Whether a program's file is a rule of your own (its text) rather than a file under asp/."""
+    return isinstance(name, RuleText)
+
+
+def _source_of(name: str) -> str:
+    """What ``_parsed_entry`` names the statements of a program's file by: a rule's own name, or the
+    real path of a file under asp/."""
+    return name if isinstance(name, RuleText) else os.path.realpath(asp_dir() / name)
 
 
 def _parsed_programs(programs: tuple[str, ...]) -> tuple[ast.AST, ...]:
@@ -317,20 +393,32 @@ def _parsed_entry(name: str) -> tuple[tuple[str, tuple[ast.AST, ...], tuple[_Ana
     """One file of ``programs`` (an entry encoding, an option file, a rule of your own) with the files it
     includes, parsed and analysed once per process: for each run of statements from one source file,
     (that file's real path, the statements, their analyses), in the parser's order. Programs share most
-    of their files (every option set loads the movement parts), so each is read once, not once a program."""
+    of their files (every option set loads the movement parts), so each is read once, not once a program.
+    A rule of your own (``RuleText``) is parsed from its text, checked already (userrules.py): one run,
+    named by the rule's own name."""
     statements: list[ast.AST] = []
     messages = _Messages()
+    rule = isinstance(name, RuleText)
+    if not rule and name.startswith(_RULE_PREFIX):
+        raise AdjudicationError(f"the text of a rule of your own is not at hand ({name})")
     try:
-        ast.parse_files([str(asp_dir() / name)], statements.append, logger=messages)
+        if rule:
+            ast.parse_string(name.text, statements.append, logger=messages)
+        else:
+            ast.parse_files([str(asp_dir() / name)], statements.append, logger=messages)
     except RuntimeError:
-        raise messages.error(f"the logic programs cannot be read ({name})") from None
+        what = f"a rule of your own ({name.source or name})" if rule else name
+        raise messages.error(f"the logic programs cannot be read ({what})") from None
     runs: list[tuple[str, list[ast.AST]]] = []
     real: dict[str, str] = {}
     for st in statements:
         if st.ast_type == ast.ASTType.Comment:
             continue  # comments are statements in the AST too; the grounder has no use for them
-        filename = st.location.begin.filename
-        source = real.get(filename) or real.setdefault(filename, os.path.realpath(filename))
+        if rule:
+            source = name
+        else:
+            filename = st.location.begin.filename
+            source = real.get(filename) or real.setdefault(filename, os.path.realpath(filename))
         if not runs or runs[-1][0] != source:
             runs.append((source, []))
         runs[-1][1].append(st)
@@ -350,10 +438,10 @@ def _assembled(programs: tuple[str, ...]) -> _Assembled:
     listed, not where another includes it)."""
     statements: list[ast.AST] = []
     analyses: list[_Analysis | None] = []
-    listed = {os.path.realpath(asp_dir() / name) for name in programs}
+    listed = {_source_of(name) for name in programs}
     taken: set[str] = set()
     for name in reversed(programs):
-        own = os.path.realpath(asp_dir() / name)
+        own = _source_of(name)
         entry = _parsed_entry(name)
         fresh = {source for source, _, _ in entry if source == own or source not in listed} - taken
         for source, run, analysed in entry:
@@ -498,12 +586,29 @@ def _loops_through_negation(rules: Sequence[tuple[_Signature, tuple[tuple[_Signa
     return any(negative and reaches(head, body) for body, out in edges.items() for head, negative in out)
 
 
-def refusals_alone(statements: Sequence[ast.AST]) -> list[str] | None:
+def refusals_alone(statements: Sequence[ast.AST], seconds: float | None = None) -> list[str] | None:
     """Grounds ``statements`` alone on no facts: None when clingo accepts them, else its messages
     (an unsafe variable, a wrong use of an aggregate), each with the statement's file and line. What
-    clingo refuses only when grounding is reported this way for one part, not later for the whole."""
+    clingo refuses only when grounding is reported this way for one part, not later for the whole.
+    With ``seconds``, for statements from outside (a rule of your own), they are ground apart
+    (``apart.py``) within that time and the memory limit: TimeLimitError or MemoryLimitError."""
     if not isinstance(statements, Sequence) or not all(isinstance(s, ast.AST) for s in statements):
         raise TypeError("statements must be a sequence of clingo syntax trees")
+    if seconds is None:
+        return _refusals(statements)
+    seconds = check_time_limit(seconds)
+    mib = _MEMORY_LIMIT.get()
+    try:
+        return run_apart(lambda: _refusals(statements), seconds, mib * _MIB)
+    except LimitHit as hit:
+        if hit.kind == "time":
+            raise TimeLimitError(f"grounding it alone, on no facts, did not end within the time limit of "
+                                 f"{seconds:g} s") from None
+        raise MemoryLimitError(f"grounding it alone, on no facts, did not end within the memory limit of "
+                               f"{mib:,} MiB{f' ({hit.detail})' if hit.detail else ''}") from None
+
+
+def _refusals(statements: Sequence[ast.AST]) -> list[str] | None:
     messages = _Messages()
     ctl = clingo.Control(["--warn=none"], logger=messages)
     try:
@@ -550,12 +655,12 @@ def _without_true_negations(programs: tuple[str, ...], k: int, dropped: tuple[in
 def _statements(programs: tuple[str, ...], facts: str, static: str,
                 names: frozenset[str] | None = None) -> _Statements:
     """The statements to ground for these facts: the rules that can fire. A program with rules of your
-    own (absolute paths, options.logic_files) is used whole: such rules may read any predicate.
+    own (``RuleText``, options.logic_files) is used whole: such rules may read any predicate.
     ``names``: the predicates of ``facts`` when the caller knows them (facts built as values name
     theirs before they are spelled: reading them off the text costs some 0.3 ms a phase); None reads
     them off the text."""
     deps = _dependencies(programs)
-    if deps is None or any(Path(p).is_absolute() for p in programs):
+    if deps is None or any(isinstance(p, RuleText) for p in programs):
         return _Statements(_parsed_programs(programs), None)
     names, static_names = (_fact_names(facts) if names is None else names), _static_names(static)
     if names is None or static_names is None:
@@ -1312,6 +1417,14 @@ def solve_decisions(programs: Sequence[str], facts: str, static: str = "", *, st
     more open parts than the consequences are worth reading for (``_Driver.consequences``), the backup
     rules are applied all the same."""
     clock = _Clock(check_time_limit(time_limit) if time_limit is not None else _TIME_LIMIT.get())
+    if any(isinstance(p, RuleText) for p in programs):
+        return _solved_apart(programs, facts, static, names, clock, statistics, settle)
+    return _solved(programs, facts, static, names, clock, statistics, settle)
+
+
+def _solved(programs: Sequence[str], facts: str, static: str, names: frozenset[str] | None, clock: _Clock,
+            statistics: bool, settle: bool) -> Solution:
+    """``solve_decisions`` in this process."""
     t0 = time.perf_counter()
     ctl, added = _control(programs, facts, static, names)
     t1 = time.perf_counter()
@@ -1346,4 +1459,60 @@ def solve_decisions(programs: Sequence[str], facts: str, static: str = "", *, st
         add_seconds=added,
         statistics_seconds=t3 - t2,
         unsettled=unsettled,
+    )
+
+
+# the time a program done apart is given past its time limit, so that a child whose solving ran out
+# of time reports it itself, with the decisions and parts it found (``_Clock.exceeded``)
+_GRACE = 0.5
+_HEADS = re.compile(r"^head\(", re.M)
+_ORDERS = re.compile(r"^order\(", re.M)
+
+
+def _solved_apart(programs: Sequence[str], facts: str, static: str, names: frozenset[str] | None, clock: _Clock,
+                  statistics: bool, settle: bool) -> Solution:
+    """``solve_decisions`` for a program with rules of your own: ground and solved in a child process
+    (``apart.py``) within the time limit and the memory limit, since clingo cannot interrupt its
+    grounder and such a rule may make it run without end. The encodings are parsed here first, so
+    that this process keeps them parsed (the child's caches end with it); the answer comes back as
+    text (symbols do not pickle) and is read here again."""
+    statements = _statements(tuple(programs), facts, static, names)
+    _static_statements(static, statements.reads)
+    mib = _MEMORY_LIMIT.get()
+
+    def work() -> tuple:
+        solution = _solved(programs, facts, static, names, clock, statistics, settle)
+        backups = tuple((rule, tuple(symbol_texts(places))) for rule, places in solution.backups)
+        return (symbol_texts(solution.atoms), backups,
+                symbol_texts(solution.unsettled), solution.models_seen, solution.ground_seconds,
+                solution.solve_seconds, solution.atoms_count, solution.rules_count, solution.add_seconds,
+                solution.statistics_seconds)
+
+    try:
+        atoms, backups, unsettled, *numbers = run_apart(work, max(clock.left(), 0.0) + _GRACE, mib * _MIB)
+    except LimitHit as hit:
+        mine = [r.source or "of your own" for r in programs if isinstance(r, RuleText)]
+        rules = f"rule{'s' if len(mine) > 1 else ''} {', '.join(mine)}"
+        size = (f"{_count(len(_HEADS.findall(facts)), 'board')} in play, "
+                f"{_count(len(_ORDERS.findall(facts)), 'order')}")
+        if hit.kind == "time":
+            raise TimeLimitError(f"this step is too big to ground and settle within the time limit of "
+                                 f"{clock.limit:g} s with your {rules} ({size}); raise --time-limit (time_limit= "
+                                 "in the API), or look in the rule for one that grounds without end") from None
+        raise MemoryLimitError(f"this step is too big to ground within the memory limit of {mib:,} MiB with your "
+                               f"{rules} ({size}{'; ' + hit.detail if hit.detail else ''}); raise --memory-limit, or "
+                               "look in the rule for one that grounds without end") from None
+    parse = clingo.parse_term
+    models_seen, ground_seconds, solve_seconds, atoms_count, rules_count, add_seconds, statistics_seconds = numbers
+    return Solution(
+        atoms=tuple(parse(a) for a in atoms),
+        backups=tuple((rule, tuple(parse(p) for p in places)) for rule, places in backups),
+        models_seen=models_seen,
+        ground_seconds=ground_seconds,
+        solve_seconds=solve_seconds,
+        atoms_count=atoms_count,
+        rules_count=rules_count,
+        add_seconds=add_seconds,
+        statistics_seconds=statistics_seconds,
+        unsettled=tuple(parse(a) for a in unsettled),
     )

@@ -17,6 +17,7 @@ from fivedp_asp.explore.exploration import asked_values, explore_scenario, regis
 from fivedp_asp.engine.options import RULES, logic_files, options_document, registry, with_rules
 from fivedp_asp.engine.userrules import validated
 from fivedp_asp.engine.userrules import scenario_with_rules, contract, parse_spec, parse_specs
+from fivedp_asp.solver.driver import is_rule_text
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 NO_CROSS = ROOT / "docs" / "examples" / "no_cross_timeline_support.lp"
@@ -134,13 +135,13 @@ def test_rules_join_the_registry_only_through_the_options_that_carry_them():
     assert [v.value for v in known["no_cross_timeline_support"].values] == [False, True]
     assert [v.value for v in known["adjacency"].values] == ["family", "any", "parent_child"]
     assert "no_cross_timeline_support" not in registry() and len(registry()["adjacency"].values) == 2
-    # loaded only when chosen: the file's text, at a path named by its digest
-    assert not any(f.endswith(".lp") and Path(f).is_absolute() for f in logic_files(carried, "movement"))
+    # loaded only when chosen: the file's text itself, named by its digest
+    assert not any(is_rule_text(f) for f in logic_files(carried, "movement"))
     on = with_rules({}, rules, in_effect=True)
-    mine = [f for f in logic_files(on, "movement") if Path(f).is_absolute()]
-    assert sorted(Path(f).read_text() for f in mine) == sorted([NO_CROSS.read_text(), PARENT_CHILD.read_text()])
+    mine = [f for f in logic_files(on, "movement") if is_rule_text(f)]
+    assert sorted(f.text for f in mine) == sorted([NO_CROSS.read_text(), PARENT_CHILD.read_text()])
     assert "options/adjacency_family.lp" not in logic_files(on, "movement")
-    assert not any(Path(f).is_absolute() for f in logic_files(on, "retreat"))
+    assert not any(is_rule_text(f) for f in logic_files(on, "retreat"))
 
 
 def test_options_document_records_the_text_and_reads_back_without_the_file(tmp_path):

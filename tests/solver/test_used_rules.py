@@ -147,10 +147,10 @@ def test_rules_about_past_boards_are_kept_when_a_past_board_is_written():
     assert {"held", "past", "fork"} <= _heads(solve._statements(query.programs, query.text(), query.static))
 
 
-def test_a_program_with_rules_of_your_own_is_used_whole(tmp_path):
-    rule = tmp_path / "mine.lp"
-    rule.write_text("cut(S) :- supports(S,X,T), carried(F,X).\n")
-    programs = ("movement.lp", str(rule))
+def test_a_program_with_rules_of_your_own_is_used_whole():
+    from fivedp_asp.solver.driver import RuleText
+
+    programs = ("movement.lp", RuleText("cut(S) :- supports(S,X,T), carried(F,X).\n", "mine.lp"))
     assert encoding_size(programs, "order(0,p(b(0,1),par),france).\n") == encoding_size(programs)
     assert encoding_size(("movement.lp",), "order(0,p(b(0,1),par),france).\n") < encoding_size(("movement.lp",))
 

@@ -1,0 +1,182 @@
+"""Work done apart: in a child process with a time limit and a memory limit.
+
+clingo cannot interrupt its grounder: a program whose grounding never ends (a rule of your own such
+as ``p(X+1) :- p(X).``) holds the process until its memory is gone, whatever the time limit says.
+Such work is done in a child process (``os.fork``), whose address space may grow by at most a given
+number of bytes (``RLIMIT_AS``) and which the parent kills when its time is up. The child starts as a
+copy of the parent, so nothing needs to be handed to it: it runs the work and sends its result back
+through a pipe (pickled), or the exception the work raised.
+
+Only programs with rules of your own are run this way (``driver.solve_decisions``,
+``driver.refusals_alone``): the built-in encodings' grounding is bounded by the input limits
+(``limits.py``), and their programs are ground in the process itself, as before, at no extra cost.
+Where there is no ``fork`` (Windows), the work runs in the process itself, without these limits.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import selectors
+import signal
+import time
+from typing import Any, Callable, NoReturn, TypeVar
+
+try:
+    import resource
+except ImportError:  # not a POSIX system
+    resource = None  # type: ignore[assignment]
+
+T = TypeVar("T")
+
+_NO_ANSWER = 70  # the exit status of a child that could not send its answer
+_OUT_OF_MEMORY = 71  # ... because its memory ran out while it did
+_CHUNK = 1 << 20
+
+
+class LimitHit(Exception):
+    """Work done apart that hit a limit: ``kind`` is ``"time"`` or ``"memory"``; ``detail`` says more
+    when there is more to say (the signal that ended the child). The caller says what was too big."""
+
+    def __init__(self, kind: str, detail: str = ""):
+        super().__init__(kind, detail)
+        self.kind = kind
+        self.detail = detail
+
+
+def can_run_apart() -> bool:
+    """Whether work can be done apart here (a system with ``fork``)."""
+    return hasattr(os, "fork")
+
+
+def run_apart(work: Callable[[], T], seconds: float, memory: int | None) -> T:
+    """``work()`` done in a child process: its result, or the exception it raised, raised again here.
+    LimitHit when it takes longer than ``seconds`` (the child is killed) or when its address space
+    would grow by more than ``memory`` bytes (None: no memory limit). The result must pickle."""
+    if not callable(work):
+        raise TypeError("work must be callable")
+    if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or not seconds > 0:
+        raise ValueError("seconds must be a positive number")
+    if memory is not None and (not isinstance(memory, int) or isinstance(memory, bool) or memory <= 0):
+        raise ValueError("memory must be a positive number of bytes, or None")
+    if not can_run_apart():
+        return work()
+    read_fd, write_fd = os.pipe()
+    try:
+        pid = os.fork()
+    except BaseException:
+        os.close(read_fd)
+        os.close(write_fd)
+        raise
+    if pid == 0:
+        _child(work, read_fd, write_fd, memory)
+    os.close(write_fd)
+    return _answer(pid, read_fd, seconds)
+
+
+def _child(work: Callable[[], Any], read_fd: int, write_fd: int, memory: int | None) -> NoReturn:
+    """The child's whole life: the work, its outcome written to the pipe, and an exit that runs none
+    of the parent's exit handlers and flushes none of its buffers (``os._exit``)."""
+    status = _NO_ANSWER
+    try:
+        os.close(read_fd)
+        if memory is not None:
+            _limit_memory(memory)
+        try:
+            outcome: tuple[str, Any] = ("value", work())
+        except MemoryError:
+            outcome = ("memory", None)
+        except BaseException as exc:  # noqa: BLE001 - raised again in the parent
+            outcome = ("raised", exc)
+        data = _pickled(outcome)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(write_fd, view[:_CHUNK]):]
+        status = 0
+    except MemoryError:
+        status = _OUT_OF_MEMORY
+    except BaseException:  # noqa: BLE001 - the parent sees a child without an answer
+        pass
+    finally:
+        os._exit(status)
+
+
+def _pickled(outcome: tuple[str, Any]) -> bytes:
+    """The outcome as bytes; an exception that does not survive pickling is sent as a RuntimeError
+    with its type and message."""
+    kind, payload = outcome
+    if kind == "raised":
+        try:
+            data = pickle.dumps(outcome)
+            pickle.loads(data)
+            return data
+        except Exception:  # noqa: BLE001 - an exception whose arguments do not rebuild it
+            return pickle.dumps(("raised", RuntimeError(f"{type(payload).__name__}: {payload}")))
+    return pickle.dumps(outcome)
+
+
+def _limit_memory(extra: int) -> None:
+    """Lets the address space grow by ``extra`` bytes from what it is now (what the child shares with
+    the parent is counted in what it is now), never beyond a lower limit set already. Without
+    ``/proc`` (not Linux) the address space is not known, and no limit is set."""
+    if resource is None:
+        return
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            now = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    limit = now + extra
+    for bound in (soft, hard):
+        if bound != resource.RLIM_INFINITY:
+            limit = min(limit, bound)
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    except (ValueError, OSError):
+        pass
+
+
+def _answer(pid: int, read_fd: int, seconds: float) -> Any:
+    """Reads the child's outcome until it closes the pipe or the time is up; the child is killed
+    unless it finished, and always waited for (no zombie is left, whatever interrupts the wait)."""
+    deadline = time.monotonic() + seconds
+    chunks: list[bytes] = []
+    finished = False
+    try:
+        with selectors.DefaultSelector() as selector:
+            selector.register(read_fd, selectors.EVENT_READ)
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise LimitHit("time")
+                if not selector.select(left):
+                    continue
+                chunk = os.read(read_fd, _CHUNK)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+        finished = True
+    finally:
+        os.close(read_fd)
+        if not finished:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        _, status = os.waitpid(pid, 0)
+    if not chunks:
+        code = os.waitstatus_to_exitcode(status)
+        if code == _OUT_OF_MEMORY:
+            raise LimitHit("memory")
+        if code < 0:
+            # a child that ends by a signal without an answer (the kernel's out-of-memory killer, an
+            # abort where an allocation failed) has most likely run out of memory
+            raise LimitHit("memory", f"it was ended by signal {-code}")
+        raise RuntimeError(f"a child process ended without an answer (exit status {code})")
+    kind, payload = pickle.loads(b"".join(chunks))
+    if kind == "value":
+        return payload
+    if kind == "memory":
+        raise LimitHit("memory")
+    raise payload

@@ -1,0 +1,81 @@
+"""Two players at the table in a real browser (Debian's chromium driven by Playwright): each joins from
+the game's page, gives orders by clicking (a unit, then one of its legal orders) and by typing, checks
+and submits; neither page ever shows the other's orders; when both have submitted the phase is
+adjudicated and both pages show the new step. Screenshots of both pages are left in the test's
+folder (``FIVEDP_SCREENSHOTS=DIR`` keeps copies)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.serve.conftest import TWO_POWERS
+from tests.serve.live import server
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (the browser extra) is not installed")
+pytestmark = [pytest.mark.skipif(CHROMIUM is None, reason="no chromium on this machine (.ci/run installs it)"),
+              pytest.mark.slow]
+
+
+def _post(base: str, path: str, body: dict) -> dict:
+    request = urllib.request.Request(base + path, data=json.dumps(body).encode(), method="POST",
+                                     headers={"Content-Type": "application/json"})
+    return json.load(urllib.request.urlopen(request, timeout=30))
+
+
+def _join(page, base: str, game: str, power: str) -> None:
+    page.goto(f"{base}/play/{game}")
+    page.wait_for_selector("#join:not([hidden]) #power option")
+    page.select_option("#power", power)
+    with page.expect_navigation():
+        page.click("#joinbtn")
+    page.wait_for_function(f"document.getElementById('role').textContent === 'You play {power}'")
+
+
+def test_two_players_play_a_phase_in_the_browser(tmp_path):
+    shots = Path(os.environ.get("FIVEDP_SCREENSHOTS", tmp_path))
+    with server(f"sqlite:///{tmp_path}/games.db", tmp_path) as base, sync_api.sync_playwright() as pw:
+        game = _post(base, "/api/games", {"start": TWO_POWERS})["id"]
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+            "--disable-sync", "--no-first-run"])
+        try:
+            france = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
+            germany = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
+            _join(france, base, game, "France")
+            _join(germany, base, game, "Germany")
+            assert "#token=" in france.url and "#token=" in germany.url
+            # France: a unit clicked, one of its legal orders picked, a line typed, checked, submitted
+            france.click("#units button:text-is('A Par')")
+            france.click("#possible li:text-is('A a-Par@0 - a-Bur@0')")
+            france.fill("#orders", france.input_value("#orders") + "\nA Mar S A Par - Bur\nF Bre - Mos")
+            france.click("#check")
+            france.wait_for_selector("#verdicts li.illegal")
+            verdicts = france.inner_text("#verdicts")
+            assert "A a-Par@0 - a-Bur@0" in verdicts and "F Bre - Mos: ILLEGAL (not adjacent)" in verdicts
+            france.fill("#orders", "A a-Par@0 - a-Bur@0\nA Mar S A Par - Bur")
+            france.click("#submit")
+            france.wait_for_function("document.getElementById('message').textContent === 'Submitted.'")
+            # Germany's page learns that France submitted, and nothing of what
+            germany.wait_for_function("document.getElementById('submitted').textContent.includes('France')")
+            germany.screenshot(path=str(shots / "germany-before.png"))
+            seen = germany.content() + germany.frame_locator("#picture").locator("body").inner_text()
+            assert "A Mar S A Par - Bur" not in seen and "a-Bur@0" not in seen
+            germany.fill("#orders", "A Mun - Bur")
+            germany.click("#submit")
+            for page in (france, germany):
+                page.wait_for_function("document.getElementById('phase').textContent.startsWith('Step 2')")
+                page.wait_for_function("document.getElementById('last').textContent.includes('Step 1')")
+            last = france.inner_text("#last")
+            assert "A a-Par@0 - a-Bur@0  succeeds" in last and "A a-Mun@0 - a-Bur@0  fails" in last
+            assert "A a-Par@0 - a-Bur@0  succeeds" in germany.inner_text("#last")
+            france.screenshot(path=str(shots / "france-after.png"))
+            germany.screenshot(path=str(shots / "germany-after.png"))
+        finally:
+            browser.close()
