@@ -5,7 +5,8 @@ What is checked:
 
 - one board drawn alone shows every order that acted on it, from whatever board and step: its own
   orders, and supports and moves into it from other boards, each marked with the board it came from;
-- every line of a board drawn alone stays inside its view box (orders to other boards end at its edge);
+- every line of a board drawn alone stays inside its view box (orders to and from other boards, a convoy
+  across boards too, end beside it, at the other board's place, named);
 - a board drawn alone reads without CSS: every shape carries its own fill and stroke, every text its
   own fill and size, and a renderer given the SVG without its ``<style>`` draws sea and land in
   their colours (where ``rsvg-convert`` or ImageMagick is installed);
