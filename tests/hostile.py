@@ -51,6 +51,7 @@ OUR_ATTRIBUTES = frozenset({
     "marker-end", "markerheight", "markerwidth", "orient", "points", "r", "refx", "refy", "stroke",
     "stroke-dasharray", "stroke-width", "transform", "viewbox", "width", "x", "x1", "x2", "xmlns", "y", "y1",
     "y2", "type", "value", "min", "max", "checked", "hidden", "aria-label",
+    "font-size", "font-weight", "font-family", "text-anchor", "opacity",
 })
 """The attributes our elements have (besides ``data-*``); any other one came from input."""
 

@@ -18,5 +18,6 @@ def add_render_parser(sub) -> None:
     p.add_argument("-o", "--output", help="the file to write (.html; .svg with --board); default: PATH's name with .html")
     p.add_argument("--board", help="draw this board alone, large (e.g. a2)")
     p.add_argument("--force", action="store_true", help="replace the file if it is there (never PATH itself)")
-    p.add_argument("--step", type=int, help="the step shown first (from 1; the last by default); with --board, the board after this step")
+    p.add_argument("--step", type=int, help="the step shown first (from 1, as the step selector counts them; by default the "
+                                            "last position: for a game, the boards as they stand); with --board, the board after this step")
     p.set_defaults(func=cmd_render)

@@ -18,48 +18,22 @@ svg.view{flex:1;height:calc(100vh - 150px);min-height:420px;background:#eef1f4;c
 aside{width:340px;flex:none;border-left:1px solid #ccc;background:#fff;padding:6px 10px;overflow:auto;height:calc(100vh - 150px);min-height:420px;box-sizing:border-box}
 pre{background:#fff;font-size:12px;white-space:pre-wrap;margin:4px 0}
 #info{min-height:3em;border-bottom:1px solid #ddd;padding-bottom:4px}
-.t.ocean{fill:#bcd9f0;stroke:#7fa9c9;stroke-width:2}
-.t.land{fill:#f1ead8;stroke:#8b7f66;stroke-width:2}
-.t.impassable{fill:#b9b2a4;stroke:#8b7f66;stroke-width:2}
-.lbl{font-size:26px;fill:#5c5344;text-anchor:middle;pointer-events:none}
-.frame{fill:none;stroke:#4a4a4a;stroke-width:3}
+.lbl,.bname,.fork,.elsewhere{pointer-events:none}
 .board.acting .frame{stroke:#e67e22;stroke-width:6}
 .board{cursor:pointer}
-.bname{font-size:13px;font-weight:600;fill:#222;pointer-events:none}
-.fork{font-size:12px;fill:#8e24aa;font-weight:600;pointer-events:none}
-.tl{font-size:20px;font-weight:700;fill:#333}
-.turn{font-size:13px;fill:#333}
-.sc{stroke:#222;stroke-width:3}
-.sc0{fill:#fff;stroke:#222;stroke-width:3}
-.tok{stroke:#111;stroke-width:3}
-.dislodged .tok{opacity:.85}
-.displace{stroke:#8e24aa;stroke-width:3;stroke-dasharray:4 4}
-.option{stroke:#8e24aa;stroke-width:5;stroke-dasharray:3 6}
-.order .arrow{fill:none;stroke-width:2.2}
-.order.move .arrow{stroke:#1b1b1b}
-.order.move.fails .arrow{stroke:#c62828;stroke-dasharray:6 3}
-.order.support_move .arrow,.order.support_hold .arrow{stroke:#2e7d32;stroke-dasharray:2 3}
-.order.convoy .arrow{stroke:#1565c0;stroke-dasharray:8 3 2 3}
-.order.jump_assist .arrow{stroke:#ef6c00;stroke-dasharray:4 2}
-.order.open_convoy .ring{stroke:#1565c0;stroke-dasharray:4 3}
-.order.disband .arrow{stroke:#c62828}
-.order.invalid .arrow{stroke:#999 !important;opacity:.7}
-.order.fails.support_move .arrow,.order.fails.support_hold .arrow,.order.fails.convoy .arrow{opacity:.55}
 .order:hover .arrow,.order:hover .ring{stroke-width:6;opacity:1}
+.single .order:hover .arrow,.single .order:hover .ring{stroke-width:8}
 .orders:hover .order{opacity:.3} .orders .order:hover{opacity:1}
 .steporders.past{opacity:.3}
-.failmark{stroke:#c62828;stroke-width:3}
-.single .order .arrow{stroke-width:4.5} .single .failmark{stroke-width:6} .single .ring{stroke-width:3.5}
-.single .bname{font-size:22px} .single .fork{font-size:20px}
-.ring{fill:none;stroke:#2e7d32;stroke-width:1.6}
-.order.hold .ring{stroke:#555}
-.forkline path{fill:none;stroke:#8e24aa;stroke-width:2;stroke-dasharray:5 4}
 .forkline.new path{stroke-width:4}
 .off{display:none}
 .legend{display:flex;flex-wrap:wrap;gap:4px 14px;align-items:center;font-size:12px;margin:6px 0 0}
 .legend svg{vertical-align:middle}
 svg.hidden{position:absolute}
 """
+"""What the pointer and the step selector change, and the page around the picture. The picture's own
+colours, lines and text sizes are presentation attributes on its shapes (``render.paint``): it reads
+in renderers without CSS, and a rule here overrides them only where the page changes them."""
 
 SCRIPT = """(function(){
 var svg=document.getElementById('view');if(!svg)return;
@@ -79,8 +53,9 @@ function show(){
  q('g.steporders',svg).forEach(function(g){var s=+g.getAttribute('data-step');
   g.classList.toggle('off',!(s===step||all.checked&&s<step));g.classList.toggle('past',s!==step);});
  q('g.order',svg).forEach(function(g){g.classList.toggle('off',!!hidden[g.getAttribute('data-tl')]);});
- q('.steptext').forEach(function(d){d.hidden=+d.getAttribute('data-step')!==step;});
- slider.value=step;label.textContent=(step+1)+' / '+(last+1);}
+ q('.steptext').forEach(function(d){var on=+d.getAttribute('data-step')===step;d.hidden=!on;
+  if(on)label.textContent=d.getAttribute('data-label');});
+ slider.value=step;}
 function go(s){step=Math.max(0,Math.min(last,s));show();}
 slider.addEventListener('input',function(){go(+slider.value);});
 document.getElementById('prev').addEventListener('click',function(){go(step-1);});

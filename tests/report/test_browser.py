@@ -271,7 +271,7 @@ def test_the_view_switches_steps_filters_timelines_shows_details_and_opens_a_boa
     out = json.loads(htmllib.unescape(found[1]))
     names = lambda frame: " ".join(sorted(b.name for b in frame.mv.boards.values()))  # noqa: E731
     assert out["start"] == names(frames[5]) and out["startSteps"] == "5"
-    assert out["step3"] == names(frames[2]) and out["step3Steps"] == "2" and out["label"] == "3 / 6"
+    assert out["step3"] == names(frames[2]) and out["step3Steps"] == "2" and out["label"] == "step 3 / 6"
     assert out["text"] == frames[2].title
     assert out["noB"] == " ".join(n for n in names(frames[2]).split() if not n.startswith("b"))
     assert out["info"] == out["orderTitle"] and " — " in out["info"]
