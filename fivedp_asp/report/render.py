@@ -915,15 +915,20 @@ def game_frames(path: str) -> tuple[str, list[Frame]]:
     from pathlib import Path
 
     from ..files.games import load_game
+
+    title = f"Game {Path(path).stem}"
+    return title, game_pictures(load_game(path), title)
+
+
+def game_pictures(game, title: str, steps: list[Frame] | None = None) -> list[Frame]:
+    """The frames of a game: ``steps`` (the steps played, drawn already; by default replayed here,
+    or the boards' records when a replay does not reach the game), then the multiverse as it stands
+    with the game's waiting orders (the server draws a player's own only)."""
     from ..engine.step import next_phase
     from ..game.play import reading
 
-    game = load_game(path)
     mv = game.mv
-    title = f"Game {Path(path).stem}"
-    frames = _replayed(game, title) if game.history else []
-    if frames is None:
-        frames = [_recorded_frame(mv, len(game.history))]
+    frames = list(steps) if steps is not None else game_steps(game, title)
     text = [f"Timelines: {len(mv.timelines)}, boards: {len(mv.boards)}, steps played: {len(game.history)}"]
     if mv.winner:
         text.append(f"{mv.winner} has won.")
@@ -937,7 +942,16 @@ def game_frames(path: str) -> tuple[str, list[Frame]]:
     acting = frozenset(b.key for b in mv.heads if b.phase == next_phase(mv))
     label = "now: as it stands, " + ("orders waiting" if game.pending else "no orders waiting")
     frames.append(Frame("Now", mv, (), tuple(text), acting=acting, label=label))
-    return title, frames
+    return frames
+
+
+def game_steps(game, title: str, replayed: int | None = None) -> list[Frame]:
+    """The steps a game played, replayed (``replayed``: only when there are at most that many), or
+    else the boards as their records have them."""
+    if not game.history:
+        return []
+    frames = _replayed(game, title) if replayed is None or len(game.history) <= replayed else None
+    return frames if frames is not None else [_recorded_frame(game.mv, len(game.history))]
 
 
 def _replayed(game, title: str) -> list[Frame] | None:

@@ -27,34 +27,25 @@ REPLAYED_STEPS = 60  # up to this many steps a picture replays every step; past 
 def picture_html(games: "Games", game_id: str, token: str | None) -> str:
     """The game drawn as ``fivedp game show --html`` draws it, with the orders the token's holder may
     see: a player its own waiting orders, the host and spectators none. The steps played are drawn
-    once per revision of the game and kept (replaying a long game is a step's cost per step)."""
-    from ..engine.step import next_phase
-    from ..report.render import Frame, _recorded_frame, _replayed, page
+    once per step and kept (replaying a game costs a step's adjudication per step); past
+    ``REPLAYED_STEPS`` steps they are the boards as recorded."""
+    from dataclasses import replace
+
+    from ..report.render import game_pictures, game_steps, page
 
     game, role, sealed = games.snapshot(game_id, token)
-    mv = game.mv
     title = f"Game {game_id}"
-    key = (game_id, len(game.history), hash(str(game.history[-1]) if game.history else ""))
+    key = (game_id, len(game.history), hash(str(game.history[-1])) if game.history else 0)
     with _FRAMES_LOCK:
         steps = _FRAMES.get(key)
     if steps is None:
-        steps = (_replayed(game, title) if game.history and len(game.history) <= REPLAYED_STEPS else None) or \
-            ([_recorded_frame(mv, len(game.history))] if game.history else [])
+        steps = game_steps(game, title, REPLAYED_STEPS)
         with _FRAMES_LOCK:
             _FRAMES[key] = steps
             while len(_FRAMES) > 16:
                 _FRAMES.popitem(last=False)
-    text = [f"Timelines: {len(mv.timelines)}, boards: {len(mv.boards)}, steps played: {len(game.history)}"]
-    if mv.winner:
-        text.append(f"{mv.winner} has won.")
-    own = sealed.orders.get(role.power, ()) if role.power else ()
-    text.append(f"Next: {next_phase(mv)} (step {len(game.history) + 1})")
-    if role.power:
-        text.append(f"Your orders ({role.power}): " + ("; ".join(own) if own else "none given"))
-    text.append("Submitted: " + (", ".join(sorted(sealed.orders)) or "nobody yet"))
-    acting = frozenset(b.key for b in mv.heads if b.phase == next_phase(mv))
-    frames = [*steps, Frame("The boards as they stand", mv, (), tuple(text), acting=acting)]
-    return page(title, frames)
+    own = {role.power: list(sealed.orders[role.power])} if role.power in sealed.orders else {}
+    return page(title, game_pictures(replace(game, pending=own), title, steps))
 
 
 _STYLE = """
