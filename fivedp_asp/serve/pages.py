@@ -139,7 +139,7 @@ _PLAY_SCRIPT = r"""
 const game = document.body.dataset.game;
 const token = new URLSearchParams(location.hash.slice(1)).get('token');
 const $ = (id) => document.getElementById(id);
-let view = null, revision = null;
+let view = null, revision = null, phaseKey = null;
 function headers(json) {
   const h = {};
   if (token) h['Authorization'] = 'Bearer ' + token;
@@ -154,7 +154,7 @@ async function api(method, path, body) {
   if (!r.ok) throw new Error((data && data.error) || ('HTTP ' + r.status));
   return data;
 }
-function say(text) { $('message').textContent = text || ''; }
+function say(text, fine) { $('message').textContent = text || ''; $('message').className = fine ? 'muted' : 'error'; }
 function items(list, ul, fill) {
   ul.replaceChildren(...list.map((x) => { const li = document.createElement('li'); fill(li, x); return li; }));
 }
@@ -174,6 +174,11 @@ async function refresh() {
   } catch (e) { say(e.message); return; }
   const s = view.server;
   revision = s.revision;
+  if (view.next.key !== phaseKey) {
+    // a new phase: what was listed, checked or typed for the last one goes
+    phaseKey = view.next.key;
+    $('possible').replaceChildren(); $('verdicts').replaceChildren(); delete $('orders').dataset.edited;
+  }
   $('role').textContent = s.role === 'player' ? 'You play ' + s.power : s.role === 'host' ? 'You are the host' : 'Spectator';
   $('phase').textContent = view.winner ? view.winner + ' has won' : 'Step ' + view.next.step + ': ' + s.waiting_for;
   $('submitted').textContent = view.submitted.length ? view.submitted.join(', ') : 'nobody yet';
@@ -240,7 +245,7 @@ $('check').addEventListener('click', () => act(async () => showVerdicts(await ap
 $('submit').addEventListener('click', () => act(async () => {
   const d = await api('POST', '/orders', {lines: lines(), replace: true, phase: view.next.key});
   showVerdicts(d); delete $('orders').dataset.edited;
-  say(d.adjudicated ? 'Everyone has submitted: the step was adjudicated.' : 'Submitted.');
+  say(d.adjudicated ? 'Everyone has submitted: the step was adjudicated.' : 'Submitted.', true);
   refresh();
 }));
 $('withdraw').addEventListener('click', () => act(async () => { await api('DELETE', '/orders?phase=' + encodeURIComponent(view.next.key)); refresh(); }));

@@ -31,7 +31,7 @@ def _post(base: str, path: str, body: dict) -> dict:
 
 def _join(page, base: str, game: str, power: str) -> None:
     page.goto(f"{base}/play/{game}")
-    page.wait_for_selector("#join:not([hidden]) #power option")
+    page.wait_for_selector("#join:not([hidden]) #power option", state="attached")
     page.select_option("#power", power)
     with page.expect_navigation():
         page.click("#joinbtn")
@@ -54,11 +54,11 @@ def test_two_players_play_a_phase_in_the_browser(tmp_path):
             # France: a unit clicked, one of its legal orders picked, a line typed, checked, submitted
             france.click("#units button:text-is('A Par')")
             france.click("#possible li:text-is('A a-Par@0 - a-Bur@0')")
-            france.fill("#orders", france.input_value("#orders") + "\nA Mar S A Par - Bur\nF Bre - Mos")
+            france.fill("#orders", france.input_value("#orders") + "\nA Mar S A Par - Bur\nF Bre - Lon")
             france.click("#check")
             france.wait_for_selector("#verdicts li.illegal")
             verdicts = france.inner_text("#verdicts")
-            assert "A a-Par@0 - a-Bur@0" in verdicts and "F Bre - Mos: ILLEGAL (not adjacent)" in verdicts
+            assert "A a-Par@0 - a-Bur@0" in verdicts and "F Bre - Lon (read as F a-Bre@0 - a-Lon@0): ILLEGAL (not adjacent)" in verdicts
             france.fill("#orders", "A a-Par@0 - a-Bur@0\nA Mar S A Par - Bur")
             france.click("#submit")
             france.wait_for_function("document.getElementById('message').textContent === 'Submitted.'")
@@ -75,6 +75,9 @@ def test_two_players_play_a_phase_in_the_browser(tmp_path):
             last = france.inner_text("#last")
             assert "A a-Par@0 - a-Bur@0  succeeds" in last and "A a-Mun@0 - a-Bur@0  fails" in last
             assert "A a-Par@0 - a-Bur@0  succeeds" in germany.inner_text("#last")
+            for page in (france, germany):  # the picture drawn again, with the step's boards
+                page.frame_locator("#picture").locator("text=a1 · Fall 1901").first.wait_for(timeout=60_000)
+                assert not page.inner_text("#possible") and not page.inner_text("#verdicts")
             france.screenshot(path=str(shots / "france-after.png"))
             germany.screenshot(path=str(shots / "germany-after.png"))
         finally:
