@@ -50,6 +50,17 @@ def cmd_bench(args, command: Callable[[list[str]], int]) -> int:
         print(f"on top of each command run as a program: the interpreter's start and imports, "
               f"{start_seconds(args.repeat):.2f} s")
         return 0
+    if args.suite == "serve":
+        from ..serve.bench import bench_serve
+
+        print(f"serve: fivedp serve on SQLite, every power's player submitting at once, {args.rounds} rounds; "
+              "latency of a submission (the last of a round adjudicates), the picture's page twice", flush=True)
+        print(f"{'game':<12} {'boards':>6} {'players':>7} {'steps':>5} {'lost':>4} {'stale':>5} {'p50 ms':>7} "
+              f"{'p95 ms':>7} {'page s':>7} {'again s':>7}")
+        for r in bench_serve(args.rounds, args.timelines, args.seed):
+            print(f"{r['game']:<12} {r['boards']:>6} {r['players']:>7} {r['steps']:>5} {r['lost']:>4} {r['stale']:>5} "
+                  f"{r['p50_ms']:>7.1f} {r['p95_ms']:>7.1f} {r['page_s']:>7.2f} {r['page_again_s']:>7.2f}", flush=True)
+        return 0
     if args.suite == "possible":
         print(f"possible: api.legal_orders on bench.random_game({args.timelines}, seed={args.seed}), processor "
               f"time, best of {args.repeat}", flush=True)
@@ -160,12 +171,13 @@ def add_bench_parser(sub, command: Callable[[list[str]], int]) -> None:
     import each other."""
     p = sub.add_parser("bench", help="benchmarks: classic (against the reference), multiverse (scaling), game (game "
                                      "file commands), possible (legal orders) or big (many independent paradoxes in one step)")
-    p.add_argument("suite", choices=("classic", "multiverse", "game", "possible", "big"))
+    p.add_argument("suite", choices=("classic", "multiverse", "game", "possible", "big", "serve"))
     p.add_argument("--phases", type=int, default=500, help="classic: movement phases to record (default 500)")
     p.add_argument("--batch", type=int, default=1,
                    help="classic: phases adjudicated together in one program (default 1: one at a time)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--repeat", type=int, default=3, help="runs per measurement (default 3)")
+    p.add_argument("--rounds", type=int, default=20, help="serve: rounds of seven submissions at once (default 20)")
     p.add_argument("--profile", action="store_true",
                    help="classic, multiverse: where each step's time goes, stage by stage, with the programs' sizes")
     p.add_argument("--heads", default="1,4,16,64", help="multiverse: boards in play, comma-separated")

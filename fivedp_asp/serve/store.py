@@ -87,25 +87,27 @@ def new_token() -> str:
 
 
 class Games:
-    """The served games on one database. Parsed games are cached per process by revision, so that a
-    view does not read the game file's text again while nothing changed."""
+    """The served games on one database. Parsed games are cached per process by phase, so that views
+    and submissions do not read the game file's text again while the game waits for one phase."""
 
     def __init__(self, db: Database, *, clock: Callable[[], float] = time.time):
         if not isinstance(db, Database):
             raise UsageError(f"Games needs a Database, not {type(db).__name__}")
         self.db = db
         self.clock = clock
-        self._cache: OrderedDict[tuple[str, int], Game] = OrderedDict()
+        self._cache: OrderedDict[tuple[str, str], Game] = OrderedDict()
         self._cache_lock = threading.Lock()
         db.prepare()
 
     # -- reading --------------------------------------------------------------------------------
 
     def _game(self, row: GameRow) -> Game:
-        key = (row.id, row.revision)
+        # the game text changes only with the phase (a step played or taken back): submissions, which
+        # change the private sets and the revision, read the same game
+        key = (row.id, row.phase)
         with self._cache_lock:
             cached = self._cache.get(key)
-            if cached is not None and phase_key(cached) == row.phase:
+            if cached is not None:
                 self._cache.move_to_end(key)
                 return cached
         game, _ = game_from_bytes(row.game.encode("utf-8"), f"game {row.id}")

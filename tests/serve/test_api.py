@@ -236,3 +236,14 @@ def test_pages_fetch_nothing_from_elsewhere(client, path):
     html = client.get(path).text
     assert html.startswith("<!DOCTYPE html>")
     assert "http://" not in html and "https://" not in html and "//cdn" not in html
+
+
+def test_the_serve_benchmark_loses_nothing():
+    """``fivedp bench serve`` on a short run: every power submitting at once, nothing lost."""
+    from fivedp_asp.serve.bench import bench_serve
+
+    rows = bench_serve(rounds=3, timelines=3, seed=2)
+    assert [r["game"].split()[-1] for r in rows] == ["classic", "boards"]
+    for r in rows:
+        assert r["lost"] == 0 and r["steps"] >= 3 and r["submissions"] >= 3 * 2
+        assert 0 < r["p50_ms"] <= r["p95_ms"] and r["page_s"] > 0
