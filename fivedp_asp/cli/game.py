@@ -12,7 +12,7 @@ from pathlib import Path
 import yaml
 
 from ..files.scenarios import read_scenario
-from ..errors import InputError
+from ..errors import InputError, quoted
 from ..inputs import check_order_lines, read_order_text, read_stream, write_output
 from .. import api
 from ..api import check_orders, duties, legal_orders, load_game
@@ -86,7 +86,7 @@ def _viewer(game, power: str | None) -> str | None:
         return None
     found = game.mv.game_map.power(power)
     if found is None:
-        raise InputError(f"unknown power {power!r} (powers: {', '.join(game.mv.game_map.powers)})")
+        raise InputError(f"unknown power {quoted(power)} (powers: {', '.join(game.mv.game_map.powers)})")
     return found
 
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
-from ..errors import AdjudicationError, InputError, UsageError
+from ..errors import AdjudicationError, InputError, UsageError, quoted
 from ..files.games import game_from_bytes, game_text, start_of
 from ..files.sealed import parse_sealed, sealed_text
 from ..engine.possible import legal_orders as possible_orders
@@ -181,7 +181,7 @@ class Games:
             game = self._game(row)
             found = game.mv.game_map.power(str(power)) if isinstance(power, str) else None
             if found is None:
-                raise ServeError(f"unknown power {str(power)[:40]!r} (powers: {', '.join(game.mv.players)})")
+                raise ServeError(f"unknown power {quoted(str(power))} (powers: {', '.join(game.mv.players)})")
             if found not in game.mv.players:
                 raise ServeError(f"{found} does not play in this game (players: {', '.join(game.mv.players)})")
             if found in game.mv.eliminated:
