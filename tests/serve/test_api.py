@@ -247,3 +247,24 @@ def test_the_serve_benchmark_loses_nothing():
     for r in rows:
         assert r["lost"] == 0 and r["steps"] >= 3 and r["submissions"] >= 3 * 2
         assert 0 < r["p50_ms"] <= r["p95_ms"] and r["page_s"] > 0
+
+
+def test_a_game_with_a_rule_of_your_own_is_served_and_refuses_a_runaway_rule(client, monkeypatch):
+    """Rules of your own travel with the game (its file records their text) and are ground apart,
+    with the time and memory limits, also inside the server; a rule that grounds without end is
+    refused when the game is made, not left to hang a request."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "examples" / "no_cross_timeline_support.lp").read_text()
+    t = new_table(client, {"rules": {"no_cross_timeline_support": {"text": text}}})
+    options = t.view()["options"]
+    assert options["no_cross_timeline_support"]["value"] is True
+    t.join("Austria")
+    t.orders("Austria", "A Vie - Gal")
+    assert t.post("/adjudicate", {}, "host").json()["step"]["orders"][0]["result"] == "succeeds"
+    assert "no_cross_timeline_support" in t.get("/file", "host").text
+    import fivedp_asp.engine.userrules as userrules
+
+    monkeypatch.setattr(userrules, "ALONE_SECONDS", 1.0)  # the cap on grounding a rule alone, shortened
+    r = client.post("/api/games", json={"rules": {"runaway": {"text": "p(X+1) :- p(X). p(0). cut(1) :- p(-1)."}}})
+    assert r.status_code == 400 and "ground" in r.json()["error"], r.json()
