@@ -268,3 +268,29 @@ def test_a_game_with_a_rule_of_your_own_is_served_and_refuses_a_runaway_rule(cli
     monkeypatch.setattr(userrules, "ALONE_SECONDS", 1.0)  # the cap on grounding a rule alone, shortened
     r = client.post("/api/games", json={"rules": {"runaway": {"text": "p(X+1) :- p(X). p(0). cut(1) :- p(-1)."}}})
     assert r.status_code == 400 and "ground" in r.json()["error"], r.json()
+
+
+def test_the_servers_deadline_task_adjudicates_what_is_due(db_url):
+    """The task every server process runs: a phase past its deadline is adjudicated once."""
+    import asyncio
+
+    from fivedp_asp.serve.app import _deadlines
+    from fivedp_asp.serve.database import Database
+    from fivedp_asp.serve.store import Games, game_from_start
+
+    now = [5000.0]
+    games = Games(Database(db_url), clock=lambda: now[0])
+    gid, _ = games.create(game_from_start({}, None), deadline=30)
+    other, _ = games.create(game_from_start({}, None))  # no deadline: never adjudicated by the task
+    now[0] += 31
+
+    async def run_a_while():
+        task = asyncio.create_task(_deadlines(games, 0.01))
+        for _ in range(500):
+            await asyncio.sleep(0.01)
+            if games.view(gid, None)["steps"] == 1:
+                break
+        task.cancel()
+
+    asyncio.run(run_a_while())
+    assert games.view(gid, None)["steps"] == 1 and games.view(other, None)["steps"] == 0
