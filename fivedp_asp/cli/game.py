@@ -447,6 +447,28 @@ def cmd_history(args: argparse.Namespace) -> int:
     return 0
 
 
+#: ``game possible`` prints a longer list as a summary by unit, unless ``--all`` is given
+_LISTED_IN_FULL = 60
+
+
+def _possible_summary(mv, orders) -> list[str]:
+    """A long list of possible orders as a few lines per unit: how many of each kind, and the boards
+    they reach, written as ``--unit``, ``--kind`` and ``--to`` read them."""
+    from ..engine.possible import summarise
+
+    lines = [f"Possible {next_phase(mv)} orders: {len(orders)}, too many to list: counted by unit below "
+             "(--all lists them; --unit U, --kind K or --to BOARD narrows the list)"]
+    group = None
+    for s in summarise(mv, orders):
+        if (s.power, s.board) != group:
+            group = (s.power, s.board)
+            lines.append(f"  {s.power} on {s.board}:")
+        counts = ", ".join(f"{n} {kind}" for kind, n in s.counts)
+        reach = f"; to {', '.join(s.boards)}" if s.boards else ""
+        lines.append(f"    {s.unit or 'builds and waives'}: {counts}{reach}")
+    return lines
+
+
 def cmd_possible(args: argparse.Namespace) -> int:
     game = load_game(args.file)
     if game.mv.winner:
@@ -454,6 +476,9 @@ def cmd_possible(args: argparse.Namespace) -> int:
     orders = legal_orders(game, power=args.power, unit=args.unit, kind=args.kind, to=args.to)
     if args.json:
         _emit(possible_document(game.mv, orders))
+        return 0
+    if len(orders) > _LISTED_IN_FULL and not args.all:
+        print("\n".join(_possible_summary(game.mv, orders)))
         return 0
     print(f"Possible {next_phase(game.mv)} orders: {len(orders)}")
     group = None
@@ -587,7 +612,10 @@ def add_game_parser(sub) -> None:
                         "open_convoy, jump_assist, retreat, disband, build, waive (repeatable)")
     p.add_argument("--to", metavar="BOARD", help="only orders whose destination is on this board (e.g. b3): "
                                                   "moves, retreats, supports, convoys, jump assists")
-    p.add_argument("--json", action="store_true", help="print a JSON document instead")
+    p.add_argument("--all", action="store_true",
+                   help=f"list every order even when there are more than {_LISTED_IN_FULL} (otherwise they are "
+                        "counted by unit)")
+    p.add_argument("--json", action="store_true", help="print a JSON document instead (always the whole list)")
     p.set_defaults(func=cmd_possible)
     p = gsub.add_parser("export", help="write the game as a scenario file")
     p.add_argument("file")

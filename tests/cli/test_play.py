@@ -72,8 +72,9 @@ def todo(text: str) -> list[str]:
 
 
 def possible(tmp: Path, unit: str) -> list[str]:
-    """The orders `game possible --unit` prints for a unit, as printed."""
-    text = ok(fivedp(tmp, "game", "possible", "g.yaml", "--unit", unit))
+    """The moves `game possible --unit --kind move` prints for a unit, as printed (``--all``: a unit's
+    list may be long enough to be counted instead)."""
+    text = ok(fivedp(tmp, "game", "possible", "g.yaml", "--unit", unit, "--kind", "move", "--all"))
     return [line.strip() for line in text.splitlines() if line.startswith("    ")]
 
 
