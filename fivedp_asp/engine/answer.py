@@ -32,7 +32,8 @@ class Cause:
     ``versus`` names the strength the attack was measured against: ``hold``, ``prevent``, ``defend``
     (the unit that stopped a move), or ``opposition`` (the strongest a successful move overcame).
     ``detail`` is the paradox rule (``szykman``, ``circular``, ``fail``) or what a supported or
-    convoyed unit did instead (``holds``, ``moves``, ``overland``, ``other_coast``), the time centre a sustain
+    convoyed unit did instead (``holds``, ``moves``, ``overland``, ``other_coast``, ``journey``: a recorded
+    move into a board already past), the time centre a sustain
     order cast for, or what overrode it (``later``, ``centre``); ``count`` the builds or disbands a power had,
     or the assists a jump was given (``against`` its length); ``timeline`` the timeline a centre sustained."""
 
@@ -85,6 +86,7 @@ class Cause:
         if k == "not_matching":
             did = {"holds": "does not move", "moves": "moves elsewhere", "overland": "does not go by convoy",
                    "other_coast": "moves to another coast",
+                   "journey": "moved into a board already past, outside this battle",
                    "paradox": "does not move, its move failed in the paradox"}
             return f"not matching: {units} {did.get(self.detail or '', 'does something else')}"
         if k == "unused":

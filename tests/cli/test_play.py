@@ -408,3 +408,22 @@ def test_undo_takes_back_the_last_step_and_keeps_it_in_the_log(tmp_path):
     assert fd.load_game(tmp / "g.yaml").history[-1] == recorded
     ok(fivedp(tmp, "game", "undo", "g.yaml"))
     assert len((tmp / "g.yaml.undone").read_text(encoding="utf-8").splitlines()) == 2
+
+
+def test_a_hold_support_of_a_unit_that_travelled_fails_as_on_one_board(tmp_path):
+    """docs/rules.md §3.3 and §6.4 (cases/multiverse/4.44): a unit on a past board does what its
+    board's record says. Munich's army moved from a1 back to a-Tyrolia@0; a support to hold it on a1
+    matches nothing and fails, as a support to hold of a unit that moves does on one board."""
+    tmp = tmp_path
+    ok(fivedp(tmp, "game", "new", "g.yaml", "--from",
+              str(ROOT / "cases/multiverse/4.44-hold-support-of-a-traveller-fails.yaml")))
+    ok(fivedp(tmp, "game", "adjudicate", "g.yaml"))
+    ok(fivedp(tmp, "game", "orders", "g.yaml", "A Mun - a-Tyr@0"))
+    assert "New timeline b: forked from a0" in ok(fivedp(tmp, "game", "adjudicate", "g.yaml"))
+    out = ok(fivedp(tmp, "game", "orders", "g.yaml", "A a-Ber@2 S A a-Mun@1", "A b-Mun - b-Kie", "A b-Ber S A b-Mun"))
+    assert out.count(": legal\n") == 3
+    out = ok(fivedp(tmp, "game", "adjudicate", "g.yaml"))
+    assert "A a-Ber@2 S A a-Mun@1  fails (not matching: A a-Mun@1 moved into a board already past, " \
+           "outside this battle)" in out
+    assert "A b-Ber S A b-Mun      fails (not matching: A Mun moves elsewhere)" in out
+    assert "New timeline" not in out
