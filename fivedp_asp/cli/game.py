@@ -126,11 +126,18 @@ def _read_as(mv, power: str, text: str) -> str:
 
 
 def _illegal_lines(game, illegal, total: int, phase: str) -> list[str]:
+    """``orders --check``: the waiting orders the rules would ignore, and the adjustments that fail
+    whatever else is ordered (``check_orders``)."""
+    checked = f"Checked {total} waiting order{'s' if total != 1 else ''} for the {phase}"
     if not illegal:
-        return [f"Checked {total} waiting order{'s' if total != 1 else ''} for the {phase}: all legal."]
-    lines = [f"Checked {total} waiting order{'s' if total != 1 else ''} for the {phase}: "
-             f"{len(illegal)} illegal (the unit holds, or the order is ignored):"]
-    lines += [f"  {o.power}: {o.text}{_read_as(game.mv, o.power, o.text)}: {o.reason or 'illegal'}" for o in illegal]
+        return [f"{checked}: all legal."]
+    invalid = sum(1 for o in illegal if o.result == "invalid")
+    parts = [f"{invalid} illegal (the unit holds, or the order is ignored)"] if invalid else []
+    if len(illegal) > invalid:
+        parts.append(f"{len(illegal) - invalid} legal but certain to fail")
+    lines = [f"{checked}: {' and '.join(parts)}:"]
+    lines += [f"  {o.power}: {o.text}{_read_as(game.mv, o.power, o.text)}: "
+              f"{'fails: ' if o.result == 'fails' else ''}{o.reason or 'illegal'}" for o in illegal]
     return lines
 
 
@@ -138,7 +145,8 @@ def _submission_lines(before, sub) -> list[str]:
     """Per line given: taken or not, and whether the rules accept it (and why not)."""
     lines = []
     for a in sub.accepted:
-        verdict = ("legal" if a.legal else f"taken, {a.reason}" if a.legal is None
+        verdict = (f"WILL FAIL ({a.reason}): taken, but it cannot succeed" if a.fails
+                   else "legal" if a.legal else f"taken, {a.reason}" if a.legal is None
                    else f"ILLEGAL ({a.reason}): taken, but the rules will ignore it")
         lines.append(f"{a.power}: {a.text}{_read_as(before.mv, a.power, a.text)}: {verdict}")
     for a in sub.refused:
@@ -570,7 +578,8 @@ def add_game_parser(sub) -> None:
     p.add_argument("--force", action="store_true",
                    help="take an illegal line even where it would replace a legal waiting order")
     p.add_argument("--check", action="store_true",
-                   help="report the waiting orders (and these) that the rules would find illegal; saves nothing")
+                   help="report the waiting orders (and these) that the rules would find illegal, or in an adjustment "
+                        "phase that would fail whatever else is ordered; saves nothing")
     p.add_argument("--sealed", action="store_true",
                    help="keep these lines (with --power: the power's complete set) hidden until adjudicate")
     p.add_argument("--step", type=_step_number, metavar="N",
