@@ -212,7 +212,9 @@ def submit_orders(game: Game, lines: Sequence[str], *, power: str | None = None,
 
 
 def check_orders(game: Game) -> tuple[OrderOutcome, ...]:
-    """The waiting orders the rules would ignore, each with its ``reason``."""
+    """The waiting orders the rules would ignore (result ``invalid``) and, in an adjustment phase, the
+    legal ones that fail whatever else is ordered (result ``fails``: a build beyond the builds
+    allowed, ...), each with its ``reason``."""
     return _play.check_orders(_need_game("check_orders", game))
 
 

@@ -127,14 +127,20 @@ def _read_as(mv, power: str, text: str) -> str:
 
 def _illegal_lines(game, illegal, total: int, given: int, phase: str) -> list[str]:
     """``orders --check``: of the orders checked (``given`` on the command line, the rest waiting), the
-    illegal ones with their reasons."""
+    ones the rules would ignore, and the adjustments that fail whatever else is ordered
+    (``check_orders``)."""
     waiting = total - given
-    parts = ([f"{given} given here"] if given else []) + ([f"{waiting} waiting"] if waiting else [])
-    what = f"Checked {_plural(total, 'order')} for the {phase}" + (f" ({', '.join(parts)})" if parts else "")
+    shares = ([f"{given} given here"] if given else []) + ([f"{waiting} waiting"] if waiting else [])
+    checked = f"Checked {_plural(total, 'order')} for the {phase}" + (f" ({', '.join(shares)})" if shares else "")
     if not illegal:
-        return [f"{what}: all legal."]
-    lines = [f"{what}: {len(illegal)} illegal (the unit holds, or the order is ignored):"]
-    lines += [f"  {o.power}: {o.text}{_read_as(game.mv, o.power, o.text)}: {o.reason or 'illegal'}" for o in illegal]
+        return [f"{checked}: all legal."]
+    invalid = sum(1 for o in illegal if o.result == "invalid")
+    parts = [f"{invalid} illegal (the unit holds, or the order is ignored)"] if invalid else []
+    if len(illegal) > invalid:
+        parts.append(f"{len(illegal) - invalid} legal but certain to fail")
+    lines = [f"{checked}: {' and '.join(parts)}:"]
+    lines += [f"  {o.power}: {o.text}{_read_as(game.mv, o.power, o.text)}: "
+              f"{'fails: ' if o.result == 'fails' else ''}{o.reason or 'illegal'}" for o in illegal]
     return lines
 
 
@@ -142,7 +148,8 @@ def _submission_lines(before, sub) -> list[str]:
     """Per line given: taken or not, and whether the rules accept it (and why not)."""
     lines = []
     for a in sub.accepted:
-        verdict = ("legal" if a.legal else f"taken, {a.reason}" if a.legal is None
+        verdict = (f"WILL FAIL ({a.reason}): taken, but it cannot succeed" if a.fails
+                   else "legal" if a.legal else f"taken, {a.reason}" if a.legal is None
                    else f"ILLEGAL ({a.reason}): taken, but the rules will ignore it")
         lines.append(f"{a.power}: {a.text}{_read_as(before.mv, a.power, a.text)}: {verdict}")
     for a in sub.refused:
@@ -436,6 +443,28 @@ def cmd_history(args: argparse.Namespace) -> int:
     return 0
 
 
+#: ``game possible`` prints a longer list as a summary by unit, unless ``--all`` is given
+_LISTED_IN_FULL = 60
+
+
+def _possible_summary(mv, orders) -> list[str]:
+    """A long list of possible orders as a few lines per unit: how many of each kind, and the boards
+    they reach, written as ``--unit``, ``--kind`` and ``--to`` read them."""
+    from ..engine.possible import summarise
+
+    lines = [f"Possible {next_phase(mv)} orders: {len(orders)}, too many to list: counted by unit below "
+             "(--all lists them; --unit U, --kind K or --to BOARD narrows the list)"]
+    group = None
+    for s in summarise(mv, orders):
+        if (s.power, s.board) != group:
+            group = (s.power, s.board)
+            lines.append(f"  {s.power} on {s.board}:")
+        counts = ", ".join(f"{n} {kind}" for kind, n in s.counts)
+        reach = f"; to {', '.join(s.boards)}" if s.boards else ""
+        lines.append(f"    {s.unit or 'builds and waives'}: {counts}{reach}")
+    return lines
+
+
 def cmd_possible(args: argparse.Namespace) -> int:
     game = load_game(args.file)
     if game.mv.winner:
@@ -443,6 +472,9 @@ def cmd_possible(args: argparse.Namespace) -> int:
     orders = legal_orders(game, power=args.power, unit=args.unit, kind=args.kind, to=args.to)
     if args.json:
         _emit(possible_document(game.mv, orders))
+        return 0
+    if len(orders) > _LISTED_IN_FULL and not args.all:
+        print("\n".join(_possible_summary(game.mv, orders)))
         return 0
     print(f"Possible {next_phase(game.mv)} orders: {len(orders)}")
     group = None
@@ -534,7 +566,8 @@ def add_game_parser(sub) -> None:
     p.add_argument("--force", action="store_true",
                    help="take an illegal line even where it would replace a legal waiting order")
     p.add_argument("--check", action="store_true",
-                   help="report the waiting orders (and these) that the rules would find illegal; saves nothing")
+                   help="report the waiting orders (and these) that the rules would find illegal, or in an adjustment "
+                        "phase that would fail whatever else is ordered; saves nothing")
     p.add_argument("--sealed", action="store_true",
                    help="keep these lines (with --power: the power's complete set) hidden until adjudicate")
     p.add_argument("--step", type=_step_number, metavar="N",
@@ -576,7 +609,10 @@ def add_game_parser(sub) -> None:
                         "open_convoy, jump_assist, retreat, disband, build, waive (repeatable)")
     p.add_argument("--to", metavar="BOARD", help="only orders whose destination is on this board (e.g. b3): "
                                                   "moves, retreats, supports, convoys, jump assists")
-    p.add_argument("--json", action="store_true", help="print a JSON document instead")
+    p.add_argument("--all", action="store_true",
+                   help=f"list every order even when there are more than {_LISTED_IN_FULL} (otherwise they are "
+                        "counted by unit)")
+    p.add_argument("--json", action="store_true", help="print a JSON document instead (always the whole list)")
     p.set_defaults(func=cmd_possible)
     p = gsub.add_parser("export", help="write the game as a scenario file")
     p.add_argument("file")

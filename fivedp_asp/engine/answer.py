@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
@@ -10,7 +11,7 @@ import clingo
 
 from ..solver import terms as t
 from ..model.map import GameMap
-from ..model.notation import format_order
+from ..model.notation import format_order, timeline_name
 from ..model.orders import Order
 
 Place3 = tuple[int, int, str]  # (timeline, turn, province)
@@ -32,7 +33,8 @@ class Cause:
     ``versus`` names the strength the attack was measured against: ``hold``, ``prevent``, ``defend``
     (the unit that stopped a move), or ``opposition`` (the strongest a successful move overcame).
     ``detail`` is the paradox rule (``szykman``, ``circular``, ``fail``) or what a supported or
-    convoyed unit did instead (``holds``, ``moves``, ``overland``, ``other_coast``), the time centre a sustain
+    convoyed unit did instead (``holds``, ``moves``, ``overland``, ``other_coast``, ``journey``: a recorded
+    move into a board already past), the time centre a sustain
     order cast for, or what overrode it (``later``, ``centre``); ``count`` the builds or disbands a power had,
     or the assists a jump was given (``against`` its length); ``timeline`` the timeline a centre sustained."""
 
@@ -85,6 +87,7 @@ class Cause:
         if k == "not_matching":
             did = {"holds": "does not move", "moves": "moves elsewhere", "overland": "does not go by convoy",
                    "other_coast": "moves to another coast",
+                   "journey": "moved into a board already past, outside this battle",
                    "paradox": "does not move, its move failed in the paradox"}
             return f"not matching: {units} {did.get(self.detail or '', 'does something else')}"
         if k == "unused":
@@ -94,9 +97,9 @@ class Cause:
         if k == "duplicate":
             return "an earlier order for the same place counts"
         if k == "no_builds_left":
-            return f"no builds left ({self.count} owed)"
+            return f"no builds left: {self.count} allowed on this board"
         if k == "no_disbands_left":
-            return f"no disbands left ({self.count} owed)"
+            return f"no disbands left: {self.count} due on this board"
         if k == "civil_disorder":
             return f"the power of {units} gives no orders (civil disorder)"
         if k == "too_few_assists":
@@ -142,12 +145,34 @@ class OrderOutcome:
                 "explanation": [c.as_dict() for c in self.explanation]}
 
 
-def _reason_text(reason: str) -> str:
+# reasons the rules give as a term naming two boards, about their timelines (asp/movement/legality.lp:
+# a jump refused)
+_TIMELINES = re.compile(r"(timelines_not_adjacent|too_far_across_timelines)\(b\((\d+),\d+\),b\((\d+),\d+\)\)")
+
+
+def _reason_text(reason: str, adjacency: str | None = None) -> str:
     """A reason code (``not_adjacent``) in words; a reason the rules give as a string is kept verbatim,
-    so that it can name an option (``open convoy needs the option open_convoys``)."""
+    so that it can name an option (``open convoy needs the option open_convoys``); a reason given as a
+    term about the timelines of two boards (a jump refused) is put in words with their names and the
+    value of the option ``adjacency`` in force (None: not known), which is what refused it."""
     if len(reason) >= 2 and reason[0] == reason[-1] == '"':
         return reason[1:-1]
+    found = _TIMELINES.fullmatch(reason)
+    if found:
+        kind, one, two = found[1], timeline_name(int(found[2])), timeline_name(int(found[3]))
+        rule = f"adjacency: {adjacency}" if adjacency else "the option adjacency"
+        if kind == "timelines_not_adjacent":
+            return (f"timelines {one} and {two} are not adjacent under {rule}; adjacency: any allows the move, as "
+                    "does a jump with the option jump_assists")
+        return (f"too far in time, and across timelines {one} and {two}, not adjacent under {rule}; a jump needs "
+                "the option jump_assists")
     return reason.replace("_", " ")
+
+
+def _first_reason(reason: str) -> tuple[bool, str]:
+    """How an order's reasons are ordered, the first one shown: sentences the rules write (a string, or
+    a term put in words) before codes, each kind alphabetically."""
+    return (not (reason.startswith('"') or "(" in reason), reason)
 
 
 @dataclass(frozen=True)
@@ -199,16 +224,19 @@ class Answer:
         """The arguments of every atom of ``name``, as symbols (for the few rarely read predicates)."""
         return [tuple(sym.arguments) for sym in self.symbols_of(name)]
 
-    def order_results(self) -> dict[int, tuple[str, str | None]]:
-        """Order id → (result, reason); an illegal order is ``invalid`` with its first reason."""
+    def order_results(self, adjacency: str | None = None) -> dict[int, tuple[str, str | None]]:
+        """Order id → (result, reason); an illegal order is ``invalid`` with its first reason
+        (``_first_reason``). ``adjacency``: the value of that option in force, which a reason about
+        timelines names."""
         out: dict[int, tuple[str, str | None]] = {}
         for text in self.texts.get("order_result", []):
             i, _, r = text.partition(",")
             out[int(i)] = (r, None)
-        illegal = sorted((int(i), r) for i, _, r in (x.partition(",") for x in self.texts.get("illegal", [])))
-        for i, r in illegal:
+        illegal = sorted(((int(i), _first_reason(r)) for i, _, r in (x.partition(",")
+                                                                    for x in self.texts.get("illegal", []))))
+        for i, (_, r) in illegal:
             if i not in out or out[i][0] != "invalid":
-                out[i] = ("invalid", _reason_text(r))
+                out[i] = ("invalid", _reason_text(r, adjacency))
         return out
 
     def reasons(self) -> dict[int, list[tuple[str, Place3 | None, tuple]]]:

@@ -446,6 +446,12 @@ def movement_facts(mv: Multiverse, orders: Sequence[tuple[int, ResolvedOrder]]) 
             recorded.setdefault((r.unit.timeline, r.unit.turn, r.unit.province), r)
         for place in rec.incoming:
             take(place)
+    # the units on past boards that new supports of a move and convoys name, so that a support or
+    # convoy that does not match says what the unit did (its board's record: it gets no new order);
+    # a new support to hold reaches its unit's board, whose recorded orders are taken above
+    for _, r in orders:
+        if r.kind in ("support_move", "convoy") and r.target is not None and r.target.board not in heads:
+            take((r.target.timeline, r.target.turn, r.target.province))
     # the supported and convoyed units of recorded orders, so that matching can be judged
     for r in list(recorded.values()):
         if r.target is not None:

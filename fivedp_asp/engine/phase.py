@@ -15,8 +15,9 @@ from ..solver import terms as t
 from ..solver.terms import Fact, render
 from ..model.multiverse import Multiverse, Unit
 from ..model.notation import timeline_name
-from .options import logic_files
+from .options import chosen, logic_files
 from .resolve import ResolvedOrder
+from .written import kind_note
 from .answer import CAUSE_KINDS, Answer, Cause, OrderOutcome, SustainResult, explain
 from ..solver.driver import Solution, Universe, is_rule_text, solve_decisions, solve_in_universe
 
@@ -156,12 +157,16 @@ def outcomes(mv: Multiverse, orders, answer: Answer, backups=(), reasons: bool =
     comes from the legality rules or from reading the order, not from the reasons. ``results``:
     ``answer.order_results()`` when the caller has read them already (they are not read twice)."""
     if results is None:
-        results = answer.order_results()
+        results = answer.order_results(chosen(mv.options, "adjacency"))
     why = answer.reasons() if reasons else {}
     paradox = _paradox_causes(mv, backups) if reasons else {}
     out = []
     for i, r in orders:
         result, reason = results.get(i, ("invalid", r.problem or "not an order of this phase"))
+        if result == "invalid" and i in results and r.unit_kind is not None:
+            # the rules judged the unit standing there: say so when the line names another type
+            note = kind_note(mv, r)
+            reason = f"{reason}: {note}" if note else reason
         causes: tuple[Cause, ...] = ()
         if result != "invalid" and not reasons:
             reason = None

@@ -15,12 +15,15 @@ adjacent to the unit's head as the rules define adjacency (asked of the same pro
 units could make there, convoys along the fleets' seas. A filter on the kind of order or its
 destination board is applied before candidates are made, so the work follows what is printed.
 
-Left out on purpose, though the rules accept them (docs/game-format.md): supports of a move that a
-unit on a past board did not make (it gets no new order: only its recorded move can ever be
-matched); a fleet's move written without its coast when it reaches one coast only, or written
-``via convoy`` (the same order as the one listed); jumps (option ``jump_assists``: a jump needs
-assist orders, so it is never legal alone) and jump assists of units on past boards or of moves to
-places the assisted unit could not reach in space.
+Left out on purpose, though the rules accept them (docs/game-format.md): supports and convoys that
+can never match, because they name a unit on a past board doing something other than what its
+board's record says it did (it gets no new order: its recorded order is what it does whenever its
+board is fought again, docs/rules.md §6.4) — a support to hold of a unit whose recorded order was a
+move, a support or convoy of a move it did not make, a support of a journey into a board that was
+already past (it never joins that board's battle again); a fleet's move written without its coast
+when it reaches one coast only, or written ``via convoy`` (the same order as the one listed); jumps
+(option ``jump_assists``: a jump needs assist orders, so it is never legal alone) and jump assists of
+units on past boards or of moves to places the assisted unit could not reach in space.
 
 Retreats come from the retreat program's options; adjustments from the adjustment program's counts
 (builds in free home centres, disbands of the power's units, waives).
@@ -39,8 +42,8 @@ from . import collector
 from .facts import (across_facts, board_facts, coasts_in_reach_facts, doubtful_unit_facts, edge_facts, map_facts,
                     order_facts, own_rules)
 from ..model.map import GameMap
-from ..model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Board, Multiverse, Unit, unit_text
-from ..model.notation import format_order, parse_unit
+from ..model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Board, Multiverse, Unit, board_name, unit_text
+from ..model.notation import format_order, parse_unit, timeline_name
 from .options import chosen, logic_files
 from ..model.orders import Place, ResolvedOrder
 from .resolve import subject_place
@@ -66,13 +69,60 @@ _PAIRWISE = ("options/datc_4d3_", "options/datc_4e1_")
 @dataclass(frozen=True)
 class PossibleOrder:
     """One order that could be given: the power, the board and unit it is for, its kind and text
-    (fully designated, ``A a-Mun@2 - b-Mun@2``)."""
+    (fully designated, ``A a-Mun@2 - b-Mun@2``); ``to`` names the board its destination is on (the
+    supported unit's for a support to hold: what the ``to`` filter compares), None for orders without
+    one (holds, open convoys, disbands, builds, waives)."""
 
     power: str
     board: str
     unit: str
     kind: str
     order: str
+    to: str | None = None
+
+
+@dataclass(frozen=True)
+class UnitSummary:
+    """The orders listed for one unit, counted (for a power's builds and waives on a board, ``unit`` is
+    empty): what a long list comes down to, with what narrows it — the unit as the ``unit`` filter
+    reads it (``F a-Lon@5``), the kinds (``kind``) and the boards the orders reach (``to``)."""
+
+    power: str
+    board: str
+    unit: str
+    counts: tuple[tuple[str, int], ...]  # (kind, how many) in the order of KINDS
+    boards: tuple[str, ...]  # sorted by (timeline, turn)
+
+
+def summarise(mv: Multiverse, orders: Iterable[PossibleOrder]) -> tuple[UnitSummary, ...]:
+    """The orders (``legal_orders``) counted per power, board and unit, in the order listed: a list of
+    tens of thousands of orders is read as a few lines a unit, each naming the filters to narrow it."""
+    groups: dict[tuple[str, str, str], tuple[dict[str, int], set[str]]] = {}
+    for p in orders:
+        counts, boards = groups.setdefault((p.power, p.board, p.unit), ({}, set()))
+        counts[p.kind] = counts.get(p.kind, 0) + 1
+        if p.to is not None:
+            boards.add(p.to)
+    rank = {k: i for i, k in enumerate(KINDS)}
+    keys: dict[str, tuple[int, int]] = {}
+
+    def key_of(name: str) -> tuple[int, int]:
+        if name not in keys:
+            found = mv.find_board(name)
+            keys[name] = found.key if found is not None else (-1, -1)
+        return keys[name]
+
+    out = []
+    for (power, board, unit), (counts, boards) in groups.items():
+        written = ""
+        if unit:
+            letter, _, where = unit.partition(" ")
+            timeline, turn = key_of(board)
+            written = f"{letter} {timeline_name(timeline)}-{where}@{turn}"
+        out.append(UnitSummary(power, board, written,
+                               tuple(sorted(counts.items(), key=lambda kv: rank.get(kv[0], len(KINDS)))),
+                               tuple(sorted(boards, key=key_of))))
+    return tuple(out)
 
 
 def _place(board: Board, unit: Unit) -> Place:
@@ -136,6 +186,7 @@ class _Space:
         self._movers: dict[tuple, list[tuple[Board, Unit, str | None]]] = {}
         self._into: dict[tuple[int, int], dict[str, list[tuple[Unit, str | None]]]] = {}
         self._near: dict[tuple[int, int], list[Board]] = {}
+        self._orders: dict[tuple[int, int], dict[str, ResolvedOrder]] = {}
 
     # -- boards ---------------------------------------------------------------------------------
 
@@ -239,7 +290,9 @@ class _Space:
 
     def recorded_into(self, key: tuple[int, int], province: str) -> list[tuple[Board, Unit, str | None]]:
         """Units on past boards whose recorded move went into ``province`` on board ``key`` (with the
-        coast a fleet arrived at): the only moves of theirs a new support can match."""
+        coast a fleet arrived at) and took part in that board's battle: the only moves of theirs a new
+        support can match. A journey into a board that was already past when it was made is left out:
+        it never joins that board's battle again (docs/rules.md §6.4), so no support of it matches."""
         if self._recorded is None:
             turns = {k[1] for k in self.heads}
             index: dict[tuple, list[tuple[Board, Unit, str | None]]] = {}
@@ -249,12 +302,39 @@ class _Space:
                 xb = self.mv.boards[k]
                 for r in xb.record.orders if xb.record else ():
                     x = xb.units.get(r.unit.province)
-                    if x is None or r.kind != "move" or r.dest.board not in self.mv.boards:
+                    if x is None or r.kind != "move" or r.dest.board not in self.mv.boards or self.journey(r):
                         continue
                     coast = r.dest.coast if x.kind == "fleet" else None
                     index.setdefault((r.dest.board, r.dest.province), []).append((xb, x, coast))
             self._recorded = index
         return self._recorded.get((key, province), [])
+
+    def journey(self, r: ResolvedOrder) -> bool:
+        """Whether a recorded move went into another board without being part of that board's battle
+        (its unit is not among the units the destination's record names: ``engine/facts.py``,
+        ``movement_facts``, reads a record the same way)."""
+        if r.dest.board == r.unit.board:
+            return False
+        dest = self.mv.boards.get(r.dest.board)
+        place = (r.unit.timeline, r.unit.turn, r.unit.province)
+        return dest is None or dest.record is None or place not in dest.record.incoming
+
+    def recorded_order(self, board: Board, province: str) -> ResolvedOrder | None:
+        """The recorded order of the unit in ``province`` on a past board (None: it had none, or an
+        illegal one, and held). A past unit gets no new order, so this is what it does whenever its
+        board is fought again, and what a new support or convoy of it must match."""
+        if board.key not in self._orders:
+            self._orders[board.key] = {r.unit.province: r for r in board.record.orders
+                                       if r.unit is not None} if board.record else {}
+        return self._orders[board.key].get(province)
+
+    def holds(self, board: Board, province: str) -> bool:
+        """Whether the unit in ``province`` on ``board`` can be supported to hold: any unit on a head (its
+        order is still to be given), a unit on a past board whose recorded order was not a move."""
+        if board.key in self.heads:
+            return True
+        r = self.recorded_order(board, province)
+        return r is None or r.kind != "move"
 
 
 class _Candidates:
@@ -333,7 +413,7 @@ class _Candidates:
         for b, prov in self._reach(head, unit):
             there = b.units.get(prov)
             if there is not None and (b.key, prov) != (head.key, unit.province):
-                if "support_hold" in self.kinds and (self.to is None or self.to == b.key):
+                if "support_hold" in self.kinds and (self.to is None or self.to == b.key) and self.space.holds(b, prov):
                     target = _place(b, there)
                     self.add("support_hold", unit, me,
                              o.SupportHold(spec, self._spec(target, self._target_power(unit, there))), target=target)
@@ -378,7 +458,13 @@ class _Candidates:
                 if x.kind != "army" or x.province not in shore:
                     continue
                 target = _place(xb, x)
-                for dest in sorted(shore - {x.province}):
+                dests = shore - {x.province}
+                if xb.key not in self.space.heads:
+                    # an army on a past board gets no new order: only the move it made can be convoyed
+                    r = self.space.recorded_order(xb, x.province)
+                    made = r is not None and r.kind == "move" and r.dest.board == head.key
+                    dests = dests & {r.dest.province} if made else set()
+                for dest in sorted(dests):
                     d = Place(head.timeline, head.turn, dest)
                     self.add("convoy", unit, me, o.Convoy(spec, self._spec(target, self._target_power(unit, x)),
                                                            _where(d)), target=target, dest=d)
@@ -485,7 +571,9 @@ def _listed(mv: Multiverse, *, power: str | None, unit: str | None, kind: str | 
             # one program per head: the ground program stays the size of one board's candidates
             for r in _legal(mv, cands.orders):
                 u = b.units[r.unit.province]
-                out.append(PossibleOrder(r.power, b.name, unit_text(u, m), r.kind, format_order(r.order, m)))
+                aim = r.target if r.kind == "support_hold" else r.dest
+                out.append(PossibleOrder(r.power, b.name, unit_text(u, m), r.kind, format_order(r.order, m),
+                                         None if aim is None else board_name(*aim.board)))
     elif phase == RETREAT:
         options = retreat_options(mv) if "retreat" in kinds else {}
         if target is not None:
@@ -502,7 +590,8 @@ def _listed(mv: Multiverse, *, power: str | None, unit: str | None, kind: str | 
                         coast = loc.partition("/")[2] or None if len(locs) > 1 else None
                         r = ResolvedOrder(u.power, "", None, "move", me, dest=Place(b.timeline, b.turn, prov, coast),
                                           unit_kind=u.kind)
-                        out.append(PossibleOrder(u.power, b.name, unit_text(u, m), "retreat", resolved_text(r, m)))
+                        out.append(PossibleOrder(u.power, b.name, unit_text(u, m), "retreat", resolved_text(r, m),
+                                                 b.name))
                 if "disband" in kinds and target is None:
                     r = ResolvedOrder(u.power, "", None, "disband", me, unit_kind=u.kind)
                     out.append(PossibleOrder(u.power, b.name, unit_text(u, m), "disband", resolved_text(r, m)))

@@ -85,6 +85,23 @@ def _nationality_problem(mv: Multiverse, r: ResolvedOrder, others: Sequence[Reso
     return None
 
 
+def kind_note(mv: Multiverse, r: ResolvedOrder) -> str | None:
+    """What to add to the reason of an illegal order whose line gives its unit the wrong type (``A Kie -
+    Ruh`` for the fleet in Kiel): the rules judge the unit that stands there (DATC 4.C.2), so a reason
+    such as ``fleet to land`` is about a unit the line does not name; the note says which it is
+    (``the unit in Kiel is a fleet, not an army``). None when the type written is the unit's, or none
+    is written."""
+    unit = _unit(mv, r)
+    if unit is None or r.unit_kind is None or r.unit_kind == unit.kind:
+        return None
+    name = mv.game_map.provinces[unit.province].name
+    return f"the unit in {name} is {_a(unit.kind)}, not {_a(r.unit_kind)}"
+
+
+def _a(kind: str) -> str:
+    return f"an {kind}" if kind[0] in "aeiou" else f"a {kind}"
+
+
 _TARGETED = frozenset({"support_hold", "support_move", "convoy"})  # orders whose target's nationality may be written
 
 

@@ -176,8 +176,10 @@ class Accepted:
 
     ``legal`` is None when the line was not checked against the rules (``check=False``), otherwise
     whether the legality rules accept it, with their ``reason`` when they do not (the reason
-    ``check_orders`` gives: the unit would hold, the order would be ignored). ``kept`` is the legal
-    waiting line an illegal line was refused in favour of (``Submission.refused``)."""
+    ``check_orders`` gives: the unit would hold, the order would be ignored). ``fails``: a legal
+    adjustment that cannot succeed whatever else is ordered (a build beyond the builds allowed, ...),
+    with its ``reason``. ``kept`` is the legal waiting line an illegal line was refused in favour of
+    (``Submission.refused``)."""
 
     power: str
     text: str
@@ -186,6 +188,7 @@ class Accepted:
     legal: bool | None = None
     reason: str | None = None
     kept: str | None = None
+    fails: bool = False
 
 
 @dataclass(frozen=True)
@@ -270,11 +273,12 @@ def submit_orders(game: Game, power: str | None, lines: list[str], *, replace_al
     return _checked(game, replace(game, pending=pending), taken, withdrawn, force)
 
 
-def _illegal(game: Game) -> dict[tuple[str, str], str]:
-    """(power, line) -> the rules' reason, for every waiting line the rules would ignore."""
+def _illegal(game: Game) -> dict[tuple[str, str], tuple[str, bool]]:
+    """(power, line) -> (the rules' reason, whether the line is legal but fails), for every waiting line
+    the rules would not carry out (``check_orders``)."""
     if not any(game.pending.values()):
         return {}
-    return {(x.power, x.text): x.reason or "illegal" for x in check_orders(game)}
+    return {(x.power, x.text): (x.reason or "illegal", x.result == "fails") for x in check_orders(game)}
 
 
 def _checked(before: Game, after: Game, taken: list[Accepted], withdrawn: list[tuple[str, str]],
@@ -294,13 +298,14 @@ def _checked(before: Game, after: Game, taken: list[Accepted], withdrawn: list[t
     accepted: list[Accepted] = []
     refused: list[Accepted] = []
     for a in taken:
-        reason = illegal.get((a.power, a.text))
-        if reason is not None and a.replaces is not None and not force and (a.power, a.replaces) not in was_illegal:
+        reason, fails = illegal.get((a.power, a.text), (None, False))
+        if reason is not None and not fails and a.replaces is not None and not force \
+                and (a.power, a.replaces) not in was_illegal:
             lines = pending[a.power]
             lines[lines.index(a.text)] = a.replaces
             refused.append(replace(a, legal=False, reason=reason, replaces=None, kept=a.replaces))
             continue
-        accepted.append(replace(a, legal=reason is None, reason=reason))
+        accepted.append(replace(a, legal=reason is None or fails, reason=reason, fails=fails))
     game = replace(after, pending=pending)
     return Submission(game, tuple(accepted), tuple(withdrawn), tuple(refused))
 
@@ -313,13 +318,19 @@ def submit(game: Game, power: str | None, lines: list[str], *, add: bool = False
 
 
 def check_orders(game: Game) -> tuple[OrderOutcome, ...]:
-    """The waiting orders the rules would ignore, each with its reason: the next phase adjudicated on
-    a copy, nothing kept but the illegal orders."""
+    """The waiting orders the rules would not carry out, each with its reason: the next phase
+    adjudicated on a copy, nothing kept but the illegal orders (result ``invalid``) and, in an
+    adjustment phase, the legal orders that fail (result ``fails``: a build or waive beyond the builds
+    allowed, a disband beyond those due, a second order for one centre or unit). An adjustment depends
+    on its own power's orders alone, so such an order fails whatever the others order; in a movement
+    phase whether a legal order succeeds depends on the others' orders, which may still change."""
     if game.mv.winner:
         raise InputError(f"the game is over: {game.mv.winner} has won")
-    # an illegal order's reason comes from the legality rules: the reasons of results are not needed
-    report = step(game.mv, game.pending, reasons=False)
-    return tuple(x for x in report.outcomes if x.result == "invalid")
+    # an illegal order's reason comes from the legality rules, a failing adjustment's from its reasons
+    # (the reasons of movement results are not needed)
+    adjusting = next_phase(game.mv) == ADJUSTMENT
+    report = step(game.mv, game.pending, reasons=adjusting)
+    return tuple(x for x in report.outcomes if x.result == "invalid" or (adjusting and x.result == "fails"))
 
 
 def designate(mv: Multiverse, key: tuple[int, int], where: str) -> str:

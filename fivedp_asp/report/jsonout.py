@@ -293,6 +293,8 @@ def orders_document(game, submission=None, illegal=None, checked: bool = False, 
         out = {"power": a.power, "order": a.text, "qualified": a.qualified, "replaces": a.replaces}
         if a.legal is not None:
             out.update(legal=a.legal, reason=a.reason)
+        if a.fails:
+            out["fails"] = True
         if a.kept is not None:
             out["kept"] = a.kept
         return out

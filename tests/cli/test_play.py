@@ -72,8 +72,9 @@ def todo(text: str) -> list[str]:
 
 
 def possible(tmp: Path, unit: str) -> list[str]:
-    """The orders `game possible --unit` prints for a unit, as printed."""
-    text = ok(fivedp(tmp, "game", "possible", "g.yaml", "--unit", unit))
+    """The moves `game possible --unit --kind move` prints for a unit, as printed (``--all``: a unit's
+    list may be long enough to be counted instead)."""
+    text = ok(fivedp(tmp, "game", "possible", "g.yaml", "--unit", unit, "--kind", "move", "--all"))
     return [line.strip() for line in text.splitlines() if line.startswith("    ")]
 
 
@@ -410,3 +411,82 @@ def test_undo_takes_back_the_last_step_and_keeps_it_in_the_log(tmp_path):
     assert fd.load_game(tmp / "g.yaml").history[-1] == recorded
     ok(fivedp(tmp, "game", "undo", "g.yaml"))
     assert len((tmp / "g.yaml.undone").read_text(encoding="utf-8").splitlines()) == 2
+
+
+def test_a_hold_support_of_a_unit_that_travelled_fails_as_on_one_board(tmp_path):
+    """docs/rules.md §3.3 and §6.4 (cases/multiverse/4.44): a unit on a past board does what its
+    board's record says. Munich's army moved from a1 back to a-Tyrolia@0; a support to hold it on a1
+    matches nothing and fails, as a support to hold of a unit that moves does on one board."""
+    tmp = tmp_path
+    ok(fivedp(tmp, "game", "new", "g.yaml", "--from",
+              str(ROOT / "cases/multiverse/4.44-hold-support-of-a-traveller-fails.yaml")))
+    ok(fivedp(tmp, "game", "adjudicate", "g.yaml"))
+    ok(fivedp(tmp, "game", "orders", "g.yaml", "A Mun - a-Tyr@0"))
+    assert "New timeline b: forked from a0" in ok(fivedp(tmp, "game", "adjudicate", "g.yaml"))
+    out = ok(fivedp(tmp, "game", "orders", "g.yaml", "A a-Ber@2 S A a-Mun@1", "A b-Mun - b-Kie", "A b-Ber S A b-Mun"))
+    assert out.count(": legal\n") == 3
+    out = ok(fivedp(tmp, "game", "adjudicate", "g.yaml"))
+    assert "A a-Ber@2 S A a-Mun@1  fails (not matching: A a-Mun@1 moved into a board already past, " \
+           "outside this battle)" in out
+    assert "A b-Ber S A b-Mun      fails (not matching: A Mun moves elsewhere)" in out
+    assert "New timeline" not in out
+
+
+def test_a_refused_jump_says_which_rule_refused_it(tmp_path):
+    """docs/rules.md §2.1, §6.3 (cases/multiverse/4.33: b forks from a0, c from b1; heads a4, b3, c2
+    under adjacency: family). A move to a board that is not adjacent is a jump, invalid without the
+    option jump_assists; the reason says why the boards are not adjacent: c and a (grandparent) are not
+    adjacent timelines, which adjacency: any would allow; b3 to b1 is two turns back, which only a jump
+    could go; c2 to a0 is both."""
+    tmp = tmp_path
+    ok(fivedp(tmp, "game", "new", "g.yaml", "--from",
+              str(ROOT / "cases/multiverse/4.33-grandparent-not-adjacent-under-family.yaml")))
+    for lines in ([], ["A Boh - a-Sil@0"], [], ["A b-Sil - b-Gal@1"]):
+        if lines:
+            ok(fivedp(tmp, "game", "orders", "g.yaml", *lines))
+        ok(fivedp(tmp, "game", "adjudicate", "g.yaml"))
+    p = fivedp(tmp, "game", "orders", "g.yaml", "--check", "A c-Gal - a-Gal@2", "A b-Boh - b-Boh@1",
+               "A c-Sil - a-Sil@0")
+    assert p.returncode == 1, p.stderr
+    assert p.stdout.splitlines()[1:] == [
+        "  Germany: A c-Gal - a-Gal@2 (read as A c-Gal@2 - a-Gal@2): timelines c and a are not adjacent under "
+        "adjacency: family; adjacency: any allows the move, as does a jump with the option jump_assists",
+        "  Germany: A b-Boh - b-Boh@1 (read as A b-Boh@3 - b-Boh@1): too far in time: a jump needs the option "
+        "jump_assists",
+        "  Germany: A c-Sil - a-Sil@0 (read as A c-Sil@2 - a-Sil@0): too far in time, and across timelines c and a, "
+        "not adjacent under adjacency: family; a jump needs the option jump_assists"]
+
+
+def test_a_line_with_the_wrong_unit_type_says_which_unit_was_judged(tmp_path):
+    """DATC 4.C.2: the type written is ignored and the unit standing there is judged; the reason says
+    which it is, so that 'fleet to land' is not read as being about an army."""
+    ok(fivedp(tmp_path, "game", "new", "g.yaml"))
+    out = ok(fivedp(tmp_path, "game", "orders", "g.yaml", "A Kie - Ruh", "F Par - Eng", "F Bre - Pic"))
+    assert out.splitlines()[:3] == [
+        "Germany: A Kie - Ruh: ILLEGAL (fleet to land: the unit in Kiel is a fleet, not an army): taken, but the "
+        "rules will ignore it",
+        "France: F Par - Eng: ILLEGAL (army to sea: the unit in Paris is an army, not a fleet): taken, but the rules "
+        "will ignore it",
+        "France: F Bre - Pic: legal"]
+
+
+def test_a_build_beyond_those_allowed_is_flagged_when_given(tmp_path):
+    """DATC 6.I.1's position (cases/datc/6.I.01): Germany may build one. The second build is legal
+    but fails (4.D.4: the first legal builds are used); an adjustment depends on its own power's
+    orders only, so that is certain when it is given, and it is said then, with the builds allowed."""
+    tmp = tmp_path
+    ok(fivedp(tmp, "game", "new", "g.yaml", "--from", str(ROOT / "cases/datc/6.I.01.yaml")))
+    out = ok(fivedp(tmp, "game", "orders", "g.yaml", "Build A Kiel", "Build A Munich"))
+    assert out.splitlines()[:2] == [
+        "Germany: Build A Kiel: legal",
+        "Germany: Build A Munich: WILL FAIL (no builds left: 1 allowed on this board): taken, but it cannot succeed"]
+    p = fivedp(tmp, "game", "orders", "g.yaml", "--check")
+    assert p.returncode == 1 and p.stdout.splitlines() == [
+        "Checked 2 orders for the adjustment (2 waiting): 1 legal but certain to fail:",
+        "  Germany: Build A Munich: fails: no builds left: 1 allowed on this board"]
+    data = doc(fivedp(tmp, "game", "orders", "g.yaml", "--json", "Build A Munich"), "orders")
+    assert data["accepted"][0]["fails"] is True and data["accepted"][0]["legal"] is True
+    data = doc(fivedp(tmp, "game", "orders", "g.yaml", "--check", "--json"), "orders", status=1)
+    assert [(x["text"], x["result"]) for x in data["illegal"]] == [("Build A Munich", "fails")]
+    out = ok(fivedp(tmp, "game", "adjudicate", "g.yaml"))
+    assert "Build A Munich  fails (no builds left: 1 allowed on this board)" in out

@@ -38,7 +38,7 @@ def test_an_order_that_needs_an_option_names_it():
     assert oc["F North Sea C"] == ("invalid", "open convoy needs the option open_convoys")
     ja = _outcomes(CASES / "jump_assists" / "10-option-off.yaml")
     assert ja["A Munich - a-Tyrolia@0"] == (
-        "invalid", "too far in time or across timelines: a jump needs the option jump_assists")
+        "invalid", "too far in time: a jump needs the option jump_assists")
     assert ja["A Berlin J A Munich - a-Tyrolia@0"] == ("invalid", "jump assist needs the option jump_assists")
 
 

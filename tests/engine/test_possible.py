@@ -10,7 +10,9 @@ their definition, not by what the engine says about them.
 
 from __future__ import annotations
 
+import json
 import random
+import re
 from functools import lru_cache
 
 import pytest
@@ -103,6 +105,47 @@ def test_listed_orders_are_accepted(name):
     assert sum(1 for p in sample if _dest_board(mv, p.order) not in (None, mv.find_board(p.board).key)) >= 20
 
 
+def _past_subject(mv, p) -> tuple[Board, object] | None:
+    """(board, order) of a listed support or convoy whose supported or convoyed unit stands on a past
+    board; None for any other listed order."""
+    if p.kind not in ("support_hold", "support_move", "convoy"):
+        return None
+    order = parse_order(p.order, mv.game_map)
+    w = order.target.where
+    if (w.timeline, w.turn) in {h.key for h in mv.heads}:
+        return None
+    return mv.boards[(w.timeline, w.turn)], order
+
+
+def _matches_history(mv, board: Board, order) -> bool:
+    """Whether a support or convoy of a unit on a past board matches what its board's record says the
+    unit did (docs/rules.md §6.4: it gets no new order, so its recorded order is what it does when the
+    board is fought again; §3.3: a support or convoy that does not match is void): a support to hold,
+    a unit whose recorded order was not a move; a support of a move or a convoy, the move it made, into
+    a battle it took part in (not a journey into a board already past)."""
+    rec = _recorded(mv, board, order.target.where.province)
+    if isinstance(order, o.SupportHold):
+        return rec is None or rec.kind != "move"
+    dest = order.dest
+    return (rec is not None and rec.kind == "move" and not _journey(mv, rec)
+            and (rec.dest.board, rec.dest.province) == ((dest.timeline, dest.turn), dest.province))
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_listed_supports_and_convoys_of_past_units_match_history(name):
+    """Every listed support or convoy of a unit on a past board matches that unit's recorded order,
+    and submitted (one order per unit, as alone) it is never void: supports to hold of units that
+    moved, supports of journeys and convoys of armies that did something else are not listed."""
+    mv = game(name)
+    past = [(p, found) for p in listed(name) if (found := _past_subject(mv, p)) is not None]
+    assert [p.order for p, (board, order) in past if not _matches_history(mv, board, order)] == []
+    assert {"support_hold", "support_move"} <= {p.kind for p, _ in past} and len(past) > 100
+    sample = random.Random(f"possible-history/{name}").sample([p for p, _ in past], 40)
+    results = _submit(mv, [(p.power, p.order) for p in sample])
+    # nothing else moves: nothing can cut or dislodge the supporters, so each support is given
+    assert {line: r for (_, line), r in results.items() if r[0] != "succeeds"} == {}
+
+
 def _board_near(mv, board: Board, rng: random.Random) -> Board:
     """A board one turn either side of ``board``, any timeline (sometimes two turns away)."""
     spread = 2 if rng.random() < 0.15 else 1
@@ -115,11 +158,28 @@ def _where(board: Board, location: str) -> o.Where:
     return o.Where(prov, coast or None, board.timeline, board.turn)
 
 
+def _recorded(mv, board: Board, province: str):
+    """The recorded order of the unit in ``province`` on a past board (None: it held)."""
+    return board.record.order_of(province) if board.record else None
+
+
+def _journey(mv, r) -> bool:
+    """A recorded move into another board that is not part of that board's battle (docs/rules.md §6.4:
+    the destination's record does not name the unit)."""
+    if r.dest.board == r.unit.board:
+        return False
+    dest = mv.boards.get(r.dest.board)
+    return dest is None or dest.record is None or \
+        (r.unit.timeline, r.unit.turn, r.unit.province) not in dest.record.incoming
+
+
 def _random_order(mv, rng: random.Random, power: str, options: dict) -> str | None:
     """A random order for one of the power's head units, among places it might reach. Never one of the
-    orders the list leaves out on purpose: supports of moves a unit on a past board did not make, a
-    fleet's destination without its coast, "via convoy" on a fleet's move, jumps, jump assists of past
-    units or of moves the assisted unit could not make in space."""
+    orders the list leaves out on purpose: supports and convoys of a unit on a past board that differ
+    from what its board's record says it did (a support to hold of a unit that moved, a support or
+    convoy of a move it did not make, a support of a journey into a board already past), a fleet's
+    destination without its coast, "via convoy" on a fleet's move, jumps, jump assists of past units or
+    of moves the assisted unit could not make in space."""
     m = mv.game_map
     heads = [h for h in mv.heads if any(u.power == power for u in h.units.values())]
     head = rng.choice(heads)
@@ -144,7 +204,11 @@ def _random_order(mv, rng: random.Random, power: str, options: dict) -> str | No
     other = rng.choice(units)
     target = o.UnitSpec(_where(board, other.location), None,
                         other.power if options.get("datc_4c5") == "invalid" and other.power != power else None)
+    past = board.key not in {h.key for h in mv.heads}
     if kind == "support_hold":
+        rec = _recorded(mv, board, other.province) if past else None
+        if rec is not None and rec.kind == "move":
+            return None
         return format_order(o.SupportHold(me, target), m)
     mover_steps = list(m.neighbours.get((other.kind, other.location), ()))
     dest_board = _board_near(mv, board, rng)
@@ -156,9 +220,9 @@ def _random_order(mv, rng: random.Random, power: str, options: dict) -> str | No
         return format_order(o.JumpAssist(me, o.UnitSpec(target.where), _where(dest_board, loc)), m)
     if kind == "support_move":
         loc = rng.choice(mover_steps + [other.location] + ([rng.choice(provinces)] if other.kind == "army" else []))
-        if board.key not in {h.key for h in mv.heads}:
-            rec = board.record.order_of(other.province) if board.record else None
-            if rec is None or rec.kind != "move":
+        if past:
+            rec = _recorded(mv, board, other.province)
+            if rec is None or rec.kind != "move" or _journey(mv, rec):
                 return None
             dest = rec.dest
             return format_order(o.SupportMove(me, target, o.Where(dest.province, dest.coast if other.kind == "fleet"
@@ -173,8 +237,13 @@ def _random_order(mv, rng: random.Random, power: str, options: dict) -> str | No
     target = o.UnitSpec(_where(board, army.location), None,
                         army.power if options.get("datc_4c5") == "invalid" and army.power != power else None)
     dest_board = head if rng.random() < 0.8 else dest_board
-    return format_order(o.Convoy(me, target, o.Where(rng.choice(_shore_near(m, unit.province)), None,
-                                                     dest_board.timeline, dest_board.turn)), m)
+    dest = o.Where(rng.choice(_shore_near(m, unit.province)), None, dest_board.timeline, dest_board.turn)
+    if past:
+        rec = _recorded(mv, board, army.province)
+        if rec is None or rec.kind != "move" or (rec.dest.board, rec.dest.province) != (
+                (dest.timeline, dest.turn), dest.province):
+            return None
+    return format_order(o.Convoy(me, target, dest), m)
 
 
 def _shore_near(m, province: str) -> list[str]:
@@ -297,6 +366,50 @@ def test_cli_filters(new_game_file, program):
     assert p.returncode == 2 and "unknown kind of order 'teleport'" in p.stderr and "Traceback" not in p.stderr
     p = run("--to", "q7")
     assert p.returncode == 2 and "no board 'q7'" in p.stderr
+
+
+def test_cli_summarises_a_long_list_and_lists_it_all_on_request(tmp_path, cli):
+    """A game of three timelines: England alone has some 1,500 orders. By default they are counted by
+    unit (kinds and the boards reached, as --unit, --kind and --to read them); --all prints every one
+    of them, and the JSON document is the whole list whatever is asked. No listed support or convoy
+    of a unit on a past board differs from what its board's record says the unit did."""
+    from fivedp_asp.files.games import save_game
+
+    g = random_game(3, 11)
+    path = tmp_path / "g.yaml"
+    save_game(path, g)
+    mv = g.mv
+    status, out, err = cli("game", "possible", path, "--power", "England")
+    assert status == 0 and err == ""
+    lines = out.splitlines()
+    total = int(re.match(r"Possible movement orders: (\d+), too many to list", lines[0])[1])
+    assert total > 1000 and len(lines) < 20
+    # one line per English unit, each with the filters that narrow the list
+    units = sorted(f"{u.letter} {h.name[0]}-{mv.game_map.short_name(u.location)}@{h.turn}"
+                   for h in mv.heads for u in h.units.values() if u.power == "England")
+    summary = [re.fullmatch(r"    (\S+ \S+): (.*); to (.*)", line) for line in lines if line.startswith("    ")]
+    assert sorted(x[1] for x in summary) == units
+    counted = sum(int(n) for x in summary for n in re.findall(r"(\d+) [a-z_]+", x[2]))
+    assert counted == total
+    unit, kinds, boards = summary[0][1], summary[0][2], summary[0][3].split(", ")
+    status, out, _ = cli("game", "possible", path, "--unit", unit, "--kind", "support_move", "--to", boards[0], "--all")
+    narrowed = [line.strip() for line in out.splitlines() if line.startswith("    ")]
+    assert status == 0 and narrowed and all(" S " in x and f" - {boards[0][0]}-" in x for x in narrowed)
+    status, out, _ = cli("game", "possible", path, "--power", "England", "--all")
+    printed = [line.strip() for line in out.splitlines() if line.startswith("    ")]
+    assert status == 0 and out.startswith(f"Possible movement orders: {total}\n") and len(printed) == total
+    status, out, _ = cli("game", "possible", path, "--power", "England", "--json")
+    assert status == 0 and [x["order"] for x in json.loads(out)["orders"]] == printed
+    heads = {h.key for h in mv.heads}
+    past = 0
+    for line in printed:
+        order = parse_order(line, mv.game_map)
+        if isinstance(order, (o.SupportHold, o.SupportMove, o.Convoy)):
+            w = order.target.where
+            if (w.timeline, w.turn) not in heads:
+                past += 1
+                assert _matches_history(mv, mv.boards[(w.timeline, w.turn)], order), line
+    assert past > 20
 
 
 @pytest.mark.parametrize("phase, seed", [("retreat", 22), ("adjustment", 21)])

@@ -17,7 +17,9 @@ import pytest
 from fivedp_asp.compare.lockstep import opening
 from fivedp_asp.compare.random_games import OrderGenerator, Travel, multiverse_orders, ordered_unit
 from fivedp_asp.model.map import load_map
-from fivedp_asp.model.notation import timeline_name
+from fivedp_asp.model.notation import parse_order, timeline_name
+from fivedp_asp.model.orders import Convoy, SupportHold, SupportMove
+from fivedp_asp.engine.resolve import resolve
 from fivedp_asp.engine.step import MOVEMENT, next_phase, step
 
 MAP = load_map("standard")
@@ -170,3 +172,154 @@ def test_random_play_with_sustain_phases(seed, all_options):
         if mv.winner:
             break
     assert held > 0
+
+
+def _order_of(mv, report, place):
+    """The order the unit at ``place`` (timeline, turn, province) acted on in a movement step: its new
+    legal order when it stands on a head (None: it had none, or only illegal ones, and held), else the
+    order its board's record holds (a unit on a past board gets no new order: docs/rules.md §6.4)."""
+    board = mv.boards[place[:2]]
+    if board.key not in {h.key for h in mv.heads}:
+        return board.record.order_of(place[2]) if board.record else None
+    found = {r.signature: r for x in report.outcomes if x.result != "invalid"
+             for r in [resolve(parse_order(x.text, MAP), x.power, x.text, mv)]
+             if r.unit is not None and (r.unit.timeline, r.unit.turn, r.unit.province) == place}
+    # (a line written twice is one order; two different legal orders for one unit are both invalid)
+    assert len(found) <= 1, found
+    return next(iter(found.values()), None)
+
+
+def _matches(r, subject) -> bool:
+    """docs/rules.md §3.3: a support to hold matches a unit that does not move; a support of a move or a
+    convoy, the very move the unit makes (for a convoy: by convoy)."""
+    if r.kind == "support_hold":
+        return subject is None or subject.kind != "move"
+    if subject is None or subject.kind != "move":
+        return False
+    same = (subject.dest.timeline, subject.dest.turn, subject.dest.province) == \
+        (r.dest.timeline, r.dest.turn, r.dest.province)
+    return same and (r.kind != "support_move" or r.dest.coast is None or subject.dest.coast in (None, r.dest.coast))
+
+
+def _past_supports(mv, rng, count):
+    """Up to ``count`` supports (and, from fleets at sea, convoys) by units on heads of units on the
+    boards next to them in time (the head's previous board, its parent timeline's boards, other heads),
+    into provinces the supporter could reach: to hold, or of the move the unit's board recorded, or of a
+    random move; whether they match is left to chance, and to the rules."""
+    def at(board, loc):
+        return f"{timeline_name(board.timeline)}-{MAP.short_name(loc)}@{board.turn}"
+
+    out = []
+    for _ in range(count):
+        head = rng.choice(mv.heads)
+        if not head.units:
+            continue
+        unit = rng.choice(sorted(head.units.values(), key=lambda u: u.location))
+        keys = [(head.timeline, head.turn - 1)] + [h.key for h in mv.heads if h.key != head.key]
+        if head.timeline in mv.forks:
+            parent = mv.forks[head.timeline][0]
+            keys += [(parent, head.turn - 1), (parent, head.turn)]
+        board = mv.board(*rng.choice(keys))
+        if board is None:
+            continue
+        reach = {MAP.province_of(x) for x in MAP.neighbours.get((unit.kind, unit.location), ())} | {unit.province}
+        near = sorted((u for p, u in board.units.items() if p in reach), key=lambda u: u.location)
+        if not near:
+            continue
+        # half the time a unit whose recorded move went to another board, when there is one
+        travellers = [u for u in near if board.record and (r := board.record.order_of(u.province)) is not None
+                      and r.kind == "move" and r.dest.board != board.key]
+        other = rng.choice(travellers if travellers and rng.random() < 0.5 else near)
+        me = f"{unit.letter} {at(head, unit.location)}"
+        them = f"{other.letter} {at(board, other.location)}"
+        rec = board.record.order_of(other.province) if board.record else None
+        draw = rng.random()
+        if unit.kind == "fleet" and MAP.provinces[unit.province].is_sea and other.kind == "army" and draw < 0.2:
+            shore = sorted(MAP.shore({unit.province}) - {other.province})
+            if shore:
+                out.append((unit.power, f"{me} C {them} - {at(head, rng.choice(shore))}"))
+        elif draw < 0.6:
+            out.append((unit.power, f"{me} S {them}"))
+        elif rec is not None and rec.kind == "move" and rng.random() < 0.7:
+            dest = mv.boards.get(rec.dest.board)
+            if dest is not None:
+                out.append((unit.power, f"{me} S {them} - {at(dest, rec.dest.province)}"))
+        else:
+            steps = list(MAP.neighbours.get((other.kind, other.location), ()))
+            if steps:
+                out.append((unit.power, f"{me} S {them} - {at(board, MAP.province_of(rng.choice(steps)))}"))
+    return out
+
+
+def _order_of(mv, report, place):
+    """The order the unit at ``place`` (timeline, turn, province) acted on in a movement step: its new
+    legal order when it stands on a head (None: it had none, or only illegal ones, and held), else the
+    order its board's record holds (a unit on a past board gets no new order: docs/rules.md §6.4)."""
+    board = mv.boards[place[:2]]
+    if board.key not in {h.key for h in mv.heads}:
+        return board.record.order_of(place[2]) if board.record else None
+    found = {r.signature: r for x in report.outcomes if x.result != "invalid"
+             for r in [resolve(parse_order(x.text, MAP), x.power, x.text, mv)]
+             if r.unit is not None and (r.unit.timeline, r.unit.turn, r.unit.province) == place}
+    # (a line written twice is one order; two different legal orders for one unit are both invalid)
+    assert len(found) <= 1, found
+    return next(iter(found.values()), None)
+
+
+def _matches(r, subject) -> bool:
+    """docs/rules.md §3.3: a support to hold matches a unit that does not move; a support of a move or a
+    convoy, the very move the unit makes (for a convoy: by convoy)."""
+    if r.kind == "support_hold":
+        return subject is None or subject.kind != "move"
+    if subject is None or subject.kind != "move":
+        return False
+    same = (subject.dest.timeline, subject.dest.turn, subject.dest.province) == \
+        (r.dest.timeline, r.dest.turn, r.dest.province)
+    return same and (r.kind != "support_move" or r.dest.coast is None or subject.dest.coast in (None, r.dest.coast))
+
+
+@pytest.mark.parametrize("name, options", [(f"fivedp-random-multiverse/{seed}", None) for seed in (1, 2, 3)]
+                         + [(f"fivedp-random-multiverse-options/{seed}", {"open_convoys": True, "jump_assists": True})
+                            for seed in (1, 2)])
+def test_a_support_or_convoy_succeeds_only_when_it_matches(name, options):
+    """docs/rules.md §3.3–3.4: a support or convoy that does not match what the supported or convoyed
+    unit does is void and fails, whether that unit's order is new or recorded on a past board (a move
+    into a board already past included). Random multiversal play, as above; every support or convoy
+    reported ``succeeds`` is checked against the order its unit acted on."""
+    rng = random.Random(name + "/past-supports")
+    gen = OrderGenerator(MAP, rng)
+    mv = dataclasses.replace(opening(MAP), players=tuple(MAP.powers), options=MappingProxyType(dict(options or {})))
+    checked = past = journeys = 0
+    for _ in range(24):
+        phase = next_phase(mv)
+        # the orders of random_orders, but a unit ordered across boards loses its head order (two legal
+        # orders would conflict, and time travel, the journeys among it, would rarely happen)
+        orders = multiverse_orders(mv, gen, rng, phase, (2, 6), TRAVEL, travel_replaces=True)
+        if phase == MOVEMENT and options is not None:
+            orders = _options_orders(mv, rng, orders)
+        if phase == MOVEMENT:
+            # the supporters' own orders give way (one order per unit, so that none of them conflicts)
+            extra = _past_supports(mv, rng, 20)
+            given = {_unit_of(line) for _, line in extra}
+            orders = {p: [x for x in v if _unit_of(x) not in given] for p, v in orders.items()}
+            for power, line in extra:
+                orders.setdefault(power, []).append(line)
+        report = step(mv, orders)
+        before, mv = mv, report.after
+        if report.phase != MOVEMENT:
+            continue
+        heads = {h.key for h in before.heads}
+        for x in report.outcomes:
+            if x.result == "invalid" or not isinstance(x.order, (SupportHold, SupportMove, Convoy)):
+                continue
+            r = resolve(parse_order(x.text, MAP), x.power, x.text, before)
+            place = (r.target.timeline, r.target.turn, r.target.province)
+            subject = _order_of(before, report, place)
+            if place[:2] not in heads and subject is not None and subject.kind == "move" and \
+                    subject.dest.board != subject.unit.board and subject.dest.board not in heads:
+                journeys += 1  # the supported unit travelled into a board that was past already
+            if x.result == "succeeds":
+                assert _matches(r, subject), (x.text, subject and subject.text)
+                checked += 1
+                past += place[:2] not in heads
+    assert checked > 100 and past > 30 and journeys >= 1, (checked, past, journeys)

@@ -89,3 +89,39 @@ def test_json_dislodged_names_the_attacker(capsys):
     assert main(["adjudicate", "--json", str(DATC / "6.D.02.yaml")]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["steps"][0]["dislodged"] == [{"board": "a0", "power": "Italy", "unit": "A Ven", "by": "A a-Tri@0"}]
+
+
+def _travelled():
+    """cases/multiverse/4.44 after its second step, with A Berlin - Kiel in that step too: on a1 (past
+    now) Munich's army travelled back to a-Tyrolia@0 (a journey into a board already past, forking b)
+    and Berlin's army moved to Kiel on a1 itself; then a2's adjustments, with no build ordered: heads
+    a2 and b1 wait for movement."""
+    mv = read_scenario(Path(__file__).parent.parent.parent / "cases" / "multiverse"
+                       / "4.44-hold-support-of-a-traveller-fails.yaml").start
+    mv = step(mv, {}).after
+    mv = step(mv, {"Germany": ["A Munich - a-Tyrolia@0", "A Berlin - Kiel"]}).after
+    # a2 may build (Kiel taken in the Fall): no build is ordered
+    return step(mv, {}).after
+
+
+def test_supports_of_past_units_say_what_the_record_says_they_did():
+    """docs/rules.md §3.3, §6.4: a unit on a past board does what its board's record says; a support
+    that matches something else fails and names what the unit did — also when nothing else brings that
+    board into the battle (a support of a move into another board reaches only that board)."""
+    mv = _travelled()
+    assert [h.name for h in mv.heads] == ["a2", "b1"]
+    # to hold: the traveller moved (into the past), the army in Berlin moved to Kiel
+    report = step(mv, {"Germany": ["A a-Kiel@2 S A a-Munich@1", "A b-Munich S A a-Berlin@1"]})
+    traveller = _outcome(report, "A a-Kiel@2 S A a-Munich@1")
+    assert traveller.result == "fails"
+    assert traveller.explanation == (Cause("not_matching", ("A a-Mun@1",), detail="journey"),)
+    assert traveller.reason == "not matching: A a-Mun@1 moved into a board already past, outside this battle"
+    mover = _outcome(report, "A b-Munich S A a-Berlin@1")
+    assert (mover.result, mover.reason) == ("fails", "not matching: A a-Ber@1 moves elsewhere")
+    # of a move into b1 (a1 is not fought again): the traveller's move was its journey, Berlin's to Kiel
+    report = step(mv, {"Germany": ["A b-Tyrolia S A a-Munich@1 - b-Munich"]})
+    x = _outcome(report, "A b-Tyrolia S A a-Munich@1 - b-Munich")
+    assert x.result == "fails" and x.explanation == (Cause("not_matching", ("A a-Mun@1",), detail="journey"),)
+    report = step(mv, {"Germany": ["A b-Munich S A a-Berlin@1 - b-Berlin"]})
+    x = _outcome(report, "A b-Munich S A a-Berlin@1 - b-Berlin")
+    assert (x.result, x.reason) == ("fails", "not matching: A a-Ber@1 moves elsewhere")
