@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from types import MappingProxyType
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from ..model import orders as o
 from ..errors import AdjudicationError, InputError, NotationError, quoted
@@ -451,21 +451,35 @@ def reached_board(qualified: str, m: GameMap) -> str | None:
     return board_name(where.timeline, where.turn)
 
 
+def refought(entry: Mapping[str, Any], m: GameMap) -> dict[str, tuple[str, ...]]:
+    """The past boards a recorded movement step fought again, each with the new orders that reached
+    it, fully designated (as the step's report names them): the boards a legal move or support of the
+    step went to that were not acting in it."""
+    if entry.get("phase") != MOVEMENT:
+        return {}
+    acting = set(entry.get("boards", ()))
+    out: dict[str, set[str]] = {}
+    for r in entry.get("results", ()):
+        if r.get("result") == "invalid" or not r.get("qualified"):
+            continue
+        board = reached_board(r["qualified"], m)
+        if board is not None and board not in acting:
+            out.setdefault(board, set()).add(r["qualified"])
+    return {b: tuple(sorted(v)) for b, v in sorted(out.items())}
+
+
 def fights(game: Game, name: str) -> tuple[Fight, ...]:
-    """Every later step that fought board ``name`` again, from the history: the steps with a legal
-    move or support into it from another board while it was not acting (``because``: those orders,
-    fully designated, as the step's report names them), and the fork it caused."""
+    """Every later step that fought board ``name`` again, from the history (``refought``), and the
+    fork it caused."""
     out = []
     m = game.mv.game_map
     for i, h in enumerate(game.history, 1):
         if h.get("phase") != MOVEMENT or name in h.get("boards", ()):
             continue
         forked = next((tl for tl, origin in (h.get("new_timelines") or {}).items() if origin == name), None)
-        because = sorted({r["qualified"] for r in h.get("results", ())
-                          if r.get("result") != "invalid" and r.get("qualified")
-                          and reached_board(r["qualified"], m) == name})
+        because = refought(h, m).get(name, ())
         if because or forked:
-            out.append(Fight(i, forked, tuple(because)))
+            out.append(Fight(i, forked, because))
     return tuple(out)
 
 

@@ -316,8 +316,12 @@ def game_step_document(game, report: StepReport) -> dict:
 
 def history_document(game) -> dict:
     """``fivedp game history --json``: every step as the game file keeps it."""
+    from ..game.play import refought
+
+    m = game.mv.game_map
     steps = [{"index": i, "phase": h.get("phase"), "heads": list(h.get("boards", ())),
               "orders": plain_json(h.get("orders", {})), "results": plain_json(h.get("results", [])),
+              "refought": [{"board": b, "because": list(v)} for b, v in refought(h, m).items()],
               "new_timelines": [{"timeline": k, "forked_from": v} for k, v in (h.get("new_timelines") or {}).items()],
               "eliminated": list(h.get("eliminated", [])), "winner": h.get("winner")}
              for i, h in enumerate(game.history, 1)]

@@ -184,7 +184,9 @@ async function refresh() {
   $('submitted').textContent = view.submitted.length ? view.submitted.join(', ') : 'nobody yet';
   const mine = (view.next.due || []).filter((d) => s.role !== 'player' || d.power === s.power);
   items(mine, $('duties'), (li, d) => {
-    li.textContent = d.power + ' on ' + d.board + ': ' + (d.kind === 'orders' ? 'orders for ' + d.units.join(', ')
+    const given = d.ordered.length ? ' (' + d.ordered.length + ' given' +
+      (d.units.length > d.ordered.length ? '; without an order ' + d.units.filter((u) => !d.ordered.includes(u)).join(', ') + ' hold' : '') + ')' : '';
+    li.textContent = d.power + ' on ' + d.board + ': ' + (d.kind === 'orders' ? 'orders for ' + d.units.join(', ') + given
       : d.kind === 'retreat' ? d.units[0] + ' retreats to ' + (d.options.join(', ') || 'nowhere') + ' or disbands'
       : d.kind === 'build' ? 'may build ' + d.count + (d.options.length ? ' (free home centres: ' + d.options.join(', ') + ')' : ', no free home centre')
       : d.kind === 'disband' ? 'must disband ' + d.count + ' of ' + d.units.join(', ') : d.kind);
@@ -219,6 +221,7 @@ async function lastStep() {
     if (!step) return;
     const out = ['Step ' + step.index + ': ' + step.phase + ' on ' + step.heads.join(', ')];
     for (const r of step.results) out.push('  ' + r.power + ': ' + (r.qualified || r.order) + '  ' + r.result + (r.reason ? ' (' + r.reason + ')' : ''));
+    for (const f of step.refought || []) out.push('  Fought again: ' + f.board + ' (because of ' + f.because.join('; ') + ')');
     for (const t of step.new_timelines) out.push('  New timeline ' + t.timeline + ': forked from ' + t.forked_from);
     $('last').textContent = out.join('\n');
   } catch (e) { say(e.message); }
@@ -240,7 +243,12 @@ function tick() {
   $('deadline').textContent = d ? 'deadline in ' + Math.max(0, Math.round(d.at - Date.now() / 1000)) + ' s' : '';
 }
 async function act(fn) { say(''); try { await fn(); } catch (e) { say(e.message); } }
-$('orders').addEventListener('input', () => { $('orders').dataset.edited = '1'; });
+let typing = null;
+$('orders').addEventListener('input', () => {
+  $('orders').dataset.edited = '1';
+  clearTimeout(typing);  // a verdict per line as you go: checked a moment after the last key
+  typing = setTimeout(() => { if (lines().length) act(async () => showVerdicts(await api('POST', '/orders/check', {lines: lines()}))); }, 700);
+});
 $('check').addEventListener('click', () => act(async () => showVerdicts(await api('POST', '/orders/check', {lines: lines()}))));
 $('submit').addEventListener('click', () => act(async () => {
   const d = await api('POST', '/orders', {lines: lines(), replace: true, phase: view.next.key});
