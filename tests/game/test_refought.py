@@ -11,7 +11,7 @@ import json
 from fivedp_asp.cli import main
 from fivedp_asp.game.play import adjudicate, fights
 from fivedp_asp.model.multiverse import board_name
-from fivedp_asp.report.jsonout import step_json
+from fivedp_asp.report.jsonout import history_document, step_json
 
 from tests.game.test_rewound import random_games
 
@@ -21,6 +21,7 @@ def test_the_report_and_the_history_name_the_same_boards_and_orders(tmp_path):
     for seed, options in ((4, {}), (5, {"adjacency": "any"})):
         games = random_games(seed, 12, options)
         last = games[-1]
+        history = history_document(last)
         for n in range(1, len(games)):
             before = dataclasses.replace(games[n - 1], pending=dict(last.history[n - 1]["orders"]))
             _, report = adjudicate(before, reasons=False)
@@ -32,8 +33,9 @@ def test_the_report_and_the_history_name_the_same_boards_and_orders(tmp_path):
                         from_history[board_name(*key)] = set(f.because)
             assert from_report == from_history, f"seed {seed}, step {n}"
             seen += len(from_report)
-            assert step_json(report, n)["refought"] == [{"board": b, "because": sorted(v)}
-                                                        for b, v in sorted(from_report.items())]
+            listed = [{"board": b, "because": sorted(v)} for b, v in sorted(from_report.items())]
+            assert step_json(report, n)["refought"] == listed
+            assert history["steps"][n - 1]["refought"] == listed
     assert seen > 5
 
 
