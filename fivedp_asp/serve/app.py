@@ -268,7 +268,7 @@ def make_app(db: Database | str, *, deadline_check: float | None = DEADLINE_CHEC
     if oliveriver:
         from .oliveriver import routes as their_routes
 
-        routes += their_routes(games, client=None if client is None else Path(client), cors=tuple(cors))
+        routes += their_routes(games, _body, client=None if client is None else Path(client), cors=tuple(cors))
 
     @asynccontextmanager
     async def lifespan(app: Starlette):

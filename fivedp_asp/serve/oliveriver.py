@@ -46,7 +46,6 @@ from ..game.state import Game
 from ..game.table import Sealed
 from ..model.multiverse import ADJUSTMENT, MOVEMENT, Multiverse, Unit
 from ..engine.step import next_phase
-from .app import _body
 from .database import GameRow, Transaction
 from .oliveriver_world import NATIONS, order_lines, order_sets, world
 from .store import (OPEN_TABLE, Games, NotFound, ServeError, Stale, game_from_start, open_table, open_table_submit)
@@ -202,7 +201,8 @@ class OpenTables:
         if strict:
             if STRICT_RULE in rules:
                 raise ServeError(f"rules: {STRICT_RULE} is the rule hasStrictAdjacencies adds: give it another name")
-            rules = {**rules, STRICT_RULE: {"file": f"{STRICT_RULE}.lp (fivedp serve --oliveriver)", "text": STRICT_TEXT}}
+            rules = {**rules, STRICT_RULE: {"file": f"{STRICT_RULE}.lp (fivedp serve --oliveriver)",
+                                            "text": STRICT_TEXT}}
         game = game_from_start(options, start, rules)
         root = game.mv.boards[min(game.mv.boards)]
         if root.phase != MOVEMENT:
@@ -310,7 +310,8 @@ class OpenTables:
 # -- HTTP --------------------------------------------------------------------------------------------
 
 
-def _plain(handler: Callable[[Request], Awaitable[Any]], cors: Sequence[str]) -> Callable[[Request], Awaitable[Response]]:
+def _plain(handler: Callable[[Request], Awaitable[Any]],
+           cors: Sequence[str]) -> Callable[[Request], Awaitable[Response]]:
     """A route of their client: JSON answers, refusals as plain text with their status (their client
     shows the body of an error as text), CORS headers for the origins allowed."""
     async def route(request: Request) -> Response:
@@ -363,16 +364,20 @@ def check_client(folder: Path) -> Path:
     return folder
 
 
-def routes(games: Games, *, client: Path | None = None, cors: Sequence[str] = ()) -> list[BaseRoute]:
-    """The six routes of their client (and OPTIONS for CORS), and their built client at ``/client/``."""
+def routes(games: Games, body: Callable[[Request], Awaitable[dict]], *, client: Path | None = None,
+           cors: Sequence[str] = ()) -> list[BaseRoute]:
+    """The six routes of their client (and OPTIONS for CORS), and their built client at ``/client/``.
+    ``body`` reads a request's JSON object through the server's guards (``app``'s)."""
+    if not callable(body):
+        raise UsageError("routes: give the function that reads a request's JSON body")
     tables = OpenTables(games)
     cors = tuple(cors)
 
     async def create(request: Request) -> dict:
-        return await run_in_threadpool(tables.create, await _body(request))
+        return await run_in_threadpool(tables.create, await body(request))
 
     async def join(request: Request) -> dict:
-        data = await _body(request)
+        data = await body(request)
         return await run_in_threadpool(tables.join, request.path_params["number"], data)
 
     async def get_world(request: Request) -> dict:
@@ -380,7 +385,7 @@ def routes(games: Games, *, client: Path | None = None, cors: Sequence[str] = ()
         return await run_in_threadpool(tables.world, request.path_params["number"], _nation(player, "player"))
 
     async def orders(request: Request) -> dict:
-        data = await _body(request)
+        data = await body(request)
         return await run_in_threadpool(tables.submit, request.path_params["number"], data)
 
     async def iteration(request: Request) -> int:

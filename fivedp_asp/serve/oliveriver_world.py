@@ -432,7 +432,8 @@ class _Reading:
         if kind not in ORDER_TYPES:
             raise OrderRefused(f"$type: give one of {', '.join(ORDER_TYPES)}")
         unit = raw.get("unit")
-        if not isinstance(unit, Mapping) or unit.get("owner") not in NATIONS or unit.get("type") not in ("Army", "Fleet"):
+        if not isinstance(unit, Mapping) or unit.get("owner") not in NATIONS or \
+                unit.get("type") not in ("Army", "Fleet"):
             raise OrderRefused("unit: give {owner: a nation, type: Army or Fleet}")
         power = str(unit["owner"])
         letter = "A" if unit["type"] == "Army" else "F"

@@ -114,7 +114,8 @@ def test_two_players_play_their_client_against_this_engine(tmp_path):
                         for o in world["orders"]}
 
             fr.click("1 1901 Spring Par"), fr.click("1 1901 Spring Bur")
-            fr.mode("Support"), fr.click("1 1901 Spring Mar"), fr.click("1 1901 Spring Par"), fr.click("1 1901 Spring Bur")
+            fr.mode("Support")
+            fr.click("1 1901 Spring Mar"), fr.click("1 1901 Spring Par"), fr.click("1 1901 Spring Bur")
             fr.mode("Move"), fr.click("1 1901 Spring Bre"), fr.click("1 1901 Spring MAO")
             fr.submit()
             for a, b in (("Mun", "Ruh"), ("Kie", "Den"), ("Ber", "Mun")):
