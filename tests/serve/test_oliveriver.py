@@ -292,7 +292,8 @@ def test_a_game_through_their_routes_alone(their):
     w = t.world("Germany")
     assert w["iteration"] == 4
     assert ("Build", "Success", "France", "T1 Winter 1901 Bre", None) in results(w)
-    assert [o for o in w["orders"] if o["$type"] == "Build" and o["location"]["region"] == "Bre"][0]["unit"]["type"] == "Fleet"
+    built = [o for o in w["orders"] if o["$type"] == "Build" and o["location"]["region"] == "Bre"]
+    assert built[0]["unit"]["type"] == "Fleet"
     # Winter shows the units before the builds, Spring 1902 after them
     assert "Mar" not in board(w, *W1)["units"] and board(w, *S2)["units"]["Mar"] == unit("France")
     assert board(w, *S2)["units"]["Bre"] == unit("France", "Fleet") and board(w, *S2)["units"]["Ber"] == unit("Germany")
@@ -476,7 +477,8 @@ def test_cors_for_the_origins_given(tmp_path):
         assert r.status_code == 200 and r.headers["access-control-allow-origin"] == origin
         r = c.get("/game/1", headers={"Origin": origin})
         assert r.status_code == 404 and r.headers["access-control-allow-origin"] == origin
-        assert "access-control-allow-origin" not in c.post("/game", json={}, headers={"Origin": "http://elsewhere"}).headers
+        elsewhere = c.post("/game", json={}, headers={"Origin": "http://elsewhere"})
+        assert "access-control-allow-origin" not in elsewhere.headers
     with TestClient(make_app(f"sqlite:///{tmp_path}/h.db", deadline_check=None, oliveriver=True)) as c:
         assert "access-control-allow-origin" not in c.post("/game", json={}, headers={"Origin": origin}).headers
         assert c.options("/game", headers={"Origin": origin}).status_code == 405
@@ -508,3 +510,37 @@ def test_the_command_line_refuses_client_without_oliveriver(tmp_path):
     r = subprocess.run([sys.executable, "-m", "fivedp_asp.cli", "serve", "--oliveriver", "--client",
                         str(tmp_path / "dist")], capture_output=True, text=True, cwd=tmp_path, timeout=60)
     assert r.returncode == 2 and "with index.html" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_the_request_of_docs_server_md_runs_as_written(tmp_path):
+    """The curl request of docs/server.md's "Their client", run as written (bash and the real curl)
+    against a server started with --oliveriver; then Germany joins and the world is theirs."""
+    import json
+    import os
+    import shutil
+    import urllib.request
+
+    from tests.serve.live import server
+
+    if shutil.which("curl") is None:
+        pytest.skip("curl is not installed (.ci/run installs it)")
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "server.md").read_text(encoding="utf-8")
+    section = doc.split("## Their client", 1)[1].split("\n## The API", 1)[0]
+    blocks = re.findall(r"```sh\n(.*?)```", section, re.S)
+    commands = [c.strip() for b in blocks for c in b.replace("\\\n", " ").splitlines() if c.strip().startswith("curl")]
+    assert len(commands) == 1
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    with server(f"sqlite:///{tmp_path}/games.db", tmp_path, args=("--oliveriver",)) as base:
+        env["SERVER"] = base
+        p = subprocess.run(["bash", "-c", commands[0]], cwd=tmp_path, env=env, capture_output=True, text=True,
+                           timeout=120)
+        assert p.returncode == 0, p.stderr
+        game = check_game(json.loads(p.stdout))
+        assert game["player"] == "France" and game["hasStrictAdjacencies"] is False
+        n = game["id"]
+        joined = urllib.request.Request(f"{base}/game/{n}/players", method="PUT",
+                                        headers={"Content-Type": "application/json"},
+                                        data=json.dumps({"isSandbox": False, "player": "Germany"}).encode())
+        assert check_game(json.load(urllib.request.urlopen(joined, timeout=60)))["player"] == "Germany"
+        w = check_world(json.load(urllib.request.urlopen(f"{base}/game/{n}?player=Germany", timeout=60)))
+        assert {u["owner"] for u in board(w, *S1)["units"].values()} == {"France", "Germany"}
