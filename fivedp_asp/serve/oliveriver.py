@@ -279,6 +279,8 @@ class OpenTables:
         if not isinstance(players, list) or not players:
             raise ServeError("No players specified")
         named = [_nation(p, "players") for p in players]
+        if None in named:
+            raise ServeError(f"players: give one of {', '.join(NATIONS)} for each")
         if not isinstance(orders, list):
             raise ServeError("orders: give a list of orders")
         with self.games.db.transaction(write=True) as tx:

@@ -431,6 +431,7 @@ def test_refusals_are_plain_text_with_their_status(their):
         (their.post(f"/game/{t.number}/orders", json={"players": ["France"], "orders": {}}), 400,
          "orders: give a list"),
         (their.post(f"/game/{t.number}/orders", json={"players": ["Italy"]}), 400, "none of Italy plays"),
+        (their.post(f"/game/{t.number}/orders", json={"players": ["France", None]}), 400, "players: give one of"),
         (their.post(f"/game/{t.number}/orders", content=b"{not json"), 400, "not valid JSON"),
     ]
     for r, status, text in cases:
