@@ -355,6 +355,33 @@ def test_a_sandbox_is_one_person_playing_every_power(their):
     assert board(w, *F1)["units"]["Stp_S"] == unit("Russia", "Fleet")  # a fleet on a coast, keyed by it
 
 
+def test_convoys_supports_to_hold_and_coasts_both_ways(their):
+    r = their.post("/game", json={"isSandbox": True, "player": None, "hasStrictAdjacencies": False})
+    t = Their(their, r.json()["id"])
+    everyone = sorted(NATIONS)
+    t.orders(everyone, move("England", loc(*S1, "Lon"), loc(*S1, "NTH"), "Fleet"),
+             move("England", loc(*S1, "Lvp"), loc(*S1, "Yor")))
+    r = t.orders(everyone, {"$type": "Convoy", "status": "New", "unit": unit("England", "Fleet"),
+                            "location": loc(*F1, "NTH"), "convoyLocation": loc(*F1, "Yor"),
+                            "destination": loc(*F1, "Nwy")},
+                 move("England", loc(*F1, "Yor"), loc(*F1, "Nwy")),
+                 move("Russia", loc(*F1, "Stp_S"), loc(*F1, "BOT"), "Fleet"),
+                 support("Germany", loc(*F1, "Mun"), loc(*F1, "Ber"), loc(*F1, "Ber")))
+    assert r["taken"]["England"] == ["F a-Nth@1 C A a-Yor@1 - a-Nwy@1", "A a-Yor@1 - a-Nwy@1"]
+    assert r["taken"]["Russia"] == ["F a-Stp/sc@1 - a-Bot@1"] and r["taken"]["Germany"] == ["A a-Mun@1 S a-Ber@1"]
+    w = t.world()
+    assert ("Convoy", "Success", "England", "T1 Fall 1901 NTH", "T1 Fall 1901 Nwy") in results(w)
+    assert ("Move", "Success", "England", "T1 Fall 1901 Yor", "T1 Fall 1901 Nwy") in results(w)
+    assert ("Move", "Success", "Russia", "T1 Fall 1901 Stp_S", "T1 Fall 1901 BOT") in results(w)
+    convoy = next(o for o in w["orders"] if o["$type"] == "Convoy")
+    assert convoy["convoyLocation"] == loc(*F1, "Yor")
+    held = next(o for o in w["orders"] if o["$type"] == "Support")
+    assert held["status"] == "Success" and held["supportLocation"] == held["destination"] == loc(*F1, "Ber")
+    winter = board(w, *W1)
+    assert winter["units"]["Nwy"] == unit("England") and winter["units"]["BOT"] == unit("Russia", "Fleet")
+    assert winter["centres"]["Nwy"] == "England"
+
+
 def test_strict_adjacencies_is_a_rule_of_this_engine(their):
     everyone = sorted(NATIONS)
     verdicts = {}
