@@ -19,6 +19,7 @@ import asyncio
 import json
 import logging
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any, Awaitable, Callable
 
 from starlette.applications import Starlette
@@ -27,7 +28,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from ..errors import InputError
+from ..errors import InputError, UsageError
 from ..files.games import game_from_bytes
 from ..files.layout import JsonRefused, load_json
 from ..limits import MAX_FILE_BYTES
@@ -117,9 +118,14 @@ def _answer(handler: Callable[[Request], Awaitable[Any]]) -> Callable[[Request],
     return route
 
 
-def make_app(db: Database | str, *, deadline_check: float | None = DEADLINE_CHECK_SECONDS) -> Starlette:
+def make_app(db: Database | str, *, deadline_check: float | None = DEADLINE_CHECK_SECONDS, oliveriver: bool = False,
+             client: str | Path | None = None, cors: tuple[str, ...] = ()) -> Starlette:
     """The server's application on this database (a URL or a ``Database``). ``deadline_check``:
-    seconds between looks at the deadlines (None: never, for tests that drive them)."""
+    seconds between looks at the deadlines (None: never, for tests that drive them). ``oliveriver``:
+    the routes of the community's client too (``serve.oliveriver``), with its built files served at
+    ``/client/`` from ``client`` and CORS allowed to the origins of ``cors``."""
+    if (client is not None or cors) and not oliveriver:
+        raise UsageError("make_app: client and cors are for the routes of oliveriver=True")
     games = Games(db if isinstance(db, Database) else Database(db))
 
     def game_id(request: Request) -> str:
@@ -259,6 +265,10 @@ def make_app(db: Database | str, *, deadline_check: float | None = DEADLINE_CHEC
         Route("/api/games/{game_id}/revision", _answer(revision), methods=["GET"]),
         Route("/api/games/{game_id}/events", _answer(events), methods=["GET"]),
     ]
+    if oliveriver:
+        from .oliveriver import routes as their_routes
+
+        routes += their_routes(games, _body, client=None if client is None else Path(client), cors=tuple(cors))
 
     @asynccontextmanager
     async def lifespan(app: Starlette):

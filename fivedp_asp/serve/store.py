@@ -39,6 +39,9 @@ from .database import Database, GameRow, Transaction
 
 HOST, PLAYER, SPECTATOR = "host", "player", "spectator"
 MAX_PLAYERS_TRIES = 3
+# the host digest (and player digest) of an open table (serve.oliveriver): not a SHA-256 digest, so no
+# token ever matches it, and nobody holds the roles of such a game
+OPEN_TABLE = "open-table"
 
 
 class ServeError(InputError):
@@ -178,6 +181,9 @@ class Games:
         joined once: its token is the only way in."""
         with self.db.transaction(write=True) as tx:
             row = self._row(tx, game_id, lock=True)
+            if row.host_hash == OPEN_TABLE:
+                raise Forbidden("this game is an open table: it is played through the routes of fivedp serve "
+                                "--oliveriver, where whoever names a power plays it; it has no tokens to give")
             game = self._game(row)
             found = game.mv.game_map.power(str(power)) if isinstance(power, str) else None
             if found is None:
@@ -210,7 +216,7 @@ class Games:
         doc["submitted"] = sorted(sealed.orders)
         doc["server"] = {"id": row.id, "role": role.kind, "power": role.power, "revision": row.revision,
                          "players": players, "deadline": self._deadline(row), "waiting_for": waiting_for(game.mv),
-                         "finished": row.finished}
+                         "finished": row.finished, "open_table": row.host_hash == OPEN_TABLE}
         return doc
 
     def _deadline(self, row: GameRow) -> dict | None:
@@ -425,3 +431,31 @@ def game_from_start(options: Mapping[str, Any] | None, start: Mapping[str, Any] 
         made = rules_from_mapping(rules)
         mv = replace(mv, options=MappingProxyType(with_rules(mv.options, made, in_effect=True)))
     return new_game(mv)
+
+
+# -- open tables (serve.oliveriver) ----------------------------------------------------------------------
+# A game whose host digest is OPEN_TABLE has no host and no tokens: whoever names a power plays it,
+# through the routes of ``serve.oliveriver``. These read and change such a game inside the caller's
+# transaction (which may write tables of its own in it); to them every other game is no game at all.
+
+
+def open_table(games: Games, tx: Transaction, game_id: str, *, lock: bool) -> tuple[GameRow, Game, Sealed]:
+    """An open table's row, its game and its private sets; NotFound for a game that has tokens."""
+    if not isinstance(games, Games) or not isinstance(tx, Transaction):
+        raise UsageError("open_table: give the Games and a transaction of their database")
+    row = games._row(tx, game_id, lock=lock)
+    if row.host_hash != OPEN_TABLE:
+        raise NotFound(f"no game {game_id[:40]!r}")
+    return row, games._game(row), games._sealed(row)
+
+
+def open_table_submit(games: Games, tx: Transaction, row: GameRow, game: Game, sealed: Sealed,
+                      adjudicate: bool) -> dict | None:
+    """The private sets of an open table saved, or opened and the phase adjudicated (``adjudicate``);
+    returns the step document when it was."""
+    if row.host_hash != OPEN_TABLE:
+        raise NotFound(f"no game {row.id[:40]!r}")
+    if not adjudicate:
+        games._save(tx, row, None, sealed)
+        return None
+    return games._adjudicate(tx, row, game, sealed)

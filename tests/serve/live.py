@@ -21,10 +21,11 @@ def free_port() -> int:
 
 
 @contextmanager
-def server(db_url: str, cwd: Path, port: int | None = None) -> Iterator[str]:
-    """``fivedp serve --db db_url`` on 127.0.0.1; yields its base address."""
+def server(db_url: str, cwd: Path, port: int | None = None, args: tuple[str, ...] = ()) -> Iterator[str]:
+    """``fivedp serve --db db_url`` (and ``args``) on 127.0.0.1; yields its base address."""
     port = port or free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "fivedp_asp.cli", "serve", "--port", str(port), "--db", db_url],
+    proc = subprocess.Popen([sys.executable, "-m", "fivedp_asp.cli", "serve", "--port", str(port), "--db", db_url,
+                             *args],
                             cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             env={**os.environ, "PYTHONUNBUFFERED": "1"})
     base = f"http://127.0.0.1:{port}"
