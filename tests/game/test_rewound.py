@@ -66,8 +66,12 @@ def test_the_played_game(tmp_path):
     assert check_every_step(games, tmp_path) == len(GAME)  # every step has a movement step at or before it
 
 
-def random_games(seed: int, steps: int, options: dict) -> list[Game]:
-    rng = random.Random(f"rewound/{seed}")
+def random_games(seed: int, steps: int, options: dict, *, travel: tuple[int, int] = (1, 4),
+                 namespace: str = "rewound") -> list[Game]:
+    """A random multiversal game played step by step through the game layer (the classic generator on
+    every head, ``travel`` moves and supports across boards a movement step): the game after each
+    step, from the start. The same seed (in ``namespace``) gives the same game."""
+    rng = random.Random(f"{namespace}/{seed}")
     gen = OrderGenerator(MAP, rng)
     game = new_game(dataclasses.replace(classic_opening(MAP), players=tuple(MAP.powers),
                                         options=MappingProxyType(options)))
@@ -77,7 +81,7 @@ def random_games(seed: int, steps: int, options: dict) -> list[Game]:
         travelling: dict = {}
         phase = next_phase(game.mv)
         if phase == MOVEMENT:
-            for power, line in travel_orders(game.mv, rng, rng.randint(1, 4), Travel(empty_share=0.3)):
+            for power, line in travel_orders(game.mv, rng, rng.randint(*travel), Travel(empty_share=0.3)):
                 travelling.setdefault(ordered_unit(line, MAP), (power, line))
         for power, text in head_orders(game.mv, gen, phase):
             if ordered_unit(text, MAP) not in travelling:
