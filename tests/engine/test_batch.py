@@ -241,24 +241,24 @@ def test_open_phases_are_settled_alone_however_many(copies, monkeypatch):
     the atoms that hold in some models only; many would take one model read whole for each, so then
     the backup rules settle the joint program, as one phase alone is settled. Either way each open
     phase is answered again alone, and every report is the one it has alone."""
-    from fivedp_asp.solver import driver
+    from fivedp_asp.solver import backup, calls
 
     case = read_scenario(ROOT / "cases" / "datc" / "6.C.01.yaml")
     plain = read_scenario(ROOT / "cases" / "datc" / "6.A.11.yaml")  # a bounce: one model
     items = [(case.start, case.steps[0].orders)] * copies + [(plain.start, plain.steps[0].orders)]
     alone = [step(mv, orders) for mv, orders in items]
     runs: list[int] = []
-    settle = driver._Driver.run
+    settle = backup._Driver.run
 
     def counted(self, found=None):
         runs.append(self.parts.orders)
         return settle(self, found)
 
-    monkeypatch.setattr(driver._Driver, "run", counted)
+    monkeypatch.setattr(backup._Driver, "run", counted)
     together = step_many(items)
     assert [_key(r) for r in together] == [_key(r) for r in alone]
     assert all(r.backups for r in together[:copies]) and not together[-1].backups
     # the joint program (more orders than one phase's three) is settled only when too many phases are open in it
     settled_jointly = [n for n in runs if n > 3]
     assert len(runs) - len(settled_jointly) == copies
-    assert len(settled_jointly) == (1 if copies > driver._CONSEQUENCE_MODELS else 0)
+    assert len(settled_jointly) == (1 if copies > calls._CONSEQUENCE_MODELS else 0)
