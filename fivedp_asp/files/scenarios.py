@@ -14,8 +14,9 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 
 from ..errors import InputError, NotationError, OrderError, quoted
-from ..inputs import (Anything, Choice, Fields, ListOf, LoadError, MapOf, Opt, Text, Whole, key_line, line_of, value_line,
-                     load_yaml, plain)
+from ..inputs import LoadError
+from ..yaml_lines import key_line, line_of, value_line, load_yaml, plain
+from ..shapes import Anything, Choice, Fields, ListOf, MapOf, Opt, Text, Whole
 from ..limits import MAX_TURN
 from ..model.map import GameMap, load_map
 from ..model.multiverse import ADJUSTMENT, MOVEMENT, PHASES, RETREAT, SUSTAIN, Board, Multiverse, Retreat, Unit, board_name_readings, make_board

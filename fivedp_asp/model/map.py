@@ -20,7 +20,9 @@ from typing import Iterable, Mapping
 
 from ..errors import InputError, quoted
 from .geometry import check_id
-from ..inputs import key_line, line_of, Anything, Choice, Fields, Flag, ListOf, LoadError, MapOf, Opt, Text, decode, load_yaml, parse_yaml
+from ..inputs import LoadError, decode
+from ..yaml_lines import key_line, line_of, load_yaml, parse_yaml
+from ..shapes import Anything, Choice, Fields, Flag, ListOf, MapOf, Opt, Text
 
 PROVINCE_TYPES = ("land", "coast", "sea", "impassable")
 UNIT_KINDS = ("army", "fleet")

@@ -18,7 +18,7 @@ from fivedp_asp.model import geometry as geometry_module
 from fivedp_asp import limits
 from fivedp_asp.errors import InputError
 from fivedp_asp.model.geometry import GeometryError, derive, parse_geometry
-from fivedp_asp.inputs import parse_yaml
+from fivedp_asp.yaml_lines import parse_yaml
 from fivedp_asp.model.map import load_map, parse_map
 
 DATA = Path(__file__).parent.parent / "data" / "standard-map-facts.json"

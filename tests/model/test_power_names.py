@@ -26,7 +26,7 @@ import yaml
 from fivedp_asp.cli import main
 from fivedp_asp.errors import InputError
 from fivedp_asp.files.scenarios import check_scenarios, find_scenarios, read_scenario
-from fivedp_asp.inputs import plain
+from fivedp_asp.yaml_lines import plain
 from fivedp_asp.model.map import load_map, parse_map
 from fivedp_asp.solver import terms
 
