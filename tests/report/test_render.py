@@ -116,7 +116,7 @@ def test_bad_board_and_bad_output_are_bad_input(tmp_path, capsys):
 
 def test_game_show_html(tmp_path):
     from fivedp_asp.files.games import load_game
-    from fivedp_asp.report.render import _recorded_frame
+    from fivedp_asp.report.frames import _recorded_frame
 
     game = tmp_path / "g.yaml"
     assert main(["game", "new", str(game)]) == 0
@@ -306,7 +306,7 @@ def test_arrows_between_boards_never_cross_a_third_board():
     import random
 
     from fivedp_asp.bench.benchmarks import synthetic_multiverse
-    from fivedp_asp.report.render import _route, grid_layout
+    from fivedp_asp.report.drawing import _route, grid_layout
 
     mv = synthetic_multiverse(12, 290)
     layout = grid_layout(mv.boards, mv.game_map.geometry)
