@@ -154,8 +154,8 @@ def retreat_loc_facts(game_map: GameMap, units: Iterable[tuple[str, str]], provi
     with the phase's facts, ``edge_facts``): ``loc/2`` of every location one of those edges
     leads to and of every location of the provinces the orders move to (the coasts an order may name).
     The retreat rules (asp/retreat/, and the option files of retreats) read no other location and no
-    province type: a rule that comes to read more must be given it here. The map's ~200 locations and
-    types were most of a retreat program's atoms (250, now about 100)."""
+    province type: a rule that comes to read more must be given it here. The map's locations and types
+    were most of a retreat program's atoms when they were all handed over."""
     locations: set[str] = set()
     for kind, loc in set(units):
         locations.update(game_map.neighbours.get((kind, loc), ()))
@@ -218,7 +218,7 @@ def distance_facts(game_map: GameMap, boards: Iterable[Board]) -> list[Fact]:
     the nearest centre Pw owns there (counted through provinces it does not own, any unit type, up to
     ``CIVIL_DISORDER_REACH``), for the removals a power did not order (asp/adjustment/civil_disorder.lp).
     A breadth-first search here: the same distances as a rule that extends every walk of length N by one
-    province, which derived each province at every length its walks reach (some 10,000 ground rules a
+    province, which derived each province at every length its walks reach (thousands of ground rules a
     board and power short of removals, most of such a program's grounding)."""
     adj = _province_adjacency(game_map)
     facts: list[Fact] = []
@@ -296,7 +296,7 @@ def order_facts(orders: Sequence[tuple[int, ResolvedOrder]]) -> list[Fact]:
     steps have none, and those rules then ground nothing."""
     facts: list[Fact] = []
     append = facts.append
-    # the places spelled inline as place_term does (a 64-head step writes some 7,000 of them)
+    # the places spelled inline as place_term does (a big step writes thousands of them)
     for n, r in orders:
         u = r.unit
         if u is None:
@@ -339,7 +339,7 @@ def pairing_facts(new: Sequence[tuple[int, ResolvedOrder]], recorded: Sequence[t
     """Which orders come in pairs, as written: ``ordered_twice(U)``, the unit at U has two or more new
     orders; ``swapped(U,V)``, the units at U and V are ordered (new or recorded orders) into each
     other's place. Conflicting orders and head-to-head battles start from such pairs; most steps have
-    none, and the rules about them then ground nothing (six rules, some 0.25 ms a phase)."""
+    none, and the six rules about them then ground nothing."""
     first: dict[tuple[int, int, str], int] = {}
     twice: set[tuple[int, int, str]] = set()
     for i, r in new:
@@ -424,7 +424,7 @@ def movement_facts(mv: Multiverse, orders: Sequence[tuple[int, ResolvedOrder]]) 
     heads = {b.key for b in mv.heads}
     candidates = set(heads)
     known = mv.boards
-    # a loop of plain statements: a 64-head step has some 1,400 orders
+    # a loop of plain statements: a big step has many orders
     for _, r in orders:
         key = reached_board(r)
         if key is not None and key in known:

@@ -504,7 +504,7 @@ def _legal(mv: Multiverse, candidates: Sequence[ResolvedOrder]) -> list[Resolved
     atoms = solve_decisions(_programs(mv), t.render(facts), map_facts(mv.game_map),
                             names=frozenset(f[0] for f in facts)).atoms
     # read as text (Answer: two calls into clingo an atom, where its name and arguments cost four or
-    # more): a big game's listing reads some 90,000 of them
+    # more): a big game's listing reads tens of thousands of them
     legal = {int(i) for i in Answer.of(atoms).texts.get("legal", ())}
     return [r for i, r in orders if i in legal]
 
@@ -527,8 +527,8 @@ def legal_orders(mv: Multiverse, *, power: str | None = None, unit: str | None =
     these kinds (``KINDS``, or ``support`` for both supports); ``to`` only orders whose destination is
     on that board (moves, retreats, supports, convoys, jump assists). Filtered-out orders are never
     made, so a narrow question is answered quickly. Python's cycle collector is held off meanwhile
-    (``collector.paused``: listing every order of a power on a 28-timeline game took 7.3 s of processor
-    time with it running, 5.8–6.0 s without)."""
+    (``collector.paused``): a listing makes many objects and no reference cycles, and the collector
+    would walk them again and again (docs/benchmarks.md)."""
     with collector.paused():
         return _listed(mv, power=power, unit=unit, kind=kind, to=to)
 

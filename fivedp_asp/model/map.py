@@ -138,7 +138,7 @@ class GameMap:
     def province_of_word(self, word: str) -> str | None:
         """``province`` for a name of ASCII letters alone (``Mun``, ``Bohemia``), as the order parser's
         fast path reads them: such a word has no dot, hyphen or space to fold, only its case, so the
-        full normalisation (a regular expression a name) is skipped for the 1,400 names of a large step."""
+        full normalisation (a regular expression a name) is skipped for the many names of a large step."""
         return self._province_index.get(word.lower())
 
     def power(self, text: str) -> str | None:

@@ -106,8 +106,8 @@ class _Parts:
 
     Only the decisions and their literals are read at once: every backup round needs them. The links
     are read when a rule first asks for a part or an index, as text (walking each atom's arguments
-    through clingo's API cost some 30 µs an atom, most of a joint program's backup rounds in a batch,
-    where one paradox in one phase made the driver index every phase), and a part's name is made a
+    through clingo's API costs a call for every argument, and was most of a joint program's backup
+    rounds in a batch, where one paradox in one phase made the driver index every phase), and a part's name is made a
     symbol only for the parts asked about."""
 
     def __init__(self, atoms: clingo.SymbolicAtoms) -> None:

@@ -13,8 +13,7 @@ from .limits import _Clock
 _WAIT = 0.25  # how often a waiting solve call looks up (so that Ctrl-C stops it)
 
 # conflicts a solver call may meet in its first, quick attempt (``_solve``): a phase's call meets a
-# handful; a thousand take about 5 ms on a small program and 130 ms on one of 120,000 atoms (three
-# times a 64-head step's)
+# handful, and a thousand keep the attempt short even on a program far bigger than a big step's
 _QUICK_CONFLICTS = "1000"
 # the models a program's first solver call asks for: two, which tell one answer from several
 # (``_Driver.run``, ``solve_in_universe``)
@@ -25,8 +24,8 @@ _CONSEQUENCE_MODELS = 8
 
 def new_control(logger: Callable[[clingo.MessageCode, str], None] | None = None) -> clingo.Control:
     """A Control set as a program's first solver call wants it (``_solve``): its conflicts bounded, two
-    models asked for. Each setting read or changed through ``configuration`` costs 10-20 µs, and that
-    call would otherwise read one and change three. Warnings are off: the encodings leave inputs empty
+    models asked for. Each setting read or changed through ``configuration`` costs a call into clingo,
+    and that call would otherwise read one and change three. Warnings are off: the encodings leave inputs empty
     on purpose."""
     return clingo.Control(["--warn=none", f"--solve-limit={_QUICK_CONFLICTS}", f"--models={_FIRST_MODELS}"],
                           logger=logger)
@@ -40,8 +39,8 @@ def _solve(ctl: clingo.Control, clock: _Clock, assumptions: list, on_model=None,
 
     With ``restart`` (which forgets what ``on_model`` has collected), the call is first made in this
     thread with a bound on its conflicts: a phase's call ends long before that bound, and a call in a
-    thread of its own, which the clock can stop, costs about 0.4 ms more (a movement phase's solving
-    took 1.5 ms that way, 1.1 ms this way). A call that reaches the bound before it is done is made
+    thread of its own, which the clock can stop, costs a thread started and joined, a good part of a
+    phase's solving (docs/benchmarks.md). A call that reaches the bound before it is done is made
     again, ``restart`` called first, in a thread of its own; the bound keeps the first attempt short,
     so that the time limit and Ctrl-C still stop a hard search promptly. ``ctl`` is made by
     ``new_control``, bounded already (the call made again lifts the bound for itself alone);

@@ -107,7 +107,7 @@ def _signature(atom: ast.AST) -> _Signature | None:
     """The predicate of a symbolic atom, or None for one whose predicate the analysis does not read
     (classical negation, a pool anywhere in it, an external function): the program is then used whole.
     Read off the atom's text, one call into clingo: walking its syntax tree costs one for every node,
-    some 2 µs each, and the encodings have 1,500 atoms to read at every start."""
+    and the encodings have many atoms to read at every start."""
     text = str(atom)
     name = _ATOM_NAME.match(text)
     if name is None:
@@ -177,7 +177,7 @@ class _Dependencies:
     show_terms: bool = False
     # ``negations[k]``: the negative literals of plain atoms in rule k's body, (position, predicate), so
     # that those of a predicate with no atom are dropped (``_without_true_negations``) without walking
-    # the syntax tree again (each attribute read through clingo's AST costs a few µs)
+    # the syntax tree again (each attribute read through clingo's AST is a call into clingo)
     negations: tuple[tuple[tuple[int, _Signature], ...], ...] = ()
 
     @classmethod
@@ -217,7 +217,7 @@ class _Analysis(NamedTuple):
 def _analysed(s: ast.AST) -> _Analysis | None:
     """One statement's part of ``_Dependencies``; None for one whose predicates the analysis does not
     read (classical negation, pools, external functions in an atom): the program is then used whole.
-    Reading a syntax tree through clingo's API costs a few µs an attribute, so each statement of an
+    Reading a syntax tree through clingo's API costs a call an attribute, so each statement of an
     encoding file is analysed once per process (``_parsed_entry``), whatever programs it is part of."""
     kind = s.ast_type
     if kind != ast.ASTType.Rule:

@@ -1,7 +1,7 @@
 """Which rules a phase can use: the statements of a program its facts can fire, and the ground program.
 
 A rule with a positive body literal of a predicate that can have no atom never fires: grounding it
-gives nothing, yet each rule costs the grounder some 20 µs whatever the facts. Which predicates can
+gives nothing, yet each rule costs the grounder a fixed amount whatever the facts. Which predicates can
 have atoms follows from the facts' predicates (a phase without convoy orders has no ordered_convoy
 facts, a step with every board a head has no past_board facts) by a fixpoint over the rules' heads.
 Rules that cannot fire are left out, and negative literals of such predicates (always true) are
@@ -199,7 +199,7 @@ def _check_alone(programs: tuple[str, ...], rules: Sequence[ast.AST]) -> None:
 def _kept(statements: tuple[ast.AST, ...], reads: frozenset[_Signature] | None) -> _Statements:
     """``statements`` without the directives the grounder does nothing with here: ``#defined`` only
     silences a warning, and warnings are off (``_control``); ``#program base.`` opens the part every
-    statement is in already when no other part is named. Each statement handed over costs a few µs."""
+    statement is in already when no other part is named. Each statement handed over costs the grounder some work."""
     parts = [s for s in statements if s.ast_type == ast.ASTType.Program]
     only_base = all(s.name == "base" and not s.parameters for s in parts)
     return _Statements((s for s in statements if s.ast_type != ast.ASTType.Defined
@@ -210,7 +210,7 @@ def _kept(statements: tuple[ast.AST, ...], reads: frozenset[_Signature] | None) 
 def _without_true_negations(programs: tuple[str, ...], k: int, dropped: tuple[int, ...]) -> ast.AST:
     """Statement ``k`` of ``programs`` without the negative body literals at the positions ``dropped``,
     those of predicates that can have no atom (``_Dependencies.negations``): each is true, and each
-    literal costs the grounder a few µs (flags of options that are off, ``not held(...)`` when no past
+    literal costs the grounder some work (flags of options that are off, ``not held(...)`` when no past
     board is written). A negative literal binds no variable, so the rule stays safe. Made once for
     every phase that drops the same literals."""
     statement = _parsed_programs(programs)[k]
@@ -224,7 +224,7 @@ def _statements(programs: tuple[str, ...], facts: str, static: str,
     """The statements to ground for these facts: the rules that can fire. A program with rules of your
     own (``RuleText``, options.logic_files) is used whole: such rules may read any predicate.
     ``names``: the predicates of ``facts`` when the caller knows them (facts built as values name
-    theirs before they are spelled: reading them off the text costs some 0.3 ms a phase); None reads
+    theirs before they are spelled: reading them off the text costs a pass over it); None reads
     them off the text."""
     deps = _dependencies(programs)
     if deps is None or any(isinstance(p, RuleText) for p in programs):
@@ -264,8 +264,8 @@ def _static_statements(static: str, reads: frozenset[_Signature] | None) -> tupl
 def _fact_signatures(static: str) -> tuple[_Signature | None, ...]:
     """The predicate of each fact of ``_parsed_facts(static)``; None for any other statement (kept).
     The map's facts are written one plain fact a line: each line is then read as a term (one call
-    into clingo), which costs far less than walking its syntax tree (about 125 µs a fact: 1.5 s for
-    the 12,000 facts of a big copied map, some 40 ms for the standard map on every start)."""
+    into clingo), which costs far less than walking its syntax tree (a call into clingo for every node:
+    too slow for the facts of a big copied map, and a cost on every start for the standard map)."""
     parsed = _parsed_facts(static)
     lines = [line.strip() for line in static.splitlines() if line.strip()]
     # the parser opens the text with the ``#program base.`` it is in
