@@ -5,7 +5,7 @@ The layers, lowest first, follow the data from input to answers and back out:
 
 0. base: ``errors``, ``limits``, ``inputs``, ``yaml_lines``, ``shapes``
 1. ``solver/``: the clingo driver and the Python <-> ASP terms
-2. ``model/``: values only (orders, notation, map, geometry, multiverse)
+2. ``model/``: the game's values (orders, notation, map, geometry, multiverse)
 3. ``engine/``: options, facts, one step, batches, legal orders
 4. ``game/``: the game's state and rules of play
 5. ``files/``: scenario and game files
