@@ -39,8 +39,8 @@ from ..solver import terms as t
 from ..solver.terms import Fact, OrderIds, Timeline
 from ..errors import InputError, NotationError, quoted
 from . import collector
-from .facts import (across_facts, board_facts, coasts_in_reach_facts, doubtful_unit_facts, edge_facts, map_facts,
-                    order_facts, own_rules)
+from .facts import board_facts, edge_facts, map_facts, order_facts
+from .guards import across_facts, coasts_in_reach_facts, doubtful_unit_facts, own_rules
 from ..model.map import GameMap
 from ..model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Board, Multiverse, Unit, board_name, unit_text
 from ..model.notation import format_order, parse_unit, timeline_name
