@@ -114,6 +114,7 @@ def _classic_phases(games: int, phases: int):
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("what", ["classic", "multiverse", "options"])
 def test_random_phases_give_the_same_reports_together(what):
     """Phases of random games, recorded one at a time, then adjudicated all together in one call."""
@@ -212,6 +213,7 @@ def test_phases_waiting_together_share_one_program(monkeypatch):
     assert len(calls) <= 3 + alone_again, calls
 
 
+@pytest.mark.slow
 def test_waives_choose_among_their_own_phase_boards_together():
     """A waive goes to its power's first board with builds: in a joint program, a board of its own phase
     (``waive_on/2``), never of a phase numbered before it. Adjustment phases of random classic and

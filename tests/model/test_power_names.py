@@ -264,6 +264,7 @@ def renamed(tmp_path_factory) -> tuple[Path, Path]:
     return map_file, cases
 
 
+@pytest.mark.slow
 def test_every_scenario_plays_alike_with_the_strangest_power_names(renamed):
     """Every scenario of cases/ (movement, retreats, adjustments, forks, the sustain phase, elimination,
     a winner), its powers renamed, passes on the renamed map as it does on the standard map."""

@@ -144,13 +144,15 @@ def test_game_show_html(tmp_path):
 
 @pytest.mark.parametrize("path", sorted(find_scenarios([str(CASES)])), ids=lambda p: str(p.relative_to(CASES)))
 def test_every_case_draws(path):
-    _, frames = scenario_frames(str(path))
+    """Each step alone, and the page of them all as ``render_file`` draws a scenario (its frames, then
+    the page; the frames are made once here: making them adjudicates the scenario)."""
+    title, frames = scenario_frames(str(path))
     for frame in frames:
         root = ET.fromstring(frame_svg(frame))
         assert sum(attrs(root, "data-order").values()) == len(frame.orders)
         assert max(attrs(root, "data-unit").values(), default=1) == 1
         assert sum(attrs(root, "data-unit").values()) == sum(len(b.units) + len(b.retreats) for b in frame.mv.boards.values())
-    root = view_of(render_file(str(path)))
+    root = view_of(page(title, frames))
     for i, frame in enumerate(frames):
         assert shown_at(root, i) == Counter(b.name for b in frame.mv.boards.values())
         assert len(step_orders(root, i)) == len(frame.orders)

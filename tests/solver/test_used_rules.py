@@ -53,6 +53,7 @@ SCENARIOS = sorted(str(p) for p in find_scenarios([str(CASES / d) for d in ("mul
     if (CASES / "datc" / name).is_file()]
 
 
+@pytest.mark.slow
 def test_answers_are_those_of_the_whole_program(monkeypatch):
     queries = _recorded_queries(monkeypatch, SCENARIOS)
     # the phases hand over their facts' predicates, known from the values: the very names the text has
@@ -185,6 +186,7 @@ def _parsed_together(programs: tuple[str, ...]) -> list:
     return [s for s in statements if s.ast_type != ast.ASTType.Comment]
 
 
+@pytest.mark.slow
 def test_programs_assembled_from_files_parsed_once_are_those_parsed_together():
     """Each file of the encodings is parsed and analysed once (``encodings._parsed_entry``) and a program is
     assembled from its files: the statements, in order, and their dependencies are those of the files
