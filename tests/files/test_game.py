@@ -673,11 +673,18 @@ def format_2_text(game: Game) -> str:
                 + yaml.dump(data, Dumper=game_module._Dumper, sort_keys=False, allow_unicode=True))
 
 
+@pytest.fixture(scope="module")
+def two_steps(tmp_path_factory) -> Game:
+    """The game after its first two steps, played once for the module: a game is a value, which no
+    test changes (each writes it into a file of its own, ``game_file``)."""
+    g, _ = play_in_memory(opening(tmp_path_factory.mktemp("two-steps")), GAME[:2])
+    return g
+
+
 @pytest.fixture
-def game_file(tmp_path) -> Path:
+def game_file(tmp_path, two_steps) -> Path:
     path = tmp_path / "g.yaml"
-    g, _ = play_in_memory(opening(tmp_path), GAME[:2])
-    save_game(path, g)
+    save_game(path, two_steps)
     return path
 
 
