@@ -23,6 +23,7 @@ from typing import Any, BinaryIO, Iterable
 from .errors import FileError, InputError, UsageError, quoted, shown_path
 from .limits import MAX_FILE_BYTES, MAX_ORDERS
 
+
 class LoadError(InputError):
     """Bad input at a known place: ``file:line: problem``."""
 
@@ -350,4 +351,3 @@ def _linked(tmp: str, name: str, target: Path) -> bool:
     if os.path.lexists(target):
         raise InputError(_already_there(name, target))
     return False
-

@@ -306,4 +306,3 @@ def _parse_python(text: str, path: str) -> Any:
 def load_yaml(path: str | Path, what: str = "file") -> Any:
     """A YAML file, read and parsed through every guard."""
     return parse_yaml(read_text(path, what), str(path))
-

@@ -277,4 +277,3 @@ def _matches_owned(want: set, got: set) -> bool:
 def _show_owned(keys: set) -> str:
     powers = sorted({k[4] for k in keys})
     return "; ".join(f"{p}: {_show({k[:4] for k in keys if k[4] == p})}" for p in powers) or "nothing"
-

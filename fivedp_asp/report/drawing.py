@@ -559,5 +559,3 @@ def _defs(game_map: GameMap, symbol: bool = True) -> str:
         out.append(map_symbol(game_map))
     out.append("</defs>")
     return "".join(out)
-
-

@@ -11,6 +11,7 @@ from ..errors import InputError
 from ..model.multiverse import Multiverse
 from ..model.orders import ResolvedOrder
 
+
 @dataclass(frozen=True)
 class DrawnOrder:
     """An order to draw, with its result (None where the picture does not know it)."""
@@ -162,4 +163,3 @@ def _recorded_frame(mv: Multiverse, steps: int) -> Frame:
             orders.append(DrawnOrder(r, result))
     return Frame(f"Every board, with the orders it was fought with ({steps} steps)", mv, tuple(orders),
                  label=f"every board, from its record ({steps} steps)")
-

@@ -535,4 +535,3 @@ class _Driver:
             if new:
                 return new
         return []
-

@@ -78,4 +78,3 @@ def _solve(ctl: clingo.Control, clock: _Clock, assumptions: list, on_model=None,
                 raise
     finally:
         ctl.configuration.solve.solve_limit = _QUICK_CONFLICTS
-

@@ -21,6 +21,7 @@ from clingo import ast
 
 from ..errors import AdjudicationError, EncodingError
 
+
 def asp_dir() -> Path:
     """Where the logic programs are: inside the installed package, or ``asp/`` in a source checkout."""
     here = Path(__file__).resolve().parent.parent
@@ -333,4 +334,3 @@ def _plain_head(rule: ast.AST) -> bool:
     head = rule.head
     return head.ast_type == ast.ASTType.Literal and head.sign == ast.Sign.NoSign \
         and head.atom.ast_type == ast.ASTType.SymbolicAtom
-

@@ -108,4 +108,3 @@ class _Clock:
         size = self.size()
         raise TimeLimitError(f"this step is too big to settle within the time limit of {self.limit:g} s"
                              f"{f' ({size})' if size else ''}; raise --time-limit (time_limit= in the API)")
-

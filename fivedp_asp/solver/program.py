@@ -315,6 +315,3 @@ def encoding_size(programs: Sequence[str], facts: str | None = None, static: str
     if facts is None:
         return len(_parsed_programs(tuple(programs)))
     return len(_statements(tuple(programs), facts, static, names))
-
-
-
