@@ -30,8 +30,8 @@ __all__ = [*_api_all, "__version__"]
 
 
 def __getattr__(name: str) -> str:
-    """``__version__``, looked up when first asked for: reading the installed packages' metadata costs
-    some 40 ms, which every command would pay at start."""
+    """``__version__``, looked up when first asked for: reading the installed packages' metadata is slow,
+    and every command would pay for it at start (docs/benchmarks.md)."""
     if name != "__version__":
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     from importlib.metadata import PackageNotFoundError, version

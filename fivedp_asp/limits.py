@@ -4,7 +4,7 @@ Numbers are bounded to what the game can mean and what the solver represents exa
 integers are 32-bit: a turn of 2**32 would wrap to turn 0 and name a real board). Sizes are bounded
 so that a server taking orders from strangers can promise every command finishes: a file, an
 order line, a step's boards in play, units and orders each have a ceiling well above any game
-played so far (64 timelines of 22 units each adjudicate in seconds).
+played so far, within which a step still adjudicates quickly (docs/benchmarks.md).
 """
 
 from __future__ import annotations

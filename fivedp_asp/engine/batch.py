@@ -1,7 +1,7 @@
 """Many independent phases adjudicated together: one program, grounded once and solved once.
 
-Grounding a phase's program costs a fixed amount per rule whatever the facts (about 6 ms for the
-movement program on the developers' machine, more than its facts cost), so phases that wait at the
+Grounding a phase's program costs a fixed amount per rule whatever the facts (for the movement
+program, more than its facts cost: docs/benchmarks.md), so phases that wait at the
 same time — the scenarios of ``fivedp check`` step by step, the games of ``fivedp compare``, the
 option values of ``fivedp explore``, a benchmark — are cheaper asked together. A step is a generator
 of solver queries (``step.Query``); ``step_many`` advances many steps in lockstep and answers their

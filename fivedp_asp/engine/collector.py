@@ -2,11 +2,10 @@
 
 A step allocates tens of thousands of container objects (facts, parsed orders, the new boards) that
 reference counting frees without help: the step makes no reference cycles of its own (the one it
-made, driver to clock and back, is broken with a weak reference in ``solver/driver.py``). The
+made, driver to clock and back, is broken with a weak reference in ``solver/backup.py``). The
 collector does not know that. Counting those allocations, it runs its young collections dozens of
 times a step and, with a big multiverse held in memory, full collections that walk every board of
-it: on a 64-head step over 258 boards of history, about 7 full collections in 12 steps, some 40 ms
-each (docs/benchmarks.md). Held off during the step, the collector runs fewer times afterwards,
+it, each of them long with a big multiverse (docs/benchmarks.md). Held off during the step, the collector runs fewer times afterwards,
 over what is left then.
 """
 

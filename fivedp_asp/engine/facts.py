@@ -11,15 +11,16 @@ from __future__ import annotations
 
 from functools import lru_cache
 from itertools import chain
-from typing import Iterable, Iterator, Mapping, NamedTuple, Sequence
+from typing import Iterable, Iterator, NamedTuple, Sequence
 
 from ..solver import terms as t
-from ..solver.driver import DEFAULT_TIME_LIMIT, is_rule_text, solve_decisions
+from ..solver.driver import DEFAULT_TIME_LIMIT, solve_decisions
 from ..solver.terms import Fact, OrderId, OrderIds, Timeline, fact_lines
 from ..model.map import GameMap
-from ..model.multiverse import Board, Multiverse, Unit
+from ..model.multiverse import Board, Multiverse
 from ..model.orders import Place, ResolvedOrder
-from .options import logic_files
+from .guards import (across_facts, coasts_in_reach_facts, doubtful_unit_facts, names_coast, ordered_twice_facts,
+                     own_rules, repeats_place, several_convoys_facts)
 
 
 def _touches_sea(game_map: GameMap, a: str, b: str) -> bool:
@@ -83,56 +84,6 @@ def step_edge_facts(game_map: GameMap, steps: dict[tuple[str, str], set[str]]) -
     return facts
 
 
-def own_rules(mv: Multiverse) -> bool:
-    """Whether the movement program loads rules of your own (``RuleText`` among its logic files): they
-    may derive any hook (``step/3``, ``convoys/2``, ``mentions/2``), so every fact that only guards
-    built-in rules is written then (the ``own_rules`` argument of the builders below). Read once a step."""
-    return any(is_rule_text(f) for f in logic_files(mv.options, "movement"))
-
-
-def coasts_in_reach_facts(game_map: GameMap, steps: Mapping[tuple[str, str], Iterable[str] | None],
-                          own_rules: bool) -> list[Fact]:
-    """``coasts_in_reach`` when a (kind, location) unit of ``steps`` has edges into two locations of one
-    province among the provinces given for it (None: any), or when rules of your own are loaded; else
-    nothing. A unit's steps into one destination come from its edges into that province (same board or
-    another, asp/movement/legality.lp), so two of them are two coasts: the rules about several coasts in
-    reach (an ambiguous coast, for a move or a support) can fire only then, and most steps have none."""
-    if own_rules:
-        return [("coasts_in_reach",)]
-    for (kind, loc), provinces in steps.items():
-        wanted = None if provinces is None else set(provinces)
-        seen: set[str] = set()
-        for to in game_map.neighbours.get((kind, loc), ()):
-            prov = game_map.province_of(to)
-            if wanted is None or prov in wanted:
-                if prov in seen:
-                    return [("coasts_in_reach",)]
-                seen.add(prov)
-    return []
-
-
-def several_convoys_facts(orders: Iterable[ResolvedOrder], own_rules: bool) -> list[Fact]:
-    """``several_convoys`` when two or more of these orders (new and recorded) convoy one army, or one is
-    an open convoy (option open_convoys: it may carry any army), or rules of your own are loaded (they may
-    derive ``convoys/2``); else nothing. Only then can an army's convoy network hold two fleets, and the
-    rules about dead ends of a network (asp/movement/convoy.lp) fire: most steps with convoys have one
-    fleet an army, and those five rules then ground nothing."""
-    if own_rules:
-        return [("several_convoys",)]
-    armies: set[tuple[int, int, str]] = set()
-    for r in orders:
-        if r.unit is None:
-            continue  # no order/3 fact: no convoy of it
-        if r.kind == "open_convoy":
-            return [("several_convoys",)]
-        if r.kind == "convoy" and r.target is not None:
-            army = (r.target.timeline, r.target.turn, r.target.province)
-            if army in armies:
-                return [("several_convoys",)]
-            armies.add(army)
-    return []
-
-
 def _step_queries(orders: Iterable[ResolvedOrder]) -> Iterator[tuple[Place, str]]:
     """The (unit place, province) pairs the movement rules ask whether a unit could step into
     (``step_query/4``, ``jump_query/4``): a move's unit to its destination; a support's unit to the
@@ -154,8 +105,8 @@ def retreat_loc_facts(game_map: GameMap, units: Iterable[tuple[str, str]], provi
     with the phase's facts, ``edge_facts``): ``loc/2`` of every location one of those edges
     leads to and of every location of the provinces the orders move to (the coasts an order may name).
     The retreat rules (asp/retreat/, and the option files of retreats) read no other location and no
-    province type: a rule that comes to read more must be given it here. The map's ~200 locations and
-    types were most of a retreat program's atoms (250, now about 100)."""
+    province type: a rule that comes to read more must be given it here. The map's locations and types
+    were most of a retreat program's atoms when they were all handed over."""
     locations: set[str] = set()
     for kind, loc in set(units):
         locations.update(game_map.neighbours.get((kind, loc), ()))
@@ -218,7 +169,7 @@ def distance_facts(game_map: GameMap, boards: Iterable[Board]) -> list[Fact]:
     the nearest centre Pw owns there (counted through provinces it does not own, any unit type, up to
     ``CIVIL_DISORDER_REACH``), for the removals a power did not order (asp/adjustment/civil_disorder.lp).
     A breadth-first search here: the same distances as a rule that extends every walk of length N by one
-    province, which derived each province at every length its walks reach (some 10,000 ground rules a
+    province, which derived each province at every length its walks reach (thousands of ground rules a
     board and power short of removals, most of such a program's grounding)."""
     adj = _province_adjacency(game_map)
     facts: list[Fact] = []
@@ -257,46 +208,17 @@ def board_facts(mv: Multiverse, boards: Iterable[Board]) -> list[Fact]:
     return facts
 
 
-def doubtful_unit_facts(game_map: GameMap, boards: Iterable[Board], orders: Iterable[tuple[int, ResolvedOrder]],
-                        own_rules: bool) -> list[Fact]:
-    """``doubtful_unit(I)`` for each order that ``_doubtful`` finds on these boards (those written), and
-    for every order when rules of your own are loaded (they may name places through the hook
-    ``mentions/2``). The eight rules that refuse orders for want of a unit, a board or a convoy's
-    fleet and army start from it: most steps have none, and those rules then ground nothing."""
-    units = {(b.timeline, b.turn): b.units for b in boards}
-    return [("doubtful_unit", OrderId(n)) for n, r in orders
-            if r.unit is not None and (own_rules or _doubtful(r, units, game_map))]
-
-
-def _doubtful(r: ResolvedOrder, units: Mapping[tuple[int, int], Mapping[str, Unit]], game_map: GameMap) -> bool:
-    """Whether order ``r`` may be refused for the units or boards it names: its unit is missing or
-    another power's, the unit it supports or convoys is missing, it names a board not written, or it
-    is a convoy by an army or by a unit off the sea, or of a fleet."""
-    u, target, dest = r.unit, r.target, r.dest
-    here = units.get((u.timeline, u.turn), {}).get(u.province)
-    if here is None or here.power != r.power:
-        return True
-    there = None if target is None else units.get((target.timeline, target.turn), {}).get(target.province)
-    if (target is not None and there is None) or (dest is not None and (dest.timeline, dest.turn) not in units):
-        return True
-    if r.kind != "convoy":
-        return False
-    province = game_map.provinces.get(u.province)
-    return here.kind != "fleet" or there is None or there.kind != "army" or province is None or not province.is_sea
-
-
 def _coast(place: Place | None) -> str:
     return t.const(place.coast) if place and place.coast else "none"
 
 
 def order_facts(orders: Sequence[tuple[int, ResolvedOrder]]) -> list[Fact]:
-    """One ``order/3`` fact per order id plus the fact of its verb; ``names_coast/1`` for a move or
-    support that names its destination's coast, ``repeats_place/1`` for an order that names one place
-    twice. The rules about named coasts and about orders into their own place start from those: most
-    steps have none, and those rules then ground nothing."""
+    """One ``order/3`` fact per order id plus the fact of its verb, and the guards of each order
+    (``guards.py``): ``names_coast/1`` for a move or support that names its destination's coast,
+    ``repeats_place/1`` for an order that names one place twice."""
     facts: list[Fact] = []
     append = facts.append
-    # the places spelled inline as place_term does (a 64-head step writes some 7,000 of them)
+    # the places spelled inline as place_term does (a big step writes thousands of them)
     for n, r in orders:
         u = r.unit
         if u is None:
@@ -307,13 +229,13 @@ def order_facts(orders: Sequence[tuple[int, ResolvedOrder]]) -> list[Fact]:
         tp = (target.timeline, target.turn, target.province) if target is not None else None
         dp = (dest.timeline, dest.turn, dest.province) if dest is not None else None
         append(("order", i, up, t.const(r.power)))
-        if up == tp or up == dp or (tp is not None and tp == dp):
+        if repeats_place(up, tp, dp):
             append(("repeats_place", i))
         if kind == "hold":
             append(("ordered_hold", i))
         elif kind == "move":
             append(("ordered_move", i, dp, _coast(dest), int(r.via_convoy)))
-            if dest.coast:
+            if names_coast(dest):
                 append(("names_coast", i))
             # a written convoy path (DATC 4.A.6): read only by the datc_4a6 option files
             for k, sea in enumerate(getattr(r.order, "path", ())):
@@ -322,7 +244,7 @@ def order_facts(orders: Sequence[tuple[int, ResolvedOrder]]) -> list[Fact]:
             append(("ordered_support_hold", i, tp))
         elif kind == "support_move":
             append(("ordered_support_move", i, tp, dp, _coast(dest)))
-            if dest.coast:
+            if names_coast(dest):
                 append(("names_coast", i))
         elif kind == "convoy":
             append(("ordered_convoy", i, tp, dp))
@@ -337,37 +259,16 @@ def order_facts(orders: Sequence[tuple[int, ResolvedOrder]]) -> list[Fact]:
 
 def pairing_facts(new: Sequence[tuple[int, ResolvedOrder]], recorded: Sequence[tuple[int, ResolvedOrder]]) -> list[Fact]:
     """Which orders come in pairs, as written: ``ordered_twice(U)``, the unit at U has two or more new
-    orders; ``swapped(U,V)``, the units at U and V are ordered (new or recorded orders) into each
-    other's place. Conflicting orders and head-to-head battles start from such pairs; most steps have
-    none, and the rules about them then ground nothing (six rules, some 0.25 ms a phase)."""
-    first: dict[tuple[int, int, str], int] = {}
-    twice: set[tuple[int, int, str]] = set()
-    for i, r in new:
-        if r.unit is not None and first.setdefault(place := place_term(r.unit), i) != i:
-            twice.add(place)
+    orders (a guard, ``guards.py``); ``swapped(U,V)``, the units at U and V are ordered (new or recorded
+    orders) into each other's place. Conflicting orders and head-to-head battles start from such pairs;
+    most steps have none, and the six rules about them then ground nothing."""
     moves: set[tuple[tuple[int, int, str], tuple[int, int, str]]] = set()
     for _, r in chain(new, recorded):
         if r.kind == "move" and r.unit is not None and r.dest is not None:
             moves.add((place_term(r.unit), place_term(r.dest)))
-    facts: list[Fact] = [("ordered_twice", u) for u in sorted(twice)]
+    facts = ordered_twice_facts(new)
     facts += [("swapped", u, v) for u, v in sorted(m for m in moves if m[0] != m[1] and (m[1], m[0]) in moves)]
     return facts
-
-
-def across_facts(orders: Iterable[ResolvedOrder], own_rules: bool) -> list[Fact]:
-    """``across_boards`` when some of these orders names a board other than its unit's, or when the
-    movement program loads rules of your own; else nothing. The rules about orders across boards
-    (board adjacency of two boards, far orders and jumps, convoys and supports across boards:
-    asp/movement/boards.lp, legality.lp, the adjacency option files) can fire only then, and
-    need it: so a classic phase, on one board, grounds none of them. Rules of your own may name
-    other boards through the hooks (``mentions/2``, ``board_pair/2``, ``step_query/4``) whatever
-    the orders, so with them it is always written."""
-    for r in orders:
-        if r.unit is not None and any(p is not None and p.board != r.unit.board for p in (r.target, r.dest)):
-            return [("across_boards",)]
-    if own_rules:
-        return [("across_boards",)]
-    return []
 
 
 def record_facts(board: Board, *, own: bool) -> list[Fact]:
@@ -424,7 +325,7 @@ def movement_facts(mv: Multiverse, orders: Sequence[tuple[int, ResolvedOrder]]) 
     heads = {b.key for b in mv.heads}
     candidates = set(heads)
     known = mv.boards
-    # a loop of plain statements: a 64-head step has some 1,400 orders
+    # a loop of plain statements: a big step has many orders
     for _, r in orders:
         key = reached_board(r)
         if key is not None and key in known:

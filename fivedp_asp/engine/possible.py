@@ -39,8 +39,8 @@ from ..solver import terms as t
 from ..solver.terms import Fact, OrderIds, Timeline
 from ..errors import InputError, NotationError, quoted
 from . import collector
-from .facts import (across_facts, board_facts, coasts_in_reach_facts, doubtful_unit_facts, edge_facts, map_facts,
-                    order_facts, own_rules)
+from .facts import board_facts, edge_facts, map_facts, order_facts
+from .guards import across_facts, coasts_in_reach_facts, doubtful_unit_facts, own_rules
 from ..model.map import GameMap
 from ..model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Board, Multiverse, Unit, board_name, unit_text
 from ..model.notation import format_order, parse_unit, timeline_name
@@ -504,7 +504,7 @@ def _legal(mv: Multiverse, candidates: Sequence[ResolvedOrder]) -> list[Resolved
     atoms = solve_decisions(_programs(mv), t.render(facts), map_facts(mv.game_map),
                             names=frozenset(f[0] for f in facts)).atoms
     # read as text (Answer: two calls into clingo an atom, where its name and arguments cost four or
-    # more): a big game's listing reads some 90,000 of them
+    # more): a big game's listing reads tens of thousands of them
     legal = {int(i) for i in Answer.of(atoms).texts.get("legal", ())}
     return [r for i, r in orders if i in legal]
 
@@ -527,8 +527,8 @@ def legal_orders(mv: Multiverse, *, power: str | None = None, unit: str | None =
     these kinds (``KINDS``, or ``support`` for both supports); ``to`` only orders whose destination is
     on that board (moves, retreats, supports, convoys, jump assists). Filtered-out orders are never
     made, so a narrow question is answered quickly. Python's cycle collector is held off meanwhile
-    (``collector.paused``: listing every order of a power on a 28-timeline game took 7.3 s of processor
-    time with it running, 5.8–6.0 s without)."""
+    (``collector.paused``): a listing makes many objects and no reference cycles, and the collector
+    would walk them again and again (docs/benchmarks.md)."""
     with collector.paused():
         return _listed(mv, power=power, unit=unit, kind=kind, to=to)
 

@@ -61,8 +61,8 @@ def resolve(order: o.Order, power: str, text: str, mv: Multiverse) -> ResolvedOr
         raise InputError(f"order {quoted(text)}: unsupported order")
     # every other order names the unit it orders; the places after it are read relative to it
     subject = subject_place(mv, unit.where, text)
-    # the class itself picks the verb (a large step resolves some 1,400 lines: one lookup each,
-    # rather than a match statement's class patterns and a closure per line)
+    # the class itself picks the verb (a large step resolves many lines: one lookup each, rather
+    # than a match statement's class patterns and a closure per line)
     kind = _VERBS.get(type(order))
     if kind is None:
         raise InputError(f"order {quoted(text)}: unsupported order")

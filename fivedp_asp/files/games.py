@@ -29,9 +29,9 @@ import yaml
 from ..errors import FileError, InputError, NotationError, UsageError, quoted
 from . import layout as gamefile
 from .layout import StoredHistory, checked_digest, json_line
-from ..inputs import (value_line, Anything, Fields, Flag, ListOf, LoadError, MapOf, Opt, Text, Whole, decode, line_of,
-                     lined_list, lined_map, on_line, parse_yaml, read_bytes, plain, write_file,
-                     write_target)
+from ..inputs import LoadError, decode, read_bytes, write_file, write_target
+from ..yaml_lines import value_line, line_of, lined_list, lined_map, on_line, parse_yaml, plain
+from ..shapes import Anything, Fields, Flag, ListOf, MapOf, Opt, Text, Whole
 from ..limits import MAX_BOARDS, MAX_FILE_BYTES, MAX_TURN
 from .integrity import check_game, seal, unseal
 from .scenarios import read_start

@@ -364,7 +364,7 @@ def verify_latest(game: "Game") -> Divergence | None:
     from ..engine.step import step
     from ..game.play import rewound
     from ..game.state import Game
-    from ..inputs import plain
+    from ..yaml_lines import plain
 
     if not isinstance(game, Game):
         raise UsageError(f"verify_latest: game must be a Game, not {type(game).__name__}")

@@ -14,7 +14,7 @@ from typing import Any, Callable, Mapping
 
 from ..model import orders as o
 from ..errors import AdjudicationError, InputError, NotationError, quoted
-from ..inputs import plain, plain_json
+from ..yaml_lines import plain, plain_json
 from ..model.map import GameMap
 from ..engine.options import chosen
 from ..model.multiverse import (ADJUSTMENT, MOVEMENT, PHASES, RETREAT, SUSTAIN, Board, Multiverse, Unit, board_name,

@@ -25,7 +25,8 @@ import clingo
 
 from ..solver import terms
 from ..errors import InputError
-from ..inputs import LoadError, key_line, line_of, value_line
+from ..inputs import LoadError
+from ..yaml_lines import key_line, line_of, value_line
 from ..limits import (MAX_BORDER_POINTS, MAX_GEOMETRY_COORD, MAX_GEOMETRY_POINTS, MAX_GEOMETRY_TESTS, MAX_ID_CHARS,
                      MAX_TERRITORIES)
 from ..solver.driver import asp_dir
@@ -642,7 +643,8 @@ def load_geometry_file(game_map, ref: str, base: str) -> Geometry:
     from importlib import resources
     from pathlib import Path
 
-    from ..inputs import decode, parse_yaml, read_text
+    from ..inputs import decode, read_text
+    from ..yaml_lines import parse_yaml
 
     # read through the guarded loader (size, UTF-8, no aliases, bounded nesting): a map's drawing is input too
     if base.startswith("maps/") and not Path(base).exists():

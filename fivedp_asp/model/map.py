@@ -20,7 +20,9 @@ from typing import Iterable, Mapping
 
 from ..errors import InputError, quoted
 from .geometry import check_id
-from ..inputs import key_line, line_of, Anything, Choice, Fields, Flag, ListOf, LoadError, MapOf, Opt, Text, decode, load_yaml, parse_yaml
+from ..inputs import LoadError, decode
+from ..yaml_lines import key_line, line_of, load_yaml, parse_yaml
+from ..shapes import Anything, Choice, Fields, Flag, ListOf, MapOf, Opt, Text
 
 PROVINCE_TYPES = ("land", "coast", "sea", "impassable")
 UNIT_KINDS = ("army", "fleet")
@@ -136,7 +138,7 @@ class GameMap:
     def province_of_word(self, word: str) -> str | None:
         """``province`` for a name of ASCII letters alone (``Mun``, ``Bohemia``), as the order parser's
         fast path reads them: such a word has no dot, hyphen or space to fold, only its case, so the
-        full normalisation (a regular expression a name) is skipped for the 1,400 names of a large step."""
+        full normalisation (a regular expression a name) is skipped for the many names of a large step."""
         return self._province_index.get(word.lower())
 
     def power(self, text: str) -> str | None:

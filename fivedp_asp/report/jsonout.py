@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
-from ..inputs import plain_json
+from ..yaml_lines import plain_json
 from ..game.play import duties, qualify
 from ..model.multiverse import Board, LazyBoards, Multiverse, board_name, season_name, unit_text
 from ..model.notation import timeline_name

@@ -93,10 +93,9 @@ def read_location(sym: clingo.Symbol) -> str:
 
 def symbol_texts(symbols: Sequence[clingo.Symbol]) -> list[str]:
     """The text of each symbol, as ``str`` spells it: two calls into clingo a symbol. Spelling many
-    symbols at once, as one tuple symbol made of them, costs fewer calls (5,611 atoms: 13.9 against
-    4.7 ms) but clingo keeps every symbol ever made, that tuple too: some 1.6 KB more held for every
-    100 atoms read, for as long as the process runs (32 MB over 20,000 phases), which a game server
-    or a long comparison run would pay for good."""
+    symbols at once, as one tuple symbol made of them, costs fewer calls, but clingo keeps every
+    symbol ever made, that tuple too: memory held for every atom read, for as long as the process
+    runs, which a game server or a long comparison run would pay for good (docs/benchmarks.md)."""
     return [str(sym) for sym in symbols]
 
 

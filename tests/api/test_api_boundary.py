@@ -319,6 +319,7 @@ json_values = st.recursive(
     max_leaves=20)
 
 
+@pytest.mark.slow
 @examples(150)
 @given(st.data())
 def test_from_json_of_a_game_with_a_value_replaced_is_a_game_or_an_input_error(data):

@@ -277,6 +277,7 @@ def corruption(draw, text):
     return "".join(lines)
 
 
+@pytest.mark.slow
 @examples(60)
 @given(st.data())
 def test_corrupted_game_files_are_refused_and_left_alone(tmp_path_factory, game_text, data):

@@ -186,6 +186,7 @@ def test_a_chain_of_links_and_a_dangling_link(tmp_path):
     assert (tmp_path / "new-link.yaml").is_symlink() and load_game(tmp_path / "made.yaml").mv.heads
 
 
+@pytest.mark.slow
 def test_writing_over_a_fifo_or_a_folder_is_refused(tmp_path):
     a_game(tmp_path)
     os.mkfifo(tmp_path / "out.yaml")
@@ -332,6 +333,7 @@ def test_a_crlf_game_is_not_rewritten_by_a_reader_and_writers_see_no_conflict(tm
 # -- overlong input in messages ------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_20_mb_order_line_gives_a_short_message(tmp_path):
     a_game(tmp_path)
     line = b"A Mun - " + b"x" * 20_000_000 + b"\n"

@@ -240,6 +240,7 @@ def test_write_output_checks_its_arguments(tmp_path):
 # -- folders: files inside would be replaced ---------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_study_folder_holding_its_scenarios_is_refused_without_force(tmp_path):
     argv = ["explore", "--random-games", "10", "--seed", "3", "--years", "4", "--option", "datc_4e1=ignored,counts"]
     out = tmp_path / "study"

@@ -1,4 +1,4 @@
-"""libyaml reads YAML exactly as the pure-Python loader does (``fivedp_asp.inputs``).
+"""libyaml reads YAML exactly as the pure-Python loader does (``fivedp_asp.yaml_lines``).
 
 ``parse_yaml`` goes through libyaml when PyYAML has it (about ten times faster on long game files).
 The two paths must give the same data with the same lines, and every guard must hold on the C path
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fivedp_asp import inputs
+from fivedp_asp import inputs, yaml_lines
 from fivedp_asp.bench.benchmarks import synthetic_game
 from fivedp_asp.files.games import save_game
 from fivedp_asp.limits import MAX_DEPTH
@@ -27,7 +27,7 @@ def same(a, b, where="$"):
     """Equal values of equal types with equal lines, all the way down."""
     assert type(a) is type(b), where
     assert a == b, where
-    assert inputs.line_of(a) == inputs.line_of(b), where
+    assert yaml_lines.line_of(a) == yaml_lines.line_of(b), where
     if isinstance(a, list):
         assert a.lines == b.lines, where
         for i, (x, y) in enumerate(zip(a, b)):
@@ -51,10 +51,10 @@ def game_text(tmp_path: Path) -> str:
                                   "tests/compare/s7707-g052-F1910M.yaml"])
 def test_c_and_python_paths_agree_on_data_and_lines(tmp_path, name):
     text = game_text(tmp_path) if name == "game" else (ROOT / name).read_text(encoding="utf-8")
-    fast, slow = inputs._parse_c(text, name), inputs._parse_python(text, name)
+    fast, slow = yaml_lines._parse_c(text, name), yaml_lines._parse_python(text, name)
     same(fast, slow)
-    assert inputs.line_of(fast) == 1 or isinstance(fast, dict)
-    assert max(inputs.value_line(fast, k) for k in fast) > 1
+    assert yaml_lines.line_of(fast) == 1 or isinstance(fast, dict)
+    assert max(yaml_lines.value_line(fast, k) for k in fast) > 1
 
 
 def test_alias_bomb_is_refused_on_the_c_path():
@@ -62,7 +62,7 @@ def test_alias_bomb_is_refused_on_the_c_path():
     levels += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 10)]
     started = time.monotonic()
     with pytest.raises(inputs.LoadError) as exc:
-        inputs._parse_c("\n".join(levels) + "\nid: *a9\n", "bomb.yaml")
+        yaml_lines._parse_c("\n".join(levels) + "\nid: *a9\n", "bomb.yaml")
     assert exc.value.line == 2 and "aliases (*a0)" in exc.value.problem
     assert time.monotonic() - started < 1
 
@@ -77,45 +77,45 @@ def test_deep_nesting_is_refused_on_the_c_path(opener, closer):
     else:
         text = "id: x\nsteps: " + opener * 1000 + "1" + closer * 1000 + "\n"
     with pytest.raises((inputs.LoadError, yaml.YAMLError)):
-        inputs._parse_c(text, "deep.yaml")
+        yaml_lines._parse_c(text, "deep.yaml")
     with pytest.raises(inputs.LoadError) as exc:
-        inputs.parse_yaml(text, "deep.yaml")
+        yaml_lines.parse_yaml(text, "deep.yaml")
     assert f"nested more than {MAX_DEPTH} levels deep" in exc.value.problem
     assert exc.value.line == (2 if opener != "- " else MAX_DEPTH + 1)
     with pytest.raises(inputs.LoadError) as slow:
-        inputs._parse_python(text, "deep.yaml")
+        yaml_lines._parse_python(text, "deep.yaml")
     assert str(slow.value) == str(exc.value)
 
 
 def test_nesting_at_the_cap_is_read_on_the_c_path():
     text = "[" * MAX_DEPTH + "1" + "]" * MAX_DEPTH
-    same(inputs._parse_c(text, "x"), inputs._parse_python(text, "x"))
+    same(yaml_lines._parse_c(text, "x"), yaml_lines._parse_python(text, "x"))
 
 
 @pytest.mark.parametrize("text, fragment", [("a: 1\na: 2\n", "duplicate key 'a' (first on line 1)"),
                                             ("a:\n  n: " + "9" * 40 + "\n", "number of 40 digits")])
 def test_constructor_guards_hold_on_the_c_path(text, fragment):
     with pytest.raises(inputs.LoadError) as exc:
-        inputs._parse_c(text, "x")
+        yaml_lines._parse_c(text, "x")
     assert fragment in exc.value.problem
     with pytest.raises(inputs.LoadError) as slow:
-        inputs._parse_python(text, "x")
+        yaml_lines._parse_python(text, "x")
     assert str(slow.value) == str(exc.value)
 
 
 @pytest.mark.parametrize("text", ["a: [1, 2\nb: 3\n", "a: b: c\n", "- a\nb: 1\n", "a: 1\n---\nb: 2\n", "a: 'x\n"])
 def test_syntax_errors_keep_the_pure_python_wording(text):
     with pytest.raises(yaml.MarkedYAMLError):
-        inputs._parse_c(text, "x")
+        yaml_lines._parse_c(text, "x")
     with pytest.raises(inputs.LoadError) as fast:
-        inputs.parse_yaml(text, "x")
+        yaml_lines.parse_yaml(text, "x")
     with pytest.raises(inputs.LoadError) as slow:
-        inputs._parse_python(text, "x")
+        yaml_lines._parse_python(text, "x")
     assert str(fast.value) == str(slow.value) and fast.value.line >= 1
 
 
 def test_without_libyaml_the_pure_python_loader_reads(monkeypatch):
-    monkeypatch.setattr(inputs, "_CSafeLoader", None)
-    monkeypatch.setattr(inputs, "_parse_c", None)
-    data = inputs.parse_yaml("a:\n  - 1\n", "x")
+    monkeypatch.setattr(yaml_lines, "_CSafeLoader", None)
+    monkeypatch.setattr(yaml_lines, "_parse_c", None)
+    data = yaml_lines.parse_yaml("a:\n  - 1\n", "x")
     assert data == {"a": [1]} and data["a"].line == 2

@@ -54,6 +54,7 @@ def one_error_line(stderr: str) -> str:
 # -- addresses that are wrong before anything is sent -------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("address, problem", [
     ("bogus://x", "'bogus' addresses are not supported"),
     ("", "no address"),
@@ -333,6 +334,7 @@ def test_a_batch_that_runs_longer_than_the_bound_is_waited_for_while_the_cluster
     assert out == err == ""
 
 
+@pytest.mark.slow
 def test_a_check_on_a_local_cluster_prints_nothing_of_dask(tmp_path):
     p = fivedp("check", str(ROOT / "cases" / "mdatc"), "--scheduler", "local", "-j", "2", cwd=tmp_path, timeout=120)
     assert p.returncode == 0 and p.stderr == "" and p.stdout.endswith("passed, 0 failed\n"), p.stderr

@@ -61,6 +61,7 @@ def test_other_changes_saved_but_not_reported_are_status_4(game_file, args, save
     assert p.stderr.startswith("error: standard output: cannot write the report: No space left on device")
 
 
+@pytest.mark.slow
 def test_a_reading_command_that_cannot_write_changed_nothing(game_file):
     before = game_file.read_bytes()
     for args in (["game", "show", "g.yaml"], ["game", "orders", "g.yaml", "--check"], ["game", "history", "g.yaml"]):
@@ -69,6 +70,7 @@ def test_a_reading_command_that_cannot_write_changed_nothing(game_file):
     assert game_file.read_bytes() == before
 
 
+@pytest.mark.slow
 def test_an_undo_saved_but_not_reported_names_the_log(game_file, tmp_path):
     subprocess.run([sys.executable, "-m", "fivedp_asp.cli", "game", "adjudicate", "g.yaml"], cwd=tmp_path,
                    capture_output=True, check=True, timeout=120)

@@ -221,6 +221,7 @@ def test_json_round_trip_of_the_played_game(played):
 # -- orders: phases, replacements, checks ---------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_orders_refused_for_another_phase_and_replacements_said(tmp_path):
     ok(fivedp(tmp_path, "game", "new", "g.yaml"))
     before = (tmp_path / "g.yaml").read_text(encoding="utf-8")
@@ -239,6 +240,7 @@ def test_orders_refused_for_another_phase_and_replacements_said(tmp_path):
     assert out.endswith("Germany: 1 order waiting\n  A Ber - Kie\n")
 
 
+@pytest.mark.slow
 def test_orders_check_reports_illegal_orders_and_saves_nothing(tmp_path):
     ok(fivedp(tmp_path, "game", "new", "g.yaml"))
     ok(fivedp(tmp_path, "game", "orders", "g.yaml", "A Mun - Boh"))
@@ -260,6 +262,7 @@ def test_orders_check_reports_illegal_orders_and_saves_nothing(tmp_path):
 # -- legal orders -----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_possible_orders_at_the_opening(tmp_path):
     ok(fivedp(tmp_path, "game", "new", "g.yaml"))
     data = doc(fivedp(tmp_path, "game", "possible", "g.yaml", "--power", "Germany", "--unit", "F Kie", "--json"),
@@ -344,6 +347,7 @@ def closed_at_once(cwd: Path, *args: str) -> subprocess.CompletedProcess:
         os.close(write)
 
 
+@pytest.mark.slow
 def test_adjudicate_into_a_closed_pipe(tmp_path):
     status, first = piped_to_head(tmp_path, "adjudicate", str(ROOT / "cases" / "mdatc" / "3.A.2.yaml"))
     assert status == 0 and first.startswith("MDATC 3.A.2")
@@ -357,6 +361,7 @@ def test_adjudicate_into_a_closed_pipe(tmp_path):
     assert p.returncode == 1 and p.stderr == ""
 
 
+@pytest.mark.slow
 def test_game_adjudicate_into_a_closed_pipe_saves_once(tmp_path):
     ok(fivedp(tmp_path, "game", "new", "g.yaml"))
     ok(fivedp(tmp_path, "game", "orders", "g.yaml", "A Mun - Boh", "A Vie - Gal"))

@@ -101,6 +101,7 @@ def choose_move(orders: list[str], forks_wanted: bool) -> str | None:
     return here[0] if here else None
 
 
+@pytest.mark.slow
 def test_twelve_steps_of_a_three_timeline_game_from_printed_text(tmp_path, program):
     tmp = tmp_path
     ok(fivedp(tmp, "game", "new", "g.yaml"))

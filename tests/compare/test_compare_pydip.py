@@ -51,6 +51,7 @@ def test_datc_measured_deviations(pydip):
     assert _datc(pydip, "6.F.16.yaml").real
 
 
+@pytest.mark.slow
 def test_compare_datc_with_pydip_reports_exactly_the_documented_unemulated_cases(pydip, capsys):
     status = main(["compare", "--reference", "pydip", str(DATC)])
     out = capsys.readouterr().out

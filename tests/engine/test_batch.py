@@ -114,6 +114,7 @@ def _classic_phases(games: int, phases: int):
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("what", ["classic", "multiverse", "options"])
 def test_random_phases_give_the_same_reports_together(what):
     """Phases of random games, recorded one at a time, then adjudicated all together in one call."""
@@ -212,6 +213,7 @@ def test_phases_waiting_together_share_one_program(monkeypatch):
     assert len(calls) <= 3 + alone_again, calls
 
 
+@pytest.mark.slow
 def test_waives_choose_among_their_own_phase_boards_together():
     """A waive goes to its power's first board with builds: in a joint program, a board of its own phase
     (``waive_on/2``), never of a phase numbered before it. Adjustment phases of random classic and
@@ -241,24 +243,24 @@ def test_open_phases_are_settled_alone_however_many(copies, monkeypatch):
     the atoms that hold in some models only; many would take one model read whole for each, so then
     the backup rules settle the joint program, as one phase alone is settled. Either way each open
     phase is answered again alone, and every report is the one it has alone."""
-    from fivedp_asp.solver import driver
+    from fivedp_asp.solver import backup, calls
 
     case = read_scenario(ROOT / "cases" / "datc" / "6.C.01.yaml")
     plain = read_scenario(ROOT / "cases" / "datc" / "6.A.11.yaml")  # a bounce: one model
     items = [(case.start, case.steps[0].orders)] * copies + [(plain.start, plain.steps[0].orders)]
     alone = [step(mv, orders) for mv, orders in items]
     runs: list[int] = []
-    settle = driver._Driver.run
+    settle = backup._Driver.run
 
     def counted(self, found=None):
         runs.append(self.parts.orders)
         return settle(self, found)
 
-    monkeypatch.setattr(driver._Driver, "run", counted)
+    monkeypatch.setattr(backup._Driver, "run", counted)
     together = step_many(items)
     assert [_key(r) for r in together] == [_key(r) for r in alone]
     assert all(r.backups for r in together[:copies]) and not together[-1].backups
     # the joint program (more orders than one phase's three) is settled only when too many phases are open in it
     settled_jointly = [n for n in runs if n > 3]
     assert len(runs) - len(settled_jointly) == copies
-    assert len(settled_jointly) == (1 if copies > driver._CONSEQUENCE_MODELS else 0)
+    assert len(settled_jointly) == (1 if copies > calls._CONSEQUENCE_MODELS else 0)

@@ -60,6 +60,7 @@ def test_every_case_quotes_the_datc_or_says_it_is_hand_worked():
         assert ("hand-worked" in data["id"]) == ("Hand-worked" in text), path.name
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2])
 def test_random_combinations_adjudicate_the_datc_corpus(seed):
     """Any combination of readings adjudicates every DATC case (no engine error; results may differ)."""

@@ -1,5 +1,5 @@
 """The flags that the rules about several coasts in reach and about dead ends of a convoy network start
-from (``facts.coasts_in_reach_facts``, ``facts.several_convoys_facts``): each is written whenever its
+from (``guards.coasts_in_reach_facts``, ``guards.several_convoys_facts``): each is written whenever its
 rules could fire, so that leaving those rules out when it is not written changes no answer.
 
 The flags are checked on positions written here; the rules they guard are checked against an

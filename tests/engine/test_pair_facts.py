@@ -1,6 +1,6 @@
 """The facts that the rules about conflicting orders, head-to-head battles, named coasts, orders into
 their own place and doubtful units start from (``facts.pairing_facts``; ``names_coast/1``,
-``repeats_place/1`` of ``facts.order_facts``; ``facts.doubtful_unit_facts``): they name every pair,
+``repeats_place/1`` of ``facts.order_facts``; ``guards.doubtful_unit_facts``): they name every pair,
 coast and order those rules can use, so that leaving the rules out when there are none changes no
 answer."""
 

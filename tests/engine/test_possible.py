@@ -88,6 +88,7 @@ def _weighted_sample(mv, orders, n: int, rng: random.Random):
     return rng.choices(first, across, k=n)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_listed_orders_are_accepted(name):
     mv = game(name)
@@ -131,6 +132,7 @@ def _matches_history(mv, board: Board, order) -> bool:
             and (rec.dest.board, rec.dest.province) == ((dest.timeline, dest.turn), dest.province))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_listed_supports_and_convoys_of_past_units_match_history(name):
     """Every listed support or convoy of a unit on a past board matches that unit's recorded order,
@@ -256,6 +258,7 @@ def _shore_near(m, province: str) -> list[str]:
     return sorted(p for p in seen if m.provinces[p].is_coastal and p != province) or [province]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_orders_not_listed_are_refused(name):
     mv = game(name)
@@ -302,6 +305,7 @@ def test_no_listed_army_move_goes_by_convoy_into_the_past():
     assert seen > 20
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind, to", [("move", None), ("support", None), ("convoy", None), (None, "head"),
                                       ("support_move", "head")])
 def test_filters_keep_exactly_their_part_of_the_list(kind, to):
@@ -350,6 +354,7 @@ def test_bad_filters_are_input_errors(kw, words):
         legal_orders(game("family"), **kw)
 
 
+@pytest.mark.slow
 def test_cli_filters(new_game_file, program):
     def run(*args):
         return program(new_game_file.parent, "game", "possible", new_game_file, *args)

@@ -278,6 +278,7 @@ def _matches(r, subject) -> bool:
     return same and (r.kind != "support_move" or r.dest.coast is None or subject.dest.coast in (None, r.dest.coast))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, options", [(f"fivedp-random-multiverse/{seed}", None) for seed in (1, 2, 3)]
                          + [(f"fivedp-random-multiverse-options/{seed}", {"open_convoys": True, "jump_assists": True})
                             for seed in (1, 2)])

@@ -4,6 +4,8 @@ type, and with a small fraction of those facts."""
 
 from __future__ import annotations
 
+import pytest
+
 from fivedp_asp.engine import step as step_module
 from fivedp_asp.api import load_scenario
 from fivedp_asp.bench.benchmarks import record_phases
@@ -33,6 +35,7 @@ def _retreat_queries(phases):
             pass
 
 
+@pytest.mark.slow
 def test_retreats_answer_as_with_the_whole_map():
     phases = record_phases(40, seed=3)
     seen = with_orders = 0

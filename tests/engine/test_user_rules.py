@@ -217,6 +217,7 @@ def test_check_runs_scenarios_that_name_their_rules(cli):
     assert status == 0 and "2 passed, 0 failed" in out
 
 
+@pytest.mark.slow
 def test_check_with_rule_on_the_command_line_changes_what_passes(cli, tmp_path):
     status, out, _ = cli("check", str(MV6))
     assert status == 0
@@ -237,6 +238,7 @@ def test_a_rule_in_a_scenario_with_a_bad_file_is_bad_input_on_its_line(tmp_path,
     assert broken.exists()
 
 
+@pytest.mark.slow
 def test_unsatisfiable_and_ambiguous_rules_are_reported_with_the_orders(tmp_path, cli):
     unsat = rule_file(tmp_path, ":- order(I,U,Pw), new(I).\ncut(S) :- supports(S,X,T), not supports(S,X,T).\n",
                       "unsat.lp")
@@ -268,6 +270,7 @@ def test_explore_sweeps_a_new_value_like_a_built_in_one():
     assert asked_values([], ["adjacency"], rules) == {"adjacency": ("family", "any", "parent_child")}
 
 
+@pytest.mark.slow
 def test_explore_command_with_rules(cli):
     status, out, _ = cli("explore", str(MV6), "--rule", f"no_cross_timeline_support={NO_CROSS}")
     assert status == 0
@@ -282,6 +285,7 @@ def test_explore_command_with_rules(cli):
 # -- a game -----------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_game_records_its_rules_and_replays_without_the_file(tmp_path, cli):
     rule = tmp_path / "no_cross.lp"
     shutil.copy(NO_CROSS, rule)

@@ -120,6 +120,7 @@ def test_no_file_is_written_from_the_command_line(tmp_path, program):
     assert _tree(temp) == before
 
 
+@pytest.mark.slow
 def test_the_solver_caches_tell_two_texts_of_one_file_apart(tmp_path):
     # the same option, the same file name, two texts in one process: each run follows its own text
     path = rule_file(tmp_path, NO_CROSS.read_text(encoding="utf-8"))
@@ -203,6 +204,7 @@ def test_non_ascii_in_strings_and_comments_is_read(tmp_path):
     assert _support(check_scenario(scenario_with_rules(read_scenario(MV6), rules))) == ("invalid", "appui refusé")
 
 
+@pytest.mark.slow
 def test_a_bom_at_the_very_start_is_dropped(tmp_path, program):
     path = rule_file(tmp_path, "\ufeff" + READABLE)
     done = program(tmp_path, "adjudicate", MV6, "--rule", f"no_cross_timeline_support={path}", timeout=120)
@@ -248,6 +250,7 @@ def quick_alone(monkeypatch):
     monkeypatch.setattr(userrules, "ALONE_SECONDS", 1.0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", sorted(ENDLESS_IN_A_STEP))
 def test_endless_grounding_in_a_step_stops_at_the_time_limit(tmp_path, cli, kind):
     path = rule_file(tmp_path, ENDLESS_IN_A_STEP[kind])
@@ -259,6 +262,7 @@ def test_endless_grounding_in_a_step_stops_at_the_time_limit(tmp_path, cli, kind
     assert re.search(r"\d+ boards? in play, \d+ orders?", err), err
 
 
+@pytest.mark.slow
 def test_endless_grounding_in_a_step_stops_at_the_memory_limit(tmp_path, cli):
     path = rule_file(tmp_path, ENDLESS_IN_A_STEP["square"])
     t0 = time.monotonic()
@@ -269,6 +273,7 @@ def test_endless_grounding_in_a_step_stops_at_the_memory_limit(tmp_path, cli):
     assert re.search(r"\d+ boards? in play, \d+ orders?", err), err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", sorted(ENDLESS_ALONE))
 def test_endless_grounding_alone_is_refused_by_the_contract(tmp_path, cli, kind, quick_alone):
     path = rule_file(tmp_path, ENDLESS_ALONE[kind])
@@ -281,6 +286,7 @@ def test_endless_grounding_alone_is_refused_by_the_contract(tmp_path, cli, kind,
         assert f"{path}: " in err and "alone, on no facts" in err and "time limit of 1 s" in err, err
 
 
+@pytest.mark.slow
 def test_endless_grounding_alone_at_the_memory_limit(tmp_path, cli):
     path = rule_file(tmp_path, ENDLESS_ALONE["chain"])
     status, _, err = cli("adjudicate", MV6, "--rule", f"mine={path}", "--memory-limit", "64")
@@ -288,6 +294,7 @@ def test_endless_grounding_alone_at_the_memory_limit(tmp_path, cli):
     assert f"{path}: " in err and "alone, on no facts" in err and "memory limit of 64 MiB" in err, err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", sorted(ENDLESS_ALONE))
 def test_a_game_file_with_endless_grounding_is_refused(tmp_path, cli, kind, quick_alone):
     game = game_with_rule(tmp_path, ENDLESS_ALONE[kind])
@@ -298,6 +305,7 @@ def test_a_game_file_with_endless_grounding_is_refused(tmp_path, cli, kind, quic
     assert "mine.lp: " in err and "alone, on no facts" in err, err
 
 
+@pytest.mark.slow
 def test_endless_grounding_through_the_api(tmp_path, quick_alone):
     path = rule_file(tmp_path, ENDLESS_ALONE["chain"])
     with pytest.raises(RuleError, match="alone, on no facts"):
@@ -392,6 +400,7 @@ def test_include_in_a_game_file_is_refused_before_the_file_is_opened(tmp_path, p
         assert re.search(r"mine\.lp:2:1: #include is not allowed", done.stderr), done.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs need a POSIX system")
 def test_include_in_a_scenario_rule_is_refused_before_the_file_is_opened(tmp_path, program):
     fifo = tmp_path / "fifo.lp"

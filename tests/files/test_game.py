@@ -262,6 +262,7 @@ def play_in_memory(mv: Multiverse, steps=GAME) -> tuple[Game, list[StepReport]]:
 # -- 1. a long game through the API, saved and loaded after every step -----------------------------
 
 
+@pytest.mark.slow
 def test_api_game_saved_and_loaded_after_every_step(tmp_path):
     path = tmp_path / "game.yaml"
     mem = new_game(opening(tmp_path))  # the game played in memory only
@@ -449,6 +450,7 @@ def test_cli_game(tmp_path):
     assert_clean_error(fivedp(tmp_path, "game", "orders", "g.yaml"), "no orders given")
 
 
+@pytest.mark.slow
 def test_cli_new_with_options_and_from_a_scenario(tmp_path):
     p = fivedp(tmp_path, "game", "new", "g.yaml", "--option", "adjacency=any", "--option", "victory=majority")
     assert p.returncode == 0, p.stderr
@@ -487,6 +489,7 @@ def only_temporary_files_besides(folder: Path, name: str) -> list[str]:
     return others
 
 
+@pytest.mark.slow
 def test_kill_during_adjudicate_leaves_the_old_or_the_new_game(tmp_path):
     g = prepared_game(tmp_path)
     ref = tmp_path / "ref"
@@ -536,6 +539,7 @@ for i in range(int(sys.argv[2])):
 """
 
 
+@pytest.mark.slow
 def test_kill_during_a_loop_of_orders_and_adjudication(tmp_path):
     steps = 6
     path = tmp_path / "g.yaml"
@@ -669,11 +673,18 @@ def format_2_text(game: Game) -> str:
                 + yaml.dump(data, Dumper=game_module._Dumper, sort_keys=False, allow_unicode=True))
 
 
+@pytest.fixture(scope="module")
+def two_steps(tmp_path_factory) -> Game:
+    """The game after its first two steps, played once for the module: a game is a value, which no
+    test changes (each writes it into a file of its own, ``game_file``)."""
+    g, _ = play_in_memory(opening(tmp_path_factory.mktemp("two-steps")), GAME[:2])
+    return g
+
+
 @pytest.fixture
-def game_file(tmp_path) -> Path:
+def game_file(tmp_path, two_steps) -> Path:
     path = tmp_path / "g.yaml"
-    g, _ = play_in_memory(opening(tmp_path), GAME[:2])
-    save_game(path, g)
+    save_game(path, two_steps)
     return path
 
 
@@ -732,6 +743,7 @@ def _damages(text: str) -> dict[str, tuple[str, str]]:
     }
 
 
+@pytest.mark.slow
 def test_damaged_game_files(any_game_file):
     game_file = any_game_file
     folder, text = game_file.parent, game_file.read_text(encoding="utf-8")
@@ -806,6 +818,7 @@ def test_a_past_board_with_an_impossible_unit_is_damaged(game_file, old, new):
         load_game(path)
 
 
+@pytest.mark.slow
 def test_files_that_are_not_games(game_file):
     folder, text = game_file.parent, game_file.read_text(encoding="utf-8")
     damage(game_file, text.replace("version: 3\n", "version: 99\n", 1))
@@ -821,6 +834,7 @@ def test_files_that_are_not_games(game_file):
     assert not (folder / "missing.yaml").exists()
 
 
+@pytest.mark.slow
 def test_bad_orders(game_file):
     folder, text = game_file.parent, game_file.read_text(encoding="utf-8")
 
@@ -888,6 +902,7 @@ def test_export_refuses_to_replace_a_file(game_file):
 # -- 5. export --------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_export_replays_the_game(tmp_path):
     g, reports = play_in_memory(opening(tmp_path))
     save_game(tmp_path / "g.yaml", g)

@@ -202,6 +202,7 @@ for line in lines:
 """
 
 
+@pytest.mark.slow
 def test_two_writers_at_once_lose_no_orders(tmp_path):
     """Seven processes, one per power, give orders one unit at a time, all at once: every order is kept."""
     g = play_in_memory(opening(tmp_path), [])[0]

@@ -70,6 +70,7 @@ def test_the_played_game_has_forks(played):
     assert text.splitlines()[-1].startswith("checksum: sha256:")
 
 
+@pytest.mark.slow
 def test_every_single_line_deletion_is_refused(played):
     path, text, whole = played
     lines = text.splitlines(keepends=True)
@@ -79,6 +80,7 @@ def test_every_single_line_deletion_is_refused(played):
         assert refused_or_same(bad, whole, f"line {i + 1} deleted") is not None, f"line {i + 1} deleted"
 
 
+@pytest.mark.slow
 def test_every_truncation_is_refused(played):
     path, text, whole = played
     data = text.encode("utf-8")
@@ -88,6 +90,7 @@ def test_every_truncation_is_refused(played):
         assert refused_or_same(bad, whole, f"cut at byte {n}") is not None, f"cut at byte {n}"
 
 
+@pytest.mark.slow
 def test_flipped_bytes_are_refused(played):
     path, text, whole = played
     data = bytearray(text.encode("utf-8"))
@@ -277,6 +280,7 @@ def _check_edits(path: Path, text: str, edits) -> None:
         assert fragment in str(exc.value), (what, str(exc.value))
 
 
+@pytest.mark.slow
 def test_inconsistent_hand_edits_are_refused(played):
     path, text, _ = played
     _check_edits(path, text, EDITS_3 if version_of(text) == 3 else EDITS_2)
@@ -288,6 +292,7 @@ def test_inconsistent_retreats_are_refused(retreating):
     _check_edits(path, text, RETREAT_EDITS)
 
 
+@pytest.mark.slow
 def test_damaged_files_through_the_command(played, program):
     """Exit status 2, one message naming the file, no traceback, the file left as it is."""
     path, text, _ = played
@@ -306,6 +311,7 @@ def test_damaged_files_through_the_command(played, program):
             assert (folder / "cmd.yaml").read_text(encoding="utf-8") == damaged, (what, command)
 
 
+@pytest.mark.slow
 def test_accept_takes_a_consistent_edit_and_refuses_an_inconsistent_one(played, program):
     path, text, whole = played
     folder = path.parent
@@ -353,6 +359,7 @@ def test_an_unexpected_failure_exits_3_with_a_short_message(monkeypatch, capsys)
     assert "README.md" in err and "Traceback" not in err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed, options", [(1, {}), (2, {"sustain": True, "open_convoys": True, "jump_assists": True})])
 def test_random_games_pass_their_own_checks(tmp_path, seed, options):
     """No false alarm: random multiversal games (forks, retreats, builds, sustain phases, eliminations),

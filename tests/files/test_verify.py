@@ -487,6 +487,7 @@ def test_a_game_begun_in_an_adjustment_phase_on_any_turn_loads(tmp_path):
     assert api.verify_game(api.load_game(tmp_path / "g.yaml")).honest
 
 
+@pytest.mark.slow
 def test_a_game_replays_as_recorded_in_another_process(games, tmp_path, program):
     """The replay compares the words of every reason: they must not depend on the process (a set's
     order under another hash seed). Written here, verified by another process with its own seed."""
@@ -522,6 +523,7 @@ def test_recorded_orders_the_replay_refuses_stop_it_at_their_step(five, cli):
     assert "Narnia" in err, err
 
 
+@pytest.mark.slow
 def test_a_game_with_sustain_phases_replays_as_recorded(tmp_path):
     """Sustain phases (votes, dissolved timelines) and every option on: the replay gives the same
     votes, dissolutions and boards; a dissolution or the year of the last phase edited in the top is

@@ -54,6 +54,7 @@ def edits(data: dict) -> list[tuple[str, str, dict]]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("steps, last_phase", [(2, "movement"), (3, "retreat"), (4, "adjustment"),
                                                (13, "retreat"), (15, "movement")])
 def test_every_edit_of_a_latest_board_is_found(tmp_path, steps, last_phase):

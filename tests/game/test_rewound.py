@@ -57,6 +57,7 @@ def check_every_step(games: list[Game], tmp_path) -> int:
     return checked
 
 
+@pytest.mark.slow
 def test_the_played_game(tmp_path):
     mv = opening(tmp_path)
     games = [new_game(mv)]
@@ -95,6 +96,7 @@ def random_games(seed: int, steps: int, options: dict, *, travel: tuple[int, int
     return games
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed, options", [(1, {"sustain": True}), (2, {"sustain": True, "adjacency": "any"}),
                                            (3, {"adjacency": "any"})])
 def test_random_games(tmp_path, seed, options):
@@ -104,6 +106,7 @@ def test_random_games(tmp_path, seed, options):
         assert any(g.mv.dissolved for g in games) or any(h["phase"] == "sustain" for h in games[-1].history)
 
 
+@pytest.mark.slow
 def test_a_random_game_with_an_elimination(tmp_path):
     """Thirty random steps under ``adjacency: any`` in which a power is eliminated."""
     games = random_games(7, 30, {"adjacency": "any"})

@@ -18,7 +18,7 @@ from fivedp_asp.model import geometry as geometry_module
 from fivedp_asp import limits
 from fivedp_asp.errors import InputError
 from fivedp_asp.model.geometry import GeometryError, derive, parse_geometry
-from fivedp_asp.inputs import parse_yaml
+from fivedp_asp.yaml_lines import parse_yaml
 from fivedp_asp.model.map import load_map, parse_map
 
 DATA = Path(__file__).parent.parent / "data" / "standard-map-facts.json"
@@ -360,6 +360,7 @@ def test_a_border_too_dense_to_check_within_the_test_budget_is_refused(monkeypat
 # -- near-linear work ----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_border_of_40000_points_is_checked_with_a_linear_number_of_segment_tests(monkeypatch):
     # the budget is 10 tests per point: a pairwise check (or a grid too coarse) would exhaust it
     monkeypatch.setattr(geometry_module, "MAX_GEOMETRY_TESTS", 400_000)
@@ -372,6 +373,7 @@ def test_a_border_of_40000_points_is_checked_with_a_linear_number_of_segment_tes
     geometry_module._check_shared(g, "x")  # every point of both against the other's segments, same budget
 
 
+@pytest.mark.slow
 def test_a_border_of_40000_points_derives_its_adjacency_in_seconds():
     # land a with a coast of 10,001 points along sea b to its right, and land c above it sharing a
     # side of 10,000 points

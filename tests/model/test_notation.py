@@ -1206,6 +1206,7 @@ PIECES = [" ", "  ", "-", "@", "/", ":", "H", "S", "C", "A", "F", "h", "0", "9",
           "Sea", " via convoy", " - a-Mun@1"]
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(designated_orders(), st.lists(st.tuples(st.sampled_from(["insert", "delete", "replace"]),
                                                st.integers(0, 60), st.sampled_from(PIECES)), max_size=2))

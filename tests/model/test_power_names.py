@@ -26,7 +26,7 @@ import yaml
 from fivedp_asp.cli import main
 from fivedp_asp.errors import InputError
 from fivedp_asp.files.scenarios import check_scenarios, find_scenarios, read_scenario
-from fivedp_asp.inputs import plain
+from fivedp_asp.yaml_lines import plain
 from fivedp_asp.model.map import load_map, parse_map
 from fivedp_asp.solver import terms
 
@@ -264,6 +264,7 @@ def renamed(tmp_path_factory) -> tuple[Path, Path]:
     return map_file, cases
 
 
+@pytest.mark.slow
 def test_every_scenario_plays_alike_with_the_strangest_power_names(renamed):
     """Every scenario of cases/ (movement, retreats, adjustments, forks, the sustain phase, elimination,
     a winner), its powers renamed, passes on the renamed map as it does on the standard map."""

@@ -3,9 +3,9 @@
 
 The layers, lowest first, follow the data from input to answers and back out:
 
-0. base: ``errors``, ``limits``, ``inputs``
+0. base: ``errors``, ``limits``, ``inputs``, ``yaml_lines``, ``shapes``
 1. ``solver/``: the clingo driver and the Python <-> ASP terms
-2. ``model/``: values only (orders, notation, map, geometry, multiverse)
+2. ``model/``: the game's values (orders, notation, map, geometry, multiverse)
 3. ``engine/``: options, facts, one step, batches, legal orders
 4. ``game/``: the game's state and rules of play
 5. ``files/``: scenario and game files
@@ -38,7 +38,7 @@ PACKAGE = "fivedp_asp"
 ROOT = Path(__file__).resolve().parents[2] / PACKAGE  # the source tree, read, never imported
 
 LAYERS: Mapping[str, int] = {
-    "errors": 0, "limits": 0, "inputs": 0,
+    "errors": 0, "limits": 0, "inputs": 0, "yaml_lines": 0, "shapes": 0,
     "solver": 1,
     "model": 2,
     "engine": 3,

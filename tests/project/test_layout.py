@@ -1,6 +1,6 @@
 """The tests are laid out like the package: every test file sits one folder below tests/, in a folder
 named after a part of ``fivedp_asp`` (a subpackage such as ``engine``; ``base`` for the top-level
-modules errors, limits and inputs; ``api`` for the public API), or in ``cases`` (the scenario corpus) or
+modules errors, limits, inputs, yaml_lines and shapes; ``api`` for the public API), or in ``cases`` (the scenario corpus) or
 ``project`` (README, docs, dependencies, this layout). A test file at the top of tests/ or in a folder
 of its own would hide what it tests.
 

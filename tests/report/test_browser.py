@@ -97,6 +97,7 @@ def count_frames(width, height, rows, colour) -> int:
     return found
 
 
+@pytest.mark.slow
 def test_the_page_opens_in_a_browser_and_shows_every_board(tmp_path):
     page = tmp_path / "3.A.2.html"
     page.write_text(render_file(str(ROOT / "cases/mdatc/3.A.2.yaml")), encoding="utf-8")
@@ -142,6 +143,7 @@ def run_browser(tmp_path: Path, page: Path, *args: str) -> subprocess.CompletedP
     return done
 
 
+@pytest.mark.slow
 def test_no_name_from_input_runs_as_script_in_the_browser(tmp_path):
     """Hostile names in every field a scenario's page shows: the page as written, and the same page
     without its Content-Security-Policy (so that the escaping alone is tested), open without any

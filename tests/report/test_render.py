@@ -116,7 +116,7 @@ def test_bad_board_and_bad_output_are_bad_input(tmp_path, capsys):
 
 def test_game_show_html(tmp_path):
     from fivedp_asp.files.games import load_game
-    from fivedp_asp.report.render import _recorded_frame
+    from fivedp_asp.report.frames import _recorded_frame
 
     game = tmp_path / "g.yaml"
     assert main(["game", "new", str(game)]) == 0
@@ -144,13 +144,15 @@ def test_game_show_html(tmp_path):
 
 @pytest.mark.parametrize("path", sorted(find_scenarios([str(CASES)])), ids=lambda p: str(p.relative_to(CASES)))
 def test_every_case_draws(path):
-    _, frames = scenario_frames(str(path))
+    """Each step alone, and the page of them all as ``render_file`` draws a scenario (its frames, then
+    the page; the frames are made once here: making them adjudicates the scenario)."""
+    title, frames = scenario_frames(str(path))
     for frame in frames:
         root = ET.fromstring(frame_svg(frame))
         assert sum(attrs(root, "data-order").values()) == len(frame.orders)
         assert max(attrs(root, "data-unit").values(), default=1) == 1
         assert sum(attrs(root, "data-unit").values()) == sum(len(b.units) + len(b.retreats) for b in frame.mv.boards.values())
-    root = view_of(render_file(str(path)))
+    root = view_of(page(title, frames))
     for i, frame in enumerate(frames):
         assert shown_at(root, i) == Counter(b.name for b in frame.mv.boards.values())
         assert len(step_orders(root, i)) == len(frame.orders)
@@ -306,7 +308,7 @@ def test_arrows_between_boards_never_cross_a_third_board():
     import random
 
     from fivedp_asp.bench.benchmarks import synthetic_multiverse
-    from fivedp_asp.report.render import _route, grid_layout
+    from fivedp_asp.report.drawing import _route, grid_layout
 
     mv = synthetic_multiverse(12, 290)
     layout = grid_layout(mv.boards, mv.game_map.geometry)

@@ -1,5 +1,5 @@
 """A solver call is first made in the caller's thread with a bound on its conflicts, and made again in
-a thread the clock can stop when that bound is reached (``driver._solve``): the answer is the same
+a thread the clock can stop when that bound is reached (``calls._solve``): the answer is the same
 either way, and the time limit still stops a long search."""
 
 from __future__ import annotations
@@ -8,7 +8,8 @@ import clingo
 import pytest
 
 from fivedp_asp.errors import TimeLimitError
-from fivedp_asp.solver.driver import _FIRST_MODELS, _QUICK_CONFLICTS, _Clock, _solve, new_control
+from fivedp_asp.solver.calls import _FIRST_MODELS, _QUICK_CONFLICTS, _solve, new_control
+from fivedp_asp.solver.limits import _Clock
 
 # n pigeons, n - 1 holes: no model, and the solver meets far more conflicts than the quick bound
 # before it knows (9 pigeons: some 27,000 conflicts; 11: some 1.6 million, many seconds)

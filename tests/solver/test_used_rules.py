@@ -1,4 +1,4 @@
-"""The rules handed to the grounder are those that can fire on a phase's facts (solve._statements): a
+"""The rules handed to the grounder are those that can fire on a phase's facts (program._statements): a
 rule whose positive body names a predicate with no possible atom is left out. The answers must be
 those of the whole program, on every kind of phase; and the rules left out must be the ones the facts
 rule out (convoy rules without convoy orders, rules about past boards when every board is a head)."""
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from fivedp_asp.solver import driver as solve
+from fivedp_asp.solver import driver, encodings, program
 from fivedp_asp.engine import step as step_module
 from fivedp_asp.files.scenarios import find_scenarios, read_scenario, check_scenario
 from fivedp_asp.solver.driver import encoding_size, solve_decisions
@@ -19,27 +19,27 @@ CASES = Path(__file__).resolve().parents[2] / "cases"
 
 def _heads(statements) -> set[str]:
     """The predicate names of the rule heads among ``statements``."""
-    return {a.symbol.name for s in statements if s.ast_type.name == "Rule" for a in solve._atoms(s.head)}
+    return {a.symbol.name for s in statements if s.ast_type.name == "Rule" for a in encodings._atoms(s.head)}
 
 
 def _whole(programs, facts, static, names=None):
-    return solve._Statements(solve._parsed_programs(tuple(programs)), None)  # every statement; any predicate read
+    return program._Statements(encodings._parsed_programs(tuple(programs)), None)  # every statement; any predicate read
 
 
 def _recorded_queries(monkeypatch, paths):
     """Every program a run of these scenarios solves: (programs, facts, static, names), names the
     predicates the caller handed over with the facts (None: read off the text)."""
     seen = []
-    real = solve._control
+    real = driver._control
 
     def spy(programs, facts, static, names=None):
         seen.append((tuple(programs), facts, static, names))
         return real(programs, facts, static, names)
 
-    monkeypatch.setattr(solve, "_control", spy)
+    monkeypatch.setattr(driver, "_control", spy)
     for path in paths:
         check_scenario(read_scenario(path))
-    monkeypatch.setattr(solve, "_control", real)
+    monkeypatch.setattr(driver, "_control", real)
     return seen
 
 
@@ -53,12 +53,13 @@ SCENARIOS = sorted(str(p) for p in find_scenarios([str(CASES / d) for d in ("mul
     if (CASES / "datc" / name).is_file()]
 
 
+@pytest.mark.slow
 def test_answers_are_those_of_the_whole_program(monkeypatch):
     queries = _recorded_queries(monkeypatch, SCENARIOS)
     # the phases hand over their facts' predicates, known from the values: the very names the text has
     assert sum(q[3] is not None for q in queries) > len(queries) // 2
     for programs, facts, static, names in queries:
-        assert names is None or names == solve._fact_names(facts), (programs, facts[:400])
+        assert names is None or names == program._fact_names(facts), (programs, facts[:400])
     kinds = {q[0][0] for q in queries}
     assert {"movement.lp", "retreat.lp", "adjustment.lp"} <= kinds
     smaller = 0
@@ -66,7 +67,7 @@ def test_answers_are_those_of_the_whole_program(monkeypatch):
         used = _answer(programs, facts, static)
         smaller += encoding_size(programs, facts, static) < encoding_size(programs)
         with monkeypatch.context() as m:
-            m.setattr(solve, "_statements", _whole)
+            m.setattr(program, "_statements", _whole)
             assert used == _answer(programs, facts, static), (programs, facts[:400])
             # across_boards is written whenever the rules about orders across boards can fire: with it
             # always there, the answers are the same
@@ -89,22 +90,22 @@ def test_convoy_rules_are_left_out_without_convoy_orders():
     convoy = _movement_facts(mv, {"England": ["F London - North Sea", "A Liverpool - Yorkshire"],
                                   "France": ["F Brest - English Channel"]})
     with_convoy = _movement_facts(mv, {"England": ["A Liverpool - Yorkshire", "F Edinburgh Convoys A Liverpool - Yorkshire"]})
-    used = solve._statements(plain.programs, plain.text(), plain.static)
-    whole = solve._parsed_programs(plain.programs)
+    used = program._statements(plain.programs, plain.text(), plain.static)
+    whole = encodings._parsed_programs(plain.programs)
     assert len(used) < len(whole)
     # the convoy network (convoy.lp) needs convoys/2, which only convoy orders give
     assert not {"route_leg", "walk_from", "on_route", "carried"} & _heads(used)
     assert {"route_leg", "walk_from", "on_route", "carried"} <= _heads(
-        solve._statements(with_convoy.programs, with_convoy.text(), with_convoy.static))
+        program._statements(with_convoy.programs, with_convoy.text(), with_convoy.static))
     # a move that cannot step there still looks for a route through fleets (no convoy orders needed)
     assert {"sea_query", "near", "route_exists"} <= _heads(
-        solve._statements(convoy.programs, convoy.text(), convoy.static))
+        program._statements(convoy.programs, convoy.text(), convoy.static))
     # every board is a head: nothing about past boards is grounded
     assert not {"held", "past", "fork", "by_convoy_to", "was_dislodged"} & _heads(used)
     # and `not held(...)`, true on such a step, is gone from the bodies of the decisions
-    assert not [s for s in used if any(a.symbol.name == "held" for a in solve._atoms(s))]
+    assert not [s for s in used if any(a.symbol.name == "held" for a in encodings._atoms(s))]
     assert [s for s in whole if s.ast_type.name == "Rule" and "unopposed" in str(s.head)
-            and any(a.symbol.name == "held" for a in solve._atoms(s.body))]
+            and any(a.symbol.name == "held" for a in encodings._atoms(s.body))]
     assert "past_board(" not in plain.text()
 
 
@@ -118,11 +119,11 @@ def test_rules_about_orders_across_boards_are_left_out_of_a_classic_phase():
         "England": ["F London - North Sea", "F Edinburgh Convoys A Liverpool - Norway", "A Liverpool - Norway"],
         "France": ["A Paris - Burgundy", "A Marseilles Supports A Paris - Burgundy"]})
     assert "across_boards" not in query.text()
-    used = solve._statements(query.programs, query.text(), query.static)
+    used = program._statements(query.programs, query.text(), query.static)
     assert not CROSSING & _heads(used)
     # board adjacency of two boards (boards.lp) reads timeline_adj/2: it is gone
-    assert not [s for s in used if any(a.symbol.name == "timeline_adj" for a in solve._atoms(s))]
-    whole = solve._statements(query.programs, query.text() + "across_boards.\n", query.static)
+    assert not [s for s in used if any(a.symbol.name == "timeline_adj" for a in encodings._atoms(s))]
+    whole = program._statements(query.programs, query.text() + "across_boards.\n", query.static)
     assert CROSSING <= _heads(whole)
     assert len(used) + 9 <= len(whole)
 
@@ -134,7 +135,7 @@ def test_rules_about_orders_across_boards_are_kept_when_an_order_crosses():
     orders, _ = step_orders(mv, 4, 1)
     query = _movement_facts(mv, orders)
     assert "across_boards." in query.text()
-    assert CROSSING <= _heads(solve._statements(query.programs, query.text(), query.static))
+    assert CROSSING <= _heads(program._statements(query.programs, query.text(), query.static))
 
 
 def test_rules_about_past_boards_are_kept_when_a_past_board_is_written():
@@ -144,7 +145,7 @@ def test_rules_about_past_boards_are_kept_when_a_past_board_is_written():
     orders, _ = step_orders(mv, 4, 1)
     query = _movement_facts(mv, orders)
     assert "past_board(" in query.text()
-    assert {"held", "past", "fork"} <= _heads(solve._statements(query.programs, query.text(), query.static))
+    assert {"held", "past", "fork"} <= _heads(program._statements(query.programs, query.text(), query.static))
 
 
 def test_a_program_with_rules_of_your_own_is_used_whole():
@@ -169,11 +170,11 @@ def test_the_map_facts_predicates_read_line_by_line_are_those_of_their_syntax_tr
     m = load_map("standard")
     for static in (map_facts(m), adjustment_map_facts(m), adjustment_map_facts(m, civil_disorder=False),
                    'name(x,"a.b, c").\n#show name/2.\n'):
-        parsed = solve._parsed_facts(static)
-        by_tree = tuple(solve._signature(s.head.atom)
-                        if s.ast_type == solve.ast.ASTType.Rule and not s.body and solve._plain_head(s) else None
+        parsed = encodings._parsed_facts(static)
+        by_tree = tuple(encodings._signature(s.head.atom)
+                        if s.ast_type == encodings.ast.ASTType.Rule and not s.body and encodings._plain_head(s) else None
                         for s in parsed)
-        assert solve._fact_signatures(static) == by_tree
+        assert program._fact_signatures(static) == by_tree
         assert any(sig is not None for sig in by_tree)
 
 
@@ -181,28 +182,29 @@ def _parsed_together(programs: tuple[str, ...]) -> list:
     from clingo import ast
 
     statements: list = []
-    ast.parse_files([str(solve.asp_dir() / name) for name in programs], statements.append)
+    ast.parse_files([str(encodings.asp_dir() / name) for name in programs], statements.append)
     return [s for s in statements if s.ast_type != ast.ASTType.Comment]
 
 
+@pytest.mark.slow
 def test_programs_assembled_from_files_parsed_once_are_those_parsed_together():
-    """Each file of the encodings is parsed and analysed once (``driver._parsed_entry``) and a program is
+    """Each file of the encodings is parsed and analysed once (``encodings._parsed_entry``) and a program is
     assembled from its files: the statements, in order, and their dependencies are those of the files
     parsed together by clingo, a file that two of them include taken once."""
-    options = sorted(str(p.relative_to(solve.asp_dir())) for p in (solve.asp_dir() / "options").glob("*.lp"))
+    options = sorted(str(p.relative_to(encodings.asp_dir())) for p in (encodings.asp_dir() / "options").glob("*.lp"))
     entries = ["movement.lp", "retreat.lp", "adjustment.lp", "victory.lp", "sustain.lp", "legality.lp"]
     programs = [(e,) for e in entries] + [("movement.lp", "movement/reasons.lp", o) for o in options]
     programs += [("legality.lp", "options/datc_4b4_calhamer.lp")]
     for p in programs:
         together = _parsed_together(p)
-        assert [str(s) for s in solve._parsed_programs(p)] == [str(s) for s in together], p
-        assert solve._dependencies(p) == solve._Dependencies.of([solve._analysed(s) for s in together]), p
+        assert [str(s) for s in encodings._parsed_programs(p)] == [str(s) for s in together], p
+        assert encodings._dependencies(p) == encodings._Dependencies.of([encodings._analysed(s) for s in together]), p
     # a file listed beside one that includes it (no program of the engine does this) is taken once; the
     # parser marks the return from an include it skips with no ``#program base.``, which the assembly
     # keeps (a marker of the part every statement is in already)
     for p in [("movement.lp", "movement/convoy.lp"), ("movement/convoy.lp", "movement.lp"),
               ("legality.lp", "movement.lp")]:
-        rules = [str(s) for s in solve._parsed_programs(p) if str(s) != "#program base."]
+        rules = [str(s) for s in encodings._parsed_programs(p) if str(s) != "#program base."]
         assert rules == [str(s) for s in _parsed_together(p) if str(s) != "#program base."], p
 
 
@@ -225,19 +227,19 @@ def test_an_atoms_predicate_read_off_its_text_is_the_one_its_syntax_tree_gives()
     from clingo import ast
 
     atoms = []
-    for path in sorted(solve.asp_dir().rglob("*.lp")):
+    for path in sorted(encodings.asp_dir().rglob("*.lp")):
         statements: list = []
         ast.parse_files([str(path)], statements.append)
         for s in statements:
-            atoms += solve._atoms(s)
+            atoms += encodings._atoms(s)
     tricky: list = []
     ast.parse_string('a :- p(1;2), -q(X), r("a,b;c)\\"(",(x,y)), s, t(X,f(Y,Z)), u((1,2),"") : v(X).'
                      ' _w(X) :- x(X). w\'(1) :- c.', tricky.append)
     for s in tricky:
-        atoms += solve._atoms(s)
+        atoms += encodings._atoms(s)
     assert len(atoms) > 1500
     for atom in atoms:
-        assert solve._signature(atom) == _tree_signature(atom), str(atom)
-    read = {str(a): solve._signature(a) for a in atoms}
+        assert encodings._signature(atom) == _tree_signature(atom), str(atom)
+    read = {str(a): encodings._signature(a) for a in atoms}
     assert read['r("a,b;c)\\"(",(x,y))'] == ("r", 2) and read["p(1;2)"] is None and read["-q(X)"] is None
     assert read["u((1,2),\"\")"] == ("u", 2) and read["s"] == ("s", 0) and read["_w(X)"] == ("_w", 1)
