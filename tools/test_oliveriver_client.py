@@ -2,9 +2,12 @@
 players (France and Germany, in two browsers) join a game of their two powers and play it by
 clicking, phase after phase: a dislodgement and its retreat, builds, a move into the past that forks
 a timeline, the retreat in the new timeline, that timeline's Winter while the first one waits, and
-both timelines moving. Their client is not part of fivedp: this test runs when
-``FIVEDP_OLIVERIVER_CLIENT`` names the folder it was built into (docs/server.md, "Their client": built
-with ``npx vite build --base=/client/``); ``FIVEDP_SCREENSHOTS=DIR`` keeps the screenshots."""
+both timelines moving. Their client is not part of fivedp, so this session is not in the test suite
+(``tests/serve/test_oliveriver.py`` holds their routes to shapes written from their types without
+their code): run it from the repository's top folder, with their client built as docs/server.md
+("Their client") says (``npx vite build --base=/client/``), as
+``FIVEDP_OLIVERIVER_CLIENT=DIR python -m pytest tools/test_oliveriver_client.py``;
+``FIVEDP_SCREENSHOTS=DIR`` keeps the screenshots."""
 
 from __future__ import annotations
 
