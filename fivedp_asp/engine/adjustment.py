@@ -15,6 +15,7 @@ from ..model.multiverse import ADJUSTMENT, Board, Multiverse, Unit, make_board
 from .answer import Answer
 from ..solver.driver import solve_decisions
 from .phase import Query, StepReport, Steps, outcomes, program
+from ..model.orders import OrderKind
 
 
 def needs_adjustment(board: Board, mv: Multiverse) -> bool:
@@ -48,11 +49,11 @@ def _adjustment_facts(mv: Multiverse, boards: Sequence[Board], orders) -> tuple[
         for prov, power in sorted(b.centers.items()):
             facts.append(("owns", b.key, t.const(power), t.const(prov)))
     for i, r in orders:
-        if r.kind == "build":
+        if r.kind is OrderKind.BUILD:
             kind = r.unit_kind or "none"
             coast = t.const(r.unit.coast) if r.unit.coast else "none"
             facts.append(("ordered_build", OrderId(i), kind, coast))
-        elif r.kind == "waive":
+        elif r.kind is OrderKind.WAIVE:
             facts.append(("ordered_waive", OrderId(i), t.const(r.power)))
             # the boards a waive may use: those of its phase, also when phases are answered together
             facts += [("waive_on", OrderId(i), b.key) for b in boards]

@@ -10,6 +10,7 @@ from typing import Callable, Iterable, Sequence
 import clingo
 
 from ..solver import terms as t
+from ..solver.backup import BackupRule
 from ..model.map import GameMap
 from ..model.notation import format_order, timeline_name
 from ..model.orders import Order
@@ -22,6 +23,19 @@ CAUSE_KINDS = (
     "cut", "not_matching", "unused", "strength", "duplicate", "no_builds_left", "no_disbands_left",
     "civil_disorder", "too_few_assists", "open_convoy_unused", "sustains_other", "overridden",
 )
+
+
+def backup_words(rule: BackupRule, units: str, count: int, *, note: bool = False) -> str:
+    """A backup rule in words: the reason an order of ``units`` (``count`` of them) got, or, with
+    ``note``, the step's note that the rule was applied to them. Both sentences of each rule are here."""
+    if rule is BackupRule.SZYKMAN:
+        return (f"convoy paradox, Szykman rule: the convoy of {units} fails (the fleet holds)" if note
+                else f"convoy paradox, Szykman rule: {units} hold{'s' if count == 1 else ''}")
+    if rule is BackupRule.ALL_HOLD:
+        return f"convoy paradox, 'All Hold' rule: the moves of {units} fail"
+    if rule is BackupRule.CIRCULAR:
+        return f"circular movement: the moves of {units} succeed"
+    return f"paradox, DATC 5.B.9: the orders of {units}{' in the cycle' if note else ''} fail"
 
 
 @dataclass(frozen=True)
@@ -73,13 +87,8 @@ class Cause:
         if k == "no_route":
             return "no convoy route"
         if k == "paradox":
-            if self.detail == "szykman":
-                return f"convoy paradox, Szykman rule: {units} hold{'s' if len(self.units) == 1 else ''}"
-            if self.detail == "all_hold":
-                return f"convoy paradox, 'All Hold' rule: the moves of {units} fail"
-            if self.detail == "circular":
-                return f"circular movement: the moves of {units} succeed"
-            return f"paradox, DATC 5.B.9: the orders of {units} fail"
+            rule = BackupRule(self.detail) if self.detail in set(BackupRule) else BackupRule.FAIL
+            return backup_words(rule, units, len(self.units))
         if k == "dislodged":
             return f"dislodged by {units}"
         if k == "cut":

@@ -18,7 +18,7 @@ from ..solver.driver import DEFAULT_TIME_LIMIT, solve_decisions
 from ..solver.terms import Fact, OrderId, OrderIds, Timeline, fact_lines
 from ..model.map import GameMap
 from ..model.multiverse import Board, Multiverse
-from ..model.orders import Place, ResolvedOrder
+from ..model.orders import Place, ResolvedOrder, OrderKind
 from .guards import (across_facts, coasts_in_reach_facts, doubtful_unit_facts, names_coast, ordered_twice_facts,
                      own_rules, repeats_place, several_convoys_facts)
 
@@ -92,11 +92,11 @@ def _step_queries(orders: Iterable[ResolvedOrder]) -> Iterator[tuple[Place, str]
     for r in orders:
         if r.unit is None:
             continue  # no order/3 fact: the rules ask nothing about it
-        if r.kind in ("move", "support_move") and r.dest is not None:
+        if r.kind in (OrderKind.MOVE, OrderKind.SUPPORT_MOVE) and r.dest is not None:
             yield r.unit, r.dest.province
-            if r.kind == "support_move" and r.target is not None:
+            if r.kind is OrderKind.SUPPORT_MOVE and r.target is not None:
                 yield r.target, r.dest.province
-        elif r.kind in ("support_hold", "jump_assist") and r.target is not None:
+        elif r.kind in (OrderKind.SUPPORT_HOLD, OrderKind.JUMP_ASSIST) and r.target is not None:
             yield r.unit, r.target.province
 
 
@@ -264,7 +264,7 @@ def pairing_facts(new: Sequence[tuple[int, ResolvedOrder]], recorded: Sequence[t
     most steps have none, and the six rules about them then ground nothing."""
     moves: set[tuple[tuple[int, int, str], tuple[int, int, str]]] = set()
     for _, r in chain(new, recorded):
-        if r.kind == "move" and r.unit is not None and r.dest is not None:
+        if r.kind is OrderKind.MOVE and r.unit is not None and r.dest is not None:
             moves.add((place_term(r.unit), place_term(r.dest)))
     facts = ordered_twice_facts(new)
     facts += [("swapped", u, v) for u, v in sorted(m for m in moves if m[0] != m[1] and (m[1], m[0]) in moves)]
@@ -351,7 +351,7 @@ def movement_facts(mv: Multiverse, orders: Sequence[tuple[int, ResolvedOrder]]) 
     # convoy that does not match says what the unit did (its board's record: it gets no new order);
     # a new support to hold reaches its unit's board, whose recorded orders are taken above
     for _, r in orders:
-        if r.kind in ("support_move", "convoy") and r.target is not None and r.target.board not in heads:
+        if r.kind in (OrderKind.SUPPORT_MOVE, OrderKind.CONVOY) and r.target is not None and r.target.board not in heads:
             take((r.target.timeline, r.target.turn, r.target.province))
     # the supported and convoyed units of recorded orders, so that matching can be judged
     for r in list(recorded.values()):
@@ -359,11 +359,11 @@ def movement_facts(mv: Multiverse, orders: Sequence[tuple[int, ResolvedOrder]]) 
             take((r.target.timeline, r.target.turn, r.target.province))
     # a recorded jump stays legal only with its recorded assists (docs/rules.md §6.8.2): take them along
     for r in list(recorded.values()):
-        dest = mv.boards.get(r.dest.board) if r.kind == "move" else None
+        dest = mv.boards.get(r.dest.board) if r.kind is OrderKind.MOVE else None
         for place in dest.record.incoming if dest and dest.record else ():
             board = mv.boards.get(place[:2])
             a = board.record.order_of(place[2]) if board and board.record else None
-            if a is not None and a.kind == "jump_assist" and a.target.board == r.unit.board \
+            if a is not None and a.kind is OrderKind.JUMP_ASSIST and a.target.board == r.unit.board \
                     and a.target.province == r.unit.province:
                 take(place)
     journeys: list[Fact] = []
@@ -374,7 +374,7 @@ def movement_facts(mv: Multiverse, orders: Sequence[tuple[int, ResolvedOrder]]) 
         if other is None or (board is not None and board.record is not None and place in board.record.incoming):
             continue
         del recorded[place]
-        if r.kind == "move":
+        if r.kind is OrderKind.MOVE:
             src = mv.boards[place[:2]].record
             went = bool(src and src.decisions.get(("moves", place)))
             journeys.append(("left" if went else "stuck", place))
@@ -382,7 +382,7 @@ def movement_facts(mv: Multiverse, orders: Sequence[tuple[int, ResolvedOrder]]) 
                 departed.add(place)
     next_id = max((i for i, _ in orders), default=-1) + 1
     # a recorded hold adds nothing: a unit without an order holds
-    recorded_orders = [(next_id + n, r) for n, r in enumerate(r for r in recorded.values() if r.kind != "hold")]
+    recorded_orders = [(next_id + n, r) for n, r in enumerate(r for r in recorded.values() if r.kind is not OrderKind.HOLD)]
     involved = set(candidates)
     for _, r in chain(orders, recorded_orders):
         for p in (r.unit, r.target, r.dest):

@@ -36,7 +36,7 @@ from ..solver.driver import is_rule_text
 from ..solver.terms import Fact, OrderId
 from ..model.map import GameMap
 from ..model.multiverse import Board, Multiverse, Unit
-from ..model.orders import Place, ResolvedOrder
+from ..model.orders import Place, ResolvedOrder, OrderKind
 from .options import logic_files
 
 
@@ -69,7 +69,7 @@ def _doubtful(r: ResolvedOrder, units: Mapping[tuple[int, int], Mapping[str, Uni
     there = None if target is None else units.get((target.timeline, target.turn), {}).get(target.province)
     if (target is not None and there is None) or (dest is not None and (dest.timeline, dest.turn) not in units):
         return True
-    if r.kind != "convoy":
+    if r.kind is not OrderKind.CONVOY:
         return False
     province = game_map.provinces.get(u.province)
     return here.kind != "fleet" or there is None or there.kind != "army" or province is None or not province.is_sea
@@ -148,9 +148,9 @@ def several_convoys_facts(orders: Iterable[ResolvedOrder], own_rules: bool) -> l
     for r in orders:
         if r.unit is None:
             continue  # no order/3 fact: no convoy of it
-        if r.kind == "open_convoy":
+        if r.kind is OrderKind.OPEN_CONVOY:
             return [("several_convoys",)]
-        if r.kind == "convoy" and r.target is not None:
+        if r.kind is OrderKind.CONVOY and r.target is not None:
             army = (r.target.timeline, r.target.turn, r.target.province)
             if army in armies:
                 return [("several_convoys",)]

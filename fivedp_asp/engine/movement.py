@@ -16,13 +16,15 @@ from ..solver import terms as t
 from ..solver.terms import Timeline
 from .facts import map_facts, movement_facts
 from ..model.multiverse import MOVEMENT, Board, Multiverse, Record, Retreat, Unit, make_board
-from .answer import Answer
+from .answer import Answer, backup_words
+from ..solver.backup import BackupRule
 from ..solver.driver import DECISIONS
 from .adjustment import settle
 from .options import chosen
 from .phase import Query, StepReport, Steps, designation, outcomes, program
 from .resolve import resolved_text
 from .retreat import drop_hopeless_retreats
+from ..model.orders import OrderKind
 
 
 @dataclass(frozen=True)
@@ -79,7 +81,7 @@ def _records(heads, orders, owners: dict, true: set, legal: set[int]) -> dict[tu
         if r.unit.board in keys:
             mine[r.unit.board].append(r)
         # supports and jump assists act on the board they support into, or the assisted move goes to
-        if r.kind in ("support_hold", "support_move", "jump_assist"):
+        if r.kind in (OrderKind.SUPPORT_HOLD, OrderKind.SUPPORT_MOVE, OrderKind.JUMP_ASSIST):
             target = (r.dest or r.target).board
             if target in keys and target != r.unit.board:
                 incoming[target].add((r.unit.timeline, r.unit.turn, r.unit.province))
@@ -104,14 +106,7 @@ def _backup_notes(mv: Multiverse, backups) -> tuple[str, ...]:
             u = mv.boards[(tl, tn)].units.get(prov)
             units.append(f"{u.letter if u else '?'} {mv.game_map.short_name(u.location if u else prov)} "
                          f"({mv.boards[(tl, tn)].name})")
-        if rule == "szykman":
-            notes.append("convoy paradox, Szykman rule: the convoy of " + ", ".join(units) + " fails (the fleet holds)")
-        elif rule == "all_hold":
-            notes.append("convoy paradox, 'All Hold' rule: the moves of " + ", ".join(units) + " fail")
-        elif rule == "fail":
-            notes.append("paradox, DATC 5.B.9: the orders of " + ", ".join(units) + " in the cycle fail")
-        else:
-            notes.append("circular movement: the moves of " + ", ".join(units) + " succeed")
+        notes.append(backup_words(BackupRule(rule), ", ".join(units), len(units), note=True))
     return tuple(notes)
 
 

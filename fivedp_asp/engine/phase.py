@@ -18,6 +18,7 @@ from ..model.notation import timeline_name
 from .options import chosen, logic_files
 from .resolve import ResolvedOrder
 from .written import kind_note
+from ..solver.backup import BackupRule
 from .answer import CAUSE_KINDS, Answer, Cause, OrderOutcome, SustainResult, explain
 from ..solver.driver import Solution, Universe, is_rule_text, solve_decisions, solve_in_universe
 
@@ -139,7 +140,7 @@ def _paradox_causes(mv: Multiverse, backups) -> dict[tuple[int, int, str], list[
     places of the units whose decisions they fixed."""
     out: dict[tuple[int, int, str], list[Cause]] = {}
     for rule, places in backups:
-        if rule == "szykman":
+        if rule == BackupRule.SZYKMAN:
             continue
         read = [t.read_place(sym) for sym in places]
         cause = Cause("paradox", tuple(sorted(designation(mv, p) for p in read)), detail=rule)

@@ -45,7 +45,7 @@ from ..model.map import GameMap
 from ..model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Board, Multiverse, Unit, board_name, unit_text
 from ..model.notation import format_order, parse_unit, timeline_name
 from .options import chosen, logic_files
-from ..model.orders import Place, ResolvedOrder
+from ..model.orders import Place, ResolvedOrder, OrderKind
 from .resolve import subject_place
 from .answer import Answer
 from ..solver.driver import solve_decisions
@@ -302,7 +302,7 @@ class _Space:
                 xb = self.mv.boards[k]
                 for r in xb.record.orders if xb.record else ():
                     x = xb.units.get(r.unit.province)
-                    if x is None or r.kind != "move" or r.dest.board not in self.mv.boards or self.journey(r):
+                    if x is None or r.kind is not OrderKind.MOVE or r.dest.board not in self.mv.boards or self.journey(r):
                         continue
                     coast = r.dest.coast if x.kind == "fleet" else None
                     index.setdefault((r.dest.board, r.dest.province), []).append((xb, x, coast))
@@ -334,7 +334,7 @@ class _Space:
         if board.key in self.heads:
             return True
         r = self.recorded_order(board, province)
-        return r is None or r.kind != "move"
+        return r is None or r.kind is not OrderKind.MOVE
 
 
 class _Candidates:
@@ -462,7 +462,7 @@ class _Candidates:
                 if xb.key not in self.space.heads:
                     # an army on a past board gets no new order: only the move it made can be convoyed
                     r = self.space.recorded_order(xb, x.province)
-                    made = r is not None and r.kind == "move" and r.dest.board == head.key
+                    made = r is not None and r.kind is OrderKind.MOVE and r.dest.board == head.key
                     dests = dests & {r.dest.province} if made else set()
                 for dest in sorted(dests):
                     d = Place(head.timeline, head.turn, dest)
@@ -479,7 +479,7 @@ def _legal(mv: Multiverse, candidates: Sequence[ResolvedOrder]) -> list[Resolved
     # each candidate is read as a line written alone (readings such as valid_unless_other compare a
     # line with the unit's other lines; a player choosing from the list writes one)
     orders = [(i, r) for i, c in enumerate(candidates) for _, r in refuse_written(mv, [(i, c)])
-              if r.kind != "unplaced"]
+              if r.kind is not OrderKind.UNPLACED]
     if not orders:
         return []
     heads = {h.key for h in mv.heads}
@@ -571,7 +571,7 @@ def _listed(mv: Multiverse, *, power: str | None, unit: str | None, kind: str | 
             # one program per head: the ground program stays the size of one board's candidates
             for r in _legal(mv, cands.orders):
                 u = b.units[r.unit.province]
-                aim = r.target if r.kind == "support_hold" else r.dest
+                aim = r.target if r.kind is OrderKind.SUPPORT_HOLD else r.dest
                 out.append(PossibleOrder(r.power, b.name, unit_text(u, m), r.kind, format_order(r.order, m),
                                          None if aim is None else board_name(*aim.board)))
     elif phase == RETREAT:

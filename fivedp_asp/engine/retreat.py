@@ -18,6 +18,7 @@ from .answer import Answer
 from ..solver.driver import solve_decisions
 from .adjustment import settle
 from .phase import Query, StepReport, Steps, outcomes, program
+from ..model.orders import OrderKind
 
 
 def _retreat_facts(mv: Multiverse, boards: Sequence[Board], orders) -> tuple[Fact, ...]:
@@ -26,7 +27,7 @@ def _retreat_facts(mv: Multiverse, boards: Sequence[Board], orders) -> tuple[Fac
     facts = board_facts(mv, boards)
     dislodged = [(r.unit.kind, r.unit.location) for b in boards for r in b.retreats]
     facts += edge_facts(mv.game_map, dislodged)
-    facts += retreat_loc_facts(mv.game_map, dislodged, (r.dest.province for _, r in orders if r.kind == "move" and r.dest))
+    facts += retreat_loc_facts(mv.game_map, dislodged, (r.dest.province for _, r in orders if r.kind is OrderKind.MOVE and r.dest))
     for b in boards:
         for r in b.retreats:
             u = r.unit

@@ -18,6 +18,7 @@ from ..model.notation import parse_order
 from .written import implied_orders, refuse_written
 from .resolve import ResolvedOrder, resolve
 from .phase import StepReport, Steps, run
+from ..model.orders import OrderKind
 
 OrderLines = Mapping[str, Sequence[str]]
 
@@ -56,7 +57,7 @@ def read_orders(mv: Multiverse, orders: OrderLines) -> list[tuple[int, ResolvedO
                 # it parses but names no place of this multiverse: an illegal order, not bad input
                 r = ResolvedOrder(power, text, parsed, "unplaced", None, problem=str(exc).split(": ", 1)[-1])
             # every waive is one more build not used; other lines written twice are one order
-            key = (r.signature, len(out)) if r.kind == "waive" else r.signature
+            key = (r.signature, len(out)) if r.kind is OrderKind.WAIVE else r.signature
             out.append((ids.setdefault(key, len(ids)), r))
     return implied_orders(mv, refuse_written(mv, out))
 

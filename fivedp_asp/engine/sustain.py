@@ -17,7 +17,7 @@ from ..solver.terms import Fact, OrderId, Timeline
 from ..model.multiverse import SUSTAIN, Multiverse
 from ..model.notation import timeline_name
 from .options import chosen
-from ..model.orders import ResolvedOrder
+from ..model.orders import ResolvedOrder, OrderKind
 from .answer import Answer, CentreVote, SustainResult
 from .phase import Query, StepReport, Steps, outcomes, program
 
@@ -56,7 +56,7 @@ def facts(mv: Multiverse, orders: Sequence[tuple[int, ResolvedOrder]]) -> tuple[
                 out.append(("owner", t.const(c), Timeline(head.timeline), t.const(head.centers[c])))
     last = _positions(orders)
     for i, r in orders:
-        if r.kind != "sustain" or not isinstance(r.order, o.Sustain):
+        if r.kind is not OrderKind.SUSTAIN or not isinstance(r.order, o.Sustain):
             continue
         pw, tl = t.const(r.power), Timeline(r.order.timeline)
         if r.order.center is None:

@@ -19,12 +19,12 @@ from ..model import orders as o
 from ..model.multiverse import Multiverse, Unit
 from ..model.notation import format_order
 from .options import chosen
-from ..model.orders import ResolvedOrder
+from ..model.orders import ResolvedOrder, OrderKind
 
 
 def _unit(mv: Multiverse, r: ResolvedOrder) -> Unit | None:
     """The unit the line orders: one standing on its board, or one waiting there to retreat."""
-    if r.unit is None or r.kind in ("build", "waive", "unplaced"):
+    if r.unit is None or r.kind in (OrderKind.BUILD, OrderKind.WAIVE, OrderKind.UNPLACED):
         return None
     board = mv.boards.get(r.unit.board)
     if board is None:
@@ -62,7 +62,7 @@ def _coast_problem(mv: Multiverse, r: ResolvedOrder, unit: Unit) -> str | None:
 
 
 def _nationality_problem(mv: Multiverse, r: ResolvedOrder, others: Sequence[ResolvedOrder]) -> str | None:
-    if r.kind not in ("support_hold", "support_move", "convoy") or r.target is None:
+    if r.kind not in (OrderKind.SUPPORT_HOLD, OrderKind.SUPPORT_MOVE, OrderKind.CONVOY) or r.target is None:
         return None
     board = mv.boards.get(r.target.board)
     unit = board.units.get(r.target.province) if board else None
@@ -112,7 +112,7 @@ def refuse_written(mv: Multiverse, orders: list[tuple[int, ResolvedOrder]]) -> l
     # the lines of one power for one unit, grouped once (a scan per line would be quadratic)
     same_unit: dict[tuple, list[ResolvedOrder]] = {}
     for _, r in orders:
-        if r.unit is not None and r.kind not in ("build", "waive"):
+        if r.unit is not None and r.kind not in (OrderKind.BUILD, OrderKind.WAIVE):
             same_unit.setdefault((r.power, r.unit.board, r.unit.province), []).append(r)
     out = []
     for i, r in orders:
@@ -145,7 +145,7 @@ def implied_orders(mv: Multiverse, orders: list[tuple[int, ResolvedOrder]]) -> l
     ids: dict[tuple, int] = {}
     fresh = max((i for i, _ in orders), default=-1) + 1
     for _, r in orders:
-        if r.kind not in ("support_move", "convoy") or r.target is None or r.dest is None:
+        if r.kind not in (OrderKind.SUPPORT_MOVE, OrderKind.CONVOY) or r.target is None or r.dest is None:
             continue
         board = mv.boards.get(r.target.board)
         unit = board.units.get(r.target.province) if board else None

@@ -20,7 +20,7 @@ from ..engine.options import chosen
 from ..model.multiverse import (ADJUSTMENT, MOVEMENT, PHASES, RETREAT, SUSTAIN, Board, Multiverse, Unit, board_name,
                                 board_name_readings, unit_text)
 from ..model.notation import parse_order, parse_timeline, timeline_name
-from ..model.orders import ResolvedOrder
+from ..model.orders import ResolvedOrder, OrderKind
 from ..engine.resolve import resolve, resolved_text
 from ..engine.answer import OrderOutcome
 from ..engine.adjustment import adjustment_balances
@@ -162,7 +162,7 @@ def _order_key(r: ResolvedOrder | None) -> tuple | None:
     centre's). A waive is never the same as another (each one gives up one build)."""
     if r is None or r.unit is None:
         return None
-    return (r.kind == "build", r.unit.timeline, r.unit.turn, r.unit.province)
+    return (r.kind is OrderKind.BUILD, r.unit.timeline, r.unit.turn, r.unit.province)
 
 
 def _unit_key(mv: Multiverse, power: str, line: str) -> tuple | None:

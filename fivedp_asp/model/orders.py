@@ -8,6 +8,7 @@ text into and prints text from.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Union
 
 ARMY = "army"
@@ -124,14 +125,34 @@ class Place:
         return self.timeline, self.turn
 
 
+class OrderKind(StrEnum):
+    """What an order does: its verb, as the rules' facts and every JSON document name it. ``unplaced``
+    is an order that names no place of the multiverse (illegal before the rules see it)."""
+
+    HOLD = "hold"
+    MOVE = "move"
+    SUPPORT_HOLD = "support_hold"
+    SUPPORT_MOVE = "support_move"
+    CONVOY = "convoy"
+    OPEN_CONVOY = "open_convoy"
+    JUMP_ASSIST = "jump_assist"
+    RETREAT = "retreat"
+    DISBAND = "disband"
+    BUILD = "build"
+    WAIVE = "waive"
+    SUSTAIN = "sustain"
+    UNPLACED = "unplaced"
+
+
 @dataclass(frozen=True, slots=True)
 class ResolvedOrder:
-    """One order line, parsed and fully designated. ``kind`` is the order's verb."""
+    """One order line, parsed and fully designated. ``kind`` is the order's verb (given as its name,
+    it is read as an ``OrderKind``)."""
 
     power: str
     text: str
     order: Order
-    kind: str  # hold move support_hold support_move convoy open_convoy jump_assist disband build waive sustain
+    kind: OrderKind
     unit: Place | None
     target: Place | None = None  # supported, convoyed or assisted unit
     dest: Place | None = None  # move, support-move, convoy or assisted move destination
@@ -139,14 +160,18 @@ class ResolvedOrder:
     unit_kind: str | None = None  # as written (builds need it)
     problem: str | None = None  # why the order could not even be placed (then it is invalid)
 
+    def __post_init__(self) -> None:
+        if type(self.kind) is not OrderKind:
+            object.__setattr__(self, "kind", OrderKind(self.kind))  # a ValueError for a verb there is none of
+
     @property
     def signature(self) -> tuple:
         """What makes two lines the same order (written twice, they count once). The written unit type
         and the ordered unit's coast are not part of it: a wrong or missing one is ignored (DATC 4.C.1,
         4.C.2, 4.B.5); for a build they are the order itself."""
-        if self.kind == "build":
+        if self.kind is OrderKind.BUILD:
             return (self.power, self.kind, self.unit, self.unit_kind)
-        if self.kind == "sustain":
+        if self.kind is OrderKind.SUSTAIN:
             return (self.power, self.kind, self.order)
         return (self.power, self.kind, _bare(self.unit), _bare(self.target), self.dest, self.via_convoy)
 

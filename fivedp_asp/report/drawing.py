@@ -20,7 +20,7 @@ from typing import Iterable, Mapping, Sequence
 from ..model.geometry import Geometry
 from ..model.map import GameMap
 from ..model.multiverse import Board, Multiverse, board_name, season_name, unit_text
-from ..model.orders import Place, ResolvedOrder
+from ..model.orders import Place, ResolvedOrder, OrderKind
 from ..engine.resolve import resolved_text
 from .frames import DrawnOrder
 
@@ -429,7 +429,7 @@ def _order_title(mv: Multiverse, drawn: DrawnOrder) -> str:
 def _designated(mv: Multiverse, r: ResolvedOrder) -> str | None:
     """The order with every place fully designated; None for one that names no unit (a waive, a
     sustain order, a line that could not be placed)."""
-    if r.unit is None or r.kind in ("waive", "sustain"):
+    if r.unit is None or r.kind in (OrderKind.WAIVE, OrderKind.SUSTAIN):
         return None
     return resolved_text(r, mv.game_map)
 
@@ -470,7 +470,7 @@ def _draw_order(mv: Multiverse, layout: Layout, drawn: DrawnOrder, index: int, p
     ring = _ring_paint(r.kind, result, layout.line * 0.75)
     ends: list[Place] = [r.unit] if r.unit is not None else []  # the places the order's shapes reach
     body = ""
-    if r.kind in ("move",) and start and r.dest is not None:
+    if r.kind in (OrderKind.MOVE,) and start and r.dest is not None:
         end = _place_point(mv, layout, r.dest, prefer_unit=False)
         if end:
             marker = "retreat" if retreating else ("fail" if result == "fails" else "move")
@@ -482,7 +482,7 @@ def _draw_order(mv: Multiverse, layout: Layout, drawn: DrawnOrder, index: int, p
                 body += (f'<path class="failmark" d="M{_f(mx - s)},{_f(my - s)} L{_f(mx + s)},{_f(my + s)} '
                          f'M{_f(mx - s)},{_f(my + s)} L{_f(mx + s)},{_f(my - s)}"'
                          f'{paint(fill="none", stroke=FAILED, stroke_width=layout.line * 1.35)}/>')
-    elif r.kind in ("support_move", "convoy", "jump_assist") and start and r.target is not None and r.dest is not None:
+    elif r.kind in (OrderKind.SUPPORT_MOVE, OrderKind.CONVOY, OrderKind.JUMP_ASSIST) and start and r.target is not None and r.dest is not None:
         a = _place_point(mv, layout, r.target)
         b = _place_point(mv, layout, r.dest, prefer_unit=False)
         if a and b:
@@ -497,7 +497,7 @@ def _draw_order(mv: Multiverse, layout: Layout, drawn: DrawnOrder, index: int, p
             d, _ = _arrow(layout, start, r.unit.board, end, to, index, tok * 0.3)
             body = f'<path class="arrow" d="{d}" marker-end="url(#m-{MARKERS.get(r.kind, "support")})"{line}/>'
             ends += ends_at
-    elif r.kind == "support_hold" and start and r.target is not None:
+    elif r.kind is OrderKind.SUPPORT_HOLD and start and r.target is not None:
         a = _place_point(mv, layout, r.target)
         if a and r.target.board not in layout.origin:
             # a unit on another board, beside a board drawn alone: an arrow to its name, no ring
@@ -508,15 +508,15 @@ def _draw_order(mv: Multiverse, layout: Layout, drawn: DrawnOrder, index: int, p
             d, _ = _arrow(layout, start, r.unit.board, a, r.target.board, index, tok)
             body = (f'<path class="arrow" d="{d}"{line}/>'
                     f'<circle class="ring" cx="{_f(a[0])}" cy="{_f(a[1])}" r="{_f(tok * 1.1)}"{ring}/>')
-    elif r.kind == "open_convoy" and start:
+    elif r.kind is OrderKind.OPEN_CONVOY and start:
         body = f'<circle class="ring" cx="{_f(start[0])}" cy="{_f(start[1])}" r="{_f(tok * 1.2)}"{ring}/>'
-    elif r.kind == "hold" and start:
+    elif r.kind is OrderKind.HOLD and start:
         body = f'<circle class="ring" cx="{_f(start[0])}" cy="{_f(start[1])}" r="{_f(tok * 1.05)}"{ring}/>'
-    elif r.kind == "disband" and start:
+    elif r.kind is OrderKind.DISBAND and start:
         s = tok * 0.9
         body = (f'<path class="arrow" d="M{_f(start[0] - s)},{_f(start[1] - s)} L{_f(start[0] + s)},{_f(start[1] + s)} '
                 f'M{_f(start[0] - s)},{_f(start[1] + s)} L{_f(start[0] + s)},{_f(start[1] - s)}"{line}/>')
-    elif r.kind == "build" and r.unit is not None and r.unit.board in layout.origin:
+    elif r.kind is OrderKind.BUILD and r.unit is not None and r.unit.board in layout.origin:
         loc = f"{r.unit.province}/{r.unit.coast}" if r.unit.coast else r.unit.province
         if r.unit.province in layout.geometry.territories:
             x, y = layout.point(r.unit.board, unit_point(layout.geometry, loc))

@@ -9,7 +9,7 @@ from typing import Iterable, Mapping
 
 from ..errors import InputError
 from ..model.multiverse import Multiverse
-from ..model.orders import ResolvedOrder
+from ..model.orders import ResolvedOrder, OrderKind
 
 
 @dataclass(frozen=True)
@@ -157,7 +157,7 @@ def _recorded_frame(mv: Multiverse, steps: int) -> Frame:
             continue
         for r in board.record.orders:
             result = None
-            if r.kind == "move" and r.unit is not None:
+            if r.kind is OrderKind.MOVE and r.unit is not None:
                 moved = board.record.decisions.get(("moves", (r.unit.timeline, r.unit.turn, r.unit.province)))
                 result = None if moved is None else ("succeeds" if moved else "fails")
             orders.append(DrawnOrder(r, result))

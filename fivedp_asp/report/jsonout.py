@@ -20,6 +20,7 @@ from ..model.notation import timeline_name
 from ..engine.options import chosen, registry
 from ..engine.answer import OrderOutcome
 from ..engine.step import StepReport
+from ..model.orders import OrderKind
 
 if TYPE_CHECKING:
     from ..files.scenarios import ScenarioRun
@@ -138,7 +139,7 @@ def _disband_ordered(report: StepReport, key: tuple[int, int], unit) -> bool:
             r = resolve(parse_order(o.text, report.before.game_map), o.power, o.text, report.before)
         except InputError:
             continue
-        if r.kind == "disband" and r.unit is not None and r.unit.board == key and r.unit.province == unit.province:
+        if r.kind is OrderKind.DISBAND and r.unit is not None and r.unit.board == key and r.unit.province == unit.province:
             return True
     return False
 

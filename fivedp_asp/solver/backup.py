@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 import weakref
 from dataclasses import dataclass
+from enum import StrEnum
 from functools import cached_property
 from collections.abc import Mapping
 from typing import Callable, Iterator, Sequence
@@ -38,6 +39,16 @@ from ..errors import AdjudicationError
 from .calls import _CONSEQUENCE_MODELS, _FIRST_MODELS, _solve
 from .limits import _Clock, _count
 from .terms import symbol_texts
+
+
+class BackupRule(StrEnum):
+    """A backup rule the driver applies to a paradox or a circle (docs/rules.md §3.2): its name, as the
+    answers and the JSON documents give it; ``engine.answer.backup_words`` says each in words."""
+
+    SZYKMAN = "szykman"  # the convoying fleets of a convoy paradox hold
+    ALL_HOLD = "all_hold"  # the moves of a convoy paradox fail (option datc_4a2: all_hold)
+    FAIL = "fail"  # the orders of a cycle the rules cannot settle fail (DATC 5.B.9)
+    CIRCULAR = "circular"  # the moves of a circle succeed
 
 DECISIONS = ("moves", "dislodged", "given", "path", "assist_given")
 # the predicates that link units into one part: a unit and where it moves, a supporter and whom and
@@ -423,7 +434,7 @@ class _Driver:
             if self.all_hold and self.hold_all(self.paradox_units(set(core), set())):
                 continue
             self.held.update(core)
-            self.backups.append(("szykman", tuple(core)))
+            self.backups.append((BackupRule.SZYKMAN, tuple(core)))
 
     def part_cores(self) -> list[list[clingo.Symbol]]:
         """The cores of the parts that have no solution unless a convoying fleet holds, found with one
@@ -483,13 +494,13 @@ class _Driver:
             new = sorted(f for f in fleets if f in self.szykman and f not in self.held)
             if new:
                 self.held.update(new)
-                self.backups.append(("szykman", tuple(new)))
+                self.backups.append((BackupRule.SZYKMAN, tuple(new)))
                 continue
             moving = [i for i in mine if parts.decisions[i].name == "moves"]
             if not moving:
                 # not circular movement and no convoying fleet: DATC §5.B.9 lets the orders of the cycle fail
                 self.fixed.update((i, False) for i in mine)
-                self.backups.append(("fail", tuple(sorted(parts.decisions[i].arguments[0] for i in mine))))
+                self.backups.append((BackupRule.FAIL, tuple(sorted(parts.decisions[i].arguments[0] for i in mine))))
                 continue
             circular.append(sorted(moving, key=lambda i: parts.decisions[i]))
         if circular:
@@ -512,12 +523,12 @@ class _Driver:
                         del self.fixed[i]
         for circle in circles:
             kept = [decisions[i].arguments[0] for i in circle if self.fixed.get(i)]
-            self.backups.append(("circular", tuple(kept)))
+            self.backups.append((BackupRule.CIRCULAR, tuple(kept)))
 
     def hold_all(self, units: list[clingo.Symbol]) -> bool:
         self.stopped.update(units)
         if units:
-            self.backups.append(("all_hold", tuple(units)))
+            self.backups.append((BackupRule.ALL_HOLD, tuple(units)))
         return bool(units)
 
     def paradox_units(self, fleets: set, moving: set) -> list[clingo.Symbol]:
