@@ -49,7 +49,8 @@ class Played:
     in play (in a classic game, the one board's); ``unique``: the distinct centres each power owns on
     some head in play; ``by_timeline``: per timeline in play, its head's centres by power. ``years``:
     movement steps played over two. ``text``: the game file, when asked for; ``error``: why the game
-    stopped early (its last step could not be adjudicated), or None."""
+    stopped early (its next step could not be adjudicated), or None; ``status`` says what kind of
+    problem that was, as exit statuses do: 2 input beyond what the engine takes, 3 an engine defect."""
 
     number: int
     winner: str | None
@@ -64,6 +65,7 @@ class Played:
     eliminated: tuple[str, ...] = ()
     text: str | None = None
     error: str | None = None
+    status: int = 0
 
 
 def _counts(mv: Multiverse) -> tuple[dict[str, int], dict[str, int], dict[str, dict[str, int]]]:
@@ -83,7 +85,7 @@ def _counts(mv: Multiverse) -> tuple[dict[str, int], dict[str, int], dict[str, d
 
 
 def played(number: int, game: Game, steps: int, moves: int, *, text: bool = False,
-           error: str | None = None) -> Played:
+           error: str | None = None, status: int = 0) -> Played:
     """A game as it stands, summed up."""
     mv = game.mv
     summed, unique, per = _counts(mv)
@@ -93,7 +95,7 @@ def played(number: int, game: Game, steps: int, moves: int, *, text: bool = Fals
 
         file_text = game_text(game)
     return Played(number, mv.winner, steps, moves / 2, len(mv.timelines), len(mv.heads), len(mv.boards), summed,
-                  unique, per, tuple(sorted(mv.eliminated)), file_text, error)
+                  unique, per, tuple(sorted(mv.eliminated)), file_text, error, status)
 
 
 def _check_lines(lines: Any, name: str, power: str, where: str, game_map: GameMap) -> list[str]:
@@ -176,7 +178,8 @@ def play_tables(tables: Sequence[Table], seed: int, years: int, seats: Seats, *,
                 why = str(report) if isinstance(report, (InputError, AdjudicationError)) \
                     else crash_message(report).splitlines()[0]
                 out[i] = played(tables[i].number, dataclasses.replace(games[i], pending={}), steps[i], moves[i],
-                                text=text, error=f"step {steps[i] + 1}: {why}")
+                                text=text, error=f"step {steps[i] + 1}: {why}",
+                                status=2 if isinstance(report, InputError) else 3)
                 continue
             games[i], _ = adjudicate(games[i], report, reasons=False)
             steps[i] += 1
