@@ -444,7 +444,7 @@ def _sustain(view: View) -> list[str]:
     mv: Multiverse = view.mv
     if not chosen(mv.options, "sustain"):
         return []
-    capitals = set(view.game_map.capitals())
+    capitals = set(view.game_map.capitals)
     heads = mv.heads
     if not any(h.centers.get(c) == view.power for h in heads for c in capitals):
         return []

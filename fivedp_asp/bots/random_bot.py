@@ -66,7 +66,7 @@ def _movement(view: View, rng: random.Random) -> list[str]:
     m = view.game_map
     gen = OrderGenerator(m, rng, illegal_share=0.0)
     lines: list[str] = []
-    jumps: list[str] = []  # the jumps the power's own assists are given for, ordered last
+    jumps: list[tuple[str, str]] = []  # (assist, jump) for the power's own jumps, ordered last
     for head in view.heads():
         if not any(u.power == view.power for u in head.units.values()):
             continue
@@ -86,13 +86,17 @@ def _movement(view: View, rng: random.Random) -> list[str]:
                 line = _across(view, head, unit, rng, jumps) or line
             if line is not None:
                 lines.append(line)
-    return _one_each(lines + jumps, view)
+    kept = _one_each(lines + [jump for _, jump in jumps], view)
+    # a jump whose assist gave way to another order of its unit (a jump of its own) would be short of it
+    short = {jump for assist, jump in jumps if assist not in kept}
+    return [line for line in kept if line not in short]
 
 
-def _across(view: View, head: Board, unit: Unit, rng: random.Random, jumps: list[str]) -> str | None:
+def _across(view: View, head: Board, unit: Unit, rng: random.Random, jumps: list[tuple[str, str]]) -> str | None:
     """One of the unit's orders that leave its board, drawn at random (None when it has none). A
-    jump assist is drawn only for one of the power's own units, and comes with that unit's jump,
-    added to ``jumps``."""
+    jump assist is drawn only for one of the power's own units jumping two turns back on its own
+    timeline, a jump of length 1 that one assist makes legal; it comes with that unit's jump, added
+    to ``jumps`` with the assist."""
     name = unit_designation(view.mv, head.key, unit)
     listed = [p for p in view.legal(unit=name, kind=("move", "support_hold", "support_move", "jump_assist"))
               if _leaves(p.order, head, view)]
@@ -104,9 +108,10 @@ def _across(view: View, head: Board, unit: Unit, rng: random.Random, jumps: list
         target = order.target.where
         board = view.mv.boards.get((target.timeline, target.turn))
         there = board.units.get(target.province) if board is not None else None
-        if there is None or there.power != view.power:
+        if there is None or there.power != view.power or order.dest.timeline != target.timeline \
+                or target.turn - order.dest.turn != 2:
             return None
-        jumps.append(format_order(Move(UnitSpec(target, there.kind), order.dest), view.game_map))
+        jumps.append((pick.order, format_order(Move(UnitSpec(target, there.kind), order.dest), view.game_map)))
     return pick.order
 
 
