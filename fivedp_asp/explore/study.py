@@ -42,13 +42,24 @@ KINDS = ((Move, "move"), (SupportMove, "support to move"), (SupportHold, "suppor
 
 def _orders(mv, gen, rng: random.Random, multiverse: bool) -> dict[str, list[str]]:
     """The orders of a game's next step: the first head's alone in a classic game; in a multiversal
-    one every head's, and one to four orders across boards in movement steps, six in ten of them moves."""
-    from ..compare.random_games import Travel, multiverse_orders
+    one every head's, and one to four orders across boards in movement steps, six in ten of them
+    moves, each given instead of its unit's order on its head (with both, both would be illegal:
+    DATC 4.D.3), and a unit drawn twice by its power keeping the first."""
+    from ..compare.random_games import Travel, multiverse_orders, ordered_unit
 
     phase = next_phase(mv)
     if not multiverse:
         return gen.orders(mv.heads[0], phase)
-    return multiverse_orders(mv, gen, rng, phase, (1, 4), Travel(move_share=0.6))
+    drawn = multiverse_orders(mv, gen, rng, phase, (1, 4), Travel(move_share=0.6), travel_replaces=True)
+    seen: set = set()
+    out: dict[str, list[str]] = {}
+    for power, lines in drawn.items():
+        for line in lines:
+            unit = ordered_unit(line, mv.game_map)
+            if unit is None or (power, unit) not in seen:  # another power's order for it is a stray one
+                seen.add((power, unit))
+                out.setdefault(power, []).append(line)
+    return out
 
 
 def random_games(count: int | Sequence[int], seed: int, years: int, options: Mapping[str, Any] | None = None,

@@ -28,6 +28,19 @@ def test_random_games_are_seeded():
     assert len(game.steps) == len(phases) and phases[0] == "movement" and len(game.steps) >= 4
 
 
+def test_an_order_across_boards_takes_the_place_of_its_units_order_on_its_head():
+    """A unit of a multiverse study's random game given an order across boards gives that order
+    alone: with its head order as well, both would be illegal (DATC 4.D.3, conflicting orders), and
+    the game would hardly ever leave its first timeline."""
+    conflicts, timelines = 0, []
+    for case, _ in random_games(4, 7, 5, multiverse=True):
+        run = check_scenario(case)
+        conflicts += sum(1 for r in run.reports for o in r.outcomes
+                         if o.result == "invalid" and "conflicting" in (o.reason or ""))
+        timelines.append(len(run.reports[-1].after.timelines))
+    assert conflicts == 0 and sum(timelines) >= 3 * len(timelines), (conflicts, timelines)
+
+
 def test_an_option_about_timelines_never_changes_a_classic_game():
     study = run_study(3, 2, 2, asked_values(["adjacency=family,any"], []))
     assert study.diverged == 0 and not study.by_kind and len(study.first) == 3
