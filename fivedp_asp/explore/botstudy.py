@@ -55,7 +55,7 @@ class Measure:
     """One figure of the games: per column, a mean with its interval, and its difference from the own
     column over the same games (None in the own column)."""
 
-    key: str  # years, steps, timelines, boards, winner, centres, unique
+    key: str  # years, steps, timelines, boards, eliminated, winner, centres, unique
     label: str
     power: str | None
     values: tuple[Interval, ...]
@@ -81,8 +81,8 @@ class BotStudy:
         return [(n, ps) for n, ps in self.played if not any(p.error for p in ps)]
 
     def measures(self) -> list[Measure]:
-        """Every figure, in the order they are printed: game length, steps, timelines, boards, the
-        share of games each power won (and none did), each power's final centres (in a multiverse,
+        """Every figure, in the order they are printed: game length, steps, timelines, boards, powers
+        eliminated, the share of games each power won (and none did), each power's final centres (in a multiverse,
         summed over the heads, then counted once by name)."""
         games = self.complete
         if not games:
@@ -98,6 +98,7 @@ class BotStudy:
             ("steps", "steps", None, lambda p: p.steps),
             ("timelines", "timelines", None, lambda p: p.timelines),
             ("boards", "boards", None, lambda p: p.boards),
+            ("eliminated", "powers eliminated", None, lambda p: len(p.eliminated)),
             ("winner", "no winner", None, lambda p: p.winner is None),
         ]
         wanted += [("winner", f"won by {power}", power, lambda p, w=power: p.winner == w) for power in powers]
@@ -302,7 +303,8 @@ def bot_study_html(study: BotStudy) -> str:
         rows.append(f"<tr><th>{esc(m.label)}</th>{cells}</tr>")
     table = ("<table><tr><th></th>" + "".join(f"<th>{esc(x)}</th>" for x in labels) + "</tr>" + "".join(rows)
              + "</table>")
-    plots = [_whiskers(m.label, labels, m.values, False) for m in measures if m.key in ("years", "steps", "timelines")]
+    plots = [_whiskers(m.label, labels, m.values, False) for m in measures
+             if m.key in ("years", "steps", "timelines", "eliminated")]
     winners = [m for m in measures if m.key == "winner"]
     if winners:
         plots.append(_shares(labels, winners))
