@@ -245,11 +245,12 @@ def game_lines(p: Played, multiverse: bool) -> list[str]:
     return lines
 
 
-def summary_lines(games: Sequence[Played], seats: Seats) -> list[str]:
-    """Per power: its bot, its mean final centres and its wins."""
+def summary_lines(games: Sequence[Played], seats: Seats, multiverse: bool = False) -> list[str]:
+    """Per power: its bot, its mean final centres (summed over the heads in a multiverse) and its wins."""
     if not games:
         return []
-    lines = [f"Summary of {len(games)} game{'' if len(games) == 1 else 's'}:"]
+    summed = " (centres summed over the heads)" if multiverse else ""
+    lines = [f"Summary of {len(games)} game{'' if len(games) == 1 else 's'}{summed}:"]
     for power, bot in seats.bots:
         mean = sum(g.centres.get(power, 0) for g in games) / len(games)
         wins = sum(1 for g in games if g.winner == power)

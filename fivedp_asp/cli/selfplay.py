@@ -112,7 +112,7 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
                   indent=2)
         print()
     else:
-        print("\n".join(summary_lines(games, seats)))
+        print("\n".join(summary_lines(games, seats, args.multiverse)))
         if out is not None:
             print(f"Wrote {len(games)} game file{'' if len(games) == 1 else 's'} into {Path(out)}")
     return max((p.status for p in games), default=0)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from fivedp_asp.bots.greedy import greedy_bot
 from fivedp_asp.bots.random_bot import random_bot
-from fivedp_asp.bots.registry import load_bot, parse_seats
+from fivedp_asp.bots.registry import BUILTIN, load_bot, parse_seats
 from fivedp_asp.bots.view import View
 from fivedp_asp.compare.random_games import OrderGenerator, Travel, multiverse_orders
 from fivedp_asp.engine.step import next_phase, step
@@ -57,7 +57,7 @@ def test_the_orders_of_every_bot_are_legal_in_random_positions(seed, steps, mult
     mv = random_position(seed, steps, multiverse)
     if mv.winner:
         return
-    for bot in (random_bot, greedy_bot):
+    for bot in BUILTIN.values():
         orders = bot_orders(bot, mv, f"test/{seed}", multiverse)
         assert not invalid(mv, orders), (bot.__name__, next_phase(mv), invalid(mv, orders))
         # each power orders only its own units
@@ -86,7 +86,7 @@ def test_drawing_from_other_settings_gives_orders_legal_under_one_of_them(seed, 
     mv = random_position(seed, steps, True)
     if mv.winner or next_phase(mv) != "movement":
         return
-    for bot in (random_bot, greedy_bot):
+    for bot in BUILTIN.values():
         orders = bot_orders(bot, mv, f"test/{seed}", True, PERMISSIVE)
         refused = [set(invalid(mv, orders))] + [
             set(invalid(dataclasses.replace(mv, options=MappingProxyType(s)), orders)) for s in PERMISSIVE]

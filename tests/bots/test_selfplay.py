@@ -119,3 +119,37 @@ def test_seven_greedy_bots_play_classic_and_multiverse_games_to_their_end(cli, t
         assert status == 0 and game["error"] is None and (game["winner"] or game["years"] == years)
         history = load_game(game["file"]).history
         assert not [r for h in history for r in h.get("results", ()) if r.get("result") == "invalid"]
+
+
+def test_the_example_bot_of_the_docs_plays_legal_orders(cli, tmp_path):
+    example = Path(__file__).resolve().parents[2] / "docs" / "examples" / "cautious_bot.py"
+    for extra in ([], ["--multiverse"]):
+        status, out, _ = cli("selfplay", "--games", "1", "--years", "3", "--bot", f"England={example}:cautious",
+                             "--out", tmp_path, "--force", "--json", *extra)
+        game = json.loads(out)["games"][0]
+        assert status == 0 and game["error"] is None
+        history = load_game(game["file"]).history
+        english = [r for h in history for r in h.get("results", ()) if r.get("power") == "England"]
+        assert english and not [r for r in english if r.get("result") == "invalid"]
+
+
+def test_the_progress_bar_is_drawn_on_a_terminal_only():
+    import io
+
+    from fivedp_asp.cli.selfplay import ProgressBar
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    shown = Terminal()
+    bar = ProgressBar(4, stream=shown)
+    bar.advance()
+    bar.advance()
+    bar.close()
+    assert "[###############...............] 2/4 games" in shown.getvalue() and shown.getvalue().endswith("\r")
+    quiet = io.StringIO()
+    bar = ProgressBar(4, stream=quiet)
+    bar.advance()
+    bar.close()
+    assert quiet.getvalue() == ""
