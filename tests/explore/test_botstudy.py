@@ -92,3 +92,16 @@ def test_bad_arguments_of_a_bot_study(cli):
     assert status == 2 and "--out writes a study's first divergences" in err
     status, _, err = cli("explore", "--bot-games", "2", "--bot", "France=nobot", "--option", "victory=majority")
     assert status == 2 and "not a bot" in err
+
+
+def test_a_rule_of_your_own_in_a_study_of_bot_games(cli):
+    from pathlib import Path
+
+    rule = Path(__file__).resolve().parents[2] / "docs" / "examples" / "no_cross_timeline_support.lp"
+    status, out, _ = cli("explore", "--bot-games", "1", "--years", "1", "--rule", f"no_cross_timeline_support={rule}",
+                         "--json")
+    doc = json.loads(out)
+    assert status == 0 and doc["columns"] == [{"no_cross_timeline_support": False},
+                                              {"no_cross_timeline_support": True}]
+    # classic games: nobody supports across timelines, so the rule changes nothing
+    assert all(not m["versus_own"][1]["real"] and m["versus_own"][1]["mean"] == 0 for m in doc["measures"])
