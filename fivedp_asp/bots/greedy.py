@@ -39,12 +39,11 @@ from ..engine.adjustment import adjustment_balances
 from ..engine.options import chosen
 from ..engine.phase import StepReport
 from ..game.play import unit_designation
-from ..model.map import GameMap
-from ..model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, SUSTAIN, Board, Multiverse, Unit
-from ..model.notation import timeline_name
-from ..model.orders import (ARMY, FLEET, Build, Convoy, Disband, Hold, Move, SupportHold, SupportMove)
-from ..model.notation import parse_order
+from ..model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, SUSTAIN, Board, Multiverse
+from ..model.notation import parse_order, timeline_name
+from ..model.orders import ARMY, FLEET, Build, Convoy, Disband, Hold, Move, SupportHold, SupportMove
 from .values import Values, board_values
+from ..errors import UsageError
 from .view import View
 
 P_NEXT = 0.3
@@ -77,7 +76,7 @@ class _Option:
 def greedy_bot(view: View) -> list[str]:
     """The power's orders for the next phase (see the module)."""
     if not isinstance(view, View):
-        raise TypeError(f"greedy_bot: view must be a View, not {type(view).__name__}")
+        raise UsageError(f"greedy_bot: view must be a View, not {type(view).__name__}")
     phase = view.phase
     if phase == MOVEMENT:
         return _movement(view, view.rng())

@@ -28,6 +28,7 @@ from ..game.play import unit_designation
 from ..model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Board, Unit
 from ..model.notation import format_order, parse_order
 from ..model.orders import Build, Disband, JumpAssist, Move, UnitSpec, Waive
+from ..errors import UsageError
 from .view import View
 
 P_TRAVEL = 0.06
@@ -40,7 +41,7 @@ P_OPEN_CONVOY = 0.15
 def random_bot(view: View) -> list[str]:
     """The power's orders for the next phase, drawn at random among legal ones (see the module)."""
     if not isinstance(view, View):
-        raise TypeError(f"random_bot: view must be a View, not {type(view).__name__}")
+        raise UsageError(f"random_bot: view must be a View, not {type(view).__name__}")
     rng = view.rng()
     phase = view.phase
     if phase == MOVEMENT:

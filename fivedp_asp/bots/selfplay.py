@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from ..engine.batch import step_many
-from ..engine.phase import StepReport
 from ..engine.step import next_phase
 from ..errors import AdjudicationError, InputError, NotationError, UsageError, crash_message, quoted
 from ..game.play import adjudicate
@@ -87,6 +86,8 @@ def _counts(mv: Multiverse) -> tuple[dict[str, int], dict[str, int], dict[str, d
 def played(number: int, game: Game, steps: int, moves: int, *, text: bool = False,
            error: str | None = None, status: int = 0) -> Played:
     """A game as it stands, summed up."""
+    if not isinstance(game, Game):
+        raise UsageError(f"played: game must be a Game, not {type(game).__name__}")
     mv = game.mv
     summed, unique, per = _counts(mv)
     file_text = None
