@@ -227,7 +227,8 @@ def _centres_text(counts: Mapping[str, int]) -> str:
 
 def game_lines(p: Played, multiverse: bool) -> list[str]:
     """One game's outcome, as ``fivedp selfplay`` prints it."""
-    end = f"{p.winner} won after {p.years:g} years" if p.winner else f"no winner after {p.years:g} years"
+    years = f"{p.years:g} year{'' if p.years == 1 else 's'}"
+    end = f"{p.winner} won after {years}" if p.winner else f"no winner after {years}"
     timelines = f"{p.timelines} timeline{'' if p.timelines == 1 else 's'}"
     if p.in_play != p.timelines:
         timelines += f" ({p.in_play} in play)"

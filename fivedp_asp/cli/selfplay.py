@@ -79,6 +79,10 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
     if args.out:
         out = check_output_folder(args.out, [out_name(args.seed, n) for n in range(1, args.games + 1)],
                                   force=args.force)
+    # made before anything is printed: a bad --scheduler address is told at once (workers.in_batches)
+    results = play_games(args.games, args.seed, args.years, seats, options=MappingProxyType(options),
+                         travel=args.multiverse, budget=args.budget, text=out is not None, jobs=args.jobs,
+                         scheduler=args.scheduler)
     kind = "multiverse" if args.multiverse else "classic"
     if not args.json:
         print(f"Selfplay: {args.games} {kind} game{'' if args.games == 1 else 's'} of {args.years} "
@@ -87,9 +91,7 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
     games = []
     entries = []
     try:
-        for p in play_games(args.games, args.seed, args.years, seats, options=MappingProxyType(options),
-                            travel=args.multiverse, budget=args.budget, text=out is not None, jobs=args.jobs,
-                            scheduler=args.scheduler):
+        for p in results:
             games.append(p)
             file = None
             if out is not None and p.text is not None:
