@@ -29,6 +29,7 @@ from types import MappingProxyType
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..engine.batch import step_many
+from ..engine.options import chosen, logic_files, registry, show
 from ..engine.phase import StepReport
 from ..engine.possible import PossibleOrder, legal_orders
 from ..engine.step import next_phase
@@ -101,10 +102,16 @@ class View:
         return tuple(b for b in self.mv.heads if b.phase == phase)
 
     def option_sets(self) -> tuple[Mapping[str, Any], ...]:
-        """The game's own options, then each further setting that differs from them."""
+        """The game's own options, then each further setting that could list other orders: one that
+        loads other logic files into the programs legality is judged by (movement, retreat,
+        adjustment) or sets an option that Python reads otherwise (``_legality``). A setting that
+        differs only in, say, the victory condition lists the same orders and is not asked again."""
         out = [self.mv.options]
+        seen = {_legality(self.mv.options)}
         for s in self.settings:
-            if all(dict(s) != dict(x) for x in out):
+            key = _legality(s)
+            if key not in seen:
+                seen.add(key)
                 out.append(s)
         return tuple(out)
 
@@ -162,6 +169,14 @@ class View:
             return []
         self.memo["spent"] = self.memo.get("spent", 0) + len(wanted)
         return step_many([(self.mv, {p: list(v) for p, v in s.items()}) for s in wanted], reasons=False)
+
+
+def _legality(options: Mapping[str, Any]) -> tuple:
+    """What of a setting the legal orders depend on: the logic files of the programs that judge them,
+    and the options read by Python rather than loaded as files (``programs=()`` in the registry)."""
+    files = tuple(str(f) for program in ("movement", "retreat", "adjustment") for f in logic_files(options, program))
+    read = tuple((o.name, show(chosen(options, o.name))) for o in registry(options).values() if not o.programs)
+    return files, read
 
 
 def _union(lists: Iterable[Iterable[PossibleOrder]]) -> tuple[PossibleOrder, ...]:

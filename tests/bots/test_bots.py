@@ -168,3 +168,10 @@ def test_seats_give_every_power_a_bot():
             (["England=greedy", "England=random"], "England is given two bots"):
         with pytest.raises(InputError, match=message):
             parse_seats(bad, MAP)
+
+
+def test_settings_that_cannot_list_other_orders_are_not_asked_again():
+    game = new_game(opening(MAP))
+    view = View(game, "England", "s", ({"victory": "majority"}, {"victory": "unique"}, {"adjacency": "any"},
+                                       {"datc_4c5": "invalid"}))
+    assert view.option_sets() == (game.mv.options, {"adjacency": "any"}, {"datc_4c5": "invalid"})
