@@ -230,7 +230,9 @@ def _whiskers(title: str, labels: Sequence[str], values: Sequence[Interval], sha
     w, row, left, right = 640, 26, 190, 30
     h = 40 + row * len(values) + 24
     lo = min([0.0] + [v.low for v in values])
-    hi = max([v.high for v in values] + [lo + 1e-9])
+    hi = max(v.high for v in values)
+    if hi - lo < 1e-9:
+        hi = lo + 1.0  # every value the same: an axis of one unit, the dots at its start
     if share:
         lo, hi = 0.0, 1.0
     span = hi - lo or 1.0
