@@ -838,3 +838,25 @@ def bench_big(name: str, copies: int, repeat: int = 1) -> BigRow:
 
 
 BIG_RUNS = (("6.C.1", (128, 512, 1024)), ("6.F.18", (20, 100, 1000)), ("6.F.16", (20, 100, 1000)))
+
+
+# -- games between bots ----------------------------------------------------------------------------
+
+
+def bench_selfplay(games: int, years: int, seed: int, multiverse: bool, bot: str = "greedy") -> list[dict]:
+    """Games of seven ``bot`` players from the standard opening, one at a time (seeds' games 1 to
+    ``games``), each to a win or ``years`` years: per game its steps, timelines, and wall-clock and
+    processor seconds (the bots' thinking, their tries on copies and the adjudication together)."""
+    from ..bots.registry import parse_seats
+    from ..bots.selfplay import Table, play_tables
+
+    game_map = load_map("standard")
+    seats = parse_seats([f"all={bot}"], game_map)
+    rows = []
+    for number in range(1, games + 1):
+        wall, cpu = time.perf_counter(), time.process_time()
+        played = play_tables([Table(number)], seed, years, seats, travel=multiverse, game_map=game_map)[0]
+        rows.append({"game": number, "steps": played.steps, "years": played.years, "timelines": played.timelines,
+                     "boards": played.boards, "wall_s": time.perf_counter() - wall,
+                     "cpu_s": time.process_time() - cpu, "error": played.error})
+    return rows

@@ -50,6 +50,29 @@ def cmd_bench(args, command: Callable[[list[str]], int]) -> int:
         print(f"on top of each command run as a program: the interpreter's start and imports, "
               f"{start_seconds(args.repeat):.2f} s")
         return 0
+    if args.suite == "selfplay":
+        from ..bench.benchmarks import bench_selfplay
+
+        if args.games < 1 or args.years < 1:
+            from ..errors import InputError
+
+            raise InputError("--games and --years must be at least 1")
+        print(f"selfplay: seven {args.bot} bots, one game at a time (seed {args.seed}), classic games of "
+              f"{args.years} years and multiverse games of {max(args.years // 2, 1)}; wall-clock and processor "
+              "seconds per game", flush=True)
+        print(f"{'kind':<11} {'game':>4} {'years':>5} {'steps':>5} {'timelines':>9} {'boards':>6} {'wall s':>7} "
+              f"{'cpu s':>6}")
+        for multiverse, years in ((False, args.years), (True, max(args.years // 2, 1))):
+            kind = "multiverse" if multiverse else "classic"
+            rows = bench_selfplay(args.games, years, args.seed, multiverse, args.bot)
+            for r in rows:
+                print(f"{kind:<11} {r['game']:>4} {r['years']:>5g} {r['steps']:>5} {r['timelines']:>9} "
+                      f"{r['boards']:>6} {r['wall_s']:>7.2f} {r['cpu_s']:>6.2f}" + (f"  {r['error']}" if r['error']
+                                                                                     else ""), flush=True)
+            cpu = sum(r["cpu_s"] for r in rows) / len(rows)
+            print(f"{kind:<11} mean {cpu:.2f} processor s a game: 100 such games take about "
+                  f"{100 * cpu / 2 / 60:.0f} min on two cores (-j 2)", flush=True)
+        return 0
     if args.suite == "serve":
         from ..serve.bench import bench_serve
 
@@ -170,14 +193,19 @@ def add_bench_parser(sub, command: Callable[[list[str]], int]) -> None:
     handed in rather than imported so that this module and the one that builds the parser do not
     import each other."""
     p = sub.add_parser("bench", help="benchmarks: classic (against the reference), multiverse (scaling), game (game "
-                                     "file commands), possible (legal orders) or big (many independent paradoxes in one step)")
-    p.add_argument("suite", choices=("classic", "multiverse", "game", "possible", "big", "serve"))
+                                     "file commands), possible (legal orders), big (many independent paradoxes in one "
+                                     "step), serve (the server) or selfplay (games between bots)")
+    p.add_argument("suite", choices=("classic", "multiverse", "game", "possible", "big", "serve", "selfplay"))
     p.add_argument("--phases", type=int, default=500, help="classic: movement phases to record (default 500)")
     p.add_argument("--batch", type=int, default=1,
                    help="classic: phases adjudicated together in one program (default 1: one at a time)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--repeat", type=int, default=3, help="runs per measurement (default 3)")
     p.add_argument("--rounds", type=int, default=20, help="serve: rounds of seven submissions at once (default 20)")
+    p.add_argument("--games", type=int, default=3, help="selfplay: games of each kind, one at a time (default 3)")
+    p.add_argument("--years", type=int, default=10,
+                   help="selfplay: years of a classic game; a multiverse game plays half as many (default 10)")
+    p.add_argument("--bot", default="greedy", help="selfplay: the bot of all seven powers (default greedy)")
     p.add_argument("--profile", action="store_true",
                    help="classic, multiverse: where each step's time goes, stage by stage, with the programs' sizes")
     p.add_argument("--heads", default="1,4,16,64", help="multiverse: boards in play, comma-separated")

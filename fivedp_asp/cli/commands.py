@@ -24,6 +24,7 @@ from ..solver.driver import (DEFAULT_MEMORY_LIMIT, DEFAULT_TIME_LIMIT, check_mem
 from .bench import add_bench_parser
 from .explore import add_explore_parser
 from .options import add_options_parser
+from .selfplay import add_selfplay_parser
 from .serve import add_serve_parser
 from .game import add_game_parser
 from .render import add_render_parser
@@ -214,6 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_explore_parser(sub)
     add_options_parser(sub)
     add_serve_parser(sub)
+    add_selfplay_parser(sub)
     p = sub.add_parser("compare", help="compare this engine with a reference adjudicator, on scenarios or random games")
     p.add_argument("paths", nargs="*", help="scenario files or folders (classic scenarios only)")
     p.add_argument("--reference", action="append",
@@ -234,7 +236,7 @@ def build_parser() -> argparse.ArgumentParser:
     # every command that adjudicates takes a time limit for each program it solves (docs/limits.md)
     game = _subcommands(sub.choices["game"])
     for command in (sub.choices["adjudicate"], sub.choices["check"], game["adjudicate"], sub.choices["explore"],
-                    sub.choices["compare"]):
+                    sub.choices["compare"], sub.choices["selfplay"]):
         command.add_argument("--time-limit", type=_seconds, default=DEFAULT_TIME_LIMIT, metavar="SECONDS",
                              help=f"give up on a step not settled within this many seconds (default {DEFAULT_TIME_LIMIT:g})")
         command.add_argument("--memory-limit", type=_mebibytes, default=DEFAULT_MEMORY_LIMIT, metavar="MIB",

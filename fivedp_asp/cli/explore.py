@@ -31,6 +31,12 @@ def cmd_explore(args: argparse.Namespace) -> int:
     asked = asked_values(args.option or [], args.all_values or [], rules)
     if args.jobs < 1:
         raise InputError("--jobs must be at least 1")
+    if args.bot and args.bot_games is None:
+        raise InputError("--bot names the players of a study over bot games: give --bot-games N")
+    if args.bot_games is not None:
+        if args.random_games is not None:
+            raise InputError("give --random-games or --bot-games, not both")
+        return _bot_study(args, asked, rules)
     if args.random_games is not None:
         return _study(args, asked, rules)
     if args.out:
@@ -101,6 +107,43 @@ def _study(args: argparse.Namespace, asked: "Asked", rules) -> int:
     return 0
 
 
+def _bot_study(args: argparse.Namespace, asked: "Asked", rules) -> int:
+    """``--bot-games N``: the same seeded games played by bots under each value (botstudy.py)."""
+    from ..bots.registry import parse_seats
+    from ..explore.botstudy import bot_study_html, bot_study_json, bot_study_lines, run_bot_study
+    from ..model.map import load_map
+    from .selfplay import ProgressBar
+
+    if args.paths:
+        raise InputError("--bot-games plays its own games: give no PATH")
+    if args.out:
+        raise InputError("--out writes a study's first divergences: give --random-games N (selfplay --out "
+                         "writes games played by bots)")
+    if args.bot_games < 1 or args.years < 1:
+        raise InputError("--bot-games and --years must be at least 1")
+    if args.budget < 0:
+        raise InputError("--budget must be at least 0")
+    seats = parse_seats(args.bot or [], load_map("standard"))
+    if args.html:
+        output_target(args.html, "report", force=args.force)
+    own = with_rules({}, tuple(rules), in_effect=False)
+    bar = ProgressBar(args.bot_games)
+    try:
+        study = run_bot_study(args.bot_games, args.seed, args.years, seats, asked, options=own,
+                              multiverse=args.multiverse, budget=args.budget, jobs=args.jobs,
+                              scheduler=args.scheduler, progress=bar.advance)
+    finally:
+        bar.close()
+    if args.json:
+        json.dump(bot_study_json(study), sys.stdout, indent=2)
+        print()
+    else:
+        print("\n".join(bot_study_lines(study)))
+    if args.html:
+        write_output(args.html, bot_study_html(study), "report", force=args.force)
+    return max((p.status for _, ps in study.played for p in ps), default=0)
+
+
 def add_explore_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "explore", help="run scenarios (or game files) under several rule options and show only what differs",
@@ -111,11 +154,19 @@ def add_explore_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("paths", nargs="*", metavar="PATH", help="scenario files, folders of them, or game files (their adjudicated steps)")
     p.add_argument("--random-games", type=int, metavar="N",
                    help="a study instead: N seeded random classic games, their orders replayed under each value")
+    p.add_argument("--bot-games", type=int, metavar="N",
+                   help="a study of play instead: N seeded games between bots (--bot), played under each value; "
+                        "game length, winners, centres and timelines compared, with intervals")
+    p.add_argument("--bot", action="append", metavar="POWER=NAME",
+                   help="--bot-games: the bot of a power (random, greedy, MODULE:FUNCTION or FILE.py:FUNCTION); "
+                        "all=NAME for every power not named (default random; repeatable)")
+    p.add_argument("--budget", type=int, default=3,
+                   help="--bot-games: order sets each bot may try on a copy of the game per phase (default 3)")
     p.add_argument("--seed", type=int, default=1, help="seed of the random games (default 1)")
-    p.add_argument("--years", type=int, default=5, help="years each random game lasts (default 5)")
+    p.add_argument("--years", type=int, default=5, help="years each random or bot game lasts (default 5)")
     p.add_argument("--multiverse", action="store_true",
                    help="random games with time travel: orders on every head, moves and supports into the past, "
-                        "other heads and parent timelines")
+                        "other heads and parent timelines (bot games: the bots play across boards)")
     p.add_argument("--out", metavar="DIR", help="write each game's first divergence as a scenario here")
     p.add_argument("--html", metavar="FILE",
                    help="write what differs as one self-contained HTML page: the boards under each value side by "

@@ -27,38 +27,145 @@ import yaml
 
 from ..engine.batch import step_many
 from ..files.scenarios import Scenario, ScenarioStep
-from .exploration import Asked, Exploration, column_label, explore_scenarios
+from .exploration import Asked, Exploration, column_label, columns_for, explore_scenarios
 from ..inputs import write_file
 from ..report.jsonout import document
 from ..model.map import GameMap, load_map
-from ..model.multiverse import MOVEMENT, opening
-from ..model.notation import parse_order
-from ..model.orders import Build, Convoy, Disband, Hold, Move, SupportHold, SupportMove, Waive
+from ..model.multiverse import MOVEMENT, Multiverse, opening
+from ..model.notation import format_order, parse_order
+from ..model.orders import (Build, Convoy, Disband, Hold, JumpAssist, Move, OpenConvoy, SupportHold, SupportMove,
+                            Sustain, UnitSpec, Waive, Where)
 from ..engine.step import next_phase
 
 KINDS = ((Move, "move"), (SupportMove, "support to move"), (SupportHold, "support to hold"), (Convoy, "convoy"),
-         (Hold, "hold"), (Build, "build"), (Disband, "disband or removal"), (Waive, "waive"))
+         (OpenConvoy, "open convoy"), (JumpAssist, "jump assist"), (Hold, "hold"), (Build, "build"),
+         (Disband, "disband or removal"), (Waive, "waive"), (Sustain, "sustain"))
 
 
 def _orders(mv, gen, rng: random.Random, multiverse: bool) -> dict[str, list[str]]:
     """The orders of a game's next step: the first head's alone in a classic game; in a multiversal
-    one every head's, and one to four orders across boards in movement steps, six in ten of them moves."""
-    from ..compare.random_games import Travel, multiverse_orders
+    one every head's, and one to four orders across boards in movement steps, six in ten of them
+    moves, each given instead of its unit's order on its head (with both, both would be illegal:
+    DATC 4.D.3), and a unit drawn twice by its power keeping the first."""
+    from ..compare.random_games import Travel, multiverse_orders, ordered_unit
 
     phase = next_phase(mv)
     if not multiverse:
         return gen.orders(mv.heads[0], phase)
-    return multiverse_orders(mv, gen, rng, phase, (1, 4), Travel(move_share=0.6))
+    drawn = multiverse_orders(mv, gen, rng, phase, (1, 4), Travel(move_share=0.6), travel_replaces=True)
+    seen: set = set()
+    out: dict[str, list[str]] = {}
+    for power, lines in drawn.items():
+        for line in lines:
+            unit = ordered_unit(line, mv.game_map)
+            if unit is None or (power, unit) not in seen:  # another power's order for it is a stray one
+                seen.add((power, unit))
+                out.setdefault(power, []).append(line)
+    return out
+
+
+BEYOND = (1, 3)
+"""Units given, each movement step, an order only another compared value allows (when they have one)."""
+
+
+def beyond_orders(mv: Multiverse, rng: random.Random, others: Sequence[Mapping[str, Any]], multiverse: bool,
+                  tries: int) -> list[tuple[str, str]]:
+    """(power, line) for up to ``tries`` units drawn at random from the heads that play: for each, one
+    of its orders that some option setting of ``others`` allows and the game's own options do not
+    (``legal_orders`` under each), when it has one; in a classic game only orders on its own board.
+    An order that means something only with partners comes with them: a jump assist with its jump
+    (only jumps of length 1, two turns back on the jumping unit's own timeline, which one assist makes
+    legal), an open convoy with an army on the shore of the fleet's chain of seas moving by convoy to
+    another shore. A unit is given at most one order."""
+    from dataclasses import replace as changed
+    from types import MappingProxyType
+
+    from ..engine.possible import legal_orders
+    from ..game.play import unit_designation
+
+    m = mv.game_map
+    heads = [h for h in (mv.heads if multiverse else mv.heads[:1]) if h.phase == MOVEMENT and h.units]
+    if not others or not heads:
+        return []
+    under = [changed(mv, options=MappingProxyType(dict(o))) for o in others]
+    out: list[tuple[str, str]] = []
+    used: set[tuple[int, int, str]] = set()
+    for _ in range(tries):
+        head = rng.choice(heads)
+        unit = rng.choice(sorted(head.units.values(), key=lambda u: u.location))
+        if (head.timeline, head.turn, unit.province) in used:
+            continue
+        name = unit_designation(mv, head.key, unit)
+        own = {p.order for p in legal_orders(mv, unit=name)}
+        extra = sorted({p.order for x in under for p in legal_orders(x, unit=name)} - own)
+        extra = [line for line in extra if _fits(parse_order(line, m), head, multiverse)]
+        if not extra:
+            continue
+        line = rng.choice(extra)
+        order = parse_order(line, m)
+        group = [(unit.power, line)]
+        places = {(head.timeline, head.turn, unit.province)}
+        if isinstance(order, JumpAssist):
+            target = order.target.where
+            jumper = mv.boards[(target.timeline, target.turn)].units[target.province]
+            group.append((jumper.power, format_order(Move(UnitSpec(target, jumper.kind), order.dest), m)))
+            places.add((target.timeline, target.turn, target.province))
+        elif isinstance(order, OpenConvoy):
+            fleets = {p for p, u in head.units.items() if u.kind == "fleet" and m.provinces[p].is_sea}
+            shore = sorted(m.shore(m.sea_region({unit.province}, fleets)))
+            armies = [head.units[p] for p in shore if p in head.units and head.units[p].kind == "army"
+                      and (head.timeline, head.turn, p) not in used]
+            if armies:
+                army = rng.choice(armies)
+                dest = rng.choice([p for p in shore if p != army.province])
+                move = Move(UnitSpec(Where(army.province, None, head.timeline, head.turn), "army"),
+                            Where(dest, None, head.timeline, head.turn), via_convoy=True)
+                group.append((army.power, format_order(move, m)))
+                places.add((head.timeline, head.turn, army.province))
+        if places & used:
+            continue
+        used |= places
+        out += group
+    return out
+
+
+def _fits(order: Any, head: Any, multiverse: bool) -> bool:
+    """Whether an order may be drawn: in a classic game it stays on its head's board; a jump assist
+    names a jump two turns back on the jumping unit's own timeline (length 1: one assist is enough)."""
+    if isinstance(order, JumpAssist):
+        t = order.target.where
+        if order.dest.timeline != t.timeline or t.turn - order.dest.turn != 2:
+            return False
+    if multiverse:
+        return True
+    places = [getattr(order, "dest", None), getattr(getattr(order, "target", None), "where", None)]
+    return all(p is None or (p.timeline, p.turn) == head.key for p in places)
+
+
+def _with_beyond(orders: Mapping[str, list[str]], extra: Sequence[tuple[str, str]], game_map: GameMap) -> dict[str, list[str]]:
+    """The step's orders with the ``beyond_orders`` given instead of every other order of their units."""
+    from ..compare.random_games import ordered_unit
+
+    if not extra:
+        return dict(orders)
+    taken = {ordered_unit(line, game_map) for _, line in extra}
+    out = {p: [x for x in lines if ordered_unit(x, game_map) not in taken] for p, lines in orders.items()}
+    for power, line in extra:
+        out.setdefault(power, []).append(line)
+    return {p: v for p, v in out.items() if v}
 
 
 def random_games(count: int | Sequence[int], seed: int, years: int, options: Mapping[str, Any] | None = None,
                  game_map: GameMap | None = None, illegal_share: float = 0.05,
-                 multiverse: bool = False) -> list[tuple[Scenario, list[str]]]:
+                 multiverse: bool = False, others: Sequence[Mapping[str, Any]] = ()) -> list[tuple[Scenario, list[str]]]:
     """Seeded random games of ``years`` years (games 1 to ``count``, or the game numbers given) as
     scenarios (their orders, no expectations), each with the phase of every step, played in lockstep
     so that their phases are adjudicated together. A game depends on the seed and its number only.
     ``multiverse``: every head gets orders, and a few units travel to the past, to other heads and to
-    parent timelines each movement step (a game then lasts six steps a year)."""
+    parent timelines each movement step (a game then lasts six steps a year). ``others``: the option
+    settings of the other values a study compares; each movement step, one to three units then get an
+    order one of them allows and the game's own options do not (``beyond_orders``, drawn from a
+    generator of their own, so that a game in which no unit has one is the game drawn without them)."""
     from ..compare.random_games import OrderGenerator
 
     game_map = game_map or load_map("standard")
@@ -66,6 +173,7 @@ def random_games(count: int | Sequence[int], seed: int, years: int, options: Map
     numbers = list(range(1, count + 1)) if isinstance(count, int) else list(count)
     count = len(numbers)
     rngs = [random.Random(f"fivedp-study/{seed}/{i}{'/mv' if multiverse else ''}") for i in numbers]
+    beyond = [random.Random(f"fivedp-study/{seed}/{i}/beyond") for i in numbers]
     gens = [OrderGenerator(game_map, rng, illegal_share) for rng in rngs]
     positions = [start] * count
     steps: list[list[ScenarioStep]] = [[] for _ in range(count)]
@@ -77,6 +185,9 @@ def random_games(count: int | Sequence[int], seed: int, years: int, options: Map
             mv = positions[n]
             phase = next_phase(mv)
             orders = _orders(mv, gens[n], rngs[n], multiverse)
+            if others and phase == MOVEMENT:
+                extra = beyond_orders(mv, beyond[n], others, multiverse, beyond[n].randint(*BEYOND))
+                orders = _with_beyond(orders, extra, game_map)
             steps[n].append(ScenarioStep(orders, {}, 0))
             phases[n].append(phase)
             asked.append((mv, orders))
@@ -135,11 +246,25 @@ def _kind(text: str, game_map: GameMap) -> str:
 BATCH = 8  # games drawn and explored together (in lockstep), the unit of work given to a worker
 
 
+def other_settings(options: Mapping[str, Any], asked: Asked) -> list[dict[str, Any]]:
+    """The option settings of every compared combination but the games' own (columns_for)."""
+    columns, own = columns_for(options, asked)
+    out = []
+    for i, column in enumerate(columns):
+        if i != own:
+            setting = dict(options)
+            setting.update(zip(asked, column))
+            out.append(setting)
+    return out
+
+
 def study_batch(numbers: Sequence[int], seed: int, years: int, asked: Asked,
                 options: Mapping[str, Any] | None = None, multiverse: bool = False) -> list[tuple[int, list, list[str], Any]]:
     """Games ``numbers`` drawn and explored: per game its number, its orders per step, its phases and
-    its exploration (or the error that stopped it), as plain data a worker process can send back."""
-    drawn = random_games(list(numbers), seed, years, options, multiverse=multiverse)
+    its exploration (or the error that stopped it), as plain data a worker process can send back. The
+    games' orders are drawn from what any compared value allows (``random_games``, ``others``)."""
+    drawn = random_games(list(numbers), seed, years, options, multiverse=multiverse,
+                         others=other_settings(dict(options or {}), asked))
     results = explore_scenarios([g for g, _ in drawn], asked)
     out = []
     for n, (game, phases), ex in zip(numbers, drawn, results):

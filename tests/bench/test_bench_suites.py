@@ -25,3 +25,13 @@ def test_the_possible_suite_prints_its_table_and_runs_no_other(monkeypatch, caps
     assert asked == [(5, 1, 1)]
     assert "--power Russia" in out and "12" in out
     assert "classic" not in out
+
+
+def test_the_selfplay_suite_times_classic_and_multiverse_games(capsys):
+    assert main(["bench", "selfplay", "--games", "1", "--years", "2", "--bot", "random"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("selfplay: seven random bots, one game at a time (seed 1), classic games of 2 years")
+    rows = [line.split() for line in out if line.startswith(("classic ", "multiverse ")) and "mean" not in line]
+    assert [(r[0], r[2]) for r in rows] == [("classic", "2"), ("multiverse", "1")]
+    assert all(float(r[-1]) > 0 for r in rows)
+    assert sum("100 such games take about" in line for line in out) == 2

@@ -50,3 +50,12 @@ def test_a_sweep_and_a_check_on_a_local_cluster(tmp_path):
 def test_an_unreachable_scheduler_is_bad_input(tmp_path):
     p = fivedp("check", str(ROOT / "cases" / "mdatc" / "3.A.2.yaml"), "--scheduler", "tcp://127.0.0.1:9", cwd=tmp_path)
     assert p.returncode == 2 and "cannot reach a Dask scheduler at tcp://127.0.0.1:9: " in p.stderr and "Traceback" not in p.stderr
+
+
+def test_a_study_of_bot_games_on_a_local_cluster_is_the_study_in_one_process(tmp_path):
+    args = ["explore", "--bot-games", "4", "--seed", "2", "--years", "2", "--bot", "England=greedy",
+            "--option", "victory=elimination,majority", "--json"]
+    one = fivedp(*args, cwd=tmp_path)
+    two = fivedp(*args, "--scheduler", "local", "-j", "2", cwd=tmp_path)
+    assert one.returncode == two.returncode == 0, two.stderr
+    assert one.stdout == two.stdout and '"kind": "bot_study"' in one.stdout

@@ -28,6 +28,19 @@ def test_random_games_are_seeded():
     assert len(game.steps) == len(phases) and phases[0] == "movement" and len(game.steps) >= 4
 
 
+def test_an_order_across_boards_takes_the_place_of_its_units_order_on_its_head():
+    """A unit of a multiverse study's random game given an order across boards gives that order
+    alone: with its head order as well, both would be illegal (DATC 4.D.3, conflicting orders), and
+    the game would hardly ever leave its first timeline."""
+    conflicts, timelines = 0, []
+    for case, _ in random_games(4, 7, 5, multiverse=True):
+        run = check_scenario(case)
+        conflicts += sum(1 for r in run.reports for o in r.outcomes
+                         if o.result == "invalid" and "conflicting" in (o.reason or ""))
+        timelines.append(len(run.reports[-1].after.timelines))
+    assert conflicts == 0 and sum(timelines) >= 3 * len(timelines), (conflicts, timelines)
+
+
 def test_an_option_about_timelines_never_changes_a_classic_game():
     study = run_study(3, 2, 2, asked_values(["adjacency=family,any"], []))
     assert study.diverged == 0 and not study.by_kind and len(study.first) == 3
@@ -113,3 +126,80 @@ def test_a_study_as_json_is_a_document_that_agrees_with_the_text(capsys):
     assert doc["diverged"] == sum(g["first_divergence"] is not None for g in doc["per_game"])
     assert f"games whose outcome diverges: {doc['diverged']} of 6" in text
     assert sum(p["played"] for p in doc["by_phase"]) == sum(g["steps"] for g in doc["per_game"])
+
+
+def _position(seed: int, steps: int):
+    """A multiverse position reached by a study's own random orders."""
+    import random as _random
+
+    from fivedp_asp.compare.random_games import OrderGenerator
+    from fivedp_asp.engine.step import next_phase, step
+    from fivedp_asp.explore.study import _orders
+    from fivedp_asp.model.map import load_map
+    from fivedp_asp.model.multiverse import opening
+
+    m = load_map("standard")
+    rng = _random.Random(seed)
+    gen = OrderGenerator(m, rng)
+    mv = opening(m)
+    for _ in range(steps):
+        mv = step(mv, _orders(mv, gen, rng, True), reasons=False).after
+    while next_phase(mv) != "movement":
+        mv = step(mv, {}, reasons=False).after
+    return mv
+
+
+def test_orders_beyond_the_own_options_are_legal_only_under_the_others():
+    import random as _random
+    from dataclasses import replace
+    from types import MappingProxyType
+
+    from fivedp_asp.engine.step import step
+    from fivedp_asp.explore.study import beyond_orders
+
+    mv = _position(2, 9)
+    assert len(mv.timelines) >= 2
+    assert beyond_orders(mv, _random.Random(1), [{}], True, 5) == []  # nothing beyond what the own options allow
+    for other, kind in (({"open_convoys": True}, r" C$"), ({"jump_assists": True}, r" J "),
+                        ({"adjacency": "any"}, r" - |")):
+        drawn = beyond_orders(mv, _random.Random(3), [other], True, 30)
+        assert drawn and any(re.search(kind, line) for _, line in drawn), (other, drawn)
+        orders: dict[str, list[str]] = {}
+        for power, line in drawn:
+            orders.setdefault(power, []).append(line)
+        results = {(o.power, o.text): o.result for o in step(mv, orders, reasons=False).outcomes}
+        allowed = {(o.power, o.text): o.result
+                   for o in step(replace(mv, options=MappingProxyType(other)), orders, reasons=False).outcomes}
+        beyond = [x for x in drawn if re.search(kind, x[1])]
+        assert all(results[x] == "invalid" for x in beyond), results
+        assert all(allowed[x] != "invalid" for x in drawn), allowed
+
+
+def test_a_classic_study_draws_only_orders_on_the_board_of_the_game():
+    import random as _random
+
+    from fivedp_asp.engine.step import step
+    from fivedp_asp.explore.study import beyond_orders
+    from fivedp_asp.model.map import load_map
+    from fivedp_asp.model.multiverse import opening
+
+    m = load_map("standard")
+    mv = opening(m)
+    mv = step(mv, {"England": ["F Lon - Nth", "F Edi - Nwg"], "France": ["F Bre - Mao"]}, reasons=False).after
+    drawn = beyond_orders(mv, _random.Random(4), [{"open_convoys": True, "jump_assists": True}], False, 40)
+    assert drawn and all("@0" not in line for _, line in drawn), drawn
+    assert {line for _, line in drawn if line.endswith(" C")} <= {"F a-Nth@1 C", "F a-Nwg@1 C", "F a-Mao@1 C"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("option, games", [("open_convoys", 12), ("jump_assists", 12), ("adjacency", 12),
+                                           ("sustain", 12), ("victory", 30)])
+def test_a_multiverse_study_sees_every_seed_option(option, games, capsys):
+    """Drawn from what any compared value allows, random multiverse games show the effect of each of
+    the seed's options, also those that allow more orders than the default (docs/explore.md has the
+    counts over 100 games: the victory condition changes about one game in ten, those in which a
+    power is eliminated, so it is given more games)."""
+    status = main(["explore", "--random-games", str(games), "--seed", "7", "--multiverse", "--all-values", option])
+    out = capsys.readouterr().out
+    changed = [int(n) for n in re.findall(r": changes (\d+) games?", out)]
+    assert status == 0 and changed and min(changed) >= 1, out

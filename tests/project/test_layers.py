@@ -10,7 +10,7 @@ The layers, lowest first, follow the data from input to answers and back out:
 4. ``game/``: the game's state and rules of play
 5. ``files/``: scenario and game files
 6. ``report/``: JSON, text and pictures of results
-7. tools: ``check/``, ``explore/``, ``compare/``, ``bench/``
+7. tools: ``check/``, ``explore/``, ``compare/``, ``bench/``, ``bots/``
 8. ``api`` and the package itself (its ``__init__`` re-exports the API); ``serve/``, the game server
 9. ``cli/``: argument parsing and printing
 
@@ -45,7 +45,7 @@ LAYERS: Mapping[str, int] = {
     "game": 4,
     "files": 5,
     "report": 6,
-    "check": 7, "explore": 7, "compare": 7, "bench": 7,
+    "check": 7, "explore": 7, "compare": 7, "bench": 7, "bots": 7,
     "api": 8, "serve": 8, "": 8,
     "cli": 9,
 }
