@@ -4,7 +4,7 @@ solver so that hundreds of boards are quick to make."""
 
 from __future__ import annotations
 
-from fivedp_asp.bench.benchmarks import step_orders, synthetic_multiverse
+from fivedp_asp.lab.bench.positions import step_orders, synthetic_multiverse
 from fivedp_asp.report.render import DrawnOrder, Frame
 from fivedp_asp.engine.step import read_orders
 

@@ -1,4 +1,4 @@
-"""``fivedp bench``: the benchmarks' arguments and their tables; the measuring is bench/benchmarks.py's."""
+"""``fivedp bench``: the benchmarks' arguments and their tables; the measuring is lab/bench/'s."""
 
 from __future__ import annotations
 
@@ -26,10 +26,11 @@ def cmd_bench(args, command: Callable[[list[str]], int]) -> int:
     import sys
 
     # the benchmarks are read only when one is run: every other command starts without them
-    from ..bench.benchmarks import (BIG_RUNS, MULTIVERSE_HEADER, bench_big, bench_classic, bench_game,
-                                    bench_multiverse, bench_possible, format_row, print_batch_profile, print_profile,
-                                    profile_batch, profile_step,
-                                    record_phases, start_seconds, step_orders, synthetic_multiverse)
+    from ..lab.bench.benchmarks import (BIG_RUNS, MULTIVERSE_HEADER, bench_big, bench_game, bench_multiverse,
+                                        bench_possible, format_row, start_seconds)
+    from ..lab.bench.classic import bench_classic, record_phases
+    from ..lab.bench.profile import print_batch_profile, print_profile, profile_batch, profile_step
+    from ..lab.bench.positions import step_orders, synthetic_multiverse
 
     if args.profile and args.suite not in ("classic", "multiverse"):
         from ..errors import InputError
@@ -51,7 +52,7 @@ def cmd_bench(args, command: Callable[[list[str]], int]) -> int:
               f"{start_seconds(args.repeat):.2f} s")
         return 0
     if args.suite == "selfplay":
-        from ..bench.benchmarks import bench_selfplay
+        from ..lab.bench.benchmarks import bench_selfplay
 
         if args.games < 1 or args.years < 1:
             from ..errors import InputError
@@ -74,7 +75,7 @@ def cmd_bench(args, command: Callable[[list[str]], int]) -> int:
                   f"{100 * cpu / 2 / 60:.0f} min on two cores (-j 2)", flush=True)
         return 0
     if args.suite == "serve":
-        from ..serve.bench import bench_serve
+        from ..lab.bench.serve import bench_serve
 
         print(f"serve: fivedp serve on SQLite, every power's player submitting at once, {args.rounds} rounds; "
               "latency of a submission (the last of a round adjudicates), the picture's page twice", flush=True)
@@ -85,7 +86,7 @@ def cmd_bench(args, command: Callable[[list[str]], int]) -> int:
                   f"{r['p50_ms']:>7.1f} {r['p95_ms']:>7.1f} {r['page_s']:>7.2f} {r['page_again_s']:>7.2f}", flush=True)
         return 0
     if args.suite == "possible":
-        print(f"possible: api.legal_orders on bench.random_game({args.timelines}, seed={args.seed}), processor "
+        print(f"possible: api.legal_orders on random_game_until({args.timelines}, seed={args.seed}), processor "
               f"time, best of {args.repeat}", flush=True)
         rows = bench_possible(args.timelines, args.seed, args.repeat)
         print(f"{rows[0]['boards']} boards; {'question':<36} {'orders':>7} {'cpu s':>6} {'peak MB':>8}")

@@ -55,7 +55,7 @@ def cmd_adjudicate(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from ..check.checking import check_paths
+    from ..lab.check.checking import check_paths
 
     if args.jobs < 1:
         raise InputError("--jobs must be at least 1")
@@ -105,10 +105,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
     import time
     from pathlib import Path
 
-    from ..compare.lockstep import run_games
-    from ..compare.reference import get_reference
-    from ..compare.report import games_summary, scenarios_summary
-    from ..compare.scenarios import run_scenarios
+    from ..lab.compare.lockstep import run_games
+    from ..lab.compare.reference import get_reference
+    from ..lab.compare.report import games_summary, scenarios_summary
+    from ..lab.compare.scenarios import run_scenarios
     from ..model.map import load_map
 
     if args.paths and args.games is not None:
@@ -122,14 +122,14 @@ def cmd_compare(args: argparse.Namespace) -> int:
     names = list(dict.fromkeys(args.reference or ["diplomacy"]))
     triangulating = len(names) > 1 or args.triangulate
     if args.games is not None and not triangulating:
-        from ..compare.lockstep import finding_patterns
+        from ..lab.compare.lockstep import finding_patterns
         from ..inputs import check_output_folder
 
         # the scenarios of an earlier run are kept unless --force: checked before any game is played
         check_output_folder(args.out, finding_patterns(args.seed, args.games), force=args.force)
     game_map = load_map("standard")
     if triangulating:
-        from ..compare.triangulate import triangulate, triangulation_lines
+        from ..lab.compare.triangulate import triangulate, triangulation_lines
 
         if args.jobs > 1:
             raise InputError("triangulation runs in one process: leave out -j")
@@ -137,7 +137,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             names = list(dict.fromkeys(names + ["diplomacy", "pydip"]))
         references = [get_reference(n, game_map) for n in names]
         if args.games is not None:
-            from ..compare.triangulate import triangulate_games
+            from ..lab.compare.triangulate import triangulate_games
 
             found = triangulate_games(references, game_map, games=args.games, seed=args.seed, years=args.years)
         else:
@@ -162,7 +162,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         raise InputError("--jobs must be at least 1")
     if args.jobs > 1 and args.games > 1:
-        from ..compare.lockstep import run_games_parallel
+        from ..lab.compare.lockstep import run_games_parallel
 
         tally = run_games_parallel(names[0], min(args.jobs, args.games), games=args.games, seed=args.seed,
                                    years=args.years, out=Path(args.out), origin=origin, replace=args.force)

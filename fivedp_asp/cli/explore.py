@@ -16,7 +16,7 @@ from ..inputs import check_output_folder, output_target, write_output
 from ..report.jsonout import document
 
 if TYPE_CHECKING:
-    from ..explore.exploration import Asked
+    from ..lab.explore.exploration import Asked
 
 
 def cmd_explore(args: argparse.Namespace) -> int:
@@ -24,7 +24,7 @@ def cmd_explore(args: argparse.Namespace) -> int:
     exit status is the worst of the files' (2 bad input, 3 a defect), 0 when all were explored."""
     from ..engine.userrules import parse_specs
     # read only when exploring: every other command starts without them
-    from ..explore.exploration import (Exploration, Failure, asked_values, exploration_json, exploration_lines,
+    from ..lab.explore.exploration import (Exploration, Failure, asked_values, exploration_json, exploration_lines,
                                        explore_paths, load_scenario, registering, summarise, summary_lines)
 
     rules = parse_specs(args.rule or [])
@@ -73,7 +73,7 @@ def cmd_explore(args: argparse.Namespace) -> int:
     elif len(paths) > 1:
         print("\n".join(summary_lines(names, tallies, len(explored), len(failures))))
     if args.html:
-        from ..explore.html import exploration_page
+        from ..lab.explore.html import exploration_page
 
         differing = [registering(load_scenario(ex.path), rules) for ex in explored if ex.steps]
         write_output(args.html, exploration_page(differing, explored, asked), "report", force=args.force,
@@ -83,7 +83,7 @@ def cmd_explore(args: argparse.Namespace) -> int:
 
 def _study(args: argparse.Namespace, asked: "Asked", rules) -> int:
     """``--random-games N``: an option study over random games (study.py)."""
-    from ..explore.study import first_divergence_patterns, run_study, study_html, study_json, study_lines
+    from ..lab.explore.study import first_divergence_patterns, run_study, study_html, study_json, study_lines
 
     if args.paths:
         raise InputError("--random-games plays its own games: give no PATH")
@@ -109,8 +109,8 @@ def _study(args: argparse.Namespace, asked: "Asked", rules) -> int:
 
 def _bot_study(args: argparse.Namespace, asked: "Asked", rules) -> int:
     """``--bot-games N``: the same seeded games played by bots under each value (botstudy.py)."""
-    from ..bots.registry import parse_seats
-    from ..explore.botstudy import bot_study_html, bot_study_json, bot_study_lines, run_bot_study
+    from ..lab.bots.registry import parse_seats
+    from ..lab.explore.botstudy import bot_study_html, bot_study_json, bot_study_lines, run_bot_study
     from ..model.map import load_map
     from .selfplay import ProgressBar
 

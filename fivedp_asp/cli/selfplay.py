@@ -60,8 +60,8 @@ def out_name(seed: int, number: int) -> str:
 def cmd_selfplay(args: argparse.Namespace) -> int:
     """``fivedp selfplay``: plays the games and prints each one's outcome as it ends; the exit status is
     2 or 3 when a game stopped on bad input or an engine defect."""
-    from ..bots.registry import parse_seats
-    from ..bots.selfplay import game_json, game_lines, play_games, summary_lines
+    from ..lab.bots.registry import parse_seats
+    from ..lab.bots.selfplay import game_json, game_lines, play_games, summary_lines
     from ..inputs import check_output_folder, write_file
     from ..model.map import load_map
     from ..report.jsonout import document

@@ -4,7 +4,7 @@ With ``--rule``, the registry extended by those rules of your own (options.regis
 values appear among the built-in ones, each with its file as given.
 
 Everything here reads the registry and nothing else, so an option added there is listed, documented
-and checked (tests/explore/test_explore.py compares docs/options.md with ``markdown()``) with no change here.
+and checked (tests/lab/explore/test_explore.py compares docs/options.md with ``markdown()``) with no change here.
 """
 
 from __future__ import annotations

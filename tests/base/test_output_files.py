@@ -196,7 +196,7 @@ def test_render_refuses_an_existing_default_output_without_force(folder, monkeyp
 
 def test_the_check_comes_before_the_work(folder, monkeypatch):
     """A refused output costs nothing: the exploring (or drawing) is never started."""
-    import fivedp_asp.explore.exploration as exploration
+    import fivedp_asp.lab.explore.exploration as exploration
     import fivedp_asp.report.render as render
 
     def never(*args, **kwargs):
@@ -298,7 +298,7 @@ def test_a_compare_folder_holding_its_scenarios_is_refused_without_force(tmp_pat
     """``compare --games`` writes s<seed>-g<game>-<season>.yaml: a run that may write a file the folder
     holds is refused before it starts. Here the engine is made to fail at once, so that the run
     writes the phase it failed on (its -engine-error.yaml) without a reference adjudicator."""
-    from fivedp_asp.compare import reference
+    from fivedp_asp.lab.compare import reference
     from fivedp_asp.engine import batch
     from fivedp_asp.errors import AdjudicationError
 

@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from fivedp_asp import inputs, yaml_lines
-from fivedp_asp.bench.benchmarks import synthetic_game
+from fivedp_asp.lab.bench.positions import synthetic_game
 from fivedp_asp.files.games import save_game
 from fivedp_asp.limits import MAX_DEPTH
 
@@ -48,7 +48,7 @@ def game_text(tmp_path: Path) -> str:
 
 @pytest.mark.parametrize("name", ["game", "fivedp_asp/maps/standard.yaml",
                                   "cases/multiverse/4.01-fork-by-move-into-empty-past.yaml",
-                                  "tests/compare/s7707-g052-F1910M.yaml"])
+                                  "tests/lab/compare/s7707-g052-F1910M.yaml"])
 def test_c_and_python_paths_agree_on_data_and_lines(tmp_path, name):
     text = game_text(tmp_path) if name == "game" else (ROOT / name).read_text(encoding="utf-8")
     fast, slow = yaml_lines._parse_c(text, name), yaml_lines._parse_python(text, name)

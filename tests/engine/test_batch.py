@@ -15,8 +15,8 @@ import pytest
 
 from fivedp_asp.engine.batch import MAX_BATCH, _owner, _unshift_all, step_many
 from fivedp_asp.files.scenarios import find_scenarios, read_scenario, check_scenario, check_scenarios
-from fivedp_asp.compare.lockstep import opening
-from fivedp_asp.compare.random_games import OrderGenerator
+from fivedp_asp.lab.compare.lockstep import opening
+from fivedp_asp.game.random_orders import OrderGenerator
 from fivedp_asp.errors import InputError, OrderError
 from fivedp_asp.model.map import load_map
 from fivedp_asp.solver.terms import (ORDER_STRIDE, TIMELINE_STRIDE, Game, OrderId, OrderIds, Timeline, fact_lines,

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from fivedp_asp import api
-from fivedp_asp.bench.benchmarks import _copy_tag, copied_position
+from fivedp_asp.lab.bench.positions import _copy_tag, copied_position
 from fivedp_asp.cli import main
 from fivedp_asp.errors import InputError, TimeLimitError
 from fivedp_asp.solver.driver import time_limit

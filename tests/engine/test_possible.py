@@ -1,6 +1,6 @@
 """The orders ``fivedp game possible`` lists are exactly the ones the engine accepts.
 
-On random multiversal games (``bench.random_game``: random play with time travel that forks
+On random multiversal games (``game.random_play.random_game_until``: random play with time travel that forks
 timelines, options on and off), samples of the listed orders are submitted through a real step and
 none may come out ``invalid`` (sound); random orders around the same units that are *not* listed are
 submitted too, and every one must come out ``invalid`` (complete), except the kinds of order the list
@@ -18,7 +18,7 @@ from functools import lru_cache
 import pytest
 
 from fivedp_asp.model import orders as o
-from fivedp_asp.bench.benchmarks import random_game
+from fivedp_asp.game.random_play import random_game_until as random_game
 from fivedp_asp.errors import InputError
 from fivedp_asp.model.multiverse import MOVEMENT, Board, Unit
 from fivedp_asp.model.notation import format_order, parse_order

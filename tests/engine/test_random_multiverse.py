@@ -14,8 +14,8 @@ from types import MappingProxyType
 
 import pytest
 
-from fivedp_asp.compare.lockstep import opening
-from fivedp_asp.compare.random_games import OrderGenerator, Travel, multiverse_orders, ordered_unit
+from fivedp_asp.lab.compare.lockstep import opening
+from fivedp_asp.game.random_orders import OrderGenerator, Travel, multiverse_orders, ordered_unit
 from fivedp_asp.model.map import load_map
 from fivedp_asp.model.notation import parse_order, timeline_name
 from fivedp_asp.model.orders import Convoy, SupportHold, SupportMove

@@ -8,7 +8,7 @@ import pytest
 
 from fivedp_asp.engine import step as step_module
 from fivedp_asp.api import load_scenario
-from fivedp_asp.bench.benchmarks import record_phases
+from fivedp_asp.lab.bench.classic import record_phases
 from fivedp_asp.engine.facts import map_facts
 from fivedp_asp.solver.driver import solve_decisions, solve_in_universe
 

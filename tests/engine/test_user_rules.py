@@ -13,7 +13,7 @@ import yaml
 
 from fivedp_asp.files.scenarios import read_scenario, check_scenario
 from fivedp_asp.errors import InputError, RuleError
-from fivedp_asp.explore.exploration import asked_values, explore_scenario, registering
+from fivedp_asp.lab.explore.exploration import asked_values, explore_scenario, registering
 from fivedp_asp.engine.options import RULES, logic_files, options_document, registry, with_rules
 from fivedp_asp.engine.userrules import validated
 from fivedp_asp.engine.userrules import scenario_with_rules, contract, parse_spec, parse_specs
@@ -198,7 +198,7 @@ def test_rules_of_your_own_may_relate_boards_that_no_order_crosses(tmp_path):
     # stay in play (across_boards), or board_adj/2 would lose the pair
     from dataclasses import replace
 
-    from fivedp_asp.bench.benchmarks import step_orders, synthetic_multiverse
+    from fivedp_asp.lab.bench.positions import step_orders, synthetic_multiverse
     from fivedp_asp.engine.step import step
 
     path = rule_file(tmp_path, 'board_pair(B1,B2) :- head(B1), head(B2).\n'

@@ -378,7 +378,7 @@ def test_random_games_pass_their_own_checks(tmp_path, seed, options):
 
 def test_an_engine_defect_in_check_exits_3(tmp_path, monkeypatch, capsys):
     """`fivedp check`: a case the engine cannot adjudicate is a defect (3), not a failed case (1)."""
-    from fivedp_asp.check import checking
+    from fivedp_asp.lab.check import checking
     from fivedp_asp.errors import AdjudicationError
 
     case = tmp_path / "case.yaml"

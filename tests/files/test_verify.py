@@ -51,8 +51,8 @@ def random_game(name: str, options: dict, steps: int = STEPS, after_step=None) -
     generators of test_random_multiverse, with the orders of open_convoys and jump_assists when
     jump_assists is on), through the game API as players give orders; random votes in sustain phases.
     ``name`` seeds the play; ``after_step(game)`` is called after every step adjudicated."""
-    from fivedp_asp.compare.lockstep import opening as classic_opening
-    from fivedp_asp.compare.random_games import OrderGenerator
+    from fivedp_asp.lab.compare.lockstep import opening as classic_opening
+    from fivedp_asp.game.random_orders import OrderGenerator
 
     from tests.engine.test_random_multiverse import random_orders
 

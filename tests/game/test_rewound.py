@@ -12,8 +12,8 @@ from types import MappingProxyType
 
 import pytest
 
-from fivedp_asp.compare.lockstep import opening as classic_opening
-from fivedp_asp.compare.random_games import OrderGenerator, Travel, head_orders, ordered_unit, travel_orders
+from fivedp_asp.lab.compare.lockstep import opening as classic_opening
+from fivedp_asp.game.random_orders import OrderGenerator, Travel, head_orders, ordered_unit, travel_orders
 from fivedp_asp.engine.step import MOVEMENT, next_phase
 from fivedp_asp.files.games import game_text, load_game, start_of
 from fivedp_asp.game.play import adjudicate, rewound, undo

@@ -126,7 +126,7 @@ def test_every_file_the_architecture_names_exists():
             if "<" in token or "*" in token or "(" in token or "://" in token:
                 continue
             if "/" in token and token.split("/", 1)[0] in SOURCES + ("engine", "model", "solver", "files",
-                                                                     "report", "compare", "cli", "game"):
+                                                                     "report", "lab", "cli", "game", "serve"):
                 found = (ROOT / token).exists() or (ROOT / "fivedp_asp" / token).exists()
             elif "/" not in token and token.endswith((".lp", ".py")):
                 found = any(next((ROOT / top).rglob(token), None) for top in ("asp", "fivedp_asp"))

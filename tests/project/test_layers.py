@@ -10,8 +10,9 @@ The layers, lowest first, follow the data from input to answers and back out:
 4. ``game/``: the game's state and rules of play
 5. ``files/``: scenario and game files
 6. ``report/``: JSON, text and pictures of results
-7. tools: ``check/``, ``explore/``, ``compare/``, ``bench/``, ``bots/``
-8. ``api`` and the package itself (its ``__init__`` re-exports the API); ``serve/``, the game server
+7. ``api`` and the package itself (its ``__init__`` re-exports the API); ``serve/``, the game server
+8. ``lab/``: the tools that study the engine (``check``, ``explore``, ``compare``, ``bench``, ``bots``);
+   nothing below imports them, so the core (layers 0 to 7) runs and ships without the lab
 9. ``cli/``: argument parsing and printing
 
 Imports are read from the source with ``ast`` rather than by importing: every import statement
@@ -45,8 +46,8 @@ LAYERS: Mapping[str, int] = {
     "game": 4,
     "files": 5,
     "report": 6,
-    "check": 7, "explore": 7, "compare": 7, "bench": 7, "bots": 7,
-    "api": 8, "serve": 8, "": 8,
+    "api": 7, "serve": 7, "": 7,
+    "lab": 8,
     "cli": 9,
 }
 """Layer of each top-level module or subpackage of the package ("" is the package's own ``__init__``)."""
@@ -274,6 +275,15 @@ def test_every_module_imports_only_from_its_own_layer_or_lower_ones(imports):
     assert not problems, "imports against the layers:\n" + "\n".join(problems)
 
 
+def test_the_core_never_imports_the_lab(imports):
+    """The engine, the game, files, reports, the API and the server run without the tools that study
+    them: only the lab itself and the command line import ``lab/``."""
+    found = [_where(i) for i in imports
+             if i.imported.split(".")[0] == "lab" and i.importer.split(".")[0] not in ("lab", CLI)]
+    assert not found, "the core imports the lab:\n" + "\n".join(found)
+    assert any(i.importer.startswith("cli") and i.imported.startswith("lab.") for i in imports)
+
+
 def test_no_modules_import_each_other(imports):
     problems = cycle_problems(imports)
     assert not problems, "import loops:\n" + "\n".join(problems)
@@ -400,9 +410,9 @@ def test_a_new_upward_import_in_the_package_fails(imports):
     assert layer_problems([*imports, up]) == [
         "fivedp_asp.model.map:7 `from ..report.text import board_lines` imports fivedp_asp.report.text (layer 6) "
         "from layer 2"]
-    cli = Import("bench.benchmarks", "cli.commands", 9, "from ..cli.commands import main")
+    cli = Import("lab.bench.benchmarks", "cli.commands", 9, "from ...cli.commands import main")
     assert layer_problems([*imports, cli]) == [
-        "fivedp_asp.bench.benchmarks:9 `from ..cli.commands import main` imports the command line "
+        "fivedp_asp.lab.bench.benchmarks:9 `from ...cli.commands import main` imports the command line "
         "(fivedp_asp.cli.commands): only cli/ may"]
 
 

@@ -1,5 +1,6 @@
-"""The tests are laid out like the package: every test file sits one folder below tests/, in a folder
-named after a part of ``fivedp_asp`` (a subpackage such as ``engine``; ``base`` for the top-level
+"""The tests are laid out like the package: every test file sits in a folder of tests/ named after a
+part of ``fivedp_asp`` (a subpackage such as ``engine``, or ``lab/explore`` for ``fivedp_asp/lab/explore``,
+the folders nested as the subpackages are; ``base`` for the top-level
 modules errors, limits, inputs, yaml_lines and shapes; ``api`` for the public API), or in ``cases`` (the scenario corpus) or
 ``project`` (README, docs, dependencies, this layout). A test file at the top of tests/ or in a folder
 of its own would hide what it tests.
@@ -24,9 +25,11 @@ def _test_files() -> list[Path]:
 
 
 def _folders() -> set[str]:
-    """The folders a test file may sit in: one for each subpackage of fivedp_asp, and the others."""
-    subpackages = {p.parent.name for p in (ROOT / "fivedp_asp").glob("*/__init__.py")}
-    assert {"engine", "model", "files"} <= subpackages
+    """The folders a test file may sit in (relative to tests/): one for each subpackage of fivedp_asp,
+    nested as it is, and the others."""
+    package = ROOT / "fivedp_asp"
+    subpackages = {p.parent.relative_to(package).as_posix() for p in package.rglob("*/__init__.py")}
+    assert {"engine", "model", "files", "lab/explore"} <= subpackages
     return subpackages | OUTSIDE_THE_SUBPACKAGES
 
 
@@ -35,7 +38,7 @@ def test_every_test_file_is_in_the_folder_of_a_part_of_the_package():
     assert len(files) > 40
     folders = _folders()
     misplaced = [str(p.relative_to(TESTS)) for p in files
-                 if len(p.relative_to(TESTS).parts) != 2 or p.parent.name not in folders]
+                 if p.parent.relative_to(TESTS).as_posix() not in folders]
     assert not misplaced, f"test files outside a folder of a part of fivedp_asp ({sorted(folders)}): {misplaced}"
 
 

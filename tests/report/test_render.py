@@ -159,7 +159,7 @@ def test_every_case_draws(path):
 
 
 def test_a_64_board_multiverse_draws_in_under_a_second():
-    from fivedp_asp.bench.benchmarks import step_orders, synthetic_multiverse
+    from fivedp_asp.lab.bench.positions import step_orders, synthetic_multiverse
     from fivedp_asp.engine.step import read_orders
 
     mv = synthetic_multiverse(8, 58)
@@ -307,7 +307,7 @@ def test_arrows_between_boards_never_cross_a_third_board():
     leg of the routed arrow runs inside its own two boards or in the gutters."""
     import random
 
-    from fivedp_asp.bench.benchmarks import synthetic_multiverse
+    from fivedp_asp.lab.bench.positions import synthetic_multiverse
     from fivedp_asp.report.drawing import _route, grid_layout
 
     mv = synthetic_multiverse(12, 290)
@@ -336,11 +336,11 @@ def test_arrows_between_boards_never_cross_a_third_board():
 
 
 def test_a_random_game_replays_as_its_scenario_and_draws(tmp_path):
-    """``randomplay.random_game`` (the material of the large pictures) writes a scenario that replays to
+    """``game.random_play.random_game`` (the material of the large pictures) writes a scenario that replays to
     the multiverse it played, and the same seed gives the same game."""
     import yaml
 
-    from fivedp_asp.bench.randomplay import random_game
+    from fivedp_asp.game.random_play import random_game
 
     case, mv = random_game(3, 8, (4, 8), empty_share=0.9)
     assert random_game(3, 8, (4, 8), empty_share=0.9)[0] == case

@@ -240,7 +240,7 @@ def test_pages_fetch_nothing_from_elsewhere(client, path):
 
 def test_the_serve_benchmark_loses_nothing():
     """``fivedp bench serve`` on a short run: every power submitting at once, nothing lost."""
-    from fivedp_asp.serve.bench import bench_serve
+    from fivedp_asp.lab.bench.serve import bench_serve
 
     rows = bench_serve(rounds=3, timelines=3, seed=2)
     assert [r["game"].split()[-1] for r in rows] == ["classic", "boards"]

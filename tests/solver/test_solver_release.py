@@ -9,7 +9,7 @@ import gc
 import clingo
 
 from fivedp_asp.api import new_game
-from fivedp_asp.bench.benchmarks import copied_position
+from fivedp_asp.lab.bench.positions import copied_position
 from fivedp_asp.engine.step import step
 
 

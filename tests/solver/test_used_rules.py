@@ -129,7 +129,7 @@ def test_rules_about_orders_across_boards_are_left_out_of_a_classic_phase():
 
 
 def test_rules_about_orders_across_boards_are_kept_when_an_order_crosses():
-    from fivedp_asp.bench.benchmarks import step_orders, synthetic_multiverse
+    from fivedp_asp.lab.bench.positions import step_orders, synthetic_multiverse
 
     mv = synthetic_multiverse(2, 20)
     orders, _ = step_orders(mv, 4, 1)
@@ -139,7 +139,7 @@ def test_rules_about_orders_across_boards_are_kept_when_an_order_crosses():
 
 
 def test_rules_about_past_boards_are_kept_when_a_past_board_is_written():
-    from fivedp_asp.bench.benchmarks import step_orders, synthetic_multiverse
+    from fivedp_asp.lab.bench.positions import step_orders, synthetic_multiverse
 
     mv = synthetic_multiverse(2, 20)
     orders, _ = step_orders(mv, 4, 1)

@@ -79,7 +79,7 @@ def test_other_options_are_answered_by_their_own_program(option):
 def test_heads_that_stand_alike_are_judged_once(monkeypatch):
     """Under victory=elimination the facts name one head per standing (powers with units, powers with
     centres): the same eliminations and winner as with every head named."""
-    from fivedp_asp.bench.benchmarks import synthetic_multiverse
+    from fivedp_asp.lab.bench.positions import synthetic_multiverse
 
     base = synthetic_multiverse(6, 30)
     cases = [base,

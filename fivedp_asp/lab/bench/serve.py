@@ -1,0 +1,163 @@
+"""``fivedp bench serve``: a real server (``fivedp serve`` as its own process, on SQLite in a temporary
+folder) under seven players submitting at once.
+
+Two games are played: the classic opening, and a game of about 300 boards (``game.random_play.random_game_until``,
+set up in the database directly). Each round, seven threads wait at a barrier and submit their
+power's orders together (every unit holds; the seventh submission completes the phase, which is
+then adjudicated inside that request). Afterwards each step's recorded orders are compared with what
+each player was told: orders lost must be 0. Latencies are of whole HTTP requests on this machine,
+client and server sharing its cores.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+
+
+def _request(base: str, method: str, path: str, body: dict | None = None, token: str | None = None) -> tuple[int, bytes]:
+    headers = {"Content-Type": "application/json"} if body is not None else {}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    request = urllib.request.Request(base + path, method=method, headers=headers,
+                                     data=None if body is None else json.dumps(body).encode())
+    try:
+        with urllib.request.urlopen(request, timeout=300) as r:
+            return r.status, r.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read()
+
+
+def _percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+
+
+def _rounds(base: str, gid: str, host: str, tokens: dict[str, str], rounds: int) -> dict:
+    """``rounds`` phases: in each, every power with something to do submits at once (its units hold;
+    in a retreat or adjustment phase an empty set: the rules disband and build nothing)."""
+    latencies: list[float] = []
+    told: dict[str, dict[str, list[str]]] = {p: {} for p in tokens}
+    stale = 0
+    problems: list[str] = []
+    lock = threading.Lock()
+    for _ in range(rounds):
+        view = json.loads(_request(base, "GET", f"/api/games/{gid}")[1])
+        if view["winner"]:
+            break
+        key, phase = view["next"]["key"], view["next"]["phase"]
+        units: dict[str, list[str]] = {}
+        for duty in view["next"]["due"]:
+            units.setdefault(duty["power"], []).extend(duty["units"] if phase == "movement" else [])
+        if not units:
+            _request(base, "POST", f"/api/games/{gid}/adjudicate", {"phase": key}, host)
+            continue
+        barrier = threading.Barrier(len(units))
+
+        def submit(power: str) -> None:
+            nonlocal stale
+            lines = [f"{u} H" for u in units[power]]
+            barrier.wait()
+            t0 = time.perf_counter()
+            status, body = _request(base, "POST", f"/api/games/{gid}/orders",
+                                    {"lines": lines, "replace": True, "phase": key}, tokens[power])
+            took = time.perf_counter() - t0
+            with lock:
+                latencies.append(took)
+                if status == 200:
+                    told[power][key] = lines
+                elif status == 409:
+                    stale += 1
+                else:
+                    problems.append(f"{power}: HTTP {status}: {body[:200]!r}")
+
+        threads = [threading.Thread(target=submit, args=(p,)) for p in units]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        if problems:
+            raise RuntimeError("; ".join(problems[:3]))
+    history = json.loads(_request(base, "GET", f"/api/games/{gid}/history")[1])["steps"]
+    keys = _keys(_request(base, "GET", f"/api/games/{gid}/file", token=host)[1].decode("utf-8"))
+    lost = sum(1 for step, key in zip(history, keys) for p in tokens
+               if told[p].get(key) is not None and (step["orders"].get(p) or []) != told[p][key])
+    return {"latencies": latencies, "stale": stale, "lost": lost, "steps": len(history)}
+
+
+def _keys(file_text: str) -> list[str]:
+    """The phase key each step was played in, from the game file."""
+    from ...files.games import game_from_bytes
+    from ...game.state import Game, phase_key
+
+    game, _ = game_from_bytes(file_text.encode("utf-8"), "bench")
+    return [phase_key(Game(game.mv, {}, tuple(game.history[:n]), game.start)) for n in range(len(game.history))]
+
+
+def bench_serve(rounds: int = 20, timelines: int = 28, seed: int = 1) -> list[dict]:
+    """The rows of the table: one per game."""
+    from ...game.random_play import random_game_until
+    from ...game.state import new_game
+    from ...model.map import load_map
+    from ...model.multiverse import opening
+    from ...serve.database import Database
+    from ...serve.store import Games
+
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        url = f"sqlite:///{tmp}/bench.db"
+        games = Games(Database(url))
+        big = random_game_until(timelines, seed=seed)
+        made = {"classic": games.create(new_game(opening(load_map("standard")))),
+                f"{len(big.mv.boards)} boards": games.create(big)}
+        port = _free_port()
+        proc = subprocess.Popen([sys.executable, "-m", "fivedp_asp.cli", "serve", "--port", str(port), "--db", url],
+                                cwd=tmp, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        base = f"http://127.0.0.1:{port}"
+        try:
+            _wait(base)
+            for name, (gid, host) in made.items():
+                view = json.loads(_request(base, "GET", f"/api/games/{gid}")[1])
+                tokens = {p: json.loads(_request(base, "POST", f"/api/games/{gid}/players", {"power": p})[1])["token"]
+                          for p in view["players"] if p not in view["eliminated"]}
+                t0 = time.perf_counter()
+                _request(base, "GET", f"/api/games/{gid}/picture", token=host)
+                page_first = time.perf_counter() - t0
+                t0 = time.perf_counter()
+                _request(base, "GET", f"/api/games/{gid}/picture", token=host)
+                page_again = time.perf_counter() - t0
+                r = _rounds(base, gid, host, tokens, rounds)
+                lat = r["latencies"]
+                rows.append({"game": name, "players": len(tokens), "rounds": rounds, "steps": r["steps"],
+                             "submissions": len(lat), "lost": r["lost"], "stale": r["stale"],
+                             "p50_ms": 1000 * statistics.median(lat), "p95_ms": 1000 * _percentile(lat, 95),
+                             "page_s": page_first, "page_again_s": page_again, "boards": view["boards"]})
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+    return rows
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait(base: str) -> None:
+    for _ in range(300):
+        try:
+            urllib.request.urlopen(base + "/openapi.json", timeout=1).read()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError("fivedp serve did not answer within 15 s")

@@ -1,0 +1,451 @@
+"""The ``greedy`` bot: a heuristic player in the manner of the DAIDE DumbBot, for every head it has
+units on, and across boards in a multiverse.
+
+Movement, on each head (``values.board_values`` says what each province is worth to the power there):
+
+1. Every unit's options are its legal orders on that board (``View.legal_on``): holding (worth its own
+   province), each move (worth the destination), and an army's convoyed move where one of the
+   power's fleets in a sea next to both ends can carry it alone.
+2. The units choose in a random order. Each takes its best option, or with a chance that grows as
+   they come closer in worth a second or third best; a province another of the power's units has
+   already chosen is passed over, unless the power competes for it there, and then the unit supports
+   that move instead.
+3. A unit left holding supports the power's most valuable contested move it can reach, or a
+   threatened unit of the power holding a centre next to it, unless it stands on a threatened centre
+   of the power's itself.
+
+Where the heuristic cannot tell, the engine is asked on a copy (``View.simulate``, within the view's
+budget): a unit whose two best options are nearly worth the same is tried both ways. Playing across
+boards (``View.travel``), the bot also weighs its moves into the past and onto other timelines (from
+``View.legal``): a move that can take a centre of another power, or a neutral one, standing empty on
+the board it reaches, and a support to hold of one of its units that was dislodged on a past board,
+each tried on a copy; and its units with nothing better to do support, across timelines, its moves
+into contested provinces on other heads. Every try is adjudicated with the other powers' units
+holding, and scored by the power's centres and units over the heads in play (their mean, so that a
+timeline it forks where it is weak lowers its score) and the worth of where its units stand.
+
+Retreats go to the retreat option worth most; builds to the free home centres worth most to an army
+or a fleet; removals take the units worth least where they stand. In a sustain phase the power gives
+all its fractions to the timeline where it owns the most centres.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, replace
+from typing import Mapping, Sequence
+
+from ...engine.adjustment import adjustment_balances
+from ...engine.options import chosen
+from ...engine.phase import StepReport
+from ...game.play import unit_designation
+from ...model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, SUSTAIN, Board, Multiverse
+from ...model.notation import parse_order, timeline_name
+from ...model.orders import ARMY, FLEET, Build, Convoy, Disband, Hold, Move, SupportHold, SupportMove
+from .values import Values, board_values
+from ...errors import UsageError
+from .view import View
+
+P_NEXT = 0.3
+"""Scales the chance of taking the next best option instead: that chance is P_NEXT times the ratio of
+the next option's worth to this one's."""
+
+CLOSE = 0.92
+"""Two options whose worths are at least this close (as a ratio) are tried both ways on a copy."""
+
+MAX_TRAVEL = 6
+"""Moves and supports across boards weighed per phase (the best of them by the heuristic are tried)."""
+
+MAX_HELPERS = 3
+"""Units on other heads asked (one question each) whether they can support a contested move."""
+
+
+@dataclass(frozen=True)
+class _Option:
+    """One order a unit could give on its board, with what it is worth."""
+
+    text: str
+    kind: str  # hold, move, convoyed (a move by one of the power's fleets), support, convoy
+    unit: str  # the ordered unit's province
+    dest: str | None = None  # where a move goes, or the province a support helps into
+    target: str | None = None  # the supported or convoyed unit's province
+    worth: float = 0.0
+    fleet: str | None = None  # a convoyed move: the fleet that carries it
+
+
+def greedy_bot(view: View) -> list[str]:
+    """The power's orders for the next phase (see the module)."""
+    if not isinstance(view, View):
+        raise UsageError(f"greedy_bot: view must be a View, not {type(view).__name__}")
+    phase = view.phase
+    if phase == MOVEMENT:
+        return _movement(view, view.rng())
+    if phase == RETREAT:
+        return _retreats(view)
+    if phase == ADJUSTMENT:
+        return _adjustments(view)
+    if phase == SUSTAIN:
+        return _sustain(view)
+    return []
+
+
+# -- movement ------------------------------------------------------------------------------------
+
+
+def _options(view: View, head: Board) -> dict[str, list[_Option]]:
+    """The orders of the power's units on ``head`` that stay on it, read, by the unit's province."""
+    m = view.game_map
+    out: dict[str, list[_Option]] = {}
+    for p in view.legal_on(head):
+        order = parse_order(p.order, m)
+        unit = order.unit.where.province
+        if isinstance(order, Hold):
+            option = _Option(p.order, "hold", unit, unit)
+        elif isinstance(order, Move):
+            option = _Option(p.order, "convoyed" if order.via_convoy else "move", unit, order.dest.province)
+        elif isinstance(order, SupportMove):
+            option = _Option(p.order, "support", unit, order.dest.province, order.target.where.province)
+        elif isinstance(order, SupportHold):
+            option = _Option(p.order, "support", unit, None, order.target.where.province)
+        elif isinstance(order, Convoy):
+            option = _Option(p.order, "convoy", unit, order.dest.province, order.target.where.province)
+        else:
+            continue  # open convoys: the greedy bot carries its own armies only
+        out.setdefault(unit, []).append(option)
+    return out
+
+
+@dataclass
+class _Plan:
+    """One head's orders as they are chosen: the order of each unit, where each unit goes (or
+    stays), and the units that nearly chose something else (their other choice)."""
+
+    head: Board
+    values: Values
+    orders: dict[str, _Option]
+    going: dict[str, str]  # province -> the unit (its province) that moves into it or stays in it
+    doubts: list[tuple[float, str, _Option]]  # (closeness, unit, the other option)
+
+
+def _pick(ranked: Sequence[_Option], rng: random.Random) -> int:
+    """The index of the option taken: the best, or with a chance the next ones (DumbBot's way)."""
+    i = 0
+    while i + 1 < len(ranked) and ranked[i].worth > 0:
+        ratio = max(ranked[i + 1].worth, 0.0) / ranked[i].worth
+        if rng.random() >= P_NEXT * ratio:
+            break
+        i += 1
+    return i
+
+
+def _carrier(view: View, head: Board, option: _Option, options: Mapping[str, list[_Option]],
+             taken: Mapping[str, _Option]) -> _Option | None:
+    """The convoy order of one of the power's free fleets that carries this convoyed move alone."""
+    m = view.game_map
+    for sea, fleet_options in sorted(options.items()):
+        unit = head.units.get(sea)
+        if sea in taken or unit is None or unit.kind != FLEET or not m.provinces[sea].is_sea:
+            continue
+        for c in fleet_options:
+            if c.kind == "convoy" and c.target == option.unit and c.dest == option.dest:
+                near = m.seas_next_to(option.unit) & m.seas_next_to(option.dest)
+                if sea in near:
+                    return c
+    return None
+
+
+def _plan_head(view: View, head: Board, rng: random.Random) -> _Plan:
+    m = view.game_map
+    values = board_values(head, view.power, m)
+    options = _options(view, head)
+    mine = sorted((u for u in head.units.values() if u.power == view.power), key=lambda u: u.location)
+    rng.shuffle(mine)
+    orders: dict[str, _Option] = {}
+    going: dict[str, str] = {}
+    doubts: list[tuple[float, str, _Option]] = []
+    for unit in mine:
+        if unit.province in orders:
+            continue  # a fleet already given a convoy
+        choices = []
+        for o in options.get(unit.province, []):
+            if o.kind in ("hold", "move"):
+                choices.append(replace(o, worth=values.value(unit.kind, o.dest)))
+            elif o.kind == "convoyed" and _carrier(view, head, o, options, orders) is not None:
+                choices.append(replace(o, worth=values.value(ARMY, o.dest)))
+        ranked = sorted(choices, key=lambda o: (-o.worth, o.text))
+        if not ranked:
+            continue
+        first = _pick(ranked, rng)
+        chosen_option: _Option | None = None
+        for o in ranked[first:] + ranked[:first]:
+            if o.dest in going:
+                other = going[o.dest]
+                helping = next((s for s in options.get(unit.province, []) if s.kind == "support"
+                                and s.target == other and s.dest == (o.dest if other != o.dest else None)), None)
+                if helping is not None and values.competition.get(o.dest, 0) > 0:
+                    chosen_option = replace(helping, worth=o.worth)
+                    break
+                continue
+            if o.kind == "convoyed":
+                carrier = _carrier(view, head, o, options, orders)
+                if carrier is None:
+                    continue
+                orders[carrier.unit] = carrier
+                going.setdefault(carrier.unit, carrier.unit)
+            chosen_option = o
+            going[o.dest] = unit.province
+            break
+        if chosen_option is None:
+            chosen_option = next(o for o in ranked if o.kind == "hold") if any(o.kind == "hold" for o in ranked) \
+                else ranked[0]
+        orders[unit.province] = chosen_option
+        rest = [o for o in ranked if o is not chosen_option and o.kind in ("hold", "move") and o.dest not in going]
+        if rest and chosen_option.kind in ("hold", "move") and chosen_option.worth > 0:
+            closeness = rest[0].worth / chosen_option.worth
+            if closeness >= CLOSE:
+                doubts.append((closeness, unit.province, rest[0]))
+    _supports(head, values, options, orders, view.power)
+    return _Plan(head, values, orders, going, sorted(doubts, key=lambda d: (-d[0], d[1])))
+
+
+def _supports(head: Board, values: Values, options: Mapping[str, list[_Option]], orders: dict[str, _Option],
+              power: str) -> None:
+    """Units left holding support the power's most valuable contested move or threatened hold that
+    they can, unless they hold a threatened centre of the power's themselves."""
+    for province, order in sorted(orders.items()):
+        if order.kind != "hold":
+            continue
+        if head.centers.get(province) == power and values.competition.get(province, 0) > 0:
+            continue  # defending a centre of its own
+        best: _Option | None = None
+        for s in options.get(province, []):
+            if s.kind != "support" or s.target not in orders:
+                continue
+            helped = orders[s.target]
+            if s.dest is None:
+                wanted = helped.kind == "hold" and head.centers.get(s.target) == power \
+                    and values.competition.get(s.target, 0) > 0
+                worth = values.worth.get(s.target, 0.0)
+            else:
+                wanted = helped.kind in ("move", "convoyed") and helped.dest == s.dest \
+                    and values.competition.get(s.dest, 0) > 0
+                worth = helped.worth
+            if wanted and (best is None or worth > best.worth):
+                best = replace(s, worth=worth)
+        if best is not None:
+            orders[province] = best
+
+
+def _lines(plans: Sequence[_Plan]) -> list[str]:
+    return [o.text for p in plans for _, o in sorted(p.orders.items())]
+
+
+def _movement(view: View, rng: random.Random) -> list[str]:
+    plans = [_plan_head(view, head, rng) for head in view.heads()
+             if any(u.power == view.power for u in head.units.values())]
+    base = _lines(plans)
+    if view.travel:
+        base = _helpers(view, plans, base)
+    variants: list[list[str]] = []
+    for plan in plans:
+        for _, province, other in plan.doubts:
+            variants.append([other.text if line == plan.orders[province].text else line for line in base])
+    if view.travel:
+        variants = _travel(view, plans, base) + variants
+    variants = variants[:max(view.remaining - 1, 0)]
+    if not variants:
+        return base
+    tried = [base] + variants
+    reports = view.simulate([{view.power: lines} for lines in tried])
+    scores = [_score(view, plans, r) if isinstance(r, StepReport) else float("-inf") for r in reports]
+    best = max(range(len(scores)), key=lambda i: (scores[i], -i))
+    return tried[best]
+
+
+def _score(view: View, plans: Sequence[_Plan], report: StepReport) -> float:
+    """What a tried step leaves the power: over the heads in play, the mean of its centres, half its
+    units and a quarter of its units waiting to retreat (so that a timeline it forks where it is weak
+    lowers the score, and one where it is strong raises it); plus a tenth of the worth of where its
+    units stand on the heads that follow the boards it played, by the values it played them by, over
+    the number of those boards (a unit that leaves them for another board gives up its worth there)."""
+    after, power = report.after, view.power
+    worth = {(p.head.timeline, p.head.turn + 1): p.values for p in plans}
+    heads = after.heads
+    standing = 0.0
+    placed = 0.0
+    for h in heads:
+        units = [u for u in h.units.values() if u.power == power]
+        standing += sum(1 for o in h.centers.values() if o == power) + 0.5 * len(units)
+        standing += 0.25 * sum(1 for r in h.retreats if r.unit.power == power)
+        values = worth.get(h.key)
+        if values is not None:
+            placed += 0.1 * sum(values.value(u.kind, u.province) for u in units)
+    return standing / max(len(heads), 1) + placed / max(len(worth), 1)
+
+
+def _helpers(view: View, plans: Sequence[_Plan], base: list[str]) -> list[str]:
+    """Units holding on one head support, across timelines, the power's contested moves on another."""
+    wanted = [(plan, o) for plan in plans for o in plan.orders.values()
+              if o.kind in ("move", "convoyed") and plan.values.competition.get(o.dest, 0) > 0]
+    if not wanted:
+        return base
+    lines = list(base)
+    asked = 0
+    for plan in plans:
+        for province, order in sorted(plan.orders.items()):
+            if order.kind != "hold" or asked >= MAX_HELPERS:
+                continue
+            if plan.head.centers.get(province) == view.power and plan.values.competition.get(province, 0) > 0:
+                continue
+            unit = plan.head.units[province]
+            for target_plan, move in wanted:
+                if target_plan.head.key == plan.head.key:
+                    continue
+                asked += 1
+                listed = view.legal(unit=unit_designation(view.mv, plan.head.key, unit), kind="support_move",
+                                    to=target_plan.head.name)
+                m = view.game_map
+                match = next((p.order for p in listed
+                              if _supports_move(parse_order(p.order, m), target_plan.head, move)), None)
+                if match is not None:
+                    lines[lines.index(order.text)] = match
+                    break
+                if asked >= MAX_HELPERS:
+                    break
+    return lines
+
+
+def _supports_move(order, head: Board, move: _Option) -> bool:
+    return (isinstance(order, SupportMove) and order.target.where.province == move.unit
+            and (order.target.where.timeline, order.target.where.turn) == head.key
+            and order.dest.province == move.dest and (order.dest.timeline, order.dest.turn) == head.key)
+
+
+def _travel(view: View, plans: Sequence[_Plan], base: list[str]) -> list[list[str]]:
+    """Variants of ``base`` with one unit's order across boards: moves onto a centre worth taking
+    that stands empty on the board reached, and supports to hold of the power's units dislodged on a
+    past board; the most promising first."""
+    m = view.game_map
+    own = {(p.head.key, province): (p, o) for p in plans for province, o in p.orders.items()}
+    worth_cache: dict[tuple[int, int], Values] = {}
+
+    def worth(board: Board) -> Values:
+        if board.key not in worth_cache:
+            worth_cache[board.key] = board_values(board, view.power, m)
+        return worth_cache[board.key]
+
+    found: list[tuple[float, str, str]] = []  # (gain, the line replaced, the order across boards)
+    for p in view.legal(kind=("move", "support_hold")):
+        order = parse_order(p.order, m)
+        at = (order.unit.where.timeline, order.unit.where.turn)
+        mine = own.get((at, order.unit.where.province))
+        if mine is None:
+            continue
+        plan, current = mine
+        unit = plan.head.units[order.unit.where.province]
+        if isinstance(order, Move):
+            there = (order.dest.timeline, order.dest.turn)
+            board = view.mv.boards.get(there)
+            if there == at or board is None:
+                continue
+            province = order.dest.province
+            occupant = board.units.get(province)
+            if province not in worth(board).worth or board.centers.get(province) == view.power or \
+                    (occupant is not None and occupant.power != view.power):
+                continue
+            gain = worth(board).worth[province] + 1.0 - 0.5 * plan.values.value(unit.kind, unit.province) / 10
+        elif isinstance(order, SupportHold):
+            target = order.target.where
+            board = view.mv.boards.get((target.timeline, target.turn))
+            if board is None or board.key == at or board.record is None:
+                continue
+            held = board.units.get(target.province)
+            dislodged = board.record.decisions.get(("dislodged", (target.timeline, target.turn, target.province)))
+            if held is None or held.power != view.power or not dislodged:
+                continue
+            gain = 1.0 + worth(board).worth.get(target.province, 0.0)
+        else:
+            continue
+        found.append((gain, current.text, p.order))
+    found.sort(key=lambda f: (-f[0], f[2]))
+    variants = []
+    for _, replaced, line in found[:MAX_TRAVEL]:
+        variants.append([line if x == replaced else x for x in base])
+    return variants
+
+
+# -- retreats, adjustments, the sustain phase ------------------------------------------------------
+
+
+def _retreats(view: View) -> list[str]:
+    m = view.game_map
+    lines = []
+    for head in view.heads():
+        mine = [r.unit for r in head.retreats if r.unit.power == view.power]
+        if not mine:
+            continue
+        values = board_values(head, view.power, m)
+        listed = [p for p in view.legal() if p.board == head.name]
+        for unit in mine:
+            best, best_worth = None, float("-inf")
+            for p in listed:
+                order = parse_order(p.order, m)
+                if order.unit.where.province != unit.province:
+                    continue
+                if isinstance(order, Move):
+                    worth = values.value(unit.kind, order.dest.province)
+                    if order.dest.province in head.units:
+                        continue
+                elif isinstance(order, Disband):
+                    worth = -1.0
+                else:
+                    continue
+                if worth > best_worth or (worth == best_worth and best is not None and p.order < best):
+                    best, best_worth = p.order, worth
+            if best is not None:
+                lines.append(best)
+    return lines
+
+
+def _adjustments(view: View) -> list[str]:
+    m = view.game_map
+    balances = adjustment_balances(view.mv)
+    lines = []
+    for head in view.heads():
+        balance = balances.get((head.key, view.power), 0)
+        if balance == 0:
+            continue
+        values = board_values(head, view.power, m)
+        listed = [parse_order(p.order, m) for p in view.legal() if p.board == head.name]
+        texts = [p.order for p in view.legal() if p.board == head.name]
+        if balance > 0:
+            builds = sorted(((values.value(o.unit.kind or ARMY, o.unit.where.province), t, o.unit.where.province)
+                             for o, t in zip(listed, texts) if isinstance(o, Build)), key=lambda b: (-b[0], b[1]))
+            used: set[str] = set()
+            for _, text, province in builds:
+                if len(used) < balance and province not in used:
+                    used.add(province)
+                    lines.append(text)
+        else:
+            disbands = []
+            for o, t in zip(listed, texts):
+                if isinstance(o, Disband):
+                    unit = head.units.get(o.unit.where.province)
+                    if unit is not None and unit.power == view.power:
+                        disbands.append((values.value(unit.kind, unit.province), t))
+            lines += [t for _, t in sorted(disbands)[:-balance]]
+    return lines
+
+
+def _sustain(view: View) -> list[str]:
+    """All the power's fractions to the timeline in play where it owns the most centres, when it owns
+    a time centre on some head in play (otherwise it casts no fraction and gives no order)."""
+    mv: Multiverse = view.mv
+    if not chosen(mv.options, "sustain"):
+        return []
+    capitals = set(view.game_map.capitals)
+    heads = mv.heads
+    if not any(h.centers.get(c) == view.power for h in heads for c in capitals):
+        return []
+    best = max(heads, key=lambda h: (sum(1 for o in h.centers.values() if o == view.power), -h.timeline))
+    return [f"Sustain {timeline_name(best.timeline)}"]

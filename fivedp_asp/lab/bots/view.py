@@ -1,0 +1,210 @@
+"""What a bot sees and what it may ask: one power's view of a game, for the game's next phase.
+
+A bot is a function from a :class:`View` to the order lines of its power for the next phase
+(movement, retreats, adjustments, or the sustain phase), deterministic for the view's seed: every
+random choice is drawn from ``view.rng()``. Diplomacy hides nothing but the orders being written, so
+the view holds the whole game; what it adds are the questions a bot asks of the engine:
+
+- ``legal(...)``: the orders the power may give (``engine.possible.legal_orders``, the engine's own
+  list: a listed order is never refused alone), filtered as that function filters them. A study that
+  compares option values lets its players draw from what *any* compared value allows (``settings``):
+  the list is then the union over those settings, so that an order only a more permissive value
+  allows is given, and is invalid under the stricter one.
+- ``legal_on(board)``: the orders of the power's units on one head that stay on that board. Such an
+  order is judged by that board alone (its units, its fleets' convoy routes), so they are listed on a
+  multiverse of that board only, which costs what a classic board costs however large the game is.
+- ``simulate(order_sets)``: the next phase adjudicated on copies, once for each set of orders, within
+  a budget of sets per phase, so that a bot can try where its heuristic cannot tell.
+
+Nothing here is kept between phases: a view is made for one power and one phase, and what it has
+worked out (``memo``) goes with it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from ...engine.batch import step_many
+from ...engine.options import chosen, logic_files, registry, show
+from ...engine.phase import StepReport
+from ...engine.possible import PossibleOrder, legal_orders
+from ...engine.step import next_phase
+from ...errors import UsageError
+from ...game.state import Game
+from ...model.map import GameMap
+from ...model.multiverse import Board, Multiverse
+from ...model.notation import format_order, parse_order
+from ...model.orders import Where
+
+Bot = Callable[["View"], Iterable[str]]
+"""A bot: the view of one power for one phase in, that power's order lines out."""
+
+DEFAULT_BUDGET = 3
+"""Order sets a bot may adjudicate on copies in one phase (``View.simulate``)."""
+
+
+@dataclass(frozen=True)
+class View:
+    """One power's view of a game before its next phase.
+
+    ``seed`` seeds every random choice of the bot (``rng``); ``settings`` are further option settings
+    whose orders the power may draw from as well (a study's compared values; the game's own options
+    are always one); ``travel`` says whether the bot plays across boards (a multiverse game) or only
+    on each head's own board; ``budget`` is the number of order sets ``simulate`` adjudicates this
+    phase. ``memo`` holds what the view has worked out (listed orders, adjudications spent): it is
+    not part of the value."""
+
+    game: Game
+    power: str
+    seed: str
+    settings: tuple[Mapping[str, Any], ...] = ()
+    travel: bool = False
+    budget: int = DEFAULT_BUDGET
+    memo: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.game, Game):
+            raise UsageError(f"View: game must be a Game, not {type(self.game).__name__}")
+        if not isinstance(self.power, str) or self.game.mv.game_map.power(self.power) != self.power:
+            raise UsageError(f"View: power must be one of the map's powers as it names them, not {self.power!r:.40}")
+        if not isinstance(self.seed, str):
+            raise UsageError(f"View: seed must be text, not {type(self.seed).__name__}")
+        if not isinstance(self.settings, tuple) or not all(isinstance(s, Mapping) for s in self.settings):
+            raise UsageError("View: settings must be a tuple of option mappings")
+        if isinstance(self.budget, bool) or not isinstance(self.budget, int) or self.budget < 0:
+            raise UsageError(f"View: budget must be a whole number of at least 0, not {self.budget!r:.40}")
+
+    # -- the game ----------------------------------------------------------------------------
+
+    @property
+    def mv(self) -> Multiverse:
+        return self.game.mv
+
+    @property
+    def game_map(self) -> GameMap:
+        return self.game.mv.game_map
+
+    @property
+    def phase(self) -> str:
+        return next_phase(self.game.mv)
+
+    def rng(self) -> random.Random:
+        """A generator seeded by the view's seed: the same view gives the same draws."""
+        return random.Random(self.seed)
+
+    def heads(self) -> tuple[Board, ...]:
+        """The heads that wait for the next phase."""
+        phase = self.phase
+        return tuple(b for b in self.mv.heads if b.phase == phase)
+
+    def option_sets(self) -> tuple[Mapping[str, Any], ...]:
+        """The game's own options, then each further setting that could list other orders: one that
+        loads other logic files into the programs legality is judged by (movement, retreat,
+        adjustment) or sets an option that Python reads otherwise (``_legality``). A setting that
+        differs only in, say, the victory condition lists the same orders and is not asked again."""
+        out = [self.mv.options]
+        seen = {_legality(self.mv.options)}
+        for s in self.settings:
+            key = _legality(s)
+            if key not in seen:
+                seen.add(key)
+                out.append(s)
+        return tuple(out)
+
+    # -- the orders it may give ------------------------------------------------------------
+
+    def legal(self, *, kind: str | Sequence[str] | None = None, to: str | None = None,
+              unit: str | None = None) -> tuple[PossibleOrder, ...]:
+        """The power's orders for the next phase that the engine accepts under some of the option
+        sets (``option_sets``), filtered as ``legal_orders`` filters them; each order once."""
+        key = ("legal", kind if isinstance(kind, (str, type(None))) else tuple(kind), to, unit)
+        if key not in self.memo:
+            self.memo[key] = _union(legal_orders(self._under(s), power=self.power, kind=kind, to=to, unit=unit)
+                                    for s in self.option_sets())
+        return self.memo[key]
+
+    def legal_on(self, board: Board) -> tuple[PossibleOrder, ...]:
+        """The power's movement orders on head ``board`` that stay on it (holds, moves, supports,
+        convoys and open convoys whose every place is on ``board``), under some of the option sets.
+        Listed on a multiverse of that board alone, as timeline a, and written back onto ``board``."""
+        if not isinstance(board, Board):
+            raise UsageError(f"View.legal_on: board must be a Board, not {type(board).__name__}")
+        key = ("on", board.key)
+        if key not in self.memo:
+            m = self.game_map
+            listed = []
+            for s in self.option_sets():
+                alone = _alone(self.mv, board, s)
+                for p in legal_orders(alone, power=self.power):
+                    order = format_order(_on_timeline(parse_order(p.order, m), board.timeline), m)
+                    listed.append(PossibleOrder(p.power, board.name, p.unit, p.kind, order))
+            self.memo[key] = _union([listed])
+        return self.memo[key]
+
+    def _under(self, options: Mapping[str, Any]) -> Multiverse:
+        if dict(options) == dict(self.mv.options):
+            return self.mv
+        return dataclasses.replace(self.mv, options=MappingProxyType(dict(options)))
+
+    # -- trying orders on copies -----------------------------------------------------------
+
+    @property
+    def remaining(self) -> int:
+        """Order sets ``simulate`` may still adjudicate this phase."""
+        return self.budget - self.memo.get("spent", 0)
+
+    def simulate(self, order_sets: Sequence[Mapping[str, Sequence[str]]]) -> list[StepReport | Exception]:
+        """The next phase adjudicated on copies of the game, once for each set of orders (power ->
+        lines; a power without lines gives none: its units hold, its retreats disband), without
+        reasons, all at once. Only the first ``remaining`` sets are adjudicated: the list may be
+        shorter than the sets given. A set the engine refuses gives its exception."""
+        if isinstance(order_sets, (str, Mapping)) or not all(isinstance(s, Mapping) for s in order_sets):
+            raise UsageError("View.simulate: give a list of order sets, each a mapping of power to lines")
+        wanted = list(order_sets)[:max(self.remaining, 0)]
+        if not wanted:
+            return []
+        self.memo["spent"] = self.memo.get("spent", 0) + len(wanted)
+        return step_many([(self.mv, {p: list(v) for p, v in s.items()}) for s in wanted], reasons=False)
+
+
+def _legality(options: Mapping[str, Any]) -> tuple:
+    """What of a setting the legal orders depend on: the logic files of the programs that judge them,
+    and the options read by Python rather than loaded as files (``programs=()`` in the registry)."""
+    files = tuple(str(f) for program in ("movement", "retreat", "adjustment") for f in logic_files(options, program))
+    read = tuple((o.name, show(chosen(options, o.name))) for o in registry(options).values() if not o.programs)
+    return files, read
+
+
+def _union(lists: Iterable[Iterable[PossibleOrder]]) -> tuple[PossibleOrder, ...]:
+    """Orders from several listings, each (power, order) once, in the order first met."""
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for listing in lists:
+        for p in listing:
+            if (p.power, p.order) not in seen:
+                seen.add((p.power, p.order))
+                out.append(p)
+    return tuple(out)
+
+
+def _alone(mv: Multiverse, board: Board, options: Mapping[str, Any]) -> Multiverse:
+    """A multiverse of ``board`` alone, as timeline a at its own turn, under ``options``."""
+    only = dataclasses.replace(board, timeline=0, record=None)
+    return Multiverse(mv.game_map, MappingProxyType({only.key: only}), MappingProxyType({}),
+                      MappingProxyType(dict(options)), players=mv.players)
+
+
+def _on_timeline(value: Any, timeline: int) -> Any:
+    """An order (or a part of one) with every place on timeline a moved to ``timeline``."""
+    if isinstance(value, Where):
+        return dataclasses.replace(value, timeline=timeline) if value.timeline == 0 else value
+    if isinstance(value, tuple):
+        return tuple(_on_timeline(x, timeline) for x in value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.replace(value, **{f.name: _on_timeline(getattr(value, f.name), timeline)
+                                             for f in dataclasses.fields(value)})
+    return value

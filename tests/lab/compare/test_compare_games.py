@@ -1,0 +1,52 @@
+"""Regression scenarios found by ``fivedp compare`` and a batch of random games against the reference.
+
+The batch is sized for CI (``FIVEDP_COMPARE_GAMES`` games of ``FIVEDP_COMPARE_YEARS`` years; the
+defaults keep it near a minute on one core). A longer run, for instance 300 games of 10 years:
+
+    FIVEDP_COMPARE_GAMES=300 FIVEDP_COMPARE_YEARS=10 pytest tests/lab/compare/test_compare_games.py
+"""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from fivedp_asp.files.scenarios import read_scenario, check_scenario
+from fivedp_asp.model.geography import Geography
+from fivedp_asp.lab.compare.judge import parse_given, play_phase
+from fivedp_asp.lab.compare.lockstep import play_game
+from fivedp_asp.lab.compare.reference import get_reference
+from fivedp_asp.model.map import load_map
+
+HERE = Path(__file__).parent
+GM = load_map("standard")
+GEO = Geography(GM)
+GAMES = int(os.environ.get("FIVEDP_COMPARE_GAMES", "80"))
+YEARS = int(os.environ.get("FIVEDP_COMPARE_YEARS", "3"))
+SEED = int(os.environ.get("FIVEDP_COMPARE_SEED", "7707"))
+
+
+@pytest.fixture(scope="module")
+def diplomacy():
+    pytest.importorskip("diplomacy")
+    return get_reference("diplomacy", GM)
+
+
+@pytest.mark.parametrize("path", sorted(HERE.glob("*.yaml")), ids=lambda p: p.stem)
+def test_regression_scenario_is_right_and_excused(diplomacy, path):
+    case = read_scenario(path)
+    run = check_scenario(case)
+    assert run.passed, run.problems
+    given = parse_given(case.steps[0].orders, GM)
+    phase = play_phase(case.start, given, diplomacy, GEO, load=True)
+    assert not phase.verdict.real, phase.verdict.differences
+
+
+@pytest.mark.slow
+def test_random_games_have_no_real_disagreement(diplomacy, tmp_path):
+    seen: dict = {}
+    found = []
+    for index in range(1, GAMES + 1):
+        tally = play_game(index, SEED, diplomacy, GM, years=YEARS, out=tmp_path, shrink_budget=50, seen=seen)
+        found += [f"game {index}: {f}" for f in tally.findings]
+    assert not found, found
