@@ -161,6 +161,7 @@ def test_a_wrong_type_for_any_argument_is_a_usage_error(name, param, value):
     assert f"{name}()" in str(info.value) and param in str(info.value)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, param", PARAMETERS, ids=[f"{n}-{p}" for n, p in PARAMETERS])
 def test_every_odd_value_for_any_argument_raises_only_documented_errors(name, param):
     func = FUNCTIONS[name]

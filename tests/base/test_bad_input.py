@@ -193,6 +193,7 @@ def mutated_order(draw):
     return text
 
 
+@pytest.mark.slow
 @examples(150)
 @given(st.lists(mutated_order(), min_size=1, max_size=3))
 def test_mutated_orders_never_crash_or_act_on_an_unnamed_board(lines):
@@ -223,6 +224,7 @@ yaml_values = st.recursive(yaml_scalars, lambda inner: st.one_of(
     max_leaves=12)
 
 
+@pytest.mark.slow
 @examples(120)
 @given(yaml_values)
 def test_random_yaml_structures_load_or_are_refused_with_a_line(tmp_path_factory, data):

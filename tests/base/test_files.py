@@ -87,6 +87,7 @@ GAME_READERS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("argv", GAME_READERS, ids=lambda a: " ".join(a[:2]))
 def test_a_fifo_is_refused_at_once_by_every_command(tmp_path, argv):
     os.mkfifo(tmp_path / "pipe.yaml")
@@ -99,6 +100,7 @@ def test_a_fifo_is_refused_at_once_by_every_command(tmp_path, argv):
     assert not (tmp_path / "out.html").exists()
 
 
+@pytest.mark.slow
 def test_an_order_file_that_is_a_fifo_is_read_as_a_stream(tmp_path):
     """``--file <(make_orders)`` names a pipe on purpose: it is read to its end, like standard input
     (a game or scenario file that is a FIFO is refused, above)."""
@@ -113,6 +115,7 @@ def test_an_order_file_that_is_a_fifo_is_read_as_a_stream(tmp_path):
     assert "Germany: 2 orders waiting" in out.decode()
 
 
+@pytest.mark.slow
 def test_an_endless_device_as_order_file_stops_at_the_size_cap(tmp_path):
     a_game(tmp_path)
     p = fivedp(tmp_path, "game", "orders", "g.yaml", "--file", "/dev/zero", timeout=120)
@@ -136,6 +139,7 @@ def test_devices_and_folders_are_refused(tmp_path, argv, special, kind):
     assert f"{special}: cannot read the" in err + out and f"it is {kind}, not a regular file" in err + out, (err, out)
 
 
+@pytest.mark.slow
 def test_a_fifo_among_a_folders_scenarios_is_reported_not_waited_on(tmp_path):
     (tmp_path / "case.yaml").write_bytes(CASE.read_bytes())
     os.mkfifo(tmp_path / "zz.yaml")
@@ -348,6 +352,7 @@ def test_a_20_mb_order_line_gives_a_short_message(tmp_path):
     assert (tmp_path / "g.yaml").read_bytes() == before
 
 
+@pytest.mark.slow
 def test_a_20_mb_order_in_a_scenario_gives_a_short_message(tmp_path):
     big = "A Mun - " + "x" * 20_000_000
     (tmp_path / "c.yaml").write_text(f"id: big\nstart:\n  turn: 0\n  units:\n    Germany: [A Mun]\nsteps:\n"

@@ -67,6 +67,7 @@ def test_alias_bomb_is_refused_on_the_c_path():
     assert time.monotonic() - started < 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("opener, closer", [("[", "]"), ("{a: ", "}"), ("- ", "")])
 def test_deep_nesting_is_refused_on_the_c_path(opener, closer):
     """The guard's contract is the message and its line, not which layer refuses first: libyaml's own

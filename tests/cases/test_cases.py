@@ -67,11 +67,13 @@ def test_reasons_under_options_in_words(case, line, text):
     assert reasons == [text]
 
 
+@pytest.mark.slow
 def test_reasons_are_expected_in_many_cases():
     with_reasons = [p for p in CASE_FILES if any("reasons" in s.expect for s in read_scenario(p).steps)]
     assert len(with_reasons) >= 20
 
 
+@pytest.mark.slow
 def test_case_ids_are_unique():
     where: dict[str, list[str]] = defaultdict(list)
     for path in CASE_FILES:

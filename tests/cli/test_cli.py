@@ -362,6 +362,7 @@ def test_unreadable_file(cli, tmp_path):
     assert f"{tmp_path / 'absent.yaml'}: cannot read" in err
 
 
+@pytest.mark.slow
 def test_no_traceback_reaches_the_user_subprocess(tmp_path):
     text, needle, problem = BAD_INPUTS["unknown-province-in-unit"]
     path = write(tmp_path, text)

@@ -36,6 +36,7 @@ def game_file(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_an_adjudication_saved_but_not_reported_is_status_4(game_file):
     p = to_full(game_file.parent, "game", "adjudicate", "g.yaml", "--step", "1")
     assert p.returncode == 4, p
@@ -55,6 +56,7 @@ def test_an_adjudication_saved_but_not_reported_is_status_4(game_file):
      "the sealed set was saved beside g.yaml"),
     (["game", "new", "h.yaml"], "the new game was saved in h.yaml"),
 ])
+@pytest.mark.slow
 def test_other_changes_saved_but_not_reported_are_status_4(game_file, args, saved):
     p = to_full(game_file.parent, *args)
     assert p.returncode == 4 and f"; but {saved}: do not repeat" in p.stderr, p

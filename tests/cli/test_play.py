@@ -156,6 +156,7 @@ def waiting(tmp: Path) -> dict:
     return doc(fivedp(tmp, "game", "show", "g.yaml", "--json"), "game")["pending"]
 
 
+@pytest.mark.slow
 def test_documented_replacement_rules(tmp_path):
     tmp = tmp_path
     ok(fivedp(tmp, "game", "new", "g.yaml"))
@@ -218,6 +219,7 @@ def test_api_check_flags_and_refuses_like_the_command_line():
 # -- what the program prints can be typed back -------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_hints_name_units_on_their_boards_and_results_say_how_orders_were_read(tmp_path):
     tmp = tmp_path
     ok(fivedp(tmp, "game", "new", "g.yaml"))
@@ -267,6 +269,7 @@ def test_retreat_hint_typed_back_on_a_fork(tmp_path):
     assert re.search(rf"^    {re.escape(hint)}  succeeds$", out, re.M), out
 
 
+@pytest.mark.slow
 def test_show_board_says_whether_it_was_fought_again(tmp_path):
     tmp = tmp_path
     ok(fivedp(tmp, "game", "new", "g.yaml"))
@@ -381,6 +384,7 @@ def test_sealed_set_for_a_step_already_played_is_ignored(tmp_path):
     assert "Sealed orders opened" not in out and "A Mun - Tyr" not in out
 
 
+@pytest.mark.slow
 def test_undo_takes_back_the_last_step_and_keeps_it_in_the_log(tmp_path):
     tmp = tmp_path
     ok(fivedp(tmp, "game", "new", "g.yaml"))

@@ -192,6 +192,7 @@ def test_check_reports_the_same_with_worker_processes(tmp_path, capsys):
     assert all(by_path[f"{n}.yaml"]["passed"] for n in ("6.A.01", "6.C.03", "6.F.24", "6.G.11"))
 
 
+@pytest.mark.slow
 def test_phases_waiting_together_share_one_program(monkeypatch):
     """The point of batching: twenty classic phases of one kind ask the solver once per program they
     need (the phase's own, the retreat options after a movement, the victory check), not once each."""
@@ -237,6 +238,7 @@ def test_waives_choose_among_their_own_phase_boards_together():
                for r in together for o in r.outcomes)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("copies", [3, 20])
 def test_open_phases_are_settled_alone_however_many(copies, monkeypatch):
     """Circular movement (DATC 6.C.1) has two models. A few such phases in one program are found by

@@ -9,6 +9,7 @@ enumeration of all simple chains: an open convoy succeeds exactly when its fleet
 some army, and an army arrives exactly when it has a route (nothing else stands in the way).
 """
 
+import pytest
 from __future__ import annotations
 
 import random
@@ -67,6 +68,7 @@ def _position(rng: random.Random, seas, coasts):
     return fleets, [(origin1, dest1), (origin2, dest2)]
 
 
+@pytest.mark.slow
 def test_open_convoys_succeed_exactly_on_routes(tmp_path: Path):
     game_map, seas, coasts, adj, touching = _geography()
     name = {p: game_map.provinces[p].name for p in game_map.provinces}

@@ -45,6 +45,7 @@ def test_defaults_load_no_file():
         assert o.value(o.default).file is None, o.name
 
 
+@pytest.mark.slow
 def test_every_value_other_than_the_default_is_exercised_by_a_case():
     used = {(k, v) for s in _settings() for k, v in s.items()}
     missing = [f"{o.name}: {v.value}" for o in DATC_OPTIONS for v in o.values
@@ -52,6 +53,7 @@ def test_every_value_other_than_the_default_is_exercised_by_a_case():
     assert not missing, "values without a case in cases/datc-options: " + ", ".join(missing)
 
 
+@pytest.mark.slow
 def test_every_case_quotes_the_datc_or_says_it_is_hand_worked():
     for path in CASES:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))

@@ -1,4 +1,5 @@
 """The flags that the rules about several coasts in reach and about dead ends of a convoy network start
+import pytest
 from (``guards.coasts_in_reach_facts``, ``guards.several_convoys_facts``): each is written whenever its
 rules could fire, so that leaving those rules out when it is not written changes no answer.
 
@@ -62,6 +63,7 @@ def test_two_convoys_of_one_army_or_an_open_convoy_are_flagged(tmp_path: Path):
     assert _flags(tmp_path, units, open_one, {"open_convoys": True}) == {"several_convoys"}
 
 
+@pytest.mark.slow
 def test_rules_of_your_own_get_both_flags_and_every_order_is_doubtful(tmp_path: Path):
     # they may derive step/3, convoys/2 and mentions/2 (hooks) whatever the orders
     rule = tmp_path / "my_rule.lp"
@@ -88,6 +90,7 @@ def _reached(fleets: set[str], start: str, other: str, adj, touching) -> set[str
     return seen
 
 
+@pytest.mark.slow
 def test_convoys_of_one_army_by_many_fleets_succeed_exactly_on_routes(tmp_path: Path):
     """Every fleet convoys the one army (``several_convoys`` written): a fleet that the chains from the
     two ends do not both reach is not needed on a route (invalid, docs/rules.md §2.4); a legal one

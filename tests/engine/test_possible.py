@@ -284,6 +284,7 @@ def test_orders_not_listed_are_refused(name):
     assert accepted == []
 
 
+@pytest.mark.slow
 def test_no_listed_army_move_goes_by_convoy_into_the_past():
     """docs/rules.md §6.1: only heads take orders, so no new convoy reaches a past board: an army's listed
     move into a board that is not a head steps there (a neighbour, or its own province) and does not
@@ -333,6 +334,7 @@ def test_filters_for_one_unit_and_power():
     assert list(mine) == expected and expected
 
 
+@pytest.mark.slow
 def test_json_document_follows_the_schema():
     import json
     from pathlib import Path
@@ -373,6 +375,7 @@ def test_cli_filters(new_game_file, program):
     assert p.returncode == 2 and "no board 'q7'" in p.stderr
 
 
+@pytest.mark.slow
 def test_cli_summarises_a_long_list_and_lists_it_all_on_request(tmp_path, cli):
     """A game of three timelines: England alone has some 1,500 orders. By default they are counted by
     unit (kinds and the boards reached, as --unit, --kind and --to read them); --all prints every one
@@ -417,6 +420,7 @@ def test_cli_summarises_a_long_list_and_lists_it_all_on_request(tmp_path, cli):
     assert past > 20
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("phase, seed", [("retreat", 22), ("adjustment", 21)])
 def test_retreat_and_adjustment_orders(phase, seed):
     """Each listed retreat, disband, build and waive is accepted alone; retreats to the dislodged units'

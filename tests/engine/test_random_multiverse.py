@@ -116,11 +116,13 @@ def _play(name, options=None, option_orders=False, steps=24, record=None):
     return mv
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_random_multiversal_play_stays_consistent(seed):
     _play(f"fivedp-random-multiverse/{seed}")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2])
 def test_random_play_with_open_convoys_and_jump_assists(seed):
     """The same play with the options open_convoys and jump_assists on, writing their orders too."""
@@ -142,6 +144,7 @@ def _sustain_orders(mv, rng):
     return orders
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed, all_options", [(1, False), (2, False), (1, True), (2, True)])
 def test_random_play_with_sustain_phases(seed, all_options):
     """Option sustain on (alone, and with open_convoys and jump_assists, writing their orders too):

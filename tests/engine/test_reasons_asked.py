@@ -102,6 +102,7 @@ def test_every_scenario_gives_the_same_answer_without_reasons_in_batches():
     assert compared > 500 and explained > 500
 
 
+@pytest.mark.slow
 def test_a_few_scenarios_give_the_same_answer_without_reasons():
     # the quick run's share of the two tests below: a paradox, civil disorder, the sustain phase, an
     # option's own reasons, one phase at a time and in one batch

@@ -183,6 +183,7 @@ def _result(run, step: int, order: str) -> tuple[str, str]:
     return outcome.result, outcome.reason
 
 
+@pytest.mark.slow
 def test_no_cross_timeline_support_makes_the_support_invalid():
     plain = check_scenario(read_scenario(MV6))
     assert _result(plain, 3, SUPPORT)[0] == "succeeds"
@@ -212,6 +213,7 @@ def test_rules_of_your_own_may_relate_boards_that_no_order_crosses(tmp_path):
     assert outcomes and all(o.reason == "boards side by side" for o in outcomes)
 
 
+@pytest.mark.slow
 def test_check_runs_scenarios_that_name_their_rules(cli):
     status, out, _ = cli("check", str(DATA))
     assert status == 0 and "2 passed, 0 failed" in out
@@ -260,6 +262,7 @@ def test_unsatisfiable_and_ambiguous_rules_are_reported_with_the_orders(tmp_path
 # -- exploring them -------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_explore_sweeps_a_new_value_like_a_built_in_one():
     rules = parse_specs([f"adjacency=parent_child:{PARENT_CHILD}"])
     ex = explore_scenario(registering(read_scenario(MV12), rules), asked_values([], [], rules))

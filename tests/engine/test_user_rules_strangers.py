@@ -88,6 +88,7 @@ def _tree(folder: Path) -> list[str]:
     return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
 
 
+@pytest.mark.slow
 def test_no_file_is_written_for_a_rule_and_a_planted_one_changes_nothing(tmp_path, monkeypatch):
     temp = tmp_path / "temp"
     temp.mkdir()
@@ -104,6 +105,7 @@ def test_no_file_is_written_for_a_rule_and_a_planted_one_changes_nothing(tmp_pat
     assert _tree(temp) == before  # nothing written beside the planted file
 
 
+@pytest.mark.slow
 def test_no_file_is_written_from_the_command_line(tmp_path, program):
     temp = tmp_path / "temp"
     temp.mkdir()
@@ -144,6 +146,7 @@ UNREADABLE = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text,line,column,shown", UNREADABLE)
 def test_unreadable_character_on_the_command_line(tmp_path, program, text, line, column, shown):
     path = rule_file(tmp_path, text)
@@ -153,6 +156,7 @@ def test_unreadable_character_on_the_command_line(tmp_path, program, text, line,
     assert re.search(re.escape(f"{path}:{line}:{column}:") + ".*" + shown, done.stderr), done.stderr
 
 
+@pytest.mark.slow
 def test_unreadable_character_in_a_scenario_and_with_two_jobs(tmp_path, program):
     rule_file(tmp_path, UNREADABLE[0][0])
     for name in ("a.yaml", "b.yaml"):
@@ -166,6 +170,7 @@ def test_unreadable_character_in_a_scenario_and_with_two_jobs(tmp_path, program)
             assert re.search(rf"ERROR {name}:3: .*mine\.lp:1:28: .*'é' \(U\+00E9\)", done.stdout), done.stdout
 
 
+@pytest.mark.slow
 def test_unreadable_character_in_a_game_file(tmp_path, program):
     game = game_with_rule(tmp_path, UNREADABLE[1][0])
     done = program(tmp_path, "game", "show", game, timeout=120)
@@ -174,6 +179,7 @@ def test_unreadable_character_in_a_game_file(tmp_path, program):
     assert re.search(r"mine\.lp:2:5: .*'€' \(U\+20AC\)", done.stderr), done.stderr
 
 
+@pytest.mark.slow
 def test_unreadable_character_through_the_api(tmp_path, program):
     path = rule_file(tmp_path, UNREADABLE[0][0])
     script = ("import fivedp_asp as fd, sys\n"
@@ -198,6 +204,7 @@ READABLE = ("% a comment: é €\n%* a block comment: ü *%\n"
             + NO_CROSS.read_text(encoding="utf-8").replace(CROSSED, "appui refusé"))
 
 
+@pytest.mark.slow
 def test_non_ascii_in_strings_and_comments_is_read(tmp_path):
     rules = parse_specs([f"no_cross_timeline_support={rule_file(tmp_path, READABLE)}"])
     assert rules[0].text == READABLE
@@ -373,6 +380,7 @@ def test_endless_grounding_ends_in_bounded_time_with_the_default_limits(tmp_path
 # -- 11: a rule file is read as every input is; #include is refused before clingo reads the text -------
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs need a POSIX system")
 def test_a_fifo_as_a_rule_file_is_refused_at_once(tmp_path, program):
     fifo = tmp_path / "fifo.lp"
@@ -388,6 +396,7 @@ def _crash_file(folder: Path) -> Path:
     return rule_file(folder, "cut(S) :- supports(S,X,T), é.\n", "crash.lp")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs need a POSIX system")
 def test_include_in_a_game_file_is_refused_before_the_file_is_opened(tmp_path, program):
     fifo = tmp_path / "fifo.lp"

@@ -63,6 +63,7 @@ def forked(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_every_command_opens_the_game_after_the_fork(forked):
     path = forked
     game = load_game(path)

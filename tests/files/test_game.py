@@ -354,6 +354,7 @@ def test_recorded_orders_keep_their_meaning(tmp_path):
             sorted(map(order_key, loaded.mv.boards[key].record.orders), key=repr)
 
 
+@pytest.mark.slow
 def test_elimination_and_victory_survive_the_file(tmp_path):
     case = tmp_path / "two.yaml"
     case.write_text(textwrap.dedent("""\
@@ -611,6 +612,7 @@ save_game(sys.argv[1], g)
 
 @pytest.mark.parametrize("point, survivor", [("mid-write", "before"), ("before-rename", "before"),
                                              ("after-rename", "after")])
+@pytest.mark.slow
 def test_kill_at_each_moment_of_the_write(tmp_path, point, survivor):
     g = prepared_game(tmp_path)
     path = tmp_path / "g.yaml"
@@ -627,6 +629,7 @@ def test_kill_at_each_moment_of_the_write(tmp_path, point, survivor):
     assert len(others) == (0 if point == "after-rename" else 1)  # a kill leaves its temporary file behind
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [["game", "new", "nodir/g.yaml"], ["game", "export", "g.yaml", "-o", "nodir/c.yaml"]])
 def test_a_file_that_cannot_be_written_is_a_message(tmp_path, args):
     save_game(tmp_path / "g.yaml", new_game(opening(tmp_path)))
@@ -858,21 +861,25 @@ def test_bad_orders(game_file):
     refused("--file", "orders.txt", fragments=["'A Par -> Narnia'"])
 
 
+@pytest.mark.slow
 def test_orders_from_a_missing_file(game_file):
     assert_clean_error(fivedp(game_file.parent, "game", "orders", "g.yaml", "--file", "nowhere.txt"), "nowhere.txt")
 
 
+@pytest.mark.slow
 def test_an_unknown_power_is_named(game_file):
     for args in (["--power", "Atlantis", "A Mun - Tyr"], ["Atlantis: A Mun - Tyr"]):
         err = fivedp(game_file.parent, "game", "orders", "g.yaml", *args).stderr
         assert "unknown power 'Atlantis'" in err, err
 
 
+@pytest.mark.slow
 def test_an_order_on_a_missing_timeline(game_file):
     err = fivedp(game_file.parent, "game", "orders", "g.yaml", "A c-Mun - Tyr").stderr
     assert "None" not in err and "no timeline c" in err, err
 
 
+@pytest.mark.slow
 def test_new_refuses_to_replace_a_game(game_file):
     folder, text = game_file.parent, game_file.read_text(encoding="utf-8")
     assert_clean_error(fivedp(folder, "game", "new", "g.yaml"),
@@ -883,12 +890,14 @@ def test_new_refuses_to_replace_a_game(game_file):
     assert load_game(game_file).history == ()
 
 
+@pytest.mark.slow
 def test_show_a_board_that_does_not_exist(game_file):
     err = assert_clean_error(fivedp(game_file.parent, "game", "show", "g.yaml", "z9"))
     assert err == "error: no board 'z9' (boards: a0, a1, a2, b1)\n"
     assert_clean_error(fivedp(game_file.parent, "game", "show", "g.yaml", "b7"), "no board 'b7'")
 
 
+@pytest.mark.slow
 def test_export_refuses_to_replace_a_file(game_file):
     folder = game_file.parent
     (folder / "case.yaml").write_text("keep me\n", encoding="utf-8")
@@ -926,6 +935,7 @@ def test_export_replays_the_game(tmp_path):
     assert data["id"] == "MY GAME" and "phase" not in data["start"]
 
 
+@pytest.mark.slow
 def test_export_of_a_new_game_has_no_steps(tmp_path):
     save_game(tmp_path / "g.yaml", new_game(opening(tmp_path, {"adjacency": "any"})))
     data = yaml.safe_load(fivedp(tmp_path, "game", "export", "g.yaml").stdout)
@@ -966,6 +976,7 @@ def test_export_of_a_game_started_in_a_retreat_phase(tmp_path):
     assert run.passed, run.problems
 
 
+@pytest.mark.slow
 def test_new_game_from_a_scenario_with_options(tmp_path):
     (tmp_path / "c.yaml").write_text("id: C\noptions: {adjacency: any}\nsteps: []\n", encoding="utf-8")
     p = fivedp(tmp_path, "game", "new", "g.yaml", "--from", "c.yaml")

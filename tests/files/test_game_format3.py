@@ -90,6 +90,7 @@ def test_a_command_reads_only_the_boards_it_needs(played):
     assert set(built) <= forked_from
 
 
+@pytest.mark.slow
 def test_orders_leave_the_past_and_the_history_as_they_were(played, tmp_path, program):
     path, _ = played
     work = tmp_path / "g.yaml"
@@ -102,6 +103,7 @@ def test_orders_leave_the_past_and_the_history_as_they_were(played, tmp_path, pr
     assert load_game(work).pending["France"] == ["A Par - Bur"]
 
 
+@pytest.mark.slow
 def test_adjudicating_appends_to_the_past_and_the_history(played, tmp_path, program):
     path, memory = played
     work = tmp_path / "g.yaml"
@@ -125,6 +127,7 @@ def test_adjudicating_appends_to_the_past_and_the_history(played, tmp_path, prog
     assert checked_matches(work)
 
 
+@pytest.mark.slow
 def test_a_consistent_edit_of_the_past_is_checked_in_full_and_then_recorded(played, tmp_path, program):
     path, memory = played
     work = tmp_path / "g.yaml"
@@ -143,6 +146,7 @@ def test_a_consistent_edit_of_the_past_is_checked_in_full_and_then_recorded(play
     assert isinstance(load_game(work).mv.boards, LazyBoards)
 
 
+@pytest.mark.slow
 def test_a_format_2_file_is_read_and_written_in_format_3_by_the_next_write(played, tmp_path, program):
     path, memory = played
     work = tmp_path / "g.yaml"
@@ -162,6 +166,7 @@ def test_a_format_2_file_is_read_and_written_in_format_3_by_the_next_write(playe
            {k: v for k, v in game_data(memory).items() if k != "pending"}
 
 
+@pytest.mark.slow
 def test_accept_writes_a_format_2_file_in_format_3(played, tmp_path, program):
     path, memory = played
     work = tmp_path / "g.yaml"

@@ -335,6 +335,7 @@ def test_accept_takes_a_consistent_edit_and_refuses_an_inconsistent_one(played, 
     assert target.read_text(encoding="utf-8") == bad
 
 
+@pytest.mark.slow
 def test_a_format_1_file_is_refused_with_the_upgrade_command_and_upgraded_by_accept(played, program):
     path, text, whole = played
     folder = path.parent
@@ -394,6 +395,7 @@ def test_an_engine_defect_in_check_exits_3(tmp_path, monkeypatch, capsys):
     assert "README.md" in err
 
 
+@pytest.mark.slow
 def test_a_new_game_whose_start_already_has_a_majority_loads(tmp_path, program):
     """The victory rules run after each step, not on the start: a game begun from a scenario in which
     one power already holds most centres is a game, and loads; a winner written before any step is not."""

@@ -27,6 +27,7 @@ def _case(tmp_path: Path, text: str) -> Path:
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("item", ["-", "- null", "- ~"])
 def test_a_null_step_is_refused_on_its_line(tmp_path, item):
     path = _case(tmp_path, f"id: x\nsteps:\n  - orders: {{}}\n  {item}\n")

@@ -387,6 +387,7 @@ def _edited(path: Path, text: str, name: str, old: str, new: str, count: int = 1
     return target
 
 
+@pytest.mark.slow
 def test_verify_reports_an_honest_record_and_the_first_divergence(five, cli):
     path, text = five
     status, out, err = cli("game", "verify", str(path))
@@ -423,6 +424,7 @@ def test_verify_names_a_moved_unit_on_a_past_board(five, cli):
     assert err == f"error: {moved}: not an honest record: step 1, board a1: units: recorded Turkey: A Bul, replayed Turkey: A Con\n"
 
 
+@pytest.mark.slow
 def test_accept_refuses_an_edit_of_what_was_played_and_takes_an_edit_of_waiting_orders(five, cli):
     path, text = five
     past_a1 = next(x for x in text.splitlines() if x.startswith("  a1: "))
@@ -550,6 +552,7 @@ def test_a_game_with_sustain_phases_replays_as_recorded(tmp_path):
         assert not report.honest and report.divergence.what == what, report.divergence
 
 
+@pytest.mark.slow
 def test_a_game_adjudicated_without_reasons_replays_as_recorded_and_its_results_are_still_checked(tmp_path):
     """``adjudicate(..., reasons=False)`` records legal orders' results without reason or explanation:
     the replay (with reasons) compares every result but not the reasons the record does not have; a

@@ -3,6 +3,7 @@ that reached it (``Fought again: a0 (because of A a-Mun@1 S a-Mun@0 - a-Tyr@0)``
 JSON), and ``game show FILE BOARD`` tells the same of the board's later battles, from the history.
 The two are made apart (the rules' ``reaches/2``; the recorded results), so random games compare them."""
 
+import pytest
 from __future__ import annotations
 
 import dataclasses
@@ -16,6 +17,7 @@ from fivedp_asp.report.jsonout import history_document, step_json
 from tests.game.test_rewound import random_games
 
 
+@pytest.mark.slow
 def test_the_report_and_the_history_name_the_same_boards_and_orders(tmp_path):
     seen = 0
     for seed, options in ((4, {}), (5, {"adjacency": "any"})):

@@ -31,6 +31,7 @@ def pairs(edges):
 # -- the standard map -------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_standard_geometry_matches_the_reference_facts_pair_for_pair():
     facts = json.loads(DATA.read_text(encoding="utf-8"))
     m = load_map(str(Path(__file__).parents[2] / "fivedp_asp/maps/standard-geometry.yaml"))
@@ -422,6 +423,7 @@ def naive_crossing(points: list[tuple[int, int]]) -> bool:
 coordinate = st.one_of(st.integers(-6, 6), st.integers(-40, 40), st.sampled_from([-1000, 0, 1000, 2 ** 19]))
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(coordinate, coordinate), min_size=3, max_size=12, unique=True))
 def test_self_crossing_agrees_with_a_pairwise_check(points):

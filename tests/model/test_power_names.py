@@ -291,6 +291,7 @@ def _powers_reported(doc: dict, names: dict[str, str]) -> list:
 @pytest.mark.parametrize("case", ["options/sustain/06-victory-without-dissolved.yaml",
                                   "options/sustain/02-contested-centres.yaml",
                                   "multiverse/4.39-elimination-across-timelines.yaml"])
+@pytest.mark.slow
 def test_the_renamed_powers_are_reported_by_their_names(renamed, case):
     """Who was eliminated, who won, whose fractions a sustain vote counted: read back from the solver
     as the map names them (before, as the solver's lower-case spelling, or not at all: exit 3)."""

@@ -245,6 +245,7 @@ document.getElementById('fit').click();out.fit=svg.getAttribute('viewBox');
 document.body.setAttribute('data-test',JSON.stringify(out));})();"""
 
 
+@pytest.mark.slow
 def test_the_view_switches_steps_filters_timelines_shows_details_and_opens_a_board(tmp_path):
     """The view driven in the browser by a script of the test's (added to the page with its hash in
     the policy): three steps back from the last, the boards and orders of step 3 show; timeline b

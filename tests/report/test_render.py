@@ -158,6 +158,7 @@ def test_every_case_draws(path):
         assert len(step_orders(root, i)) == len(frame.orders)
 
 
+@pytest.mark.slow
 def test_a_64_board_multiverse_draws_in_under_a_second():
     from fivedp_asp.lab.bench.positions import step_orders, synthetic_multiverse
     from fivedp_asp.engine.step import read_orders
@@ -335,6 +336,7 @@ def test_arrows_between_boards_never_cross_a_third_board():
     assert crossings == []
 
 
+@pytest.mark.slow
 def test_a_random_game_replays_as_its_scenario_and_draws(tmp_path):
     """``game.random_play.random_game`` (the material of the large pictures) writes a scenario that replays to
     the multiverse it played, and the same seed gives the same game."""

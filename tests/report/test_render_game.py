@@ -84,6 +84,7 @@ def own_text(el: ET.Element) -> str:
 # -- 1. one board alone: every order that acted on it -------------------------------------------------
 
 
+@pytest.mark.slow
 def test_one_board_alone_draws_the_orders_from_other_boards_that_acted_on_it(game_file, tmp_path):
     """a3 fought step 8 with a support from c2 into it (``A c-Ser S A a-Ser - Rum``); b1 fought step 5,
     with a support from a2 into it, and was attacked from b2 in step 8 (which forked timeline d)."""
@@ -237,6 +238,7 @@ def converter() -> list[str] | None:
     return None
 
 
+@pytest.mark.slow
 def test_a_board_alone_reads_without_css(game_file, replayed, monkeypatch, tmp_path):
     for name in ("a3", "b1", "c2"):
         root = board_svg_of(game_file, replayed, name, monkeypatch)
@@ -323,6 +325,7 @@ def test_the_side_panel_names_the_board_of_every_unit(game_page, replayed):
 # -- 6. the step label -------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_step_label_counts_the_steps_and_names_the_last_position(game_page, game_file, tmp_path, capsys):
     """14 steps played: the slider's 15 positions are labelled ``step 1 / 14`` to ``step 14 / 14`` and,
     last, the boards as they stand with the waiting orders; the label as drawn is the last one's."""

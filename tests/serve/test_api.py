@@ -238,6 +238,7 @@ def test_pages_fetch_nothing_from_elsewhere(client, path):
     assert "http://" not in html and "https://" not in html and "//cdn" not in html
 
 
+@pytest.mark.slow
 def test_the_serve_benchmark_loses_nothing():
     """``fivedp bench serve`` on a short run: every power submitting at once, nothing lost."""
     from fivedp_asp.lab.bench.serve import bench_serve
@@ -249,6 +250,7 @@ def test_the_serve_benchmark_loses_nothing():
         assert 0 < r["p50_ms"] <= r["p95_ms"] and r["page_s"] > 0
 
 
+@pytest.mark.slow
 def test_a_game_with_a_rule_of_your_own_is_served_and_refuses_a_runaway_rule(client, monkeypatch):
     """Rules of your own travel with the game (its file records their text) and are ground apart,
     with the time and memory limits, also inside the server; a rule that grounds without end is

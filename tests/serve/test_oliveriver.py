@@ -228,6 +228,7 @@ def test_boards_both_ways():
 # -- a game through their routes alone ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_game_through_their_routes_alone(their):
     t, game = new_game(their, player="France", start=TWO_POWERS)
     assert game["player"] == "France" and game["hasStrictAdjacencies"] is False
@@ -330,6 +331,7 @@ def test_a_game_through_their_routes_alone(their):
     assert not any(o["status"] == "New" for o in w["orders"])
 
 
+@pytest.mark.slow
 def test_a_sandbox_is_one_person_playing_every_power(their):
     t, game = new_game(their)
     assert game["player"] in NATIONS  # a normal game names a power at random when none is asked for
@@ -382,6 +384,7 @@ def test_convoys_supports_to_hold_and_coasts_both_ways(their):
     assert winter["centres"]["Nwy"] == "England"
 
 
+@pytest.mark.slow
 def test_strict_adjacencies_is_a_rule_of_this_engine(their):
     everyone = sorted(NATIONS)
     verdicts = {}
@@ -531,6 +534,7 @@ def test_their_built_client_served_at_client(tmp_path):
         check_client(tmp_path / "nowhere")
 
 
+@pytest.mark.slow
 def test_the_command_line_refuses_client_without_oliveriver(tmp_path):
     r = subprocess.run([sys.executable, "-m", "fivedp_asp.cli", "serve", "--client", str(tmp_path)],
                        capture_output=True, text=True, cwd=tmp_path, timeout=60)
@@ -540,6 +544,7 @@ def test_the_command_line_refuses_client_without_oliveriver(tmp_path):
     assert r.returncode == 2 and "with index.html" in r.stderr and "Traceback" not in r.stderr
 
 
+@pytest.mark.slow
 def test_the_request_of_docs_server_md_runs_as_written(tmp_path):
     """The curl request of docs/server.md's "Their client", run as written (bash and the real curl)
     against a server started with --oliveriver; then Germany joins and the world is theirs."""

@@ -29,6 +29,7 @@ def commands() -> list[str]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed (.ci/run installs it)")
 def test_the_curl_session_runs_as_written(tmp_path):
     cmds = commands()

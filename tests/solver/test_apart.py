@@ -31,6 +31,7 @@ def test_the_answer_and_the_exceptions_come_back():
         run_apart(lambda: (lambda: None), 30, None)  # a function does not pickle
 
 
+@pytest.mark.slow
 def test_work_past_its_time_is_stopped():
     t0 = time.monotonic()
     with pytest.raises(LimitHit) as hit:

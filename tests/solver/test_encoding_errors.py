@@ -23,6 +23,7 @@ def _run(root: Path, *args: str) -> subprocess.CompletedProcess:
                           text=True, env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"}, timeout=120)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", [["adjudicate"], ["check"], ["compare", "--reference", "diplomacy"]])
 def test_syntax_error_names_file_and_line(tmp_path, command):
     if command[0] == "compare":
@@ -39,6 +40,7 @@ def test_syntax_error_names_file_and_line(tmp_path, command):
     assert "syntax error" in done.stderr
 
 
+@pytest.mark.slow
 def test_unsafe_rule_names_file_and_line(tmp_path):
     root = _copy(tmp_path)
     outcome = root / "asp" / "movement" / "outcome.lp"
@@ -52,6 +54,7 @@ def test_unsafe_rule_names_file_and_line(tmp_path):
     assert "unsafe" in done.stderr
 
 
+@pytest.mark.slow
 def test_intact_copy_runs(tmp_path):
     # the copy itself works: the failures above come from the broken lines alone
     done = _run(_copy(tmp_path), "check", str(CASE))

@@ -41,6 +41,7 @@ def test_a_quick_call_is_not_made_again():
     assert ctl.configuration.solve.solve_limit == BOUND
 
 
+@pytest.mark.slow
 def test_a_call_past_the_bound_is_made_again_and_answers_alike():
     ctl = _control(PIGEONS.format(n=9, m=8))
     seen, restarts = [], []

@@ -2,6 +2,7 @@
 collector: a Control held in a reference cycle stays in memory until the collector runs, which then
 pays for releasing several programs at once in the middle of some later phase."""
 
+import pytest
 from __future__ import annotations
 
 import gc
@@ -30,11 +31,13 @@ def _controls_left_in_cycles(run) -> int:
             gc.enable()
 
 
+@pytest.mark.slow
 def test_a_plain_step_leaves_no_program_to_the_cycle_collector():
     mv = new_game().mv
     assert _controls_left_in_cycles(lambda: step(mv, {"France": ["A Paris - Burgundy"]})) == 0
 
 
+@pytest.mark.slow
 def test_a_step_with_paradoxes_leaves_no_program_to_the_cycle_collector():
     # the backup rules index the step's parts and talk to the clock: the driver's whole machinery
     mv, orders, _ = copied_position("6.F.16", 3)

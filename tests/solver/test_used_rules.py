@@ -223,6 +223,7 @@ def _tree_signature(atom):
     return None
 
 
+@pytest.mark.slow
 def test_an_atoms_predicate_read_off_its_text_is_the_one_its_syntax_tree_gives():
     from clingo import ast
 

@@ -1,5 +1,6 @@
 """`fivedp bench multiverse`: the reference's share of a step, one head board at a time."""
 
+import pytest
 from __future__ import annotations
 
 from fivedp_asp.lab.bench.positions import board_orders, step_orders, synthetic_multiverse
@@ -32,6 +33,7 @@ def test_board_orders_keep_each_heads_own_moves_and_hold_the_travellers():
     assert holds == sum(line.endswith(" H") for line in lines) + len(travelling)
 
 
+@pytest.mark.slow
 def test_reference_per_board_times_every_head():
     mv = synthetic_multiverse(2, 10)
     orders, _ = step_orders(mv, 2, 1)

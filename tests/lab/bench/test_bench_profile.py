@@ -1,5 +1,6 @@
 """`fivedp bench --profile`: the stages of a step's time, and the programs it grounds."""
 
+import pytest
 from __future__ import annotations
 
 import time
@@ -78,6 +79,7 @@ def test_profile_command_prints_every_stage(capsys):
 # -- phases adjudicated together ----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_batch_profile_times_every_stage_and_counts_every_program(monkeypatch):
     from fivedp_asp.lab.bench.profile import profile_batch
     from fivedp_asp.lab.bench.classic import record_phases
@@ -113,6 +115,7 @@ def test_a_batch_profile_times_every_stage_and_counts_every_program(monkeypatch)
     assert profile.rules == stages.rules / len(group)
 
 
+@pytest.mark.slow
 def test_a_batch_profile_command_prints_every_stage(capsys):
     assert main(["bench", "classic", "--profile", "--batch", "4", "--phases", "6", "--repeat", "1"]) == 0
     lines = capsys.readouterr().out.splitlines()

@@ -1,5 +1,6 @@
 """`fivedp bench SUITE` runs that suite alone."""
 
+import pytest
 from __future__ import annotations
 
 from fivedp_asp.lab.bench import benchmarks, classic
@@ -28,6 +29,7 @@ def test_the_possible_suite_prints_its_table_and_runs_no_other(monkeypatch, caps
     assert "classic" not in out
 
 
+@pytest.mark.slow
 def test_the_selfplay_suite_times_classic_and_multiverse_games(capsys):
     assert main(["bench", "selfplay", "--games", "1", "--years", "2", "--bot", "random"]) == 0
     out = capsys.readouterr().out.splitlines()

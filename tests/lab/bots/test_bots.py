@@ -51,6 +51,7 @@ def invalid(mv, orders):
     return [(o.power, o.text, o.reason) for o in report.outcomes if o.result == "invalid"]
 
 
+@pytest.mark.slow
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10**6), steps=st.integers(0, 16), multiverse=st.booleans())
 def test_the_orders_of_every_bot_are_legal_in_random_positions(seed, steps, multiverse):
@@ -96,6 +97,7 @@ def test_drawing_from_other_settings_gives_orders_legal_under_one_of_them(seed, 
         assert not everywhere, (bot.__name__, everywhere)
 
 
+@pytest.mark.slow
 def test_a_view_gives_the_same_orders_again_and_another_seed_others():
     mv = random_position(5, 8, True)
     game = new_game(mv)
@@ -108,6 +110,7 @@ def test_a_view_gives_the_same_orders_again_and_another_seed_others():
             assert a != c
 
 
+@pytest.mark.slow
 def test_the_sustain_phase_gets_a_vote_from_greedy_players_with_a_time_centre():
     mv = random_position(3, 30, True, {"sustain": True})
     while next_phase(mv) != SUSTAIN and not mv.winner:

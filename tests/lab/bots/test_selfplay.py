@@ -18,6 +18,7 @@ from tests.schema_check import errors
 MAP = load_map("standard")
 
 
+@pytest.mark.slow
 def test_a_game_is_played_again_the_same_way_and_another_number_differently():
     seats = parse_seats(["England=greedy"], MAP)
     a = play_tables([Table(1), Table(2)], 4, 2, seats, text=True)
@@ -28,6 +29,7 @@ def test_a_game_is_played_again_the_same_way_and_another_number_differently():
     assert sum(a[0].centres.values()) <= 34 and a[0].unique == a[0].centres
 
 
+@pytest.mark.slow
 def test_selfplay_prints_each_game_and_its_json_is_a_document(cli):
     status, out, err = cli("selfplay", "--games", "2", "--seed", "3", "--years", "2", "--bot", "England=greedy")
     assert status == 0 and not err
@@ -43,6 +45,7 @@ def test_selfplay_prints_each_game_and_its_json_is_a_document(cli):
         assert sum(g["final_centres"].values()) <= 34
 
 
+@pytest.mark.slow
 def test_selfplay_in_a_multiverse_counts_centres_per_timeline_and_by_name(cli):
     status, out, _ = cli("selfplay", "--games", "1", "--seed", "2", "--years", "3", "--multiverse", "--json")
     doc = json.loads(out)
@@ -54,6 +57,7 @@ def test_selfplay_in_a_multiverse_counts_centres_per_timeline_and_by_name(cli):
         assert game["unique_centres"][power] <= n
 
 
+@pytest.mark.slow
 def test_games_written_with_out_are_verified_and_kept_unless_forced(cli, tmp_path):
     out = tmp_path / "games"
     status, text, _ = cli("selfplay", "--games", "2", "--years", "2", "--multiverse", "--bot", "all=greedy",
@@ -74,6 +78,7 @@ def test_games_written_with_out_are_verified_and_kept_unless_forced(cli, tmp_pat
     assert files[0].read_bytes() != before
 
 
+@pytest.mark.slow
 def test_a_bot_of_your_own_plays_and_its_faults_are_told_in_one_line(cli, tmp_path):
     bots = tmp_path / "mybots.py"
     bots.write_text(
@@ -121,6 +126,7 @@ def test_seven_greedy_bots_play_classic_and_multiverse_games_to_their_end(cli, t
         assert not [r for h in history for r in h.get("results", ()) if r.get("result") == "invalid"]
 
 
+@pytest.mark.slow
 def test_the_example_bot_of_the_docs_plays_legal_orders(cli, tmp_path):
     example = Path(__file__).resolve().parents[3] / "docs" / "examples" / "cautious_bot.py"
     for extra in ([], ["--multiverse"]):

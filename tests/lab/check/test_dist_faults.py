@@ -81,6 +81,7 @@ def test_a_bad_address_is_bad_input_that_says_what_is_accepted(tmp_path, address
         assert all(a in line for a in ACCEPTED), line
 
 
+@pytest.mark.slow
 def test_a_closed_port_is_told_at_once(tmp_path):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -143,6 +144,7 @@ def server(request):
 HTTP_ANSWER = b"HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: 11\r\n\r\nBad Request"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("server", [HTTP_ANSWER], indirect=True)
 def test_an_http_server_is_not_a_scheduler(tmp_path, server):
     started = time.monotonic()

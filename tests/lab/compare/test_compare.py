@@ -158,6 +158,7 @@ def test_generator_is_deterministic_and_parses():
     assert sum(len(v) for v in a.values()) >= 22  # every unit has an order
 
 
+@pytest.mark.slow
 def test_generator_orders_are_mostly_legal():
     rng = random.Random(3)
     gen = OrderGenerator(GM, rng, illegal_share=0.05)
@@ -217,6 +218,7 @@ class Contrary(ReferenceAdjudicator):
         return PhaseResult(flipped, res.dislodged, res.after, res.notes)
 
 
+@pytest.mark.slow
 def test_real_disagreement_is_shrunk_and_written(tmp_path):
     b = opening(GM).heads[0]
     given = parse_given({"France": ["A Par - Bur", "A Mar S A Par - Bur", "F Bre - Mao"],

@@ -94,6 +94,7 @@ def test_random_games_with_pydip_run_and_classify_every_difference(pydip, capsys
     assert len(list(tmp_path.glob("*.yaml"))) == len(re.findall(r"^    \S+\.yaml  \[", out, re.M))
 
 
+@pytest.mark.slow
 def test_triangulation_over_random_games(pydip, capsys):
     pytest.importorskip("diplomacy")
     status = main(["compare", "--triangulate", "--games", "2", "--years", "3", "--seed", "1"])

@@ -40,6 +40,7 @@ def test_intervals_of_known_samples():
         Resampler(0, "t")
 
 
+@pytest.mark.slow
 def test_an_option_that_cannot_change_classic_play_makes_no_difference():
     """Adjacency between timelines cannot matter while nobody plays across boards: the games under
     both values are the same game, and every difference is 0 with an interval of width 0."""
@@ -55,6 +56,7 @@ def test_an_option_that_cannot_change_classic_play_makes_no_difference():
         assert (d.mean, d.low, d.high, d.real) == (0.0, 0.0, 0.0, False), m.label
 
 
+@pytest.mark.slow
 def test_a_bot_study_in_text_json_and_html(cli, tmp_path):
     argv = ["explore", "--bot-games", "3", "--seed", "2", "--years", "2", "--bot", "England=greedy",
             "--option", "victory=elimination,unique"]
@@ -75,6 +77,7 @@ def test_a_bot_study_in_text_json_and_html(cli, tmp_path):
     assert page.startswith("<!DOCTYPE html>") and page.count("<svg") >= 4 and "<script" not in page
 
 
+@pytest.mark.slow
 def test_the_page_escapes_what_it_shows():
     seats = parse_seats(["England=greedy"], MAP)
     study = run_bot_study(1, 1, 1, seats, asked_values(["adjacency=family,any"], []))
@@ -94,6 +97,7 @@ def test_bad_arguments_of_a_bot_study(cli):
     assert status == 2 and "not a bot" in err
 
 
+@pytest.mark.slow
 def test_a_rule_of_your_own_in_a_study_of_bot_games(cli):
     from pathlib import Path
 

@@ -340,6 +340,7 @@ def test_a_game_file_is_explored_like_the_scenario_of_its_orders(tmp_path, cli):
 # -- the sweep summary ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_sweep_summary_counts_the_scenarios_each_value_changes(tmp_path, cli):
     for src in (FAMILY_33, FAMILY_35, ANY_36, CLASSIC):
         shutil.copy(src, tmp_path / src.name)
@@ -375,6 +376,7 @@ def test_lines_stay_within_the_width(capsys):
     assert max(len(x) for x in lines[1:]) <= 80
 
 
+@pytest.mark.slow
 def test_the_readme_examples_are_what_explore_prints(cli, monkeypatch):
     """The examples of "Exploring rules" in README.md are real output (at 100 columns); an example
     shortened with "…" is not compared."""

@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent.parent.parent
 NO_CROSS = ROOT / "docs" / "examples" / "no_cross_timeline_support.lp"
 
 
+@pytest.mark.slow
 def test_random_games_are_seeded():
     a = [g.steps for g, _ in random_games(2, 7, 1)]
     b = [g.steps for g, _ in random_games(2, 7, 1)]
@@ -28,6 +29,7 @@ def test_random_games_are_seeded():
     assert len(game.steps) == len(phases) and phases[0] == "movement" and len(game.steps) >= 4
 
 
+@pytest.mark.slow
 def test_an_order_across_boards_takes_the_place_of_its_units_order_on_its_head():
     """A unit of a multiverse study's random game given an order across boards gives that order
     alone: with its head order as well, both would be illegal (DATC 4.D.3, conflicting orders), and
@@ -41,11 +43,13 @@ def test_an_order_across_boards_takes_the_place_of_its_units_order_on_its_head()
     assert conflicts == 0 and sum(timelines) >= 3 * len(timelines), (conflicts, timelines)
 
 
+@pytest.mark.slow
 def test_an_option_about_timelines_never_changes_a_classic_game():
     study = run_study(3, 2, 2, asked_values(["adjacency=family,any"], []))
     assert study.diverged == 0 and not study.by_kind and len(study.first) == 3
 
 
+@pytest.mark.slow
 def test_first_divergences_are_written_as_scenarios_that_show_them(tmp_path, capsys):
     status = main(["explore", "--random-games", "10", "--seed", "3", "--years", "4",
                    "--option", "datc_4e1=ignored,counts", "--out", str(tmp_path), "--html", str(tmp_path / "s.html")])
@@ -83,6 +87,7 @@ def test_the_page_escapes_what_it_shows():
     assert "<b>move</b>" not in page and "&lt;b&gt;move&lt;/b&gt;" in page and "x&lt;y" in page
 
 
+@pytest.mark.slow
 def test_a_rule_of_your_own_in_a_study(capsys):
     status = main(["explore", "--random-games", "2", "--seed", "1", "--years", "1",
                    "--rule", f"no_cross_timeline_support={NO_CROSS}"])
@@ -109,6 +114,7 @@ def test_a_multiverse_study_reaches_other_timelines_and_a_rule_about_them_shows(
     assert re.search(r"by kind: support to (hold|move) \d+(, support to (hold|move) \d+)?$", out, re.M)
 
 
+@pytest.mark.slow
 def test_a_study_as_json_is_a_document_that_agrees_with_the_text(capsys):
     import json
 
@@ -149,6 +155,7 @@ def _position(seed: int, steps: int):
     return mv
 
 
+@pytest.mark.slow
 def test_orders_beyond_the_own_options_are_legal_only_under_the_others():
     import random as _random
     from dataclasses import replace
@@ -175,6 +182,7 @@ def test_orders_beyond_the_own_options_are_legal_only_under_the_others():
         assert all(allowed[x] != "invalid" for x in drawn), allowed
 
 
+@pytest.mark.slow
 def test_a_classic_study_draws_only_orders_on_the_board_of_the_game():
     import random as _random
 
