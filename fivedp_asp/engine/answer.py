@@ -224,8 +224,7 @@ class Answer:
         texts = self.texts.get(name)
         if not texts:
             return []
-        read = reader(shown(name))
-        return [read(x) for x in texts]
+        return reader(shown(name))(texts)
 
     def order_results(self, adjacency: str | None = None) -> dict[int, tuple[str, str | None]]:
         """Order id → (result, reason); an illegal order is ``invalid`` with its first reason
@@ -247,7 +246,7 @@ class Answer:
 
     def places(self, name: str) -> set[Place3]:
         """The places of ``name(Place)``."""
-        return {v[0] for v in self.values(name)}
+        return {place for (place,) in self.values(name)}
 
     def first_places(self, name: str) -> set[Place3]:
         """The places that atoms ``name(Place, ...)`` begin with."""
@@ -260,7 +259,7 @@ class Answer:
         return dict(self.values(name))
 
     def boards(self, name: str) -> list[tuple[int, int]]:
-        return [v[0] for v in self.values(name)]
+        return [board for (board,) in self.values(name)]
 
     def reaching(self) -> dict[tuple[int, int], list[int]]:
         """Each past board fought again, and the ids of the new orders that reached it."""

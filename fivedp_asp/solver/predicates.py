@@ -389,11 +389,20 @@ def decode_symbol(sym: clingo.Symbol) -> tuple:
 
 
 @lru_cache(maxsize=None)
-def reader(p: Predicate) -> Callable[[str], tuple]:
-    """A function reading the argument text of an atom of ``p`` (what follows ``name(`` up to its
-    closing parenthesis) into Python values: one regular expression made of its arguments' patterns and
-    one tuple expression over its groups, generated once per predicate; a text the expression does not
-    fit (a name clingo escapes) is parsed and walked as a symbol (``decode_symbol``)."""
+def reader(p: Predicate) -> Callable[[Iterable[str]], list[tuple]]:
+    """A function reading the argument texts of atoms of ``p`` (each what follows ``name(`` up to its
+    closing parenthesis) into Python values, a tuple an atom: one regular expression made of its
+    arguments' patterns and one tuple expression over its groups, in one list comprehension generated
+    once per predicate (no call an atom); a text the expression does not fit (a name clingo escapes) is
+    parsed and walked as a symbol (``decode_symbol``). Numbers alone, and a number and a term's text,
+    are split at their commas instead: the commonest atoms (``order_result/2``), read cheaper so."""
+    numbers = (INT, ORDER, TIMELINE, GAME)
+    if p.args and all(k in numbers for k in p.args):
+        if len(p.args) == 1:
+            return lambda texts: [(int(x),) for x in texts]
+        return lambda texts: [tuple(map(int, x.split(","))) for x in texts]
+    if len(p.args) == 2 and p.args[0] in numbers and p.args[1] is TERM:
+        return lambda texts: [(int(a), c) for a, _, c in (x.partition(",") for x in texts)]
     pattern, values, group = [], [], 1
     for kind in p.args:
         pattern.append(kind.pattern)
@@ -401,8 +410,9 @@ def reader(p: Predicate) -> Callable[[str], tuple]:
         values.append(re.sub(r"G\((\d+)\)", lambda m: f"m[{first + int(m[1])}]", kind.read))
         group += kind.groups
     match = re.compile(",".join(pattern) + r"\Z", re.S).match
-    source = (f"def read(text):\n    m = match(text)\n    if m is None:\n        return slow(text)\n"
-              f"    return ({', '.join(values)}{',' if len(values) == 1 else ''})\n")
+    value = f"({', '.join(values)}{',' if len(values) == 1 else ''})"
+    source = (f"def read(texts):\n"
+              f"    return [{value} if (m := match(x)) is not None else slow(x) for x in texts]\n")
     scope = {"match": match, "_detail_text": _detail_text,
              "slow": lambda text: decode_symbol(clingo.parse_term(f"{p.name}({text})"))}
     exec(compile(source, f"<reader of {p.name}/{p.arity}>", "exec"), scope)

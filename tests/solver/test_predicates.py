@@ -125,7 +125,7 @@ _TEXTS = {
 def test_each_answer_is_read_as_its_symbol_says(pred):
     """The generated reader (a regular expression over the atom's text) gives what the symbol's own
     arguments give, for plain and escaped names alike."""
-    read = P.reader(pred)
+    read = lambda text: P.reader(pred)([text])[0]
     combos = list(itertools.product(*(_TEXTS[k] for k in pred.args)))[:200]
     for args in combos:
         text = ",".join(args)
@@ -140,11 +140,12 @@ def test_each_answer_is_read_as_its_symbol_says(pred):
 
 
 def test_a_reason_is_read_into_its_parts():
-    read = P.reader(P.shown("reason"))
+    read = lambda text: P.reader(P.shown("reason"))([text])[0]
     assert read('3,cut,p(b(0,1),"a-b"),s(hold,1,1)') == (3, "cut", (0, 1, "a-b"), ("s", "hold", 1, 1))
     assert read("4,paradox,none,none") == (4, "paradox", None, ())
     assert read('5,rule,none,rule("x,y")') == (5, "rule", None, ("rule", "x,y"))
-    assert P.reader(P.shown("arrives"))("p(b(0,1),spa),c(spa,nc)") == ((0, 1, "spa"), "spa/nc")
-    assert P.reader(P.shown("owner"))("moves(p(b(0,1),mun)),b(0,2)") == (("moves", (0, 1, "mun")), (0, 2))
+    assert P.reader(P.shown("arrives"))(["p(b(0,1),spa),c(spa,nc)", "p(b(0,2),mun),mun"]) == [
+        ((0, 1, "spa"), "spa/nc"), ((0, 2, "mun"), "mun")]
+    assert P.reader(P.shown("owner"))(["moves(p(b(0,1),mun)),b(0,2)"]) == [(("moves", (0, 1, "mun")), (0, 2))]
     with pytest.raises(KeyError, match="not a shown predicate"):
         P.shown("unit")
