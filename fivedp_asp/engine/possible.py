@@ -35,7 +35,6 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from ..model import orders as o
-from ..solver import terms as t
 from ..solver.predicates import render
 from ..solver.terms import Fact, OrderIds, Timeline
 from ..errors import InputError, NotationError, quoted
