@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import Sequence
 
 from ..solver import terms as t
+from ..solver.predicates import render
 from ..solver.terms import Fact, OrderId
 from .facts import adjustment_map_facts, board_facts, distance_facts, order_facts
 from ..model.multiverse import ADJUSTMENT, Board, Multiverse, Unit, make_board
@@ -68,13 +69,12 @@ def adjustment_balances(mv: Multiverse) -> dict[tuple[tuple[int, int], str], int
     if not boards:
         return {}
     # the balances never depend on the removals nobody ordered: the map's adjacency is not needed
-    answer = Answer.of(solve_decisions(program(mv, "adjustment"), t.render(_adjustment_facts(mv, boards, [])),
+    answer = Answer.of(solve_decisions(program(mv, "adjustment"), render(_adjustment_facts(mv, boards, [])),
                                        adjustment_map_facts(mv.game_map, civil_disorder=False)).atoms)
     powers = t.by_name(mv.game_map.powers)
     out = {}
-    for board, power, n in answer.get("balance"):
-        key = t.board_of(str(board))
-        out[(key, powers[t.name_of(power)])] = n.number
+    for key, power, n in answer.values("balance"):
+        out[(key, powers[power])] = n
     return out
 
 
@@ -93,7 +93,7 @@ def adjudicate(mv: Multiverse, orders, reasons: bool = True) -> Steps:
         answer = Answer.of((yield Query(program(mv, "adjustment", reasons), facts,
                                         adjustment_map_facts(mv.game_map))).atoms)
     removed = answer.places("removed")
-    built = {t.read_place(a): (k.name, t.read_location(loc)) for a, k, loc in answer.get("built")}
+    built = {u: (kind, loc) for u, kind, loc in answer.values("built")}
     new_boards, disbanded = [], []
     for b in boards:
         units = [u for u in b.units.values() if (b.timeline, b.turn, u.province) not in removed]

@@ -10,6 +10,7 @@ from typing import Callable, Iterable, Sequence
 import clingo
 
 from ..solver import terms as t
+from ..solver.predicates import reader, shown
 from ..solver.backup import BackupRule
 from ..model.map import GameMap
 from ..model.notation import format_order, timeline_name
@@ -186,63 +187,51 @@ def _first_reason(reason: str) -> tuple[bool, str]:
 
 @dataclass(frozen=True)
 class Answer:
-    """The atoms of one phase's answer, by predicate: each atom's argument text, and the symbols.
+    """The atoms of one phase's answer, by predicate: each atom's argument text, read into Python values
+    by the predicate's declaration (``solver/predicates.py``) when asked for.
 
     An answer comes from clingo as symbols, or, from a batch of phases solved together (``batch.py``),
-    as the text of each atom after its phase's own numbering is restored; the symbols of a predicate
-    are then parsed from its text the first time they are asked for (a few predicates are read that way)."""
+    as the text of each atom after its phase's own numbering is restored: the same text either way."""
 
     texts: dict[str, list[str]] = field(default_factory=dict)
-    parsed: dict[str, list[clingo.Symbol]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, atoms: Iterable[clingo.Symbol | str]) -> "Answer":
         texts: dict[str, list[str]] = defaultdict(list)
-        syms: dict[str, list[clingo.Symbol]] = defaultdict(list)
         atoms = list(atoms)
         symbols = [a for a in atoms if not isinstance(a, str)]
         if len(symbols) == len(atoms):
-            # all symbols (an answer of one phase): each with its text, no type test an atom
-            for sym, text in zip(symbols, t.symbol_texts(symbols)):
+            # all symbols (an answer of one phase): no type test an atom
+            for text in t.symbol_texts(symbols):
                 cut = text.find("(")
                 if cut > 0:
-                    name = text[:cut]
-                    texts[name].append(text[cut + 1 : -1])
+                    texts[text[:cut]].append(text[cut + 1 : -1])
                 else:
-                    name = text
-                    texts[name].append("")
-                syms[name].append(sym)
-            return cls(dict(texts), dict(syms))
+                    texts[text].append("")
+            return cls(dict(texts))
         read = iter(t.symbol_texts(symbols))
         for sym in atoms:
             text = sym if isinstance(sym, str) else next(read)
             cut = text.find("(")
-            name = text[:cut] if cut > 0 else text
-            texts[name].append(text[cut + 1 : -1] if cut > 0 else "")
-            if not isinstance(sym, str):
-                syms[name].append(sym)
-        return cls(dict(texts), dict(syms))
+            if cut > 0:
+                texts[text[:cut]].append(text[cut + 1 : -1])
+            else:
+                texts[text].append("")
+        return cls(dict(texts))
 
-    def symbols_of(self, name: str) -> list[clingo.Symbol]:
-        """The atoms of ``name`` as symbols."""
-        if name not in self.parsed:
-            self.parsed[name] = [clingo.parse_term(f"{name}({x})" if x else name) for x in self.texts.get(name, [])]
-        return self.parsed[name]
-
-    def get(self, name: str) -> list[tuple[clingo.Symbol, ...]]:
-        """The arguments of every atom of ``name``, as symbols (for the few rarely read predicates)."""
-        return [tuple(sym.arguments) for sym in self.symbols_of(name)]
+    def values(self, name: str) -> list[tuple]:
+        """The arguments of every atom of the shown predicate ``name``, as its declaration reads them."""
+        texts = self.texts.get(name)
+        if not texts:
+            return []
+        return reader(shown(name))(texts)
 
     def order_results(self, adjacency: str | None = None) -> dict[int, tuple[str, str | None]]:
         """Order id → (result, reason); an illegal order is ``invalid`` with its first reason
         (``_first_reason``). ``adjacency``: the value of that option in force, which a reason about
         timelines names."""
-        out: dict[int, tuple[str, str | None]] = {}
-        for text in self.texts.get("order_result", []):
-            i, _, r = text.partition(",")
-            out[int(i)] = (r, None)
-        illegal = sorted(((int(i), _first_reason(r)) for i, _, r in (x.partition(",")
-                                                                    for x in self.texts.get("illegal", []))))
+        out: dict[int, tuple[str, str | None]] = {i: (r, None) for i, r in self.values("order_result")}
+        illegal = sorted((i, _first_reason(r)) for i, r in self.values("illegal"))
         for i, (_, r) in illegal:
             if i not in out or out[i][0] != "invalid":
                 out[i] = ("invalid", _reason_text(r, adjacency))
@@ -251,38 +240,37 @@ class Answer:
     def reasons(self) -> dict[int, list[tuple[str, Place3 | None, tuple]]]:
         """Order id → its causes as the rules gave them: (kind, unit place or None, detail)."""
         out: dict[int, list] = defaultdict(list)
-        for text in self.texts.get("reason", []):
-            i, kind, place, detail = t.reason_text_of(text)
+        for i, kind, place, detail in self.values("reason"):
             out[i].append((kind, place, detail))
         return dict(out)
 
     def places(self, name: str) -> set[Place3]:
-        return {t.place_of(x) for x in self.texts.get(name, [])}
+        """The places of ``name(Place)``."""
+        return {place for (place,) in self.values(name)}
 
     def first_places(self, name: str) -> set[Place3]:
         """The places that atoms ``name(Place, ...)`` begin with."""
-        return {t.leading_place_of(x) for x in self.texts.get(name, [])}
+        return {v[0] for v in self.values(name)}
 
     def place_pairs(self, name: str) -> dict[Place3, Place3]:
-        return dict(t.place_pair_of(x) for x in self.texts.get(name, []))
+        return dict(self.values(name))
 
     def arrivals(self, name: str = "arrives") -> dict[Place3, str]:
-        return dict(t.place_location_of(x) for x in self.texts.get(name, []))
+        return dict(self.values(name))
 
     def boards(self, name: str) -> list[tuple[int, int]]:
-        return [t.board_of(x) for x in self.texts.get(name, [])]
+        return [board for (board,) in self.values(name)]
 
     def reaching(self) -> dict[tuple[int, int], list[int]]:
         """Each past board fought again, and the ids of the new orders that reached it."""
         out: dict[tuple[int, int], list[int]] = {}
-        for text in self.texts.get("reaches", []):
-            i, _, board = text.partition(",")
-            out.setdefault(t.board_of(board), []).append(int(i))
+        for i, board in self.values("reaches"):
+            out.setdefault(board, []).append(i)
         return out
 
     def owners(self) -> dict[tuple[str, Place3], tuple[int, int]]:
         """Every decision of the step, (name, place), and the board that owns it."""
-        return dict(t.decision_owner_of(x) for x in self.texts.get("owner", []))
+        return dict(self.values("owner"))
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ of solver queries (``step.Query``); ``step_many`` advances many steps in lockste
 queries that use the same programs on the same map in one program.
 
 The phases are kept apart by numbering alone. Phase k's facts are spelled as the k-th phase
-(``terms.fact_lines``): every timeline is moved up by ``k * TIMELINE_STRIDE`` (inside board terms
+(``predicates.fact_lines``): every timeline is moved up by ``k * TIMELINE_STRIDE`` (inside board terms
 ``b(T,N)`` and where a fact names a timeline, ``terms.Timeline``) and every order id by
 ``k * ORDER_STRIDE`` (``terms.OrderId``, ``terms.OrderIds``). No order names a board of another
 phase and boards are only related through the pairs that orders name, so no rule joins two phases;
@@ -41,7 +41,8 @@ from typing import Callable, Generator, Sequence
 
 from ..errors import AdjudicationError
 from ..solver.driver import Solution, solve_decisions
-from ..solver.terms import ORDER_STRIDE, TIMELINE_STRIDE, fact_lines, symbol_texts
+from ..solver.predicates import fact_lines
+from ..solver.terms import ORDER_STRIDE, TIMELINE_STRIDE, symbol_texts
 from . import collector
 from .phase import Query, StepReport
 from .step import OrderLines, steps

@@ -2,7 +2,7 @@
 
 Only boards that are heads or that an order mentions are written, so the program's size follows
 the boards in play, not the length of history. A phase's facts are values (``terms.Fact``: tuples of
-a predicate and its arguments), spelled by ``terms.render`` when the program is made, so that a
+a predicate and its arguments), spelled by ``predicates.render`` when the program is made, so that a
 joint program (batch.py) numbers each phase apart as it spells it. The map's facts, the same for
 every step, are spelled once here and kept.
 """
@@ -15,7 +15,8 @@ from typing import Iterable, Iterator, NamedTuple, Sequence
 
 from ..solver import terms as t
 from ..solver.driver import DEFAULT_TIME_LIMIT, solve_decisions
-from ..solver.terms import Fact, OrderId, OrderIds, Timeline, fact_lines
+from ..solver.predicates import fact_lines, render
+from ..solver.terms import Fact, OrderId, OrderIds, Timeline
 from ..model.map import GameMap
 from ..model.multiverse import Board, Multiverse
 from ..model.orders import Place, ResolvedOrder, OrderKind
@@ -59,7 +60,8 @@ def sea_graph_facts(geography: str) -> str:
     It belongs to the map, not to a step: the step's time limit does not bound it (a limit run out
     here would name a step of no boards and no orders), the default limit does."""
     atoms = solve_decisions(("movement/geography.lp",), geography, time_limit=DEFAULT_TIME_LIMIT).atoms
-    return "".join(sorted(f"{a}.\n" for a in atoms if a.name in _SEA_GRAPH))
+    sea = fact_lines((a.name, *(str(x) for x in a.arguments)) for a in atoms if a.name in _SEA_GRAPH)
+    return "".join(sorted(line + "\n" for line in sea))
 
 
 def edge_facts(game_map: GameMap, units: Iterable[tuple[str, str]]) -> list[Fact]:
@@ -125,7 +127,7 @@ def center_facts(game_map: GameMap) -> str:
             facts.append(("center", t.const(prov.id)))
         if prov.home:
             facts.append(("home", t.const(prov.home), t.const(prov.id)))
-    return t.render(facts)
+    return render(facts)
 
 
 @lru_cache(maxsize=16)

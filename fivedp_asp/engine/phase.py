@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import Generator, Sequence
 
 from ..solver import terms as t
-from ..solver.terms import Fact, render
+from ..solver.predicates import render
+from ..solver.terms import Fact
 from ..model.multiverse import Multiverse, Unit
 from ..model.notation import timeline_name
 from .options import chosen, logic_files

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from ..model import orders as o
-from ..solver import terms as t
+from ..solver.predicates import render
 from ..solver.terms import Fact, OrderIds, Timeline
 from ..errors import InputError, NotationError, quoted
 from . import collector
@@ -207,10 +207,9 @@ class _Space:
         facts += [("board_pair", h, k) for h, k in pairs]
         if any(h != k for h, k in pairs):
             facts.append(("across_boards",))  # the rules that relate two boards (boards.lp) are wanted
-        answer = Answer.of(solve_decisions(_programs(self.mv), t.render(facts) + "#show board_adj/2.\n").atoms)
+        answer = Answer.of(solve_decisions(_programs(self.mv), render(facts) + "#show board_adj/2.\n").atoms)
         out: dict[tuple[int, int], list[Board]] = {h: [] for h in self.heads}
-        for a, b in answer.get("board_adj"):
-            h, k = t.board_of(str(a)), t.board_of(str(b))
+        for h, k in answer.values("board_adj"):
             if h in out:
                 out[h].append(self.mv.boards[k])
         for h in out:
@@ -501,11 +500,11 @@ def _legal(mv: Multiverse, candidates: Sequence[ResolvedOrder]) -> list[Resolved
     facts.append(("new", OrderIds(0, len(candidates) - 1)))
     # one unit's many candidates are not one another's rivals (DATC 4.D.3 is about orders given together)
     facts.append(("one_of_several_orders",))
-    atoms = solve_decisions(_programs(mv), t.render(facts), map_facts(mv.game_map),
+    atoms = solve_decisions(_programs(mv), render(facts), map_facts(mv.game_map),
                             names=frozenset(f[0] for f in facts)).atoms
     # read as text (Answer: two calls into clingo an atom, where its name and arguments cost four or
     # more): a big game's listing reads tens of thousands of them
-    legal = {int(i) for i in Answer.of(atoms).texts.get("legal", ())}
+    legal = {i for (i,) in Answer.of(atoms).values("legal")}
     return [r for i, r in orders if i in legal]
 
 

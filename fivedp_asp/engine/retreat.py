@@ -11,6 +11,7 @@ from dataclasses import replace
 from typing import Sequence
 
 from ..solver import terms as t
+from ..solver.predicates import render
 from ..solver.terms import Fact
 from .facts import board_facts, edge_facts, order_facts, retreat_loc_facts
 from ..model.multiverse import RETREAT, Board, Multiverse, Unit, make_board
@@ -60,12 +61,11 @@ def retreat_options(mv: Multiverse) -> dict[tuple[int, int, str], tuple[str, ...
     waiting = [b for b in mv.heads if b.retreats]
     if not waiting:
         return {}
-    answer = Answer.of(solve_decisions(program(mv, "retreat"), t.render(_retreat_facts(mv, waiting, []))).atoms)
+    answer = Answer.of(solve_decisions(program(mv, "retreat"), render(_retreat_facts(mv, waiting, []))).atoms)
     options: dict[tuple[int, int, str], list[str]] = {
         (b.timeline, b.turn, r.unit.province): [] for b in waiting for r in b.retreats}
-    for sym in answer.symbols_of("option"):
-        unit, province = sym.arguments
-        options.setdefault(t.read_place(unit), []).append(t.name_of(province))
+    for unit, province in answer.values("option"):
+        options.setdefault(unit, []).append(province)
     return {k: tuple(sorted(v)) for k, v in options.items()}
 
 

@@ -69,14 +69,13 @@ def facts(mv: Multiverse, orders: Sequence[tuple[int, ResolvedOrder]]) -> tuple[
 def read(mv: Multiverse, answer: Answer) -> SustainResult:
     by_const = t.by_name(mv.game_map.capitals)
     powers = t.by_name(mv.game_map.powers)
-    owners = {(t.name_of(c), T.number): powers[t.name_of(pw)] for c, T, pw in answer.get("fraction")}
+    owners = {(c, T): powers[pw] for c, T, pw in answer.values("fraction")}
     votes: dict[str, list[tuple[int, str, int]]] = {}
-    for c, T, V in answer.get("vote"):
-        name = by_const.get(t.name_of(c), t.name_of(c))
-        votes.setdefault(name, []).append((T.number, owners[(t.name_of(c), T.number)], V.number))
-    chosen_by = {by_const.get(t.name_of(c), t.name_of(c)): V.number for c, V in answer.get("sustains")}
+    for c, T, V in answer.values("vote"):
+        votes.setdefault(by_const.get(c, c), []).append((T, owners[(c, T)], V))
+    chosen_by = {by_const.get(c, c): V for c, V in answer.values("sustains")}
     centres = tuple(CentreVote(c, tuple(sorted(votes.get(c, ()))), chosen_by.get(c)) for c in mv.game_map.capitals)
-    dissolved = tuple(sorted(a[0].number for a in answer.get("dissolved")))
+    dissolved = tuple(sorted(T for (T,) in answer.values("dissolved")))
     return SustainResult(mv.sustain_due if mv.sustain_due is not None else -1, mv.in_play, centres, dissolved)
 
 

@@ -8,6 +8,7 @@ from functools import lru_cache
 from typing import Generator, Sequence
 
 from ..solver import terms as t
+from ..solver.predicates import render
 from ..solver.terms import Fact, Game
 from .facts import center_facts
 from ..model.map import GameMap
@@ -52,8 +53,8 @@ def adjudicate(mv: Multiverse) -> Generator[Query, Solution, Multiverse]:
     query = Query(programs, tuple(facts), center_facts(mv.game_map), universe=universe)
     answer = Answer.of((yield query).atoms)
     by_const = t.by_name(mv.players)
-    eliminated = mv.eliminated | {by_const[t.name_of(a[1])] for a in answer.get("eliminated")}
-    winners = sorted(by_const[t.name_of(a[1])] for a in answer.get("winner"))
+    eliminated = mv.eliminated | {by_const[power] for _, power in answer.values("eliminated")}
+    winners = sorted(by_const[power] for _, power in answer.values("winner"))
     if eliminated == mv.eliminated and not winners:
         return mv
     return mv.standing(frozenset(eliminated), winners[0] if len(winners) == 1 else None)
@@ -118,5 +119,5 @@ def _victory_atoms(game_map: GameMap, players: tuple[str, ...], heads: int) -> t
         for p in powers:
             atoms.append(f"has_units(h({k}),{p})")
             atoms += [f"center_count(h({k}),{p},{n})" for n in range(1, len(centres) + 1)]
-    return t.render(fixed), tuple(atoms), frozenset(atoms)
+    return render(fixed), tuple(atoms), frozenset(atoms)
 

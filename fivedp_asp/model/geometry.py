@@ -23,7 +23,7 @@ from typing import Iterator, Mapping, Sequence
 
 import clingo
 
-from ..solver import terms
+from ..solver import predicates, terms
 from ..errors import InputError
 from ..inputs import LoadError
 from ..yaml_lines import key_line, line_of, value_line
@@ -529,7 +529,7 @@ def facts(geometry: Geometry) -> str:
             for k, path in enumerate(paths):
                 out.append(("path_size", c, k, len(path)))
                 out.extend(("coast_point", c, k, i, _point_term(p)) for i, p in enumerate(path))
-    return terms.render(out)
+    return predicates.render(out)
 
 
 def _solve(fact_text: str) -> Adjacency:
@@ -544,7 +544,7 @@ def _solve(fact_text: str) -> Adjacency:
     with ctl.solve(yield_=True) as handle:
         model = next(iter(handle))
         for sym in model.symbols(shown=True):
-            a, b = (terms.read_location(x) for x in sym.arguments)
+            a, b = predicates.decode_symbol(sym)
             (army if sym.name == "army_edge" else fleet).add((a, b))
     return Adjacency(frozenset(army), frozenset(fleet))
 

@@ -1,8 +1,9 @@
 """The one mapping between Python values and ASP terms.
 
-Facts are built as values (tuples, see "facts as values" below) and go in as the text ``render``
-spells (fast to build, one ``Control.add``); answers come out as ``clingo.Symbol`` and are read back
-here. Nothing else in the package spells a term.
+Facts are built as values (tuples, see "facts as values" below) and go in as the text that
+``predicates.render`` spells from their predicates' declarations with the spellings here (fast to
+build, one ``Control.add``); answers come out as ``clingo.Symbol`` and are decoded by the same
+declarations (solver/predicates.py). Nothing else in the package spells a term.
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ def location(loc: str) -> str:
     return f"c({const(prov)},{const(coast)})" if coast else const(prov)
 
 
-# -- reading answers ------------------------------------------------------------------------
+# -- reading symbols ------------------------------------------------------------------------------
 
 
 def name_of(sym: clingo.Symbol) -> str:
@@ -67,12 +68,12 @@ def name_of(sym: clingo.Symbol) -> str:
 
 
 # Reading a symbol's text once is much cheaper than walking its arguments through the C API.
-_BOARD = re.compile(r"b\((-?\d+),(-?\d+)\)\Z")
 _PLACE = re.compile(r'p\(b\((-?\d+),(-?\d+)\),"?([^",]+)"?\)\Z')
 
 
 def read_place(sym: clingo.Symbol) -> tuple[int, int, str]:
-    """``p(b(T,N),P)`` → (timeline, turn, province)."""
+    """``p(b(T,N),P)`` → (timeline, turn, province): a place the driver names (a backup rule's units);
+    the places of an answer's atoms are read by their predicates' declarations (solver/predicates.py)."""
     m = _PLACE.match(str(sym))
     if m is None:
         raise ValueError(f"not a place: {sym}")
@@ -86,9 +87,9 @@ def read_location(sym: clingo.Symbol) -> str:
     return name_of(sym)
 
 
-
-# -- reading answers from their text -----------------------------------------------------------------
-# An answer's atoms are read once as text (``symbol_texts``: one spelling a symbol) and taken apart here.
+# -- reading answers ------------------------------------------------------------------------------
+# An answer's atoms are read once as text (``symbol_texts``: one spelling a symbol) and decoded by their
+# predicates' declarations (``predicates.reader``).
 
 
 def symbol_texts(symbols: Sequence[clingo.Symbol]) -> list[str]:
@@ -99,95 +100,10 @@ def symbol_texts(symbols: Sequence[clingo.Symbol]) -> list[str]:
     return [str(sym) for sym in symbols]
 
 
-_PLACE_TEXT = r'p\(b\((-?\d+),(-?\d+)\),"?([^",()]+)"?\)'
-_PLACE_ONLY = re.compile(_PLACE_TEXT + r"\Z")
-_PLACE_PAIR = re.compile(_PLACE_TEXT + "," + _PLACE_TEXT + r"\Z")
-_PLACE_LOC = re.compile(_PLACE_TEXT + r',(?:c\("?([^",()]+)"?,"?([^",()]+)"?\)|"?([^",()]+)"?)\Z')
-_DECISION_OWNER = re.compile(r"(\w+)\(" + _PLACE_TEXT + r"\),b\((-?\d+),(-?\d+)\)\Z")
-
-
-def place_of(text: str) -> tuple[int, int, str]:
-    """``p(b(T,N),P)`` as text → (timeline, turn, province)."""
-    m = _PLACE_ONLY.match(text)
-    if m is None:
-        raise ValueError(f"not a place: {text}")
-    return int(m[1]), int(m[2]), m[3]
-
-
-_LEADING_PLACE = re.compile(_PLACE_TEXT + r"(?:,|\Z)")
-
-
-def leading_place_of(text: str) -> tuple[int, int, str]:
-    """The place an atom's arguments begin with: ``p(b(T,N),P),...``."""
-    m = _LEADING_PLACE.match(text)
-    if m is None:
-        raise ValueError(f"does not begin with a place: {text}")
-    return int(m[1]), int(m[2]), m[3]
-
-
-def place_pair_of(text: str) -> tuple[tuple[int, int, str], tuple[int, int, str]]:
-    m = _PLACE_PAIR.match(text)
-    if m is None:
-        raise ValueError(f"not two places: {text}")
-    return (int(m[1]), int(m[2]), m[3]), (int(m[4]), int(m[5]), m[6])
-
-
-def place_location_of(text: str) -> tuple[tuple[int, int, str], str]:
-    """``p(b(T,N),P),L`` → (place, location), the location ``spa/nc`` for ``c(spa,nc)``."""
-    m = _PLACE_LOC.match(text)
-    if m is None:
-        raise ValueError(f"not a place and a location: {text}")
-    loc = f"{m[4]}/{m[5]}" if m[4] else m[6]
-    return (int(m[1]), int(m[2]), m[3]), loc
-
-
-def decision_owner_of(text: str) -> tuple[tuple[str, tuple[int, int, str]], tuple[int, int]]:
-    """``moves(p(b(T,N),P)),b(T2,N2)`` → ((decision name, place), owning board)."""
-    m = _DECISION_OWNER.match(text)
-    if m is None:
-        raise ValueError(f"not a decision and its owner: {text}")
-    return (m[1], (int(m[2]), int(m[3]), m[4])), (int(m[5]), int(m[6]))
-
-
-def board_of(text: str) -> tuple[int, int]:
-    m = _BOARD.match(text)
-    if m is None:
-        raise ValueError(f"not a board: {text}")
-    return int(m[1]), int(m[2])
-
-
-def reason_of(sym: clingo.Symbol) -> tuple[int, str, tuple[int, int, str] | None, tuple]:
-    """``reason(I,K,V,X)`` → (order id, kind, unit place or None, detail). The detail is ``()`` for
-    ``none``, else the name and arguments of X: ``("s", "hold", 1, 1)``, ``("did", "moves")``,
-    ``("rule", "szykman")``, ``("n", 2)``."""
-    i, kind, unit, detail = sym.arguments
-    place = None if unit.type == clingo.SymbolType.Function and unit.name == "none" else read_place(unit)
-    if detail.type == clingo.SymbolType.Function and detail.name == "none" and not detail.arguments:
-        parts: tuple = ()
-    else:
-        parts = (detail.name, *(a.number if a.type == clingo.SymbolType.Number else name_of(a)
-                                for a in detail.arguments))
-    return i.number, kind.name, place, parts
-
-
-_REASON = re.compile(r'(-?\d+),(\w+),(?:none|' + _PLACE_TEXT + r'),(?:none|(\w+)\(([^()"]*)\))\Z')
-
-
-def reason_text_of(text: str) -> tuple[int, str, tuple[int, int, str] | None, tuple]:
-    """``reason/4``'s arguments as text → what ``reason_of`` reads from the symbol (a detail whose
-    arguments are not plain numbers and names is read through clingo)."""
-    m = _REASON.match(text)
-    if m is None:
-        return reason_of(clingo.parse_term(f"reason({text})"))
-    place = (int(m[3]), int(m[4]), m[5]) if m[3] is not None else None
-    if m[6] is None:
-        return int(m[1]), m[2], place, ()
-    args = tuple(int(a) if a.lstrip("-").isdigit() else a for a in m[7].split(",")) if m[7] else ()
-    return int(m[1]), m[2], place, (m[6], *args)
-
-
 # -- facts as values ---------------------------------------------------------------------------------
 # A fact is a tuple: its predicate's name, then its arguments as values. An argument is
+# A fact's predicate is declared in solver/predicates.py, which says the kind of each argument and
+# spells it (``predicates.fact_lines``); inside an argument declared a term, the values themselves say:
 #   - a ``str``: a term already spelled (a constant through ``const``, a location, ``army``);
 #   - an ``int``: a number;
 #   - a board ``(timeline, turn)`` or a place ``(timeline, turn, province)``, the province a plain name;
@@ -195,10 +111,11 @@ def reason_text_of(text: str) -> tuple[int, str, tuple[int, int, str] | None, tu
 #     makes a tuple term, ``(X,Y)``);
 #   - an ``OrderId``, a ``Timeline`` or a ``Game``: numbers that name one phase's orders, timelines or
 #     game, and an ``OrderIds`` interval (``new(0..K)``).
-# Facts are spelled by ``fact_lines`` alone. Given a phase number k, it numbers the phase apart from
-# every other in a joint program (engine/batch.py): timelines (of boards, places and ``Timeline``) move
-# up by k * TIMELINE_STRIDE, order ids by k * ORDER_STRIDE and the game by k. Which numbers move is
-# said by the values themselves, so a fact is numbered the same wherever it is built.
+# Facts are spelled by ``predicates.fact_lines`` alone. Given a phase number k, it numbers the phase apart
+# from every other in a joint program (engine/batch.py): timelines (of boards, places and timeline
+# arguments) move up by k * TIMELINE_STRIDE, order ids by k * ORDER_STRIDE and the game by k. Which
+# numbers move is said by the declaration's kinds of arguments (and, inside a term, by the values' own
+# classes), so a fact is numbered the same wherever it is built.
 
 TIMELINE_STRIDE = MAX_TIMELINES  # no timeline of a phase reaches the next phase's first; 10,000, a power of ten that batch._shifted_board reads off the text
 ORDER_STRIDE = 1 << 20  # more than the order ids of one step: new orders (limits.MAX_ORDERS) and recorded ones
@@ -234,16 +151,16 @@ class OrderIds(NamedTuple):
 Fact = tuple  # (predicate name, *arguments), the arguments as above: plain tuples, the cheapest to build
 
 
-def _term(a, k: int, dt: int, di: int) -> str:
-    """One argument spelled (``fact_lines`` spells plain strings itself); places and boards are checked
-    against the limits with their own numbers, before they are moved up."""
+def term(a, k: int, dt: int, di: int) -> str:
+    """One argument spelled from its value (an argument that ``predicates`` declares a term); places and
+    boards are checked against the limits with their own numbers, before they are moved up."""
     kind = type(a)
     if kind is tuple:
         first = a[0]
         if type(first) is str:
-            return f"{first}({','.join([x if type(x) is str else _term(x, k, dt, di) for x in a[1:]])})"
+            return f"{first}({','.join([x if type(x) is str else term(x, k, dt, di) for x in a[1:]])})"
         if len(a) == 3:
-            return _place_text(first, a[1], a[2], dt)
+            return place_text(first, a[1], a[2], dt)
         if not (0 <= first < MAX_TIMELINES and 0 <= a[1] <= MAX_TURN):
             board(first, a[1])  # raises the limit's error
         return f"b({first + dt},{a[1]})"
@@ -262,47 +179,8 @@ def _term(a, k: int, dt: int, di: int) -> str:
     raise TypeError(f"not a fact's argument: {a!r}")
 
 
-def _place_text(timeline: int, turn: int, province: str, dt: int) -> str:
+def place_text(timeline: int, turn: int, province: str, dt: int) -> str:
     """``p(b(T,N),P)`` with the timeline moved up by ``dt``; the limits are those of the unmoved board."""
     if not (0 <= timeline < MAX_TIMELINES and 0 <= turn <= MAX_TURN):
         board(timeline, turn)  # raises the limit's error
     return f"p(b({timeline + dt},{turn}),{const(province)})"
-
-
-def fact_lines(facts: Iterable[Fact], phase: int = 0) -> list[str]:
-    """Each fact spelled as clingo reads it, one line each; ``phase`` k numbers them as the k-th phase
-    of a joint program (0: as they are)."""
-    dt, di = phase * TIMELINE_STRIDE, phase * ORDER_STRIDE
-    lines: list[str] = []
-    append = lines.append
-    places: dict[tuple, str] = {}  # a place is named by a unit, its order and others' orders: spelled once
-    for f in facts:
-        if len(f) == 1:
-            append(f"{f[0]}.")
-            continue
-        parts: list[str] = []
-        add = parts.append
-        # the commonest arguments first, without a call: constants already spelled, places, order ids
-        for a in f[1:]:
-            kind = type(a)
-            if kind is str:
-                add(a)
-            elif kind is tuple and len(a) == 3 and type(a[0]) is int:
-                text = places.get(a)
-                if text is None:
-                    text = places[a] = _place_text(a[0], a[1], a[2], dt)
-                add(text)
-            elif kind is OrderId:
-                add(str(a + di))
-            elif kind is int:
-                add(str(a))
-            else:
-                add(_term(a, phase, dt, di))
-        append(f"{f[0]}({','.join(parts)}).")
-    return lines
-
-
-def render(facts: Iterable[Fact], phase: int = 0) -> str:
-    """The program text of these facts (``fact_lines``), a line each."""
-    lines = fact_lines(facts, phase)
-    return "\n".join(lines) + "\n" if lines else ""

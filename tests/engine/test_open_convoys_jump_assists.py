@@ -16,7 +16,7 @@ import yaml
 
 from fivedp_asp.files.scenarios import read_scenario, check_scenario
 from fivedp_asp.engine.facts import map_facts, movement_facts
-from fivedp_asp.solver.terms import render
+from fivedp_asp.solver.predicates import render
 from fivedp_asp.files.games import game_data, load_game, save_game
 from fivedp_asp.game.play import adjudicate, submit
 from fivedp_asp.game.state import new_game

@@ -28,7 +28,7 @@ def _answers(mv):
     for solution in (solve_decisions(query.programs, query.text(), query.static),
                      solve_in_universe(query.programs, query.universe, query.static)):
         answer = Answer.of(solution.atoms)
-        out.append((sorted(str(a[1]) for a in answer.get("eliminated")), sorted(str(a[1]) for a in answer.get("winner"))))
+        out.append((sorted(p for _, p in answer.values("eliminated")), sorted(p for _, p in answer.values("winner"))))
     return out
 
 
