@@ -32,6 +32,7 @@ from ..model.map import GameMap, load_map
 from ..model.multiverse import Board, Multiverse, Record, Unit, make_board, opening
 from ..model.notation import parse_order, timeline_name
 from ..model.orders import Hold, Place, ResolvedOrder, UnitSpec, Where
+from ..model.settings import Settings
 from ..engine.batch import STAGES
 from ..engine.step import step
 
@@ -68,8 +69,7 @@ def synthetic_multiverse(heads: int, history: int, game_map: GameMap | None = No
             if n < depth:
                 board = Board(t, n, board.units, board.centers, record=_holding_record(t, n, units))
             boards[(t, n)] = board
-    return Multiverse(game_map, MappingProxyType(boards), MappingProxyType(forks), MappingProxyType({}),
-                      players=tuple(game_map.powers))
+    return Multiverse(game_map, MappingProxyType(boards), MappingProxyType(forks), players=tuple(game_map.powers))
 
 
 def step_orders(mv: Multiverse, time_travel: int, seed: int) -> tuple[dict[str, list[str]], int]:
@@ -532,7 +532,7 @@ def bench_classic(movement_phases: int = 500, seed: int = 1, repeat: int = 3, pr
 # -- a random multiversal game ----------------------------------------------------------------------
 
 
-def random_game(timelines: int = 28, seed: int = 1, options: dict | None = None, max_steps: int = 400,
+def random_game(timelines: int = 28, seed: int = 1, options: Settings | None = None, max_steps: int = 400,
                 phase: str = "movement"):
     """A game played at random from the opening until it has ``timelines`` timelines and waits for
     ``phase`` (``fivedp game possible`` and other benchmarks measure on it); None when that does not
@@ -798,8 +798,7 @@ def copied_position(name: str, copies: int) -> tuple[Multiverse, dict[str, list[
         for power, lines in mine.items():
             orders.setdefault(power, []).extend(lines)
     board = make_board(0, 0, units, {})
-    mv = Multiverse(game_map, MappingProxyType({(0, 0): board}), MappingProxyType({}), MappingProxyType({}),
-                    players=tuple(game_map.powers))
+    mv = Multiverse(game_map, MappingProxyType({(0, 0): board}), MappingProxyType({}), players=tuple(game_map.powers))
     return mv, orders, per_copy
 
 
