@@ -38,6 +38,7 @@ class Settings:
     rules: tuple[UserRule, ...] = ()
     _given: Mapping[str, SettingValue] = field(init=False, repr=False)
     _known: Mapping[str, Option] = field(init=False, repr=False)
+    _hash: int = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.rules, tuple) or not all(isinstance(r, UserRule) for r in self.rules):
@@ -71,6 +72,7 @@ class Settings:
             given[name] = value
         object.__setattr__(self, "_given", given)
         object.__setattr__(self, "_known", known)
+        object.__setattr__(self, "_hash", hash((self._key(), self.rules)))  # caches key on it often
 
     @classmethod
     def of(cls, values: Mapping[str, SettingValue] | None = None, rules: Iterable[UserRule] = ()) -> "Settings":
@@ -87,10 +89,11 @@ class Settings:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Settings):
             return NotImplemented
-        return self.rules == other.rules and self._key() == other._key()
+        return self is other or (self._hash == other._hash and self.rules == other.rules
+                                 and self._key() == other._key())
 
     def __hash__(self) -> int:
-        return hash((self._key(), self.rules))
+        return self._hash
 
     def _key(self) -> frozenset:
         return frozenset((name, type(value), value) for name, value in self.values)
