@@ -40,7 +40,8 @@ from .limits import MAX_FILE_BYTES, MAX_ORDERS
 from .model.map import GameMap
 from .model.map import load_map as _load_map
 from .model.multiverse import Board, Multiverse, Unit, board_name, opening
-from .engine.options import RULES
+from .model.options import RULES
+from .model.settings import Settings
 from .engine.userrules import validated
 from .engine.possible import PossibleOrder
 from .engine.possible import legal_orders as _legal_orders
@@ -129,9 +130,9 @@ def _need_lines(func: str, value: Any) -> list[str]:
     return out
 
 
-def _need_options(func: str, value: Any) -> dict:
+def _need_options(func: str, value: Any) -> Settings:
     if value is None:
-        return {}
+        return Settings()
     if not isinstance(value, _Mapping):
         raise _wrong(func, "options", "a mapping of option names to values, or None", value)
     for key, v in value.items():
@@ -153,11 +154,21 @@ def load_map(name: str = "standard") -> GameMap:
     return _load_map(_need_path("load_map", name, "map file", "name"))
 
 
-def new_game(options: Mapping[str, Any] | None = None, *, map: str = "standard") -> Game:
-    """A game from the map's opening position (Spring 1901, board ``a0``) with these rule options
-    (names and values of ``fivedp_asp/engine/options.py``; unknown ones raise InputError)."""
-    chosen = _need_options("new_game", options)
-    return _state.new_game(opening(load_map(_need_path("new_game", map, "map file", "map")), chosen))
+def settings(options: Mapping[str, Any] | None = None) -> Settings:
+    """The rule settings of an ``options`` mapping, as a scenario's ``options:`` writes them: names
+    and values of ``fivedp_asp/model/options.py`` (unknown ones raise InputError), and under
+    ``rules`` rules of your own, each file read and checked once, here."""
+    return _need_options("settings", options)
+
+
+def new_game(settings: Settings | None = None, *, map: str = "standard") -> Game:
+    """A game from the map's opening position (Spring 1901, board ``a0``) under these rule settings
+    (:func:`settings` builds them from a mapping; None: every option at its default)."""
+    if settings is not None and not isinstance(settings, Settings):
+        hint = " (fivedp_asp.settings(mapping) builds them from a mapping)" if isinstance(settings, _Mapping) else ""
+        raise _wrong("new_game", "settings", f"a Settings or None{hint}", settings)
+    game_map = load_map(_need_path("new_game", map, "map file", "map"))
+    return _state.new_game(opening(game_map, settings if settings is not None else Settings()))
 
 
 def load_scenario(path: str | Path) -> Scenario:
@@ -412,10 +423,10 @@ Case = Scenario
 CaseRun = ScenarioRun
 
 __all__ = [
-    "Accepted", "AdjudicationError", "Board", "Case", "CaseRun", "Scenario", "ScenarioRun", "Duty", "FileError", "FivedpError", "Game", "GameMap", "OrderOutcome", "PossibleOrder", "StepReport", "Unit",
+    "Accepted", "AdjudicationError", "Settings", "Board", "Case", "CaseRun", "Scenario", "ScenarioRun", "Duty", "FileError", "FivedpError", "Game", "GameMap", "OrderOutcome", "PossibleOrder", "StepReport", "Unit",
     "Submission", "adjudicate", "adjudicate_many", "board", "board_json", "board_units", "check_orders", "duties", "from_json", "game_from_scenario",
     "game_json", "heads", "history_json", "InputError", "legal_orders", "load_game", "load_map", "load_scenario", "new_game",
-    "next_phase", "results", "run_scenario", "run_scenarios", "save_game", "schema", "step_json", "submit_orders", "to_json",
+    "next_phase", "results", "run_scenario", "run_scenarios", "save_game", "schema", "settings", "step_json", "submit_orders", "to_json",
     "UsageError", "Divergence", "VerifyReport", "verify_game",
 ]
 

@@ -53,9 +53,12 @@ def contents(name: str) -> str:
 
 
 def floor_text(names: tuple[str, ...]) -> list[str]:
-    labels = [n if n.endswith(".py") and len(names) > 1 and names[0] != "errors.py" else n for n in names]
-    text = " · ".join(contents(n) for n in names) if names[0] == "errors.py" else \
-        "   ".join((f"{n}/: " if not n.endswith(".py") and len(names) > 1 else "") + contents(n) for n in labels)
+    """The modules of a floor in lines of at most ``CHARS`` characters; on a floor of several
+    folders, each folder's modules after its name."""
+    if len(names) == 1 or all(n.endswith(".py") for n in names):
+        text = " · ".join(contents(n) for n in names)
+    else:
+        text = "   ".join(n if n.endswith(".py") else f"{n}/: {contents(n)}" for n in names)
     return textwrap.wrap(text, CHARS)
 
 
@@ -69,7 +72,7 @@ def draw() -> str:
     tops = {}
     for layer, names, holds in FLOORS:
         lines = floor_text(names)
-        height = 28 + LINE * len(lines)
+        height = 34 + LINE * len(lines)
         tops[layer] = (y, height)
         fill = "#fdf1dc" if layer == "8" else "#eeeeee" if layer == "9" else "#e8f0fb"
         title = "base" if layer == "0" else "   ".join(n if n.endswith(".py") else n + "/" for n in names)

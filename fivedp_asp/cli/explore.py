@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from ..errors import InputError
-from ..engine.options import with_rules
+from ..model.settings import Settings
 from ..files.scenarios import find_scenarios
 from ..inputs import check_output_folder, output_target, write_output
 from ..report.jsonout import document
@@ -93,7 +93,7 @@ def _study(args: argparse.Namespace, asked: "Asked", rules) -> int:
         output_target(args.html, "report", force=args.force)
     if args.out:
         check_output_folder(args.out, first_divergence_patterns(args.seed, args.random_games), force=args.force)
-    own = with_rules({}, tuple(rules), in_effect=False)
+    own = Settings().with_rules(tuple(rules), in_effect=False)
     study = run_study(args.random_games, args.seed, args.years, asked, options=own,
                       out=Path(args.out) if args.out else None, jobs=args.jobs, scheduler=args.scheduler,
                       multiverse=args.multiverse, replace=args.force)
@@ -126,7 +126,7 @@ def _bot_study(args: argparse.Namespace, asked: "Asked", rules) -> int:
     seats = parse_seats(args.bot or [], load_map("standard"))
     if args.html:
         output_target(args.html, "report", force=args.force)
-    own = with_rules({}, tuple(rules), in_effect=False)
+    own = Settings().with_rules(tuple(rules), in_effect=False)
     bar = ProgressBar(args.bot_games)
     try:
         study = run_bot_study(args.bot_games, args.seed, args.years, seats, asked, options=own,

@@ -26,12 +26,13 @@ from ..report.jsonout import (board_document, game_document, game_step_document,
 from ..model.map import load_map
 from ..model.multiverse import SUSTAIN, opening, season_name
 from ..model.notation import timeline_name
-from ..engine.options import parse_setting, show as show_value
+from ..model.options import show as show_value
+from ..model.settings import Settings, parse_setting
 from ..engine.step import next_phase
 
 
-def _options(pairs: list[str]) -> dict:
-    return dict(parse_setting(pair) for pair in pairs)
+def _options(pairs: list[str]) -> Settings:
+    return Settings.of(dict(parse_setting(pair) for pair in pairs))
 
 
 def cmd_new(args: argparse.Namespace) -> int:
@@ -47,13 +48,11 @@ def cmd_new(args: argparse.Namespace) -> int:
         mv = opening(load_map("standard"), _options(args.option))
     if args.rule:
         from dataclasses import replace
-        from types import MappingProxyType
 
-        from ..engine.options import with_rules
         from ..engine.userrules import parse_specs
 
         # rules of your own: in effect, and recorded with their text in the game file
-        mv = replace(mv, options=MappingProxyType(with_rules(mv.options, parse_specs(args.rule), in_effect=True)))
+        mv = replace(mv, options=mv.options.with_rules(parse_specs(args.rule), in_effect=True))
     create(path, new_game(mv), force=args.force)
     args.saved = f"the new game was saved in {path}"
     print(f"New game in {path}: {', '.join(b.name for b in mv.heads)} waiting for {next_phase(mv)} orders.")

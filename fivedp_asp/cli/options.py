@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from ..engine.options import with_rules
+from ..model.settings import Settings
 from ..errors import InputError
 from ..report.jsonout import document
 from ..report.optiondocs import as_data, markdown, text
@@ -20,14 +20,14 @@ def cmd_options(args: argparse.Namespace) -> int:
         raise InputError("give --json or --markdown, not both")
     if args.markdown and args.rule:
         raise InputError("--markdown prints docs/options.md, the built-in options only: leave out --rule")
-    mine = with_rules({}, parse_specs(args.rule), in_effect=False)
+    mine = Settings().with_rules(parse_specs(args.rule), in_effect=False)
     if args.json:
         json.dump(document("options", options=as_data(mine)), sys.stdout, indent=2)
         print()
     elif args.markdown:
         sys.stdout.write(markdown())
     else:
-        print(text(options=mine))
+        print(text(settings=mine))
     return 0
 
 

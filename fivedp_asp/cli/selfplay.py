@@ -7,10 +7,10 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from types import MappingProxyType
-from typing import Any, TextIO
+from typing import TextIO
 
 from ..errors import InputError
+from ..model.settings import Settings
 
 
 class ProgressBar:
@@ -39,17 +39,12 @@ class ProgressBar:
             self.stream.flush()
 
 
-def game_options(settings: list[str], rule_specs: list[str]) -> dict[str, Any]:
-    """The options of the games: ``--rule`` files in effect, then ``--option NAME=VALUE`` settings
+def game_options(settings: list[str], rule_specs: list[str]) -> Settings:
+    """The settings of the games: ``--rule`` files in effect, then ``--option NAME=VALUE`` settings
     (which may name the rules' options)."""
-    from ..engine.options import parse_setting, with_rules
-    from ..engine.userrules import parse_specs
+    from ..engine.userrules import from_arguments
 
-    options: dict[str, Any] = with_rules({}, parse_specs(rule_specs or []), in_effect=True)
-    for text in settings or []:
-        name, value = parse_setting(text, options)
-        options[name] = value
-    return options
+    return from_arguments(settings or [], rule_specs or [])
 
 
 def out_name(seed: int, number: int) -> str:
@@ -80,7 +75,7 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
         out = check_output_folder(args.out, [out_name(args.seed, n) for n in range(1, args.games + 1)],
                                   force=args.force)
     # made before anything is printed: a bad --scheduler address is told at once (workers.in_batches)
-    results = play_games(args.games, args.seed, args.years, seats, options=MappingProxyType(options),
+    results = play_games(args.games, args.seed, args.years, seats, options=options,
                          travel=args.multiverse, budget=args.budget, text=out is not None, jobs=args.jobs,
                          scheduler=args.scheduler)
     kind = "multiverse" if args.multiverse else "classic"
@@ -107,10 +102,8 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     if args.json:
-        from ..engine.options import options_document
-
         json.dump(document("selfplay", seed=args.seed, years=args.years, multiverse=args.multiverse,
-                           bots=dict(seats.bots), options=options_document(options), games=entries), sys.stdout,
+                           bots=dict(seats.bots), options=options.document(), games=entries), sys.stdout,
                   indent=2)
         print()
     else:

@@ -37,14 +37,13 @@ from ..solver.terms import Fact, OrderId
 from ..model.map import GameMap
 from ..model.multiverse import Board, Multiverse, Unit
 from ..model.orders import Place, ResolvedOrder, OrderKind
-from .options import logic_files
 
 
 def own_rules(mv: Multiverse) -> bool:
     """Whether the movement program loads rules of your own (``RuleText`` among its logic files): they
     may derive any hook (``step/3``, ``convoys/2``, ``mentions/2``), so every fact that only guards
     built-in rules is written then (the ``own_rules`` argument of the builders below). Read once a step."""
-    return any(is_rule_text(f) for f in logic_files(mv.options, "movement"))
+    return any(is_rule_text(f) for f in mv.options.files("movement"))
 
 
 def doubtful_unit_facts(game_map: GameMap, boards: Iterable[Board], orders: Iterable[tuple[int, ResolvedOrder]],

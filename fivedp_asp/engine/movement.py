@@ -20,7 +20,6 @@ from .answer import Answer, backup_words
 from ..solver.backup import BackupRule
 from ..solver.driver import DECISIONS
 from .adjustment import settle
-from .options import chosen
 from .phase import Query, StepReport, Steps, designation, outcomes, program
 from .resolve import resolved_text
 from .retreat import drop_hopeless_retreats
@@ -121,7 +120,7 @@ def adjudicate(mv: Multiverse, orders, statistics: bool = False, reasons: bool =
     outcome = _Outcome.read(answer, facts.departed)
     owners = answer.owners()
     true = {(name, place) for name in DECISIONS for place in answer.places(name)}
-    results = answer.order_results(chosen(mv.options, "adjacency"))
+    results = answer.order_results(mv.options.chosen("adjacency"))
     legal = {i for i, (res, _) in results.items() if res != "invalid"}
     forked = sorted(answer.boards("fork"), key=lambda k: (k[1], k[0]))
     # the heads are recorded as fought now; then each advances

@@ -16,7 +16,6 @@ from ..solver.predicates import render
 from ..solver.terms import Fact
 from ..model.multiverse import Multiverse, Unit
 from ..model.notation import timeline_name
-from .options import chosen, logic_files
 from .resolve import ResolvedOrder
 from .written import kind_note
 from ..solver.backup import BackupRule
@@ -159,7 +158,7 @@ def outcomes(mv: Multiverse, orders, answer: Answer, backups=(), reasons: bool =
     comes from the legality rules or from reading the order, not from the reasons. ``results``:
     ``answer.order_results()`` when the caller has read them already (they are not read twice)."""
     if results is None:
-        results = answer.order_results(chosen(mv.options, "adjacency"))
+        results = answer.order_results(mv.options.chosen("adjacency"))
     why = answer.reasons() if reasons else {}
     paradox = _paradox_causes(mv, backups) if reasons else {}
     out = []
@@ -190,7 +189,7 @@ def program(mv: Multiverse, program: str, reasons: bool = False) -> tuple[str, .
     reason does not load them. Rules of your own (``RuleText``) may read any predicate of the
     movement parts, the reasons' among them, to decide a result: with them the reasons are always
     loaded."""
-    files = logic_files(mv.options, program)
+    files = mv.options.files(program)
     if program in REASONED and (reasons or any(is_rule_text(f) for f in files)):
         return (f"{program}.lp", f"{program}/reasons.lp", *files)
     return (f"{program}.lp", *files)

@@ -44,7 +44,6 @@ from .guards import across_facts, coasts_in_reach_facts, doubtful_unit_facts, ow
 from ..model.map import GameMap
 from ..model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Board, Multiverse, Unit, board_name, unit_text
 from ..model.notation import format_order, parse_unit, timeline_name
-from .options import chosen, logic_files
 from ..model.orders import Place, ResolvedOrder, OrderKind
 from .resolve import subject_place
 from .answer import Answer
@@ -141,7 +140,7 @@ def _where(p: Place) -> o.Where:
 
 def _programs(mv: Multiverse) -> list[str]:
     """The legality program with the movement program's option files, as a step loads them."""
-    return ["legality.lp", *(f for f in logic_files(mv.options, "movement") if not f.startswith(_PAIRWISE))]
+    return ["legality.lp", *(f for f in mv.options.files("movement") if not f.startswith(_PAIRWISE))]
 
 
 def kinds_of(kind: str | Iterable[str] | None) -> frozenset[str] | None:
@@ -347,7 +346,7 @@ class _Candidates:
         self.kinds = kinds
         self.to = to
         self.orders: list[ResolvedOrder] = []
-        self.nationality = chosen(self.mv.options, "datc_4c5") == "invalid"
+        self.nationality = self.mv.options.chosen("datc_4c5") == "invalid"
 
     def _boards(self, head: Board) -> list[Board]:
         boards = self.space.adjacent(head.key)
@@ -548,9 +547,9 @@ def _listed(mv: Multiverse, *, power: str | None, unit: str | None, kind: str | 
     target = _to_board(mv, to)
     if target is not None:
         kinds = kinds & frozenset(_AIMED)
-    if not chosen(mv.options, "open_convoys"):
+    if not mv.options.chosen("open_convoys"):
         kinds -= {"open_convoy"}
-    if not chosen(mv.options, "jump_assists"):
+    if not mv.options.chosen("jump_assists"):
         kinds -= {"jump_assist"}
     only = _unit_filter(mv, unit)
     phase = next_phase(mv)

@@ -13,7 +13,6 @@ from ..errors import InputError, quoted
 from ..model.map import GameMap
 from ..model.multiverse import Multiverse
 from ..model.notation import format_order, timeline_name
-from .options import chosen
 
 
 def _latest(mv: Multiverse, timeline: int, text: str) -> int:
@@ -28,7 +27,7 @@ def subject_place(mv: Multiverse, where: o.Where, text: str) -> Place:
     its timeline defaults to the root (option implicit_main_timeline), its turn to the latest."""
     timeline = where.timeline
     if timeline is None:
-        if not chosen(mv.options, "implicit_main_timeline"):
+        if not mv.options.chosen("implicit_main_timeline"):
             raise InputError(f"order {quoted(text)}: the unit's timeline is not given (option implicit_main_timeline is off)")
         timeline = 0
     turn = where.turn if where.turn is not None else _latest(mv, timeline, text)
@@ -53,7 +52,7 @@ def resolve(order: o.Order, power: str, text: str, mv: Multiverse) -> ResolvedOr
         return ResolvedOrder(power, text, order, "waive", None)
     if isinstance(order, o.Sustain):
         # given outside the sustain phase, nothing adjudicates it: this is the reason reported
-        why = ("sustain orders belong to the sustain phase" if chosen(mv.options, "sustain")
+        why = ("sustain orders belong to the sustain phase" if mv.options.chosen("sustain")
                else "sustain order needs the option sustain")
         return ResolvedOrder(power, text, order, "sustain", None, problem=why)
     unit = getattr(order, "unit", None)

@@ -16,14 +16,13 @@ from ..solver import terms as t
 from ..solver.terms import Fact, OrderId, Timeline
 from ..model.multiverse import SUSTAIN, Multiverse
 from ..model.notation import timeline_name
-from .options import chosen
 from ..model.orders import ResolvedOrder, OrderKind
 from .answer import Answer, CentreVote, SustainResult
 from .phase import Query, StepReport, Steps, outcomes, program
 
 
 def enabled(mv: Multiverse) -> bool:
-    return bool(chosen(mv.options, "sustain"))
+    return bool(mv.options.chosen("sustain"))
 
 
 def due_after_movement(before: Multiverse, after: Multiverse) -> Multiverse:

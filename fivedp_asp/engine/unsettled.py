@@ -9,22 +9,24 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from ..errors import AdjudicationError, EncodingError, RuleError
-from .options import UserRule, rules_of
+from ..model.settings import Settings
 from .step import step
 from .userrules import _QUOTE
 
 SHRINK_BUDGET = 80  # adjudications spent finding the orders an unsettled step needs
 
 
-def unsettled(exc: Exception, options: Mapping[str, Any], orders: Mapping[str, Any], mv: Any = None) -> Exception:
+def unsettled(exc: Exception, settings: Settings, orders: Mapping[str, Any], mv: Any = None) -> Exception:
     """An adjudication that failed under rules of your own, as the user's problem (RuleError): the
     rules in effect, whether no adjudication or several remained, and the orders involved. With the
     position ``mv``, the orders are narrowed to a set that still leaves the step unsettled, each of
     which is needed (one order left out at a time, within SHRINK_BUDGET adjudications); without it,
     or past the budget, the step's orders are named. Any other failure is returned as it is."""
+    if not isinstance(settings, Settings):
+        raise TypeError(f"unsettled: settings must be a Settings, not {type(settings).__name__}")
     if not isinstance(exc, AdjudicationError) or isinstance(exc, EncodingError):
         return exc
-    active = [r for r in rules_of(options) if _in_effect(r, options)]
+    active = [r for r in settings.rules if settings.in_effect(r)]
     if not active:
         return exc
     text = str(exc)
@@ -72,7 +74,3 @@ def _needed(mv: Any, lines: list[tuple[str, str]]) -> list[tuple[str, str]] | No
             i += 1
     return kept
 
-
-def _in_effect(rule: UserRule, options: Mapping[str, Any]) -> bool:
-    value = options.get(rule.option)
-    return isinstance(value, bool) == isinstance(rule.value, bool) and value == rule.value

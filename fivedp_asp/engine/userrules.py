@@ -30,7 +30,8 @@ then ground alone, on no facts, in a child process within the time and memory li
 
 A rule that leaves a step with no adjudication or with several that the backup rules cannot settle
 is reported by ``unsettled.py`` (RuleError, bad input), naming the rule and the step's orders.
-``validated`` checks a scenario's or game's ``options:``, rules of your own included.
+``validated`` builds the settings (``model/settings.py``) of a scenario's or game's ``options:``, rules
+of your own included; ``from_arguments`` those of ``--rule`` and ``--option`` arguments.
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ from clingo import ast
 
 from ..errors import InputError, MemoryLimitError, RuleError, TimeLimitError
 from ..inputs import read_text
-from .options import REGISTRY, RULES, UserRule, problem, registry, rules_of, with_rules
+from ..model.options import REGISTRY, RULES, Option, UserRule, registry
+from ..model.settings import Settings, parse_setting, problem
 from ..solver.driver import DECISIONS, asp_dir, refusals_alone, time_limit_in_effect
 
 Signature = tuple[str, int]
@@ -393,9 +395,12 @@ def _target(option: str, value: str | bool, source: str, known: Mapping[str, Any
 
 
 def make_rule(option: str, value: str | bool, source: str, *, text: str | None = None,
-              base: str | Path | None = None, known: Mapping[str, Any] | None = None) -> UserRule:
+              base: str | Path | None = None, known: Mapping[str, Option] | None = None) -> UserRule:
     """A checked rule of your own from its file (``source``, relative to ``base``) or from its ``text``
-    (a game file's record, which names the file it came from)."""
+    (a game file's record, which names the file it came from). ``known``: the registry it joins (the
+    options other rules of your own added already)."""
+    if not isinstance(option, str) or not isinstance(value, (str, bool)) or not isinstance(source, str):
+        raise TypeError("make_rule: option and source must be str, value a str or a bool")
     _target(option, value, source, known if known is not None else registry())
     if text is None:
         file = Path(source) if base is None or Path(source).is_absolute() else Path(base) / source
@@ -412,7 +417,7 @@ def make_rule(option: str, value: str | bool, source: str, *, text: str | None =
 
 
 def parse_spec(spec: str, base: str | Path | None = None,
-               known: Mapping[str, Any] | None = None) -> UserRule:
+               known: Mapping[str, Option] | None = None) -> UserRule:
     """``NAME=FILE`` (a new option) or ``NAME=VALUE:FILE`` (a new value of option NAME), as given to
     ``--rule`` on the command line."""
     name, sep, rest = spec.partition("=")
@@ -429,11 +434,25 @@ def parse_spec(spec: str, base: str | Path | None = None,
 
 def parse_specs(specs: Iterable[str]) -> tuple[UserRule, ...]:
     """Several ``--rule`` arguments; a later rule for the same option value replaces an earlier one."""
-    options: dict[str, Any] = {}
+    if isinstance(specs, str):
+        raise TypeError("parse_specs: give a list of --rule arguments, not one str")
+    settings = Settings()
     for spec in specs:
-        rule = parse_spec(spec, known=registry(options))
-        options = with_rules(options, (rule,), in_effect=False)
-    return rules_of(options)
+        rule = parse_spec(spec, known=settings.registry)
+        settings = settings.with_rules((rule,), in_effect=False)
+    return settings.rules
+
+
+def from_arguments(options: Iterable[str], specs: Iterable[str]) -> Settings:
+    """The settings of ``--rule`` arguments (each rule in effect) and then ``--option NAME=VALUE``
+    arguments (which may name the rules' options and values)."""
+    if isinstance(options, str) or isinstance(specs, str):
+        raise TypeError("from_arguments: give lists of arguments, not one str")
+    settings = Settings().with_rules(parse_specs(specs), in_effect=True)
+    for text in options:
+        name, value = parse_setting(text, settings)
+        settings = settings.with_values({name: value})
+    return settings
 
 
 def rules_from_mapping(raw: Any, base: str | Path | None = None) -> tuple[UserRule, ...]:
@@ -444,10 +463,10 @@ def rules_from_mapping(raw: Any, base: str | Path | None = None) -> tuple[UserRu
         raw = {r.option: {"value": r.value, "file": r.source, "text": r.text} for r in raw}
     if not isinstance(raw, Mapping):
         raise RuleError("options: rules must be a mapping NAME: FILE (or NAME: VALUE:FILE)")
-    options: dict[str, Any] = {}
+    settings = Settings()
     for key, entry in raw.items():
         name = str(key)
-        known = registry(options)
+        known = settings.registry
         if isinstance(entry, str):
             rule = parse_spec(f"{name}={entry}", base, known)
         elif isinstance(entry, Mapping):
@@ -467,40 +486,42 @@ def rules_from_mapping(raw: Any, base: str | Path | None = None) -> tuple[UserRu
                              text=None if text is None else str(text), base=base, known=known)
         else:
             raise RuleError(f"rules: {name}: write a file name (or VALUE:FILE)")
-        options = with_rules(options, (rule,), in_effect=False)
-    return rules_of(options)
+        settings = settings.with_rules((rule,), in_effect=False)
+    return settings.rules
 
 
 # -- using them ------------------------------------------------------------------------------------
 
 
 def scenario_with_rules(case: Any, rules: tuple[UserRule, ...]) -> Any:
-    """A scenario (cases.Case) with these rules added to its options and in effect from its start."""
+    """A scenario (cases.Case) with these rules added to its settings and in effect from its start."""
     if not rules:
         return case
-    options = MappingProxyType(with_rules(case.options, rules, in_effect=True))
-    return replace(case, options=dict(options), start=replace(case.start, options=options))
+    settings = case.options.with_rules(rules, in_effect=True)
+    return replace(case, options=settings, start=replace(case.start, options=settings))
 
 
-def validated(raw: Mapping[Any, Any], base: str | Path | None = None) -> dict[str, Any]:
-    """Plain values of a checked ``options:`` mapping (raises InputError naming the first bad one).
+def validated(raw: Mapping[Any, Any], base: str | Path | None = None) -> Settings:
+    """The settings of an ``options:`` mapping, checked (raises InputError naming the first bad value).
 
     Its ``rules`` entry, if any, names rules of your own (``NAME: FILE``, ``NAME: VALUE:FILE``, or a
     mapping with ``value`` and ``file`` or ``text``; files relative to ``base``): each is read and
-    checked (below) and is in effect unless the mapping sets its option otherwise."""
-    out: dict[str, Any] = {}
+    checked (above) and is in effect unless the mapping sets its option otherwise."""
+    if not isinstance(raw, Mapping):
+        raise TypeError(f"validated: options must be a mapping, not {type(raw).__name__}")
     rules: tuple[UserRule, ...] = ()
     if RULES in raw:
         rules = rules_from_mapping(raw[RULES], base)
-        out[RULES] = rules
+    settings = Settings((), rules)
+    values: dict[str, Any] = {}
     for key, value in raw.items():
         if str(key) == RULES:
             continue
         value = str(value) if isinstance(value, str) else value  # plain str, not a line-numbered one
-        reason = problem(str(key), value, out)
+        reason = problem(str(key), value, settings)
         if reason:
             raise InputError(reason)
-        out[str(key)] = value
+        values[str(key)] = value
     for rule in rules:
-        out.setdefault(rule.option, rule.value)
-    return out
+        values.setdefault(rule.option, rule.value)
+    return Settings(tuple(values.items()), rules)

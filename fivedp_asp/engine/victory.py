@@ -13,7 +13,6 @@ from ..solver.terms import Fact, Game
 from .facts import center_facts
 from ..model.map import GameMap
 from ..model.multiverse import Board, Multiverse
-from .options import chosen
 from .answer import Answer
 from ..solver.driver import Solution, Universe
 from .phase import Query, program, run
@@ -30,7 +29,7 @@ def adjudicate(mv: Multiverse) -> Generator[Query, Solution, Multiverse]:
     mv = mv.standing(mv.eliminated, mv.winner)
     if len(mv.players) < 2 or mv.winner:
         return mv  # a scenario with one power, or a game already won
-    option = chosen(mv.options, "victory")
+    option = mv.options.chosen("victory")
     programs = program(mv, "victory")
     heads = _standings(mv) if programs == VICTORY_UNIVERSE_PROGRAMS else mv.heads
     # every fact names its game, 0 (a joint program numbers its games apart, terms.Game)

@@ -18,7 +18,6 @@ from typing import Sequence
 from ..model import orders as o
 from ..model.multiverse import Multiverse, Unit
 from ..model.notation import format_order
-from .options import chosen
 from ..model.orders import ResolvedOrder, OrderKind
 
 
@@ -37,13 +36,13 @@ def _unit(mv: Multiverse, r: ResolvedOrder) -> Unit | None:
 
 def _kind_problem(mv: Multiverse, r: ResolvedOrder, unit: Unit, others: Sequence[ResolvedOrder]) -> str | None:
     if r.unit_kind is None:
-        reading = chosen(mv.options, "datc_4c1")
+        reading = mv.options.chosen("datc_4c1")
         if reading == "invalid":
             return "unit type missing"
         if reading == "valid_unless_other" and any(o.unit_kind == unit.kind for o in others):
             return "unit type missing, another order gives it"
     elif r.unit_kind != unit.kind:
-        reading = chosen(mv.options, "datc_4c2")
+        reading = mv.options.chosen("datc_4c2")
         if reading == "invalid":
             return "wrong unit type"
         if reading == "valid_unless_other" and any(o.unit_kind == unit.kind for o in others):
@@ -56,7 +55,7 @@ def _coast_problem(mv: Multiverse, r: ResolvedOrder, unit: Unit) -> str | None:
     if written is None:
         return None
     actual = unit.location.partition("/")[2] or None
-    if written != actual and chosen(mv.options, "datc_4b5") == "fails":
+    if written != actual and mv.options.chosen("datc_4b5") == "fails":
         return "wrong coast of the unit"
     return None
 
@@ -71,13 +70,13 @@ def _nationality_problem(mv: Multiverse, r: ResolvedOrder, others: Sequence[Reso
     written = r.order.target.power
     corrected = any(getattr(getattr(x.order, "target", None), "power", None) == unit.power for x in others)
     if written is None and unit.power != r.power:
-        reading = chosen(mv.options, "datc_4c5")
+        reading = mv.options.chosen("datc_4c5")
         if reading == "invalid":
             return "nationality missing"
         if reading == "valid_unless_other" and corrected:
             return "nationality missing, another order gives it"
     elif written is not None and written != unit.power:
-        reading = chosen(mv.options, "datc_4c6")
+        reading = mv.options.chosen("datc_4c6")
         if reading == "invalid":
             return "wrong nationality"
         if reading == "valid_unless_other" and corrected:
@@ -138,7 +137,7 @@ def implied_orders(mv: Multiverse, orders: list[tuple[int, ResolvedOrder]]) -> l
     that its own power supports in a move or convoys (DATC 4.E.3 (a): "an explicit order takes
     precedence over an implicit order. And a implicit order can never be deduced from orders from
     another player"). Several lines implying one move imply it once; different moves conflict (4.D.3)."""
-    if chosen(mv.options, "datc_4e3") != "allowed":
+    if mv.options.chosen("datc_4e3") != "allowed":
         return orders
     ordered = {(r.unit.board, r.unit.province) for _, r in orders if r.unit is not None}
     out = list(orders)

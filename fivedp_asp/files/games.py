@@ -36,7 +36,6 @@ from ..limits import MAX_BOARDS, MAX_FILE_BYTES, MAX_TURN
 from .integrity import check_game, seal, unseal
 from .scenarios import read_start
 from ..model.map import GameMap, load_map
-from ..engine.options import options_document
 from ..engine.userrules import validated
 from ..model.multiverse import (Board, LazyBoards, Multiverse, Record, Retreat, Unit, board_name,
                          board_name_readings, make_board, unit_text)
@@ -106,7 +105,7 @@ def game_top(game: Game) -> dict:
         "format": FORMAT,
         "version": VERSION,
         "map": mv.game_map.source,
-        "options": options_document(mv.options),
+        "options": mv.options.document(),
         "players": list(mv.players),
         "eliminated": sorted(mv.eliminated),
         "winner": mv.winner,
@@ -578,7 +577,7 @@ def _header(data: dict, path: str) -> tuple[GameMap, Multiverse]:
         sustain = _read_sustain(data.get("sustain"), path)
     except NotationError as exc:
         raise _damaged(path, f"sustain: {exc.problem}", data.get("sustain")) from None
-    return m, Multiverse(m, MappingProxyType({}), MappingProxyType(forks), MappingProxyType(options),
+    return m, Multiverse(m, MappingProxyType({}), MappingProxyType(forks), options,
                          players=players, eliminated=eliminated, winner=winner, **sustain)
 
 
@@ -654,11 +653,11 @@ def export_scenario(game: Game, case_id: str) -> dict:
                             "description": "Exported from a game file; the expectations are the results the game recorded."}
     if game.mv.game_map.source != "standard":
         case["map"] = game.mv.game_map.source
-    case.update({"options": options_document(game.mv.options), "start": start, "steps": steps})
+    case.update({"options": game.mv.options.document(), "start": start, "steps": steps})
     return case
 
 
 def start_of(game: Game) -> Multiverse:
     """The position the game began with (``Game.start``), read as a scenario's start is read (a start
     no scenario could hold is an InputError): the multiverse ``game.play.undo`` replays the game from."""
-    return read_start(export_scenario(game, "undo"), game.mv.game_map, dict(game.mv.options), "<the game's start>")
+    return read_start(export_scenario(game, "undo"), game.mv.game_map, game.mv.options, "<the game's start>")

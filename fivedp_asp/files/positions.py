@@ -18,6 +18,7 @@ from ..limits import MAX_TURN
 from ..model.map import GameMap
 from ..model.multiverse import ADJUSTMENT, MOVEMENT, PHASES, RETREAT, Multiverse, Retreat, Unit, make_board
 from ..model.notation import parse_unit
+from ..model.settings import Settings
 
 START_KEYS = {"turn", "phase", "units", "centers", "dislodged"}
 
@@ -95,7 +96,7 @@ def _province(text: Any, game_map: GameMap, path: str) -> str:
     return prov
 
 
-def _start(data: dict, game_map: GameMap, options: dict, path: str) -> Multiverse:
+def _start(data: dict, game_map: GameMap, settings: Settings, path: str) -> Multiverse:
     start = _mapping(data.get("start"), "start", path, _key_line(data, "start"))
     for key in start:
         if key not in START_KEYS:
@@ -155,10 +156,12 @@ def _start(data: dict, game_map: GameMap, options: dict, path: str) -> Multivers
     board = make_board(0, turn, units, centers, retreats=tuple(retreats), adjustment_due=phase == ADJUSTMENT)
     players = tuple(p for p in game_map.powers if p in {u.power for u in units} | set(centers.values()))
     return Multiverse(game_map, MappingProxyType({board.key: board}), MappingProxyType({}),
-                      MappingProxyType(options), players=players)
+                      settings, players=players)
 
 
-def read_start(data: dict, game_map: GameMap, options: dict, path: str) -> Multiverse:
+def read_start(data: dict, game_map: GameMap, settings: Settings, path: str) -> Multiverse:
     """The multiverse a scenario document's ``start`` describes, checked as ``load_case`` checks it
     (a CaseError naming the line): a game's recorded start is read so when the game is replayed."""
-    return _start(data, game_map, options, path)
+    if not isinstance(settings, Settings):
+        raise TypeError(f"read_start: settings must be a Settings, not {type(settings).__name__}")
+    return _start(data, game_map, settings, path)

@@ -17,7 +17,8 @@ from ..shapes import Anything, Choice, Fields, ListOf, MapOf, Opt, Text, Whole
 from ..limits import MAX_TURN
 from ..model.map import GameMap, load_map
 from ..model.multiverse import PHASES, Multiverse
-from ..engine.options import RULES, problem as option_problem
+from ..model.options import RULES
+from ..model.settings import Settings, problem as option_problem
 from ..engine.userrules import validated
 from ..engine.batch import step_many
 from .expectations import (EXPECT_KEYS, RESULTS, _check_expect_shape, _check_expected_centres, _reason_kinds,
@@ -49,7 +50,7 @@ class Scenario:
     start: Multiverse
     steps: tuple[ScenarioStep, ...]
     description: str = ""
-    options: dict[str, Any] = field(default_factory=dict)
+    options: Settings = field(default_factory=Settings)  # the same value as ``start.options``
 
 
 _NAMED_UNITS = Opt(MapOf(Text(), Opt(ListOf(Text()))))
@@ -170,7 +171,8 @@ def read_scenario(path: str | Path) -> Scenario:
     # rules of your own (options: rules:) first: they add options and values (userrules.py)
     rules_key = next((k for k in raw_options if str(k) == RULES), None)
     try:
-        own = validated({RULES: plain(raw_options[rules_key])}, Path(path).parent) if rules_key is not None else {}
+        own = validated({RULES: plain(raw_options[rules_key])}, Path(path).parent) if rules_key is not None \
+            else Settings()
     except InputError as exc:
         raise ScenarioError(path, _line(rules_key), str(exc)) from None
     for key, value in raw_options.items():

@@ -195,7 +195,7 @@ def start_position(game: "Game") -> Multiverse:
         raise InputError("no start position is recorded, so the game cannot be replayed")
     mv = game.mv
     try:
-        begun = read_start({"start": dict(game.start)}, mv.game_map, dict(mv.options), "start")
+        begun = read_start({"start": dict(game.start)}, mv.game_map, mv.options, "start")
     except InputError as exc:
         raise InputError(f"the recorded start cannot be read: {exc}") from None
     return replace(begun, players=mv.players)

@@ -16,7 +16,6 @@ from ..model import orders as o
 from ..errors import AdjudicationError, InputError, NotationError, quoted
 from ..yaml_lines import plain, plain_json
 from ..model.map import GameMap
-from ..engine.options import chosen
 from ..model.multiverse import (ADJUSTMENT, MOVEMENT, PHASES, RETREAT, SUSTAIN, Board, Multiverse, Unit, board_name,
                                 board_name_readings, unit_text)
 from ..model.notation import parse_order, parse_timeline, timeline_name
@@ -342,7 +341,7 @@ def designate(mv: Multiverse, key: tuple[int, int], where: str) -> str:
     prefix = f"{letter} " if letter else ""
     tl, turn = key
     head = mv.latest_turn(tl) == turn and tl not in mv.dissolved
-    implicit = chosen(mv.options, "implicit_main_timeline")
+    implicit = mv.options.chosen("implicit_main_timeline")
     if head and tl == 0 and len(mv.timelines) == 1 and implicit:
         return where
     return f"{prefix}{timeline_name(tl)}-{place}" + ("" if head else f"@{turn}")

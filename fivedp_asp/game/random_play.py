@@ -22,12 +22,13 @@ from __future__ import annotations
 import itertools
 import random
 from dataclasses import dataclass, replace
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator
 
 from ..engine.step import MOVEMENT, next_phase, step
 from ..errors import UsageError
 from ..model.map import GameMap, load_map
 from ..model.multiverse import Multiverse, opening
+from ..model.settings import Settings
 from .random_orders import OrderGenerator, Travel, head_orders, multiverse_orders, ordered_unit, travel_orders
 from .state import Game, new_game
 
@@ -96,7 +97,7 @@ def random_game(seed: int, steps: int, travel: tuple[int, int] = (2, 6), timelin
     return case, mv
 
 
-def random_game_until(timelines: int = 28, seed: int = 1, options: Mapping[str, Any] | None = None,
+def random_game_until(timelines: int = 28, seed: int = 1, options: Settings | None = None,
                       max_steps: int = 400, phase: str = MOVEMENT) -> Game | None:
     """A game played at random from the opening until it has ``timelines`` timelines and waits for
     ``phase``; None when that does not happen within ``max_steps`` steps. Each movement step draws

@@ -18,6 +18,7 @@ from ..errors import NotationError
 from ..limits import MAX_TURN
 from .notation import parse_timeline, timeline_name
 from .orders import ResolvedOrder
+from .settings import Settings
 
 Place3 = tuple[int, int, str]  # (timeline, turn, province): a unit's place
 
@@ -216,7 +217,7 @@ class Multiverse:
     game_map: GameMap
     boards: Mapping[tuple[int, int], Board]
     forks: Mapping[int, tuple[int, int]] = field(default_factory=dict)  # timeline -> (parent, fork turn)
-    options: Mapping[str, object] = field(default_factory=dict)
+    options: Settings = field(default_factory=Settings)  # the rule options and rules of your own
     players: tuple[str, ...] = ()  # the powers in the game (docs/rules.md §6.7)
     eliminated: frozenset[str] = frozenset()
     winner: str | None = None
@@ -225,6 +226,10 @@ class Multiverse:
     dissolved: frozenset[int] = frozenset()
     sustain_due: int | None = None
     sustain_held: int | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.options, Settings):  # checked where they come in (model/settings.py), never here
+            raise TypeError(f"Multiverse: options must be a Settings, not {type(self.options).__name__}")
 
     @cached_property
     def _latest(self) -> Mapping[int, int]:
@@ -312,9 +317,12 @@ def unit_text(unit: Unit, game_map: GameMap) -> str:
     return f"{unit.letter} {game_map.short_name(unit.location)}"
 
 
-def opening(game_map: GameMap, options: Mapping[str, object] | None = None) -> Multiverse:
+def opening(game_map: GameMap, settings: Settings | None = None) -> Multiverse:
     """The map's starting position, Spring 1901: its start units, home centres owned, every power a player."""
     from .notation import parse_unit
+
+    if settings is not None and not isinstance(settings, Settings):
+        raise TypeError(f"opening: settings must be a Settings, not {type(settings).__name__}")
 
     units = []
     for power, texts in game_map.start.items():
@@ -324,4 +332,4 @@ def opening(game_map: GameMap, options: Mapping[str, object] | None = None) -> M
     centers = {p.id: p.home for p in game_map.provinces.values() if p.center and p.home}
     board = make_board(0, 0, units, centers)
     return Multiverse(game_map, MappingProxyType({board.key: board}), MappingProxyType({}),
-                      MappingProxyType(dict(options or {})), players=tuple(game_map.powers))
+                      settings if settings is not None else Settings(), players=tuple(game_map.powers))

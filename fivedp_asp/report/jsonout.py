@@ -17,7 +17,7 @@ from ..yaml_lines import plain_json
 from ..game.play import duties, qualify
 from ..model.multiverse import Board, LazyBoards, Multiverse, board_name, season_name, unit_text
 from ..model.notation import timeline_name
-from ..engine.options import chosen, registry
+from ..model.settings import Settings
 from ..engine.answer import OrderOutcome
 from ..engine.step import StepReport
 from ..model.orders import OrderKind
@@ -69,11 +69,13 @@ def outcome_json(mv: Multiverse, outcome: OrderOutcome) -> dict:
     return {**plain_json(outcome.as_dict()), "qualified": qualified, "board": board}
 
 
-def options_json(options: Mapping[str, object]) -> dict:
-    """Every option of the registry (with the rules of your own the options carry) with the value in
+def options_json(settings: Settings) -> dict:
+    """Every option of the registry (with the rules of your own the settings carry) with the value in
     effect, and whether it is the default."""
-    return {name: {"value": chosen(options, name), "default": name not in options or options[name] == opt.default}
-            for name, opt in registry(options).items()}
+    if not isinstance(settings, Settings):
+        raise TypeError(f"options_json: settings must be a Settings, not {type(settings).__name__}")
+    return {name: {"value": settings.chosen(name), "default": settings.at_default(name)}
+            for name in settings.registry}
 
 
 def timelines_json(mv: Multiverse) -> list[dict]:

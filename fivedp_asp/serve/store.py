@@ -23,7 +23,6 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, replace
-from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
 from ..errors import AdjudicationError, InputError, UsageError, quoted
@@ -409,7 +408,6 @@ def game_from_start(options: Mapping[str, Any] | None, start: Mapping[str, Any] 
                     rules: Mapping[str, Any] | None = None) -> Game:
     """A new game from the standard opening or a scenario's ``start`` mapping, with these options
     (and rules of your own, as a scenario's ``options: rules:`` holds them)."""
-    from ..engine.options import with_rules
     from ..engine.userrules import rules_from_mapping, validated
     from ..files.scenarios import read_start
     from ..model.map import load_map
@@ -428,8 +426,7 @@ def game_from_start(options: Mapping[str, Any] | None, start: Mapping[str, Any] 
     else:
         mv = opening(m, chosen)
     if rules:
-        made = rules_from_mapping(rules)
-        mv = replace(mv, options=MappingProxyType(with_rules(mv.options, made, in_effect=True)))
+        mv = replace(mv, options=mv.options.with_rules(rules_from_mapping(rules), in_effect=True))
     return new_game(mv)
 
 

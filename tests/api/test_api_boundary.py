@@ -74,6 +74,7 @@ GOOD: dict[str, list] = {
     "name": ["a0", "a1", "z9", "standard"],
     "map": ["standard"],
     "options": [None, {}, {"adjacency": "any"}, {"adjacency": "weird"}, {"nothing": True}],
+    "settings": [None, fd.settings(), fd.settings({"adjacency": "any"})],
     "text": [fd.to_json(G1), "{}", "[]", "not json"],
     "path": ["case.yaml", Path("case.yaml"), "missing.yaml", "saved.yaml"],
     "paths": [["case.yaml"], (Path("case.yaml"), "missing.yaml"), []],
@@ -198,7 +199,9 @@ def test_exception_hierarchy():
     lambda: fd.save_game("g.yaml", G0),
     lambda: fd.from_json(b"{}"),
     lambda: fd.new_game(["adjacency"]),
-    lambda: fd.new_game({"adjacency": 1}),
+    lambda: fd.new_game({"adjacency": "any"}),  # a mapping, not settings built from it
+    lambda: fd.settings(["adjacency"]),
+    lambda: fd.settings({"adjacency": 1}),
     lambda: fd.board(G0, 0),
     lambda: fd.legal_orders(G0, unit=["A Mun"]),
 ], ids=lambda c: "")
@@ -218,7 +221,7 @@ def test_a_sequence_of_one_path_is_run_not_its_characters():
     (lambda: fd.save_game(G0, "g\0.yaml"), "NUL"),
     (lambda: fd.load_game(""), "empty"),
     (lambda: fd.load_game("no-such-game.yaml"), "no-such-game.yaml: cannot read the game file"),
-    (lambda: fd.new_game({"adjacency": "weird"}), "adjacency"),
+    (lambda: fd.settings({"adjacency": "weird"}), "adjacency"),
     (lambda: fd.board(G0, "z9"), "no board 'z9'"),
     (lambda: fd.submit_orders(G0, ["A Mun -> Narnia"]), "Narnia"),
 ], ids=lambda c: "" if callable(c) else c)

@@ -9,8 +9,9 @@ enumeration of all simple chains: an open convoy succeeds exactly when its fleet
 some army, and an army arrives exactly when it has a route (nothing else stands in the way).
 """
 
-import pytest
 from __future__ import annotations
+
+import pytest
 
 import random
 from pathlib import Path

@@ -1,4 +1,4 @@
-"""The DATC chapter 4 readings registered as options (fivedp_asp/engine/options.py, docs/rules.md §8): each value
+"""The DATC chapter 4 readings registered as options (fivedp_asp/model/options.py, docs/rules.md §8): each value
 has its logic file (or is read from the written lines), each one is exercised by a scenario of
 cases/datc-options/, and the options combine freely on the DATC corpus without an engine error."""
 
@@ -7,14 +7,14 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 from pathlib import Path
-from types import MappingProxyType
 
 import pytest
 import yaml
 
 from fivedp_asp.files.scenarios import find_scenarios, read_scenario, check_scenario
-from fivedp_asp.engine.options import REGISTRY
+from fivedp_asp.model.options import REGISTRY
 from fivedp_asp.solver.driver import asp_dir
+from fivedp_asp.model.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 DATC_OPTIONS = [o for o in REGISTRY.values() if o.name.startswith("datc_")]
@@ -70,5 +70,5 @@ def test_random_combinations_adjudicate_the_datc_corpus(seed):
     options = {o.name: rng.choice(o.values).value for o in DATC_OPTIONS}
     for path in sorted(find_scenarios([str(ROOT / "cases" / "datc")])):
         case = read_scenario(path)
-        case = replace(case, start=replace(case.start, options=MappingProxyType(dict(options))))
+        case = replace(case, start=replace(case.start, options=Settings.of(options)))
         check_scenario(case)

@@ -1,5 +1,4 @@
 """The flags that the rules about several coasts in reach and about dead ends of a convoy network start
-import pytest
 from (``guards.coasts_in_reach_facts``, ``guards.several_convoys_facts``): each is written whenever its
 rules could fire, so that leaving those rules out when it is not written changes no answer.
 
@@ -12,6 +11,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import pytest
 import yaml
 
 from fivedp_asp.engine.facts import movement_facts

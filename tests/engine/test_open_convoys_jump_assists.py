@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from types import MappingProxyType
 
 import yaml
 
@@ -20,9 +19,9 @@ from fivedp_asp.solver.predicates import render
 from fivedp_asp.files.games import game_data, load_game, save_game
 from fivedp_asp.game.play import adjudicate, submit
 from fivedp_asp.game.state import new_game
-from fivedp_asp.engine.options import logic_files
 from fivedp_asp.solver.driver import solve_decisions
 from fivedp_asp.engine.step import read_orders, step
+from fivedp_asp.model.settings import Settings
 
 CASES = Path(__file__).resolve().parent.parent.parent / "cases" / "options"
 
@@ -65,7 +64,7 @@ def test_the_new_orders_belong_to_the_movement_phase():
 
 def _ground_size(mv, orders: dict[str, list[str]]) -> tuple[int, int]:
     facts = movement_facts(mv, read_orders(mv, orders))
-    programs = ["movement.lp", *logic_files(mv.options, "movement")]
+    programs = ["movement.lp", *mv.options.files("movement")]
     solution = solve_decisions(programs, render(facts.facts), map_facts(mv.game_map), statistics=True)
     return solution.atoms_count, solution.rules_count
 
@@ -74,7 +73,7 @@ def test_the_option_files_add_nothing_without_their_orders():
     case = read_scenario(CASES / "open_convoys" / "07-disruption-one-of-two-routes.yaml")
     orders = case.steps[0].orders | {"England": ["F North Sea H", "F English Channel H"]}
     off = _ground_size(case.start, orders)
-    on = _ground_size(dataclasses.replace(case.start, options=MappingProxyType(
+    on = _ground_size(dataclasses.replace(case.start, options=Settings.of(
         {"open_convoys": True, "jump_assists": True})), orders)
     # only the two facts allowed(open_convoys), allowed(jump_assists)
     assert on[0] - off[0] <= 2 and on[1] - off[1] <= 2, (off, on)
@@ -82,7 +81,7 @@ def test_the_option_files_add_nothing_without_their_orders():
 
 def test_assist_decisions_are_recorded_and_kept_by_the_game_file(tmp_path):
     case = read_scenario(CASES / "jump_assists" / "01-two-back-one-assist-forks.yaml")
-    start = dataclasses.replace(case.start, options=MappingProxyType({str(k): v for k, v in case.options.items()}))
+    start = case.start
     game = new_game(start)
     for s in case.steps:
         for power, lines in s.orders.items():

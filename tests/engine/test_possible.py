@@ -24,6 +24,7 @@ from fivedp_asp.model.multiverse import MOVEMENT, Board, Unit
 from fivedp_asp.model.notation import format_order, parse_order
 from fivedp_asp.engine.possible import legal_orders
 from fivedp_asp.engine.step import next_phase, step
+from fivedp_asp.model.settings import Settings
 
 SCENARIOS = {
     "family": ({}, 5, 11),
@@ -38,7 +39,7 @@ SCENARIOS = {
 @lru_cache(maxsize=None)
 def game(name: str):
     options, timelines, seed = SCENARIOS[name]
-    g = random_game(timelines, seed, options)
+    g = random_game(timelines, seed, Settings.of(options))
     assert next_phase(g.mv) == MOVEMENT and len(g.mv.timelines) >= timelines
     return g.mv
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from types import MappingProxyType
 
 import pytest
 
@@ -21,6 +20,7 @@ from fivedp_asp.model.notation import parse_order, timeline_name
 from fivedp_asp.model.orders import Convoy, SupportHold, SupportMove
 from fivedp_asp.engine.resolve import resolve
 from fivedp_asp.engine.step import MOVEMENT, next_phase, step
+from fivedp_asp.model.settings import Settings
 
 MAP = load_map("standard")
 
@@ -94,7 +94,7 @@ def _play(name, options=None, option_orders=False, steps=24, record=None):
     ``record``, a list, receives every step played: (multiverse, orders, report)."""
     rng = random.Random(name)
     gen = OrderGenerator(MAP, rng)
-    mv = dataclasses.replace(opening(MAP), players=tuple(MAP.powers), options=MappingProxyType(dict(options or {})))
+    mv = dataclasses.replace(opening(MAP), players=tuple(MAP.powers), options=Settings.of(options))
     for _ in range(steps):
         phase = next_phase(mv)
         orders = random_orders(mv, gen, rng, option_orders=option_orders)
@@ -153,7 +153,7 @@ def test_random_play_with_sustain_phases(seed, all_options):
     rng = random.Random(f"fivedp-random-sustain/{seed}" + ("/all-options" if all_options else ""))
     gen = OrderGenerator(MAP, rng)
     options = {"sustain": True} | ({"open_convoys": True, "jump_assists": True} if all_options else {})
-    mv = dataclasses.replace(opening(MAP), players=tuple(MAP.powers), options=options)
+    mv = dataclasses.replace(opening(MAP), players=tuple(MAP.powers), options=Settings.of(options))
     held = 0
     for _ in range(30):
         phase = next_phase(mv)
@@ -292,7 +292,7 @@ def test_a_support_or_convoy_succeeds_only_when_it_matches(name, options):
     reported ``succeeds`` is checked against the order its unit acted on."""
     rng = random.Random(name + "/past-supports")
     gen = OrderGenerator(MAP, rng)
-    mv = dataclasses.replace(opening(MAP), players=tuple(MAP.powers), options=MappingProxyType(dict(options or {})))
+    mv = dataclasses.replace(opening(MAP), players=tuple(MAP.powers), options=Settings.of(options))
     checked = past = journeys = 0
     for _ in range(24):
         phase = next_phase(mv)

@@ -168,10 +168,10 @@ def test_rules_of_your_own_always_have_the_reasons_beside_them():
     # a rule of your own may read what reasons.lp derives (support_order/3, ...) to decide a result
     from dataclasses import replace
 
-    from fivedp_asp.engine.options import with_rules
+    from fivedp_asp.model.settings import Settings
     from fivedp_asp.engine.userrules import parse_specs
 
     mv = read_scenario(CASES / "datc/6.A.11.yaml").start
-    mine = replace(mv, options=with_rules({}, parse_specs([f"no_cross_timeline_support={NO_CROSS}"]), in_effect=True))
+    mine = replace(mv, options=Settings().with_rules(parse_specs([f"no_cross_timeline_support={NO_CROSS}"]), in_effect=True))
     assert "movement/reasons.lp" in program(mine, "movement", reasons=False)
     assert "movement/reasons.lp" not in program(mv, "movement", reasons=False)

@@ -20,6 +20,7 @@ from fivedp_asp.model.notation import parse_order
 from fivedp_asp.engine.resolve import Place, resolve
 from fivedp_asp.engine.adjustment import needs_adjustment, settle
 from fivedp_asp.engine.step import next_phase
+from fivedp_asp.model.settings import Settings
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +38,7 @@ def fleet(power: str, loc: str) -> Unit:
 
 def multiverse(game_map, boards, forks=None, **options) -> Multiverse:
     return Multiverse(game_map, MappingProxyType({b.key: b for b in boards}),
-                      MappingProxyType(dict(forks or {})), MappingProxyType(options))
+                      MappingProxyType(dict(forks or {})), Settings.of(options))
 
 
 @pytest.fixture()

@@ -21,6 +21,7 @@ from fivedp_asp.model.multiverse import Multiverse, Unit, make_board
 from fivedp_asp.model.notation import format_order, parse_order
 from fivedp_asp.model.orders import Sustain
 from fivedp_asp.engine.step import MOVEMENT, next_phase, step
+from fivedp_asp.model.settings import Settings
 
 MAP = load_map("standard")
 CASES = Path(__file__).resolve().parent.parent.parent / "cases" / "options" / "sustain"
@@ -74,7 +75,7 @@ def _late_multiverse(held: int | None) -> Multiverse:
     b3 = make_board(1, 3, [Unit("army", "England", "lon")], {"lon": "England"})
     c3 = make_board(2, 3, [Unit("army", "France", "par")], {"par": "France"})
     return Multiverse(MAP, MappingProxyType({b.key: b for b in (a4, b3, c3)}), MappingProxyType({1: (0, 2), 2: (0, 2)}),
-                      MappingProxyType({"sustain": True}), players=("England", "France"),
+                      Settings.of({"sustain": True}), players=("England", "France"),
                       dissolved=frozenset({0}), sustain_held=held)
 
 

@@ -14,7 +14,8 @@ import yaml
 from fivedp_asp.files.scenarios import read_scenario, check_scenario
 from fivedp_asp.errors import InputError, RuleError
 from fivedp_asp.lab.explore.exploration import asked_values, explore_scenario, registering
-from fivedp_asp.engine.options import RULES, logic_files, options_document, registry, with_rules
+from fivedp_asp.model.options import RULES, registry
+from fivedp_asp.model.settings import Settings
 from fivedp_asp.engine.userrules import validated
 from fivedp_asp.engine.userrules import scenario_with_rules, contract, parse_spec, parse_specs
 from fivedp_asp.solver.driver import is_rule_text
@@ -130,26 +131,26 @@ def test_syntax_error_on_the_command_line_is_exit_2_with_file_line_and_column(tm
 
 def test_rules_join_the_registry_only_through_the_options_that_carry_them():
     rules = parse_specs([f"no_cross_timeline_support={NO_CROSS}", f"adjacency=parent_child:{PARENT_CHILD}"])
-    carried = with_rules({}, rules, in_effect=False)
-    known = registry(carried)
+    carried = Settings().with_rules(rules, in_effect=False)
+    known = carried.registry
     assert [v.value for v in known["no_cross_timeline_support"].values] == [False, True]
     assert [v.value for v in known["adjacency"].values] == ["family", "any", "parent_child"]
     assert "no_cross_timeline_support" not in registry() and len(registry()["adjacency"].values) == 2
     # loaded only when chosen: the file's text itself, named by its digest
-    assert not any(is_rule_text(f) for f in logic_files(carried, "movement"))
-    on = with_rules({}, rules, in_effect=True)
-    mine = [f for f in logic_files(on, "movement") if is_rule_text(f)]
+    assert not any(is_rule_text(f) for f in carried.files("movement"))
+    on = Settings().with_rules(rules, in_effect=True)
+    mine = [f for f in on.files("movement") if is_rule_text(f)]
     assert sorted(f.text for f in mine) == sorted([NO_CROSS.read_text(), PARENT_CHILD.read_text()])
-    assert "options/adjacency_family.lp" not in logic_files(on, "movement")
-    assert not any(is_rule_text(f) for f in logic_files(on, "retreat"))
+    assert "options/adjacency_family.lp" not in on.files("movement")
+    assert not any(is_rule_text(f) for f in on.files("retreat"))
 
 
 def test_options_document_records_the_text_and_reads_back_without_the_file(tmp_path):
     copy = tmp_path / "rule.lp"
     shutil.copy(NO_CROSS, copy)
     options = validated({RULES: {"no_cross_timeline_support": str(copy)}})
-    assert options["no_cross_timeline_support"] is True
-    doc = options_document(options)
+    assert options.chosen("no_cross_timeline_support") is True
+    doc = options.document()
     assert doc[RULES]["no_cross_timeline_support"]["text"] == NO_CROSS.read_text()
     copy.unlink()
     again = validated(yaml.safe_load(yaml.safe_dump(doc)))
@@ -208,7 +209,7 @@ def test_rules_of_your_own_may_relate_boards_that_no_order_crosses(tmp_path):
     orders, _ = step_orders(mv, 0, 1)
     plain = step(mv, orders)
     assert not any(o.reason == "boards side by side" for o in plain.outcomes)
-    mine = replace(mv, options=with_rules({}, parse_specs([f"side_by_side={path}"]), in_effect=True))
+    mine = replace(mv, options=Settings().with_rules(parse_specs([f"side_by_side={path}"]), in_effect=True))
     outcomes = step(mine, orders).outcomes
     assert outcomes and all(o.reason == "boards side by side" for o in outcomes)
 
@@ -344,9 +345,9 @@ def test_api_new_game_with_a_rule_and_an_unsettled_step(tmp_path):
     import fivedp_asp as fd
 
     unsat = rule_file(tmp_path, ":- order(I,U,Pw), new(I).\ncut(S) :- supports(S,X,T), not supports(S,X,T).\n")
-    game = fd.new_game({"rules": {"mine": str(unsat)}})
+    game = fd.new_game(fd.settings({"rules": {"mine": str(unsat)}}))
     game = fd.submit_orders(game, ["A Vienna - Galicia"], power="Austria").game
     with pytest.raises(RuleError, match="unsatisfiable"):
         fd.adjudicate(game)
     with pytest.raises(InputError, match="mine.lp:1:1: moves/1"):
-        fd.new_game({"rules": {"mine": str(rule_file(tmp_path, "moves(U) :- unit(U,K,P,L).\n"))}})
+        fd.new_game(fd.settings({"rules": {"mine": str(rule_file(tmp_path, "moves(U) :- unit(U,K,P,L).\n"))}}))

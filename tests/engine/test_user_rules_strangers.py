@@ -24,7 +24,8 @@ import pytest
 
 import fivedp_asp as fd
 from fivedp_asp.engine import userrules
-from fivedp_asp.engine.options import UserRule, with_rules
+from fivedp_asp.model.options import UserRule
+from fivedp_asp.model.settings import Settings
 from fivedp_asp.engine.userrules import parse_spec, parse_specs, scenario_with_rules
 from fivedp_asp import errors
 from fivedp_asp.errors import InputError, RuleError, TimeLimitError
@@ -51,7 +52,7 @@ def rule_file(folder: Path, text: str, name: str = "mine.lp") -> Path:
 def game_with_rule(folder: Path, text: str, name: str = "g.yaml") -> Path:
     """A game file whose options carry a rule of your own with this text, written as fivedp writes a
     game file (sealed), but without the rule's check: what a stranger's game file can hold."""
-    options = with_rules({}, (UserRule("mine", True, "mine.lp", text),), in_effect=True)
+    options = Settings().with_rules((UserRule("mine", True, "mine.lp", text),), in_effect=True)
     path = folder / name
     save_game(path, new_game(opening(load_map("standard"), options)))
     return path
@@ -185,7 +186,7 @@ def test_unreadable_character_through_the_api(tmp_path, program):
     script = ("import fivedp_asp as fd, sys\n"
               "for rules in ({'mine': sys.argv[1]}, {'mine': {'file': 'given.lp', 'text': sys.argv[2]}}):\n"
               "    try:\n"
-              "        fd.new_game({'rules': rules})\n"
+              "        fd.new_game(fd.settings({'rules': rules}))\n"
               "    except fd.InputError as exc:\n"
               "        print('refused:', exc)\n")
     import subprocess
@@ -316,15 +317,15 @@ def test_a_game_file_with_endless_grounding_is_refused(tmp_path, cli, kind, quic
 def test_endless_grounding_through_the_api(tmp_path, quick_alone):
     path = rule_file(tmp_path, ENDLESS_ALONE["chain"])
     with pytest.raises(RuleError, match="alone, on no facts"):
-        fd.new_game({"rules": {"mine": str(path)}})
-    game = fd.new_game({"rules": {"mine": {"file": "step.lp", "text": ENDLESS_IN_A_STEP["chain"]}}})
+        fd.new_game(fd.settings({"rules": {"mine": str(path)}}))
+    game = fd.new_game(fd.settings({"rules": {"mine": {"file": "step.lp", "text": ENDLESS_IN_A_STEP["chain"]}}}))
     game = fd.submit_orders(game, ["A Vienna - Galicia"], power="Austria").game
     t0 = time.monotonic()
     with pytest.raises(TimeLimitError, match=r"time limit of 1 s.*step\.lp"):
         fd.adjudicate(game, time_limit=1)
     assert time.monotonic() - t0 < 20
     with driver.memory_limit(64), pytest.raises(errors.MemoryLimitError, match=r"memory limit of 64 MiB"):
-        fd.adjudicate(fd.new_game({"rules": {"mine": {"file": "sq.lp", "text": ENDLESS_IN_A_STEP["square"]}}}))
+        fd.adjudicate(fd.new_game(fd.settings({"rules": {"mine": {"file": "sq.lp", "text": ENDLESS_IN_A_STEP["square"]}}})))
 
 
 @pytest.mark.parametrize("value", ["0", "-3", "lots", "1.5"])
@@ -363,7 +364,7 @@ def test_endless_grounding_ends_in_bounded_time_with_the_default_limits(tmp_path
     script = ("import sys, fivedp_asp as fd\n"
               "for rules, limit in (({'mine': sys.argv[1]}, None), ({'mine': sys.argv[2]}, 5)):\n"
               "    try:\n"
-              "        game = fd.new_game({'rules': rules})\n"
+              "        game = fd.new_game(fd.settings({'rules': rules}))\n"
               "        fd.adjudicate(game, time_limit=limit)\n"
               "    except fd.InputError as exc:\n"
               "        print(type(exc).__name__, exc)\n")

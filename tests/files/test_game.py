@@ -23,11 +23,11 @@ import textwrap
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from types import MappingProxyType
 
 import pytest
 import yaml
 
+from fivedp_asp.model.settings import Settings
 from fivedp_asp.files import games as game_module
 from fivedp_asp.files.scenarios import find_scenarios, read_scenario, check_scenario
 from fivedp_asp.errors import InputError
@@ -49,11 +49,7 @@ def opening(tmp_path: Path, options: dict | None = None) -> Multiverse:
     """The standard opening, through the public scenario loader (a case without ``start``)."""
     path = tmp_path / "opening-case.yaml"
     path.write_text(yaml.safe_dump({"id": "opening", "options": options or {}, "steps": []}), encoding="utf-8")
-    mv = read_scenario(path).start
-    # plain strings: the scenario loader's line-numbered strings cannot be saved (see
-    # test_new_game_from_a_scenario_with_options)
-    plain = {str(k): str(v) if isinstance(v, str) else v for k, v in mv.options.items()}
-    return replace(mv, options=MappingProxyType(plain))
+    return read_scenario(path).start
 
 
 def order_key(r) -> tuple:
@@ -85,7 +81,7 @@ def game_state(g: Game) -> dict:
     mv = g.mv
     return {
         "map": mv.game_map.name,
-        "options": dict(mv.options),
+        "options": mv.options,
         "players": tuple(mv.players),
         "eliminated": frozenset(mv.eliminated),
         "winner": mv.winner,
@@ -981,7 +977,7 @@ def test_new_game_from_a_scenario_with_options(tmp_path):
     (tmp_path / "c.yaml").write_text("id: C\noptions: {adjacency: any}\nsteps: []\n", encoding="utf-8")
     p = fivedp(tmp_path, "game", "new", "g.yaml", "--from", "c.yaml")
     assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr
-    assert load_game(tmp_path / "g.yaml").mv.options == {"adjacency": "any"}
+    assert load_game(tmp_path / "g.yaml").mv.options == Settings.of({"adjacency": "any"})
 
 
 # -- known defects of the file itself ---------------------------------------------------------------

@@ -17,7 +17,6 @@ import json
 import random
 from collections import Counter
 from pathlib import Path
-from types import MappingProxyType
 
 import pytest
 import yaml
@@ -33,6 +32,7 @@ from fivedp_asp.report.jsonout import load_schema
 from fivedp_asp.model.map import load_map
 from fivedp_asp.model.multiverse import board_name_readings
 from fivedp_asp.files.verify import verify_games
+from fivedp_asp.model.settings import Settings
 
 from tests.schema_check import errors as schema_errors
 from tests.files.test_game import GAME, opening, play_in_memory
@@ -58,7 +58,7 @@ def random_game(name: str, options: dict, steps: int = STEPS, after_step=None) -
 
     rng = random.Random(name)
     gen = OrderGenerator(MAP, rng)
-    mv = dataclasses.replace(classic_opening(MAP), players=tuple(MAP.powers), options=MappingProxyType(dict(options)))
+    mv = dataclasses.replace(classic_opening(MAP), players=tuple(MAP.powers), options=Settings.of(options))
     game = new_game(mv)
     for _ in range(steps):
         orders = random_orders(game.mv, gen, rng, option_orders=bool(options.get("jump_assists")))
@@ -331,8 +331,7 @@ def _case_games(tmp_path: Path) -> list[tuple[str, Game]]:
     games = []
     for case in cases:
         mv = case.start
-        options = {str(k): str(v) if isinstance(v, str) else v for k, v in mv.options.items()}
-        games.append(new_game(dataclasses.replace(mv, options=MappingProxyType(options))))
+        games.append(new_game(mv))
     done = [0] * len(cases)
     while True:
         waiting = [n for n, c in enumerate(cases) if done[n] < len(c.steps) and not games[n].mv.winner]

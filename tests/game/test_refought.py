@@ -3,8 +3,9 @@ that reached it (``Fought again: a0 (because of A a-Mun@1 S a-Mun@0 - a-Tyr@0)``
 JSON), and ``game show FILE BOARD`` tells the same of the board's later battles, from the history.
 The two are made apart (the rules' ``reaches/2``; the recorded results), so random games compare them."""
 
-import pytest
 from __future__ import annotations
+
+import pytest
 
 import dataclasses
 import json

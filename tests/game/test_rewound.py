@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from types import MappingProxyType
 
 import pytest
 
@@ -20,6 +19,7 @@ from fivedp_asp.game.play import adjudicate, rewound, undo
 from fivedp_asp.game.state import Game, new_game
 from fivedp_asp.model.map import load_map
 from fivedp_asp.model.multiverse import Multiverse
+from fivedp_asp.model.settings import Settings
 
 from tests.files.test_game import GAME, assert_same_game, board_state, opening, play_in_memory
 
@@ -75,7 +75,7 @@ def random_games(seed: int, steps: int, options: dict, *, travel: tuple[int, int
     rng = random.Random(f"{namespace}/{seed}")
     gen = OrderGenerator(MAP, rng)
     game = new_game(dataclasses.replace(classic_opening(MAP), players=tuple(MAP.powers),
-                                        options=MappingProxyType(options)))
+                                        options=Settings.of(options)))
     games = [game]
     for _ in range(steps):
         lines: dict[str, list[str]] = {}

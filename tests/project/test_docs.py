@@ -171,3 +171,18 @@ def test_every_citation_of_docs_rules_names_one_of_its_sections():
                         wrong.append(f"{path.relative_to(ROOT)}:{n}: §{section}")
     assert count >= 150
     assert not wrong, wrong
+
+
+def test_the_architecture_picture_is_the_package_as_it_is():
+    """docs/architecture.svg names the modules of each floor as the package holds them: a module
+    added, moved or gone means drawing it again (``python tools/draw_architecture.py``)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("draw_architecture", ROOT / "tools" / "draw_architecture.py")
+    drawing = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(drawing)
+    drawn = drawing.draw()
+    assert "engine/" in drawn and "predicates" in drawn and "lab/" in drawn
+    assert (ROOT / "docs" / "architecture.svg").read_text(encoding="utf-8") == drawn, \
+        "docs/architecture.svg differs from the package: run python tools/draw_architecture.py"
+    assert "](architecture.svg)" in ARCHITECTURE.split("\n## ")[0], "the picture comes first in docs/architecture.md"

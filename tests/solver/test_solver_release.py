@@ -2,8 +2,9 @@
 collector: a Control held in a reference cycle stays in memory until the collector runs, which then
 pays for releasing several programs at once in the middle of some later phase."""
 
-import pytest
 from __future__ import annotations
+
+import pytest
 
 import gc
 

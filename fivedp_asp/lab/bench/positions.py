@@ -49,8 +49,7 @@ def synthetic_multiverse(heads: int, history: int, game_map: GameMap | None = No
             if n < depth:
                 board = Board(t, n, board.units, board.centers, record=_holding_record(t, n, units))
             boards[(t, n)] = board
-    return Multiverse(game_map, MappingProxyType(boards), MappingProxyType(forks), MappingProxyType({}),
-                      players=tuple(game_map.powers))
+    return Multiverse(game_map, MappingProxyType(boards), MappingProxyType(forks), players=tuple(game_map.powers))
 
 
 def step_orders(mv: Multiverse, time_travel: int, seed: int) -> tuple[dict[str, list[str]], int]:
@@ -250,8 +249,7 @@ def copied_position(name: str, copies: int) -> tuple[Multiverse, dict[str, list[
         for power, lines in mine.items():
             orders.setdefault(power, []).extend(lines)
     board = make_board(0, 0, units, {})
-    mv = Multiverse(game_map, MappingProxyType({(0, 0): board}), MappingProxyType({}), MappingProxyType({}),
-                    players=tuple(game_map.powers))
+    mv = Multiverse(game_map, MappingProxyType({(0, 0): board}), MappingProxyType({}), players=tuple(game_map.powers))
     return mv, orders, per_copy
 
 

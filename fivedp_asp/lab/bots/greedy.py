@@ -36,7 +36,6 @@ from dataclasses import dataclass, replace
 from typing import Mapping, Sequence
 
 from ...engine.adjustment import adjustment_balances
-from ...engine.options import chosen
 from ...engine.phase import StepReport
 from ...game.play import unit_designation
 from ...model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, SUSTAIN, Board, Multiverse
@@ -441,7 +440,7 @@ def _sustain(view: View) -> list[str]:
     """All the power's fractions to the timeline in play where it owns the most centres, when it owns
     a time centre on some head in play (otherwise it casts no fraction and gives no order)."""
     mv: Multiverse = view.mv
-    if not chosen(mv.options, "sustain"):
+    if not mv.options.chosen("sustain"):
         return []
     capitals = set(view.game_map.capitals)
     heads = mv.heads

@@ -27,6 +27,7 @@ from ...game.state import Game, new_game
 from ...model.map import GameMap, load_map
 from ...model.multiverse import MOVEMENT, Multiverse, opening
 from ...model.notation import parse_order, timeline_name
+from ...model.settings import Settings
 from .registry import Seats, is_builtin, load_bot
 from .view import DEFAULT_BUDGET, View
 
@@ -36,10 +37,14 @@ BATCH = 8
 
 @dataclass(frozen=True)
 class Table:
-    """A game to play: its number (which, with the run's seed, seeds it) and its options."""
+    """A game to play: its number (which, with the run's seed, seeds it) and its settings."""
 
     number: int
-    options: Mapping[str, Any] = field(default_factory=dict)
+    options: Settings = field(default_factory=Settings)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.options, Settings):
+            raise UsageError(f"Table: options must be a Settings, not {type(self.options).__name__}")
 
 
 @dataclass(frozen=True)
@@ -118,7 +123,7 @@ def _check_lines(lines: Any, name: str, power: str, where: str, game_map: GameMa
 
 
 def _orders(game: Game, seats: Seats, bots: Mapping[str, Any], seed: int, number: int, step: int, *,
-            travel: bool, settings: tuple[Mapping[str, Any], ...], budget: int) -> dict[str, list[str]]:
+            travel: bool, settings: tuple[Settings, ...], budget: int) -> dict[str, list[str]]:
     """Every power's orders for the game's next phase, from its bot."""
     mv = game.mv
     out: dict[str, list[str]] = {}
@@ -145,7 +150,7 @@ def _orders(game: Game, seats: Seats, bots: Mapping[str, Any], seed: int, number
 
 
 def play_tables(tables: Sequence[Table], seed: int, years: int, seats: Seats, *, travel: bool = False,
-                settings: tuple[Mapping[str, Any], ...] = (), budget: int = DEFAULT_BUDGET, text: bool = False,
+                settings: tuple[Settings, ...] = (), budget: int = DEFAULT_BUDGET, text: bool = False,
                 game_map: GameMap | None = None) -> list[Played]:
     """The games of ``tables`` played in lockstep to a win or ``years`` years, each summed up (with its
     game file's text when ``text``). ``travel``: the bots play across boards. ``settings``: further
@@ -159,7 +164,7 @@ def play_tables(tables: Sequence[Table], seed: int, years: int, seats: Seats, *,
         raise UsageError("play_tables: years must be at least 1 and budget at least 0")
     game_map = game_map or load_map("standard")
     bots = {name: load_bot(name) for _, name in seats.bots}
-    games = [new_game(opening(game_map, dict(t.options))) for t in tables]
+    games = [new_game(opening(game_map, t.options)) for t in tables]
     steps = [0] * len(tables)
     moves = [0] * len(tables)
     out: list[Played | None] = [None] * len(tables)
@@ -194,14 +199,14 @@ def play_tables(tables: Sequence[Table], seed: int, years: int, seats: Seats, *,
     return [p for p in out if p is not None]
 
 
-def play_batch(numbers: Sequence[int], seed: int, years: int, seats: Seats, options: Mapping[str, Any],
+def play_batch(numbers: Sequence[int], seed: int, years: int, seats: Seats, options: Settings,
                travel: bool, budget: int, text: bool) -> list[Played]:
     """Games ``numbers`` under ``options``, as a worker plays a batch of them."""
-    return play_tables([Table(n, dict(options)) for n in numbers], seed, years, seats, travel=travel, budget=budget,
+    return play_tables([Table(n, options) for n in numbers], seed, years, seats, travel=travel, budget=budget,
                        text=text)
 
 
-def play_games(count: int, seed: int, years: int, seats: Seats, *, options: Mapping[str, Any] | None = None,
+def play_games(count: int, seed: int, years: int, seats: Seats, *, options: Settings | None = None,
                travel: bool = False, budget: int = DEFAULT_BUDGET, text: bool = False, jobs: int = 1,
                scheduler: str | None = None) -> Iterable[Played]:
     """Games 1 to ``count``, in order, a batch at a time (in worker processes with ``jobs``, on a Dask
@@ -212,7 +217,9 @@ def play_games(count: int, seed: int, years: int, seats: Seats, *, options: Mapp
 
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
         raise UsageError(f"play_games: count must be a whole number of at least 1, not {count!r:.40}")
-    run = partial(play_batch, seed=seed, years=years, seats=seats, options=dict(options or {}), travel=travel,
+    if options is not None and not isinstance(options, Settings):
+        raise UsageError(f"play_games: options must be a Settings, not {type(options).__name__}")
+    run = partial(play_batch, seed=seed, years=years, seats=seats, options=options or Settings(), travel=travel,
                   budget=budget, text=text)
     return in_batches(list(range(1, count + 1)), run, BATCH, jobs, scheduler=scheduler, what="games")
 

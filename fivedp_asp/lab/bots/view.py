@@ -29,7 +29,6 @@ from types import MappingProxyType
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ...engine.batch import step_many
-from ...engine.options import chosen, logic_files, registry, show
 from ...engine.phase import StepReport
 from ...engine.possible import PossibleOrder, legal_orders
 from ...engine.step import next_phase
@@ -38,7 +37,9 @@ from ...game.state import Game
 from ...model.map import GameMap
 from ...model.multiverse import Board, Multiverse
 from ...model.notation import format_order, parse_order
+from ...model.options import show
 from ...model.orders import Where
+from ...model.settings import Settings
 
 Bot = Callable[["View"], Iterable[str]]
 """A bot: the view of one power for one phase in, that power's order lines out."""
@@ -61,7 +62,7 @@ class View:
     game: Game
     power: str
     seed: str
-    settings: tuple[Mapping[str, Any], ...] = ()
+    settings: tuple[Settings, ...] = ()
     travel: bool = False
     budget: int = DEFAULT_BUDGET
     memo: dict = field(default_factory=dict, compare=False, repr=False)
@@ -73,8 +74,8 @@ class View:
             raise UsageError(f"View: power must be one of the map's powers as it names them, not {self.power!r:.40}")
         if not isinstance(self.seed, str):
             raise UsageError(f"View: seed must be text, not {type(self.seed).__name__}")
-        if not isinstance(self.settings, tuple) or not all(isinstance(s, Mapping) for s in self.settings):
-            raise UsageError("View: settings must be a tuple of option mappings")
+        if not isinstance(self.settings, tuple) or not all(isinstance(s, Settings) for s in self.settings):
+            raise UsageError("View: settings must be a tuple of Settings")
         if isinstance(self.budget, bool) or not isinstance(self.budget, int) or self.budget < 0:
             raise UsageError(f"View: budget must be a whole number of at least 0, not {self.budget!r:.40}")
 
@@ -101,7 +102,7 @@ class View:
         phase = self.phase
         return tuple(b for b in self.mv.heads if b.phase == phase)
 
-    def option_sets(self) -> tuple[Mapping[str, Any], ...]:
+    def option_sets(self) -> tuple[Settings, ...]:
         """The game's own options, then each further setting that could list other orders: one that
         loads other logic files into the programs legality is judged by (movement, retreat,
         adjustment) or sets an option that Python reads otherwise (``_legality``). A setting that
@@ -145,10 +146,10 @@ class View:
             self.memo[key] = _union([listed])
         return self.memo[key]
 
-    def _under(self, options: Mapping[str, Any]) -> Multiverse:
-        if dict(options) == dict(self.mv.options):
+    def _under(self, settings: Settings) -> Multiverse:
+        if settings == self.mv.options:
             return self.mv
-        return dataclasses.replace(self.mv, options=MappingProxyType(dict(options)))
+        return dataclasses.replace(self.mv, options=settings)
 
     # -- trying orders on copies -----------------------------------------------------------
 
@@ -171,11 +172,11 @@ class View:
         return step_many([(self.mv, {p: list(v) for p, v in s.items()}) for s in wanted], reasons=False)
 
 
-def _legality(options: Mapping[str, Any]) -> tuple:
+def _legality(settings: Settings) -> tuple:
     """What of a setting the legal orders depend on: the logic files of the programs that judge them,
     and the options read by Python rather than loaded as files (``programs=()`` in the registry)."""
-    files = tuple(str(f) for program in ("movement", "retreat", "adjustment") for f in logic_files(options, program))
-    read = tuple((o.name, show(chosen(options, o.name))) for o in registry(options).values() if not o.programs)
+    files = tuple(str(f) for program in ("movement", "retreat", "adjustment") for f in settings.files(program))
+    read = tuple((o.name, show(settings.chosen(o.name))) for o in settings.registry.values() if not o.programs)
     return files, read
 
 
@@ -191,11 +192,11 @@ def _union(lists: Iterable[Iterable[PossibleOrder]]) -> tuple[PossibleOrder, ...
     return tuple(out)
 
 
-def _alone(mv: Multiverse, board: Board, options: Mapping[str, Any]) -> Multiverse:
-    """A multiverse of ``board`` alone, as timeline a at its own turn, under ``options``."""
+def _alone(mv: Multiverse, board: Board, settings: Settings) -> Multiverse:
+    """A multiverse of ``board`` alone, as timeline a at its own turn, under ``settings``."""
     only = dataclasses.replace(board, timeline=0, record=None)
-    return Multiverse(mv.game_map, MappingProxyType({only.key: only}), MappingProxyType({}),
-                      MappingProxyType(dict(options)), players=mv.players)
+    return Multiverse(mv.game_map, MappingProxyType({only.key: only}), MappingProxyType({}), settings,
+                      players=mv.players)
 
 
 def _on_timeline(value: Any, timeline: int) -> Any:

@@ -13,7 +13,7 @@ from typing import Iterator, Sequence
 
 from ...files.scenarios import Scenario, ScenarioRun, read_scenario, check_scenarios
 from ...errors import AdjudicationError, EncodingError, InputError
-from ...engine.options import UserRule
+from ...model.options import UserRule
 from ...engine.userrules import scenario_with_rules
 from .workers import in_batches
 

@@ -389,9 +389,9 @@ def play_phase(mv: Multiverse, given: list[GivenOrder], reference: ReferenceAdju
     return PhaseRun(mv, given, report, ours, theirs, verdict, seconds)
 
 
-def single_board(game_map: GameMap, board: Board, options: Mapping[str, object] | None = None) -> Multiverse:
-    return Multiverse(game_map, MappingProxyType({board.key: board}), MappingProxyType({}),
-                      MappingProxyType(dict(options or {})))
+def single_board(game_map: GameMap, board: Board) -> Multiverse:
+    """A multiverse of ``board`` alone, under the default settings (classic play)."""
+    return Multiverse(game_map, MappingProxyType({board.key: board}), MappingProxyType({}))
 
 
 def is_classic(mv: Multiverse) -> bool:

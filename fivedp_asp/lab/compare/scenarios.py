@@ -19,7 +19,7 @@ from ...errors import AdjudicationError, EncodingError, InputError
 from ...model.map import GameMap
 from ...model.multiverse import Board
 from ...model.notation import parse_order
-from ...engine.options import RULES, chosen, show
+from ...model.options import REGISTRY, show
 from ...model.orders import Where
 from ...engine.step import next_phase
 from ...model.geography import Geography
@@ -60,10 +60,10 @@ def multiverse_reason(case: Scenario) -> str | None:
     """Why a scenario is outside classic play, or None. The reference knows one board per turn: a
     scenario with options other than the defaults, or whose orders name a timeline or a turn, cannot
     be compared (its differences would not be disagreements about the classic rules)."""
-    for name, value in case.options.items():
-        if name == RULES:
-            return "it carries rules of your own (options: rules)"
-        if value != chosen({}, name):
+    if case.options.rules:
+        return "it carries rules of your own (options: rules)"
+    for name, value in case.options.plain().items():
+        if value != REGISTRY[name].default:
             return f"option {name} is {show(value)}, not its default"
     for i, s in enumerate(case.steps, 1):
         for lines in s.orders.values():

@@ -20,12 +20,13 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
 
 from ..bots.registry import Seats
 from ..bots.selfplay import Played, Table, game_json, play_tables
 from ..bots.view import DEFAULT_BUDGET
 from ...errors import UsageError
+from ...model.settings import Settings
 from ...report.jsonout import document
 from .exploration import Asked, Value, column_label, columns_for
 from .stats import Interval, Resampler
@@ -34,17 +35,16 @@ BATCH = 4
 """Games played together (each under every value, in lockstep): the unit of work given to a worker."""
 
 
-def column_options(base: Mapping[str, Any], names: Sequence[str], column: Sequence[Value]) -> dict[str, Any]:
-    options = dict(base)
-    options.update(zip(names, column))
-    return options
+def column_options(base: Settings, names: Sequence[str], column: Sequence[Value]) -> Settings:
+    """The games' own settings with a column's values set."""
+    return base.with_values(dict(zip(names, column)))
 
 
-def bot_study_batch(numbers: Sequence[int], seed: int, years: int, seats: Seats, columns: Sequence[Mapping[str, Any]],
+def bot_study_batch(numbers: Sequence[int], seed: int, years: int, seats: Seats, columns: Sequence[Settings],
                     travel: bool, budget: int) -> list[tuple[int, list[Played]]]:
     """Games ``numbers``, each under every column's options, as plain data a worker can send back."""
-    tables = [Table(n, dict(c)) for n in numbers for c in columns]
-    settings = tuple(dict(c) for c in columns)
+    tables = [Table(n, c) for n in numbers for c in columns]
+    settings = tuple(columns)
     results = play_tables(tables, seed, years, seats, travel=travel, settings=settings, budget=budget)
     k = len(columns)
     return [(n, results[i * k:(i + 1) * k]) for i, n in enumerate(numbers)]
@@ -118,7 +118,7 @@ class BotStudy:
 
 
 def run_bot_study(count: int, seed: int, years: int, seats: Seats, asked: Asked, *,
-                  options: Mapping[str, Any] | None = None, multiverse: bool = False, budget: int = DEFAULT_BUDGET,
+                  options: Settings | None = None, multiverse: bool = False, budget: int = DEFAULT_BUDGET,
                   jobs: int = 1, scheduler: str | None = None, progress=None) -> BotStudy:
     """Games 1 to ``count`` under every combination of the asked values (the games' own options,
     ``options``, laid under each); batches of games go to workers as a study's do (workers.in_batches).
@@ -127,7 +127,9 @@ def run_bot_study(count: int, seed: int, years: int, seats: Seats, asked: Asked,
 
     if not isinstance(seats, Seats):
         raise UsageError(f"run_bot_study: seats must be Seats, not {type(seats).__name__}")
-    base = dict(options or {})
+    if options is not None and not isinstance(options, Settings):
+        raise UsageError(f"run_bot_study: options must be a Settings, not {type(options).__name__}")
+    base = options or Settings()
     columns, own = columns_for(base, asked)
     names = tuple(asked)
     opts = [column_options(base, names, c) for c in columns]

@@ -25,7 +25,6 @@ import textwrap
 from functools import partial
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import yaml
@@ -36,7 +35,8 @@ from ...inputs import read_text
 from ..check.workers import in_batches
 from ...model.multiverse import Board, board_name, unit_text
 from ...model.notation import timeline_name
-from ...engine.options import UserRule, chosen, option, parse_setting, problem, registry, show, with_rules
+from ...model.options import UserRule, show
+from ...model.settings import Settings, parse_setting, problem
 from ...engine.step import StepReport
 
 Value = str | bool
@@ -51,15 +51,15 @@ def asked_values(settings: Sequence[str], all_values: Sequence[str],
     """The values asked for per option, from ``--option NAME=V1,V2`` and ``--all-values NAME``; the
     options and values of ``rules`` (``--rule``) are known too, and when nothing else is asked, each
     rule's value is. Raises InputError naming the option and the values allowed."""
-    mine = with_rules({}, tuple(rules), in_effect=False)
-    known = registry(mine)
+    mine = Settings().with_rules(tuple(rules), in_effect=False)
+    known = mine.registry
     asked: dict[str, list[Value]] = {}
     for text in settings:
         name, sep, raw = text.partition("=")
         if not sep or not name.strip() or not raw.strip():
             raise InputError(f"--option {text!r}: write NAME=VALUE or NAME=V1,V2 (options: {', '.join(known)})")
         if name.strip() not in known and not re.fullmatch(r"[a-z][a-z0-9_]*", name.strip()):
-            option(name.strip(), mine)  # not even a name: refused before its values are read
+            mine.option(name.strip())  # not even a name: refused before its values are read
         for part in raw.split(","):
             if name.strip() in known:
                 name_, value = parse_setting(f"{name.strip()}={part.strip()}", mine)
@@ -70,7 +70,7 @@ def asked_values(settings: Sequence[str], all_values: Sequence[str],
             if value not in asked.setdefault(name_, []):
                 asked[name_].append(value)
     for name in all_values:
-        for v in option(name.strip(), mine).values:
+        for v in mine.option(name.strip()).values:
             if v.value not in asked.setdefault(name.strip(), []):
                 asked[name.strip()].append(v.value)
     if not asked:
@@ -82,10 +82,12 @@ def asked_values(settings: Sequence[str], all_values: Sequence[str],
     return {name: tuple(values) for name, values in asked.items()}
 
 
-def columns_for(case_options: Mapping[str, Any], asked: Asked) -> tuple[tuple[tuple[Value, ...], ...], int]:
+def columns_for(settings: Settings, asked: Asked) -> tuple[tuple[tuple[Value, ...], ...], int]:
     """Every combination of the asked values, and the index of the scenario's own one. The scenario's
     own value of an option comes first when it was not asked for, so it is always compared with."""
-    own = tuple(chosen(case_options, name) for name in asked)
+    if not isinstance(settings, Settings):
+        raise TypeError(f"columns_for: settings must be a Settings, not {type(settings).__name__}")
+    own = tuple(settings.chosen(name) for name in asked)
     lists = []
     for name, mine in zip(asked, own):
         values = list(asked[name])
@@ -319,9 +321,7 @@ def _variants(case: Scenario, asked: Asked) -> tuple[tuple, list, object, list[S
     plain = tuple(replace(s, expect={}) for s in case.steps)
     variants = []
     for column in columns:
-        options = dict(case.options)
-        options.update(zip(names, column))
-        start = replace(case.start, options=MappingProxyType(options))
+        start = replace(case.start, options=case.options.with_values(dict(zip(names, column))))
         variants.append(replace(case, start=start, steps=plain))
     return names, columns, own, variants
 
@@ -396,8 +396,8 @@ def registering(case: Scenario, rules: Sequence[UserRule]) -> Scenario:
     """The case with these rules of your own among its options' known values, none of them in effect."""
     if not rules:
         return case
-    options = MappingProxyType(with_rules(case.options, tuple(rules), in_effect=False))
-    return replace(case, options=dict(options), start=replace(case.start, options=options))
+    settings = case.options.with_rules(tuple(rules), in_effect=False)
+    return replace(case, options=settings, start=replace(case.start, options=settings))
 
 
 def explore_batch(paths: Sequence[str], asked: Asked, rules: Sequence[UserRule] = ()) -> list[Exploration | Failure]:

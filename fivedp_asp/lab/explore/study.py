@@ -33,6 +33,7 @@ from ...report.jsonout import document
 from ...model.map import GameMap, load_map
 from ...model.multiverse import MOVEMENT, Multiverse, opening
 from ...model.notation import format_order, parse_order
+from ...model.settings import Settings
 from ...model.orders import (Build, Convoy, Disband, Hold, JumpAssist, Move, OpenConvoy, SupportHold, SupportMove,
                             Sustain, UnitSpec, Waive, Where)
 from ...engine.step import next_phase
@@ -47,7 +48,7 @@ BEYOND = (1, 3)
 """Units given, each movement step, an order only another compared value allows (when they have one)."""
 
 
-def beyond_orders(mv: Multiverse, rng: random.Random, others: Sequence[Mapping[str, Any]], multiverse: bool,
+def beyond_orders(mv: Multiverse, rng: random.Random, others: Sequence[Settings], multiverse: bool,
                   tries: int) -> list[tuple[str, str]]:
     """(power, line) for up to ``tries`` units drawn at random from the heads that play: for each, one
     of its orders that some option setting of ``others`` allows and the game's own options do not
@@ -57,7 +58,6 @@ def beyond_orders(mv: Multiverse, rng: random.Random, others: Sequence[Mapping[s
     legal), an open convoy with an army on the shore of the fleet's chain of seas moving by convoy to
     another shore. A unit is given at most one order."""
     from dataclasses import replace as changed
-    from types import MappingProxyType
 
     from ...engine.possible import legal_orders
     from ...game.play import unit_designation
@@ -66,7 +66,7 @@ def beyond_orders(mv: Multiverse, rng: random.Random, others: Sequence[Mapping[s
     heads = [h for h in (mv.heads if multiverse else mv.heads[:1]) if h.phase == MOVEMENT and h.units]
     if not others or not heads:
         return []
-    under = [changed(mv, options=MappingProxyType(dict(o))) for o in others]
+    under = [changed(mv, options=o) for o in others]
     out: list[tuple[str, str]] = []
     used: set[tuple[int, int, str]] = set()
     for _ in range(tries):
@@ -134,9 +134,9 @@ def _with_beyond(orders: Mapping[str, list[str]], extra: Sequence[tuple[str, str
     return {p: v for p, v in out.items() if v}
 
 
-def random_games(count: int | Sequence[int], seed: int, years: int, options: Mapping[str, Any] | None = None,
+def random_games(count: int | Sequence[int], seed: int, years: int, options: Settings | None = None,
                  game_map: GameMap | None = None, illegal_share: float = 0.05,
-                 multiverse: bool = False, others: Sequence[Mapping[str, Any]] = ()) -> list[tuple[Scenario, list[str]]]:
+                 multiverse: bool = False, others: Sequence[Settings] = ()) -> list[tuple[Scenario, list[str]]]:
     """Seeded random games of ``years`` years (games 1 to ``count``, or the game numbers given) as
     scenarios (their orders, no expectations), each with the phase of every step, played in lockstep
     so that their phases are adjudicated together. A game depends on the seed and its number only.
@@ -148,7 +148,7 @@ def random_games(count: int | Sequence[int], seed: int, years: int, options: Map
     from ...game.random_orders import OrderGenerator
 
     game_map = game_map or load_map("standard")
-    start = opening(game_map, dict(options or {}))
+    start = opening(game_map, options)
     numbers = list(range(1, count + 1)) if isinstance(count, int) else list(count)
     count = len(numbers)
     rngs = [random.Random(f"fivedp-study/{seed}/{i}{'/mv' if multiverse else ''}") for i in numbers]
@@ -186,7 +186,7 @@ def random_games(count: int | Sequence[int], seed: int, years: int, options: Map
             still.append(n)
         playing = still
     return [(Scenario(f"random game {k} of seed {seed}", f"random game {k} of seed {seed}, {years} years",
-                  f"<random game {k} of seed {seed}>", start, tuple(steps[n]), "", dict(start.options)), phases[n])
+                  f"<random game {k} of seed {seed}>", start, tuple(steps[n]), "", start.options), phases[n])
             for n, k in enumerate(numbers)]
 
 
@@ -225,25 +225,19 @@ def _kind(text: str, game_map: GameMap) -> str:
 BATCH = 8  # games drawn and explored together (in lockstep), the unit of work given to a worker
 
 
-def other_settings(options: Mapping[str, Any], asked: Asked) -> list[dict[str, Any]]:
-    """The option settings of every compared combination but the games' own (columns_for)."""
-    columns, own = columns_for(options, asked)
-    out = []
-    for i, column in enumerate(columns):
-        if i != own:
-            setting = dict(options)
-            setting.update(zip(asked, column))
-            out.append(setting)
-    return out
+def other_settings(settings: Settings, asked: Asked) -> list[Settings]:
+    """The settings of every compared combination but the games' own (columns_for)."""
+    columns, own = columns_for(settings, asked)
+    return [settings.with_values(dict(zip(asked, column))) for i, column in enumerate(columns) if i != own]
 
 
 def study_batch(numbers: Sequence[int], seed: int, years: int, asked: Asked,
-                options: Mapping[str, Any] | None = None, multiverse: bool = False) -> list[tuple[int, list, list[str], Any]]:
+                options: Settings | None = None, multiverse: bool = False) -> list[tuple[int, list, list[str], Any]]:
     """Games ``numbers`` drawn and explored: per game its number, its orders per step, its phases and
     its exploration (or the error that stopped it), as plain data a worker process can send back. The
     games' orders are drawn from what any compared value allows (``random_games``, ``others``)."""
     drawn = random_games(list(numbers), seed, years, options, multiverse=multiverse,
-                         others=other_settings(dict(options or {}), asked))
+                         others=other_settings(options or Settings(), asked))
     results = explore_scenarios([g for g, _ in drawn], asked)
     out = []
     for n, (game, phases), ex in zip(numbers, drawn, results):
@@ -253,7 +247,7 @@ def study_batch(numbers: Sequence[int], seed: int, years: int, asked: Asked,
     return out
 
 
-def run_study(count: int, seed: int, years: int, asked: Asked, *, options: Mapping[str, Any] | None = None,
+def run_study(count: int, seed: int, years: int, asked: Asked, *, options: Settings | None = None,
               out: Path | None = None, jobs: int = 1, scheduler: str | None = None,
               multiverse: bool = False, replace: bool = True) -> Study:
     """The study of games 1 to ``count``; with ``jobs`` or a Dask ``scheduler``, batches of games go to
@@ -265,7 +259,9 @@ def run_study(count: int, seed: int, years: int, asked: Asked, *, options: Mappi
     from ..check.workers import in_batches
 
     game_map = load_map("standard")
-    run = partial(study_batch, seed=seed, years=years, asked=dict(asked), options=dict(options or {}),
+    if options is not None and not isinstance(options, Settings):
+        raise TypeError(f"run_study: options must be a Settings, not {type(options).__name__}")
+    run = partial(study_batch, seed=seed, years=years, asked=dict(asked), options=options or Settings(),
                   multiverse=multiverse)
     names = tuple(asked)
     study: Study | None = None

@@ -1,7 +1,8 @@
 """`fivedp bench multiverse`: the reference's share of a step, one head board at a time."""
 
-import pytest
 from __future__ import annotations
+
+import pytest
 
 from fivedp_asp.lab.bench.positions import board_orders, step_orders, synthetic_multiverse
 from fivedp_asp.lab.bench.benchmarks import reference_per_board

@@ -1,7 +1,8 @@
 """`fivedp bench --profile`: the stages of a step's time, and the programs it grounds."""
 
-import pytest
 from __future__ import annotations
+
+import pytest
 
 import time
 

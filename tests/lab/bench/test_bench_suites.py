@@ -1,7 +1,8 @@
 """`fivedp bench SUITE` runs that suite alone."""
 
-import pytest
 from __future__ import annotations
+
+import pytest
 
 from fivedp_asp.lab.bench import benchmarks, classic
 from fivedp_asp.cli import main

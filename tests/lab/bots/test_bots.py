@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from types import MappingProxyType
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -21,6 +20,7 @@ from fivedp_asp.game.state import new_game
 from fivedp_asp.model.map import load_map
 from fivedp_asp.model.multiverse import SUSTAIN, opening
 from fivedp_asp.model.notation import parse_order
+from fivedp_asp.model.settings import Settings
 
 MAP = load_map("standard")
 
@@ -30,7 +30,7 @@ def random_position(seed: int, steps: int, multiverse: bool, options=None):
     in a multiverse): whatever phase it then waits for."""
     rng = random.Random(seed)
     gen = OrderGenerator(MAP, rng)
-    mv = opening(MAP, dict(options or {}))
+    mv = opening(MAP, Settings.of(options))
     for _ in range(steps):
         if mv.winner:
             break
@@ -75,7 +75,7 @@ def test_the_orders_of_every_bot_are_legal_in_random_positions(seed, steps, mult
                 assert owner == power, (bot.__name__, power, line)
 
 
-PERMISSIVE = ({"open_convoys": True}, {"jump_assists": True}, {"adjacency": "any"})
+PERMISSIVE = (Settings.of({"open_convoys": True}), Settings.of({"jump_assists": True}), Settings.of({"adjacency": "any"}))
 
 
 @pytest.mark.slow
@@ -90,7 +90,7 @@ def test_drawing_from_other_settings_gives_orders_legal_under_one_of_them(seed, 
     for bot in BUILTIN.values():
         orders = bot_orders(bot, mv, f"test/{seed}", True, PERMISSIVE)
         refused = [set(invalid(mv, orders))] + [
-            set(invalid(dataclasses.replace(mv, options=MappingProxyType(s)), orders)) for s in PERMISSIVE]
+            set(invalid(dataclasses.replace(mv, options=s), orders)) for s in PERMISSIVE]
         everywhere = {(p, t) for p, t, _ in refused[0]}
         for r in refused[1:]:
             everywhere &= {(p, t) for p, t, _ in r}
@@ -175,6 +175,6 @@ def test_seats_give_every_power_a_bot():
 
 def test_settings_that_cannot_list_other_orders_are_not_asked_again():
     game = new_game(opening(MAP))
-    view = View(game, "England", "s", ({"victory": "majority"}, {"victory": "unique"}, {"adjacency": "any"},
-                                       {"datc_4c5": "invalid"}))
-    assert view.option_sets() == (game.mv.options, {"adjacency": "any"}, {"datc_4c5": "invalid"})
+    view = View(game, "England", "s", tuple(Settings.of(s) for s in (
+        {"victory": "majority"}, {"victory": "unique"}, {"adjacency": "any"}, {"datc_4c5": "invalid"})))
+    assert view.option_sets() == (game.mv.options, Settings.of({"adjacency": "any"}), Settings.of({"datc_4c5": "invalid"}))

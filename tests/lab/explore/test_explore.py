@@ -24,7 +24,7 @@ from fivedp_asp.model.multiverse import Unit, unit_text
 from fivedp_asp.model.notation import parse_unit
 from fivedp_asp.report.jsonout import load_schema
 from fivedp_asp.report.optiondocs import markdown
-from fivedp_asp.engine.options import REGISTRY, show
+from fivedp_asp.model.options import REGISTRY, show
 
 from tests.schema_check import errors
 

@@ -14,6 +14,7 @@ from fivedp_asp.lab.explore.exploration import asked_values
 from fivedp_asp.model.notation import parse_order
 from fivedp_asp.model.orders import Move, SupportHold
 from fivedp_asp.lab.explore.study import Study, random_games, run_study, study_html
+from fivedp_asp.model.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent.parent.parent
 NO_CROSS = ROOT / "docs" / "examples" / "no_cross_timeline_support.lp"
@@ -159,16 +160,15 @@ def _position(seed: int, steps: int):
 def test_orders_beyond_the_own_options_are_legal_only_under_the_others():
     import random as _random
     from dataclasses import replace
-    from types import MappingProxyType
-
     from fivedp_asp.engine.step import step
     from fivedp_asp.lab.explore.study import beyond_orders
+    from fivedp_asp.model.settings import Settings
 
     mv = _position(2, 9)
     assert len(mv.timelines) >= 2
-    assert beyond_orders(mv, _random.Random(1), [{}], True, 5) == []  # nothing beyond what the own options allow
-    for other, kind in (({"open_convoys": True}, r" C$"), ({"jump_assists": True}, r" J "),
-                        ({"adjacency": "any"}, r" - |")):
+    assert beyond_orders(mv, _random.Random(1), [Settings()], True, 5) == []  # nothing beyond what the own options allow
+    for other, kind in ((Settings.of({"open_convoys": True}), r" C$"), (Settings.of({"jump_assists": True}), r" J "),
+                        (Settings.of({"adjacency": "any"}), r" - |")):
         drawn = beyond_orders(mv, _random.Random(3), [other], True, 30)
         assert drawn and any(re.search(kind, line) for _, line in drawn), (other, drawn)
         orders: dict[str, list[str]] = {}
@@ -176,7 +176,7 @@ def test_orders_beyond_the_own_options_are_legal_only_under_the_others():
             orders.setdefault(power, []).append(line)
         results = {(o.power, o.text): o.result for o in step(mv, orders, reasons=False).outcomes}
         allowed = {(o.power, o.text): o.result
-                   for o in step(replace(mv, options=MappingProxyType(other)), orders, reasons=False).outcomes}
+                   for o in step(replace(mv, options=other), orders, reasons=False).outcomes}
         beyond = [x for x in drawn if re.search(kind, x[1])]
         assert all(results[x] == "invalid" for x in beyond), results
         assert all(allowed[x] != "invalid" for x in drawn), allowed
@@ -194,7 +194,7 @@ def test_a_classic_study_draws_only_orders_on_the_board_of_the_game():
     m = load_map("standard")
     mv = opening(m)
     mv = step(mv, {"England": ["F Lon - Nth", "F Edi - Nwg"], "France": ["F Bre - Mao"]}, reasons=False).after
-    drawn = beyond_orders(mv, _random.Random(4), [{"open_convoys": True, "jump_assists": True}], False, 40)
+    drawn = beyond_orders(mv, _random.Random(4), [Settings.of({"open_convoys": True, "jump_assists": True})], False, 40)
     assert drawn and all("@0" not in line for _, line in drawn), drawn
     assert {line for _, line in drawn if line.endswith(" C")} <= {"F a-Nth@1 C", "F a-Nwg@1 C", "F a-Mao@1 C"}
 

@@ -8,12 +8,12 @@ A value's ``file`` is loaded beside the entry encodings of the programs the opti
 (``programs``). A value without a file is the behaviour the core encodings already have (or one
 that Python reads from the options, such as the notation defaults).
 
-Rules of your own (``UserRule``, checked by userrules.py) join the registry through the options that
-carry them: an options mapping may hold, under the reserved key ``rules``, a tuple of user rules,
-each a new value of a built-in option or a new boolean option. ``registry(options)`` is the built-in
-registry extended by them, and every function here that takes options reads that one registry, so a
-user rule is validated, chosen, loaded, listed and explored like a built-in value. Nothing is kept
-between calls: the rules travel with the options (into game files too, text and all).
+Rules of your own (``UserRule``, checked by engine/userrules.py) join the registry through the
+settings that carry them (settings.py's ``Settings``): each is a new value of a built-in option or a
+new boolean option. ``registry(rules)`` is the built-in registry extended by them, and every reading
+of a setting goes through that one registry, so a user rule is validated, chosen, loaded, listed and
+explored like a built-in value. Nothing is kept between calls: the rules travel with the settings
+(into game files too, text and all).
 """
 
 from __future__ import annotations
@@ -23,11 +23,11 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from ..errors import InputError, quoted
+from ..errors import quoted
 from ..solver.driver import RuleText
 
 PROGRAMS = ("movement", "retreat", "adjustment", "victory", "sustain")
-RULES = "rules"  # the reserved options key that carries rules of your own (a tuple of UserRule)
+RULES = "rules"  # the key of a scenario's or game file's ``options:`` that holds rules of your own
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,11 @@ class UserRule:
     value: str | bool
     source: str  # the file as the user named it (for messages and listings)
     text: str
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.option, str) or not isinstance(self.value, (str, bool)) \
+                or not isinstance(self.source, str) or not isinstance(self.text, str):
+            raise TypeError("UserRule: option, source and text must be str, value a str or a bool")
 
     @property
     def new_option(self) -> bool:
@@ -354,17 +359,15 @@ _OPTIONS: tuple[Option, ...] = (
 )
 
 _BUILTIN: Mapping[str, Option] = MappingProxyType({o.name: o for o in _OPTIONS})
-REGISTRY = _BUILTIN  # the built-in options; ``registry(options)`` adds the rules of your own those carry
+REGISTRY = _BUILTIN  # the built-in options; ``registry(rules)`` adds rules of your own
 
 
-def rules_of(options: Mapping[str, Any] | None) -> tuple[UserRule, ...]:
-    """The rules of your own an options mapping carries (none for a plain one)."""
-    return tuple(options.get(RULES, ())) if options else ()
-
-
-def registry(options: Mapping[str, Any] | None = None) -> Mapping[str, Option]:
-    """The built-in options extended by the rules of your own that ``options`` carries."""
-    return _extended(rules_of(options))
+def registry(rules: tuple[UserRule, ...] = ()) -> Mapping[str, Option]:
+    """The built-in options extended by these rules of your own (settings.py's ``Settings.registry``
+    is this for the rules a game carries)."""
+    if not isinstance(rules, tuple) or not all(isinstance(r, UserRule) for r in rules):
+        raise TypeError("registry: rules must be a tuple of UserRule")
+    return _extended(rules)
 
 
 @lru_cache(maxsize=64)
@@ -392,19 +395,15 @@ def user_file(value: Value) -> bool:
     return isinstance(value.file, RuleText)
 
 
-def option(name: str, options: Mapping[str, Any] | None = None) -> Option:
-    known = registry(options)
-    try:
-        return known[name]
-    except KeyError:
-        raise InputError(f"unknown option {quoted(name)} (known: {', '.join(known)})") from None
+def unknown(name: str, known: Mapping[str, Option]) -> str:
+    """The message for an option name the registry does not hold."""
+    return f"unknown option {quoted(name)} (known: {', '.join(known)})"
 
 
-def problem(name: str, value: Any, options: Mapping[str, Any] | None = None) -> str | None:
-    """Why ``name: value`` is not a valid option setting, or None when it is."""
-    known = registry(options)
+def problem_in(known: Mapping[str, Option], name: str, value: Any) -> str | None:
+    """Why ``name: value`` is not a valid setting among the ``known`` options, or None when it is."""
     if name not in known:
-        return f"unknown option {quoted(name)} (known: {', '.join(known)})"
+        return unknown(name, known)
     opt = known[name]
     try:
         opt.value(value)
@@ -426,65 +425,6 @@ def _written(value: Any) -> str:
     return quoted(str(value)) if isinstance(value, str) else repr(value)
 
 
-def parse_setting(text: str, options: Mapping[str, Any] | None = None) -> tuple[str, str | bool]:
-    """``NAME=VALUE`` from the command line; booleans written ``true``/``false``. ``options`` may carry
-    rules of your own, whose values are then known too."""
-    known = registry(options)
-    name, sep, raw = text.partition("=")
-    name, raw = name.strip(), raw.strip()
-    if not sep or not name:
-        raise InputError(f"option {quoted(text)}: write NAME=VALUE (known options: {', '.join(known)})")
-    opt = option(name, options)
-    value: str | bool = raw
-    if opt.boolean and raw.lower() in ("true", "false"):
-        value = raw.lower() == "true"
-    reason = problem(name, value, options)
-    if reason:
-        raise InputError(reason)
-    return name, value
-
-
-def with_rules(options: Mapping[str, Any], rules: tuple[UserRule, ...], *, in_effect: bool) -> dict[str, Any]:
-    """``options`` carrying these rules too (a rule for an option already carried replaces that one's
-    value of the same name); with ``in_effect`` each rule's value is the one chosen."""
-    out = dict(options)
-    kept = tuple(r for r in rules_of(options)
-                 if not any(r.option == n.option and _same_value(r.value, n.value) for n in rules))
-    if kept or rules:
-        out[RULES] = kept + tuple(rules)
-    if in_effect:
-        for rule in rules:
-            out[rule.option] = rule.value
-    return out
-
-
-def _same_value(a: Any, b: Any) -> bool:
+def same_value(a: Any, b: Any) -> bool:
+    """Whether two option values are the same value (``True`` is not ``1``, nor ``"true"``)."""
     return isinstance(a, bool) == isinstance(b, bool) and a == b
-
-
-def options_document(options: Mapping[str, Any]) -> dict[str, Any]:
-    """The options as plain YAML data (game files, exported scenarios): each rule of your own with its
-    file's name and its whole text, so that the game can be replayed without the file."""
-    out: dict[str, Any] = {str(k): v for k, v in options.items() if k != RULES}
-    rules = rules_of(options)
-    if rules:
-        out[RULES] = {r.option: ({"file": r.source, "text": r.text} if r.new_option else
-                                 {"value": r.value, "file": r.source, "text": r.text}) for r in rules}
-    return out
-
-
-def chosen(options: Mapping[str, Any], name: str) -> str | bool:
-    """The value in effect: the one given, or the registry's default."""
-    return options.get(name, registry(options)[name].default)
-
-
-def logic_files(options: Mapping[str, Any], program: str) -> list[str]:
-    """The option files loaded with ``program`` for these settings: paths under asp/, or the texts of
-    rules of your own (``RuleText``, which the solver hands to clingo as text)."""
-    files = []
-    for opt in registry(options).values():
-        if program in opt.programs:
-            file = opt.value(chosen(options, opt.name)).file
-            if file:
-                files.append(file if isinstance(file, RuleText) else f"options/{file}")
-    return files
