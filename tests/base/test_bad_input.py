@@ -39,7 +39,7 @@ from fivedp_asp.engine.step import step
 
 SCALE = int(os.environ.get("FIVEDP_FUZZ_EXAMPLES", "0"))
 GM = load_map("standard")
-MV = opening(GM, {})
+MV = opening(GM)
 
 
 def examples(n: int) -> settings:

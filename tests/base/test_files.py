@@ -67,7 +67,7 @@ def one_error_line(code: int, err: str, *fragments: str) -> str:
 
 def a_game(folder: Path, name: str = "g.yaml") -> Path:
     path = folder / name
-    g = submit_orders(new_game(opening(load_map("standard"), {})), "Germany", ["A Mun - Tyr", "F Kie - Den"]).game
+    g = submit_orders(new_game(opening(load_map("standard"))), "Germany", ["A Mun - Tyr", "F Kie - Den"]).game
     save_game(path, g)
     return path
 

@@ -59,7 +59,7 @@ def no_temporary_files(folder: Path) -> bool:
 @pytest.fixture()
 def folder(tmp_path: Path) -> Path:
     """A game file g.yaml (one step played) and a scenario case.yaml."""
-    g = submit_orders(new_game(opening(load_map("standard"), {})), "Germany", ["A Mun - Tyr", "F Kie - Den"]).game
+    g = submit_orders(new_game(opening(load_map("standard"))), "Germany", ["A Mun - Tyr", "F Kie - Den"]).game
     save_game(tmp_path / "g.yaml", g)
     assert run("game", "adjudicate", str(tmp_path / "g.yaml"))[0] == 0
     shutil.copy(CASE, tmp_path / "case.yaml")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from fivedp_asp.engine import victory as victory_module
-from fivedp_asp.api import new_game
+from fivedp_asp.api import new_game, settings
 from fivedp_asp.model.multiverse import make_board
 from fivedp_asp.engine.answer import Answer
 from fivedp_asp.solver.driver import solve_decisions, solve_in_universe
@@ -71,7 +71,7 @@ def test_a_power_eliminated_before_stays_out():
 
 @pytest.mark.parametrize("option", ["majority", "unique"])
 def test_other_options_are_answered_by_their_own_program(option):
-    game = new_game({"victory": option})
+    game = new_game(settings({"victory": option}))
     query = next(victory_module.adjudicate(game.mv))
     assert query.universe is None
 
