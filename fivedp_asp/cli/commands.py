@@ -43,11 +43,11 @@ def cmd_adjudicate(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(scenario_document(run), indent=2))
         return 0
-    title = f"{run.case.id}: {run.case.title}" if run.case.title else run.case.id
+    title = f"{run.scenario.id}: {run.scenario.title}" if run.scenario.title else run.scenario.id
     print(title)
     for i, report in enumerate(run.reports, 1):
         print("\n".join(step_lines(report, i)))
-    if run.case.steps and any(s.expect for s in run.case.steps):
+    if run.scenario.steps and any(s.expect for s in run.scenario.steps):
         print("Expectations: " + ("all met" if run.passed else "NOT met"))
         for p in run.problems:
             print(f"  {p}")

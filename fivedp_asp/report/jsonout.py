@@ -189,8 +189,8 @@ def _sustain(report: StepReport) -> dict:
 
 def scenario_document(run: "ScenarioRun") -> dict:
     """``fivedp adjudicate --json``."""
-    checked = any(s.expect for s in run.case.steps)
-    return document("scenario", id=run.case.id, title=run.case.title,
+    checked = any(s.expect for s in run.scenario.steps)
+    return document("scenario", id=run.scenario.id, title=run.scenario.title,
                     steps=[step_json(r, i) for i, r in enumerate(run.reports, 1)],
                     expectation_problems=list(run.problems), passed=run.passed if checked else None)
 

@@ -42,12 +42,12 @@ def test_collection_is_not_empty():
 @pytest.mark.parametrize("path", CASE_FILES, ids=CASE_IDS)
 def test_case(path: Path):
     run = check_scenario(read_scenario(path))
-    assert not run.problems, f"{run.case.id} ({path}):\n" + "\n".join(run.problems)
+    assert not run.problems, f"{run.scenario.id} ({path}):\n" + "\n".join(run.problems)
     # every order that fails says why (an invalid order's reason is why it was ignored), under every
     # option and in every phase, the sustain phase included
     unexplained = [f"step {i}: {o.text}" for i, r in enumerate(run.reports, 1) for o in r.outcomes
                    if o.result == "fails" and not (o.explanation and o.reason)]
-    assert not unexplained, f"{run.case.id}: failed orders without a reason: {unexplained}"
+    assert not unexplained, f"{run.scenario.id}: failed orders without a reason: {unexplained}"
 
 
 @pytest.mark.parametrize("case, line, text", [
@@ -198,7 +198,7 @@ def test_unit_with_no_retreat_is_disbanded_and_not_listed_in_retreats(tmp_path):
     """)
     assert not run.problems, run.problems
     assert [u.province for _, u in run.reports[0].disbanded] == ["tyr"]
-    assert next(iter(run.case.start.boards.values())).phase == "movement"
+    assert next(iter(run.scenario.start.boards.values())).phase == "movement"
     assert run.reports[0].after.board(0, 1).phase == "movement"
 
 
@@ -356,7 +356,7 @@ def test_options_are_accepted(tmp_path):
                   results: {{A Munich - Ruhr: succeeds}}
         """)
         assert not run.problems, (options, run.problems)
-        assert run.case.options
+        assert run.scenario.options
 
 
 def test_implicit_main_timeline_off_requires_the_timeline(tmp_path):
@@ -387,7 +387,7 @@ def test_omitted_start_is_the_standard_opening(tmp_path):
               results: {A Munich - Ruhr: succeeds}
     """)
     assert not run.problems, run.problems
-    assert len(run.case.start.boards[(0, 0)].units) == 22
+    assert len(run.scenario.start.boards[(0, 0)].units) == 22
     a1 = run.reports[0].after.boards[(0, 1)]
     assert sorted(u.location for u in a1.units.values() if u.power == "Germany") == ["ber", "kie", "ruh"]
     assert len(a1.units) == 22

@@ -98,10 +98,10 @@ def test_open_convoys_succeed_exactly_on_routes(tmp_path: Path):
             routes = _on_routes(fleets, origin, dest, adj, touching)
             on_route |= routes
             move = results[f"A {name[origin]} - {name[dest]} via convoy"]
-            assert move == ("succeeds" if routes else "invalid"), (run.case.id, origin, dest, move)
+            assert move == ("succeeds" if routes else "invalid"), (run.scenario.id, origin, dest, move)
         for sea in fleets:
             want = "succeeds" if sea in on_route else "fails"
-            assert results[f"F {name[sea]} C"] == want, (run.case.id, sea, sorted(fleets), armies)
+            assert results[f"F {name[sea]} C"] == want, (run.scenario.id, sea, sorted(fleets), armies)
         # fleets reached from both ends of a route, but on none: the shape that needs more than reachability
         for origin, dest in armies:
             if _on_routes(fleets, origin, dest, adj, touching):

@@ -35,7 +35,7 @@ class Checked:
 
 def _outcome(path: str, run: ScenarioRun | Exception) -> Checked:
     if isinstance(run, ScenarioRun):
-        return Checked(path, run.case.id, run.passed, tuple(run.problems))
+        return Checked(path, run.scenario.id, run.passed, tuple(run.problems))
     if isinstance(run, EncodingError):
         return Checked(path, error="encoding", message=str(run))
     if isinstance(run, InputError):
