@@ -1,6 +1,6 @@
 """The ``fivedp`` command.
 
-Exit status: 0 success, 1 a checked case failed (or engines disagreed), 2 bad input, 3 an engine
+Exit status: 0 success, 1 a checked scenario failed (or engines disagreed), 2 bad input, 3 an engine
 defect or any other unexpected failure (reported as a short message saying where to report it, never
 a traceback).
 
@@ -61,16 +61,16 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise InputError("--jobs must be at least 1")
     passed = failed = 0
     bad_input = defect = False
-    cases: list[dict] = []
+    scenarios: list[dict] = []
     say = (lambda text: None) if args.json else print
     from ..engine.userrules import parse_specs
 
     rules = parse_specs(args.rule)
     for c in check_paths([str(p) for p in find_scenarios(args.paths)], args.jobs, rules=rules, scheduler=args.scheduler):
         entry: dict = {"path": c.path, "id": c.id, "passed": c.passed, "problems": list(c.problems), "error": None}
-        cases.append(entry)
+        scenarios.append(entry)
         if c.error == "encoding":
-            raise EncodingError(c.message)  # no case can run: exit 3 at once with clingo's file and line
+            raise EncodingError(c.message)  # no scenario can run: exit 3 at once with clingo's file and line
         if c.error == "input":
             say(f"ERROR {c.message}")
             entry["error"] = {"kind": "input", "message": c.message}
@@ -90,7 +90,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             for problem in c.problems:
                 say(f"FAIL {c.id} ({c.path}): {problem}")
     if args.json:
-        print(json.dumps(check_document(cases, passed, failed), indent=2))
+        print(json.dumps(check_document(scenarios, passed, failed), indent=2))
     else:
         print(f"{passed} passed, {failed} failed")
     if defect:

@@ -195,9 +195,9 @@ def scenario_document(run: "ScenarioRun") -> dict:
                     expectation_problems=list(run.problems), passed=run.passed if checked else None)
 
 
-def check_document(cases: list[dict], passed: int, failed: int) -> dict:
-    """``fivedp check --json``: each case with its problems, or the error that kept it from running."""
-    return document("check", cases=cases, passed=passed, failed=failed)
+def check_document(scenarios: list[dict], passed: int, failed: int) -> dict:
+    """``fivedp check --json``: each scenario with its problems, or the error that kept it from running."""
+    return document("check", cases=scenarios, passed=passed, failed=failed)
 
 
 # -- games -------------------------------------------------------------------------------------
