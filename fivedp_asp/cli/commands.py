@@ -152,9 +152,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print("\n".join(scenarios_summary(tally, reference=reference.title, **_deviations(reference))))
         if tally.errors:
             return 2
-        if tally.cases and tally.skipped == tally.cases:
+        if tally.scenarios and tally.skipped == tally.scenarios:
             print(f"error: nothing to compare: the reference adjudicates classic Diplomacy only, and all "
-                  f"{tally.cases} scenarios are multiverse (or not classic) scenarios", file=sys.stderr)
+                  f"{tally.scenarios} scenarios are multiverse (or not classic) scenarios", file=sys.stderr)
             return 2
         return 1 if tally.real else 0
     started = time.perf_counter()

@@ -230,7 +230,7 @@ def test_real_disagreement_is_shrunk_and_written(tmp_path):
     assert [g.text for g in small.given] == ["A Par - Bur"]
     assert {u.location for u in small.board.units.values()} == {"par"}
     path = tmp_path / "x.yaml"
-    runs, problems = write_scenario(path, small, ref, GEO, case_id="t", origin="a test")
+    runs, problems = write_scenario(path, small, ref, GEO, scenario_id="t", origin="a test")
     assert not problems
     text = path.read_text()
     assert "A Par - Bur: fivedp succeeds; contrary fails" in text
