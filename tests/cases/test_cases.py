@@ -1,6 +1,6 @@
-"""Every scenario under cases/ (all subfolders) must pass, and case ids must be unique.
+"""Every scenario under cases/ (all subfolders) must pass, and scenario ids must be unique.
 
-One test per scenario file, named by the case's id (``DATC 6.A.1``). The ids are read with plain
+One test per scenario file, named by the scenario's id (``DATC 6.A.1``). The ids are read with plain
 pyyaml at collection time so that a file that does not load still becomes a (failing) test instead
 of breaking collection. After the collection tests come a few tests of the scenario format's
 semantics (docs/case-format.md) on small scenarios written to a temporary folder.
@@ -18,7 +18,7 @@ import yaml
 from fivedp_asp.files.scenarios import find_scenarios, read_scenario, check_scenario
 
 CASES_DIR = Path(__file__).resolve().parent.parent.parent / "cases"
-CASE_FILES = sorted(find_scenarios([str(CASES_DIR)])) if CASES_DIR.is_dir() else []
+SCENARIO_FILES = sorted(find_scenarios([str(CASES_DIR)])) if CASES_DIR.is_dir() else []
 
 
 def _declared_id(path: Path) -> str:
@@ -32,15 +32,15 @@ def _declared_id(path: Path) -> str:
     return str(path.relative_to(CASES_DIR))
 
 
-CASE_IDS = [_declared_id(p) for p in CASE_FILES]
+SCENARIO_IDS = [_declared_id(p) for p in SCENARIO_FILES]
 
 
 def test_collection_is_not_empty():
-    assert CASE_FILES, f"no scenario files under {CASES_DIR}"
+    assert SCENARIO_FILES, f"no scenario files under {CASES_DIR}"
 
 
-@pytest.mark.parametrize("path", CASE_FILES, ids=CASE_IDS)
-def test_case(path: Path):
+@pytest.mark.parametrize("path", SCENARIO_FILES, ids=SCENARIO_IDS)
+def test_scenario(path: Path):
     run = check_scenario(read_scenario(path))
     assert not run.problems, f"{run.scenario.id} ({path}):\n" + "\n".join(run.problems)
     # every order that fails says why (an invalid order's reason is why it was ignored), under every
@@ -50,7 +50,7 @@ def test_case(path: Path):
     assert not unexplained, f"{run.scenario.id}: failed orders without a reason: {unexplained}"
 
 
-@pytest.mark.parametrize("case, line, text", [
+@pytest.mark.parametrize("scenario, line, text", [
     ("jump_assists/03-three-back-one-assist-cut-support-stands.yaml", "A Munich - a-Bohemia@0",
      "too few jump assists given (1 of 2)"),
     ("jump_assists/03-three-back-one-assist-cut-support-stands.yaml", "A Berlin J A Munich - a-Bohemia@0",
@@ -59,28 +59,28 @@ def test_case(path: Path):
     ("sustain/02-contested-centres.yaml", "Sustain b", "London sustains a"),
     ("sustain/03-centre-order-beats-power-wide.yaml", "Sustain bravo", "overridden by a later order"),
 ])
-def test_reasons_under_options_in_words(case, line, text):
+def test_reasons_under_options_in_words(scenario, line, text):
     """The reasons that option logic files and the sustain phase derive, with their details in words
     (a ``reasons:`` expectation checks kinds and units only)."""
-    run = check_scenario(read_scenario(CASES_DIR / "options" / case))
+    run = check_scenario(read_scenario(CASES_DIR / "options" / scenario))
     reasons = [o.reason for r in run.reports for o in r.outcomes if o.text == line and o.result == "fails"]
     assert reasons == [text]
 
 
 @pytest.mark.slow
 def test_reasons_are_expected_in_many_cases():
-    with_reasons = [p for p in CASE_FILES if any("reasons" in s.expect for s in read_scenario(p).steps)]
+    with_reasons = [p for p in SCENARIO_FILES if any("reasons" in s.expect for s in read_scenario(p).steps)]
     assert len(with_reasons) >= 20
 
 
 @pytest.mark.slow
-def test_case_ids_are_unique():
+def test_scenario_ids_are_unique():
     where: dict[str, list[str]] = defaultdict(list)
-    for path in CASE_FILES:
+    for path in SCENARIO_FILES:
         where[read_scenario(path).id].append(str(path.relative_to(CASES_DIR)))
-    duplicates = {case_id: paths for case_id, paths in where.items() if len(paths) > 1}
-    assert not duplicates, "case ids used more than once: " + "; ".join(
-        f"{case_id!r} in {', '.join(paths)}" for case_id, paths in sorted(duplicates.items()))
+    duplicates = {scenario_id: paths for scenario_id, paths in where.items() if len(paths) > 1}
+    assert not duplicates, "scenario ids used more than once: " + "; ".join(
+        f"{scenario_id!r} in {', '.join(paths)}" for scenario_id, paths in sorted(duplicates.items()))
 
 
 # -- semantics of the format (docs/case-format.md) ---------------------------------------------
