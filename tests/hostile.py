@@ -26,8 +26,8 @@ COAST_ID = "farc"
 MARKUP_IDS = ("<img src=x onerror=document.title=3>", "a<b", 'x"y', "p,q", "c(d)", "Mun/x", "a-b", "a b")
 """Ids a map may not have: each is refused when the map is read (exit status 2)."""
 COAST_NAME = "far <b class=pwncoastname>coast</b>"
-CASE_ID = f"X{SCRIPT}"
-CASE_TITLE = f"T</title>{SCRIPT}<title>'\"&amp;"
+SCENARIO_ID = f"X{SCRIPT}"
+SCENARIO_TITLE = f"T</title>{SCRIPT}<title>'\"&amp;"
 DESCRIPTION = f"D{SCRIPT}"
 GAME_STEM = "g<img src=x onerror=document.title=5>"
 """A game file's name (the page of a game is titled by it). Game files are played on the standard map
@@ -35,7 +35,7 @@ here: a game file writes units by province id, which the hostile map's ids canno
 
 RENDERED = {
     "power name": POWER_1, "power name (attribute)": POWER_2,
-    "province name": PROVINCE_NAME, "province name 2": PROVINCE_NAME_2, "scenario id": CASE_ID, "scenario title": CASE_TITLE,
+    "province name": PROVINCE_NAME, "province name 2": PROVINCE_NAME_2, "scenario id": SCENARIO_ID, "scenario title": SCENARIO_TITLE,
 }
 """The hostile texts a scenario's page shows, each of which must appear there literally, as text."""
 
@@ -86,17 +86,17 @@ def write_hostile(directory: Path) -> Path:
     }
     map_file = directory / "hostile-map.yaml"
     map_file.write_text(yaml.safe_dump(game_map, allow_unicode=True), encoding="utf-8")
-    case = {
-        "id": CASE_ID, "title": CASE_TITLE, "description": DESCRIPTION, "map": str(map_file),
+    scenario = {
+        "id": SCENARIO_ID, "title": SCENARIO_TITLE, "description": DESCRIPTION, "map": str(map_file),
         "start": {"units": {eng: ["A aaa"], fra: ["F bbb/one", "A ccc"]}},
         "steps": [
             {"note": f"N{SCRIPT}", "orders": {eng: ["A aaa - bbb"], fra: ["F bbb/one hold", "A ccc hold"]}},
             {"orders": {eng: ["A aaa - a-bbb@0"], fra: ["F bbb/one - sss"]}},
         ],
     }
-    case_file = directory / "hostile-case.yaml"
-    case_file.write_text(yaml.safe_dump(case, allow_unicode=True, sort_keys=False), encoding="utf-8")
-    return case_file
+    scenario_file = directory / "hostile-case.yaml"
+    scenario_file.write_text(yaml.safe_dump(scenario, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    return scenario_file
 
 
 class Parts(HTMLParser):

@@ -1,6 +1,6 @@
 """The ``fivedp`` command.
 
-Exit status: 0 success, 1 a checked case failed (or engines disagreed), 2 bad input, 3 an engine
+Exit status: 0 success, 1 a checked scenario failed (or engines disagreed), 2 bad input, 3 an engine
 defect or any other unexpected failure (reported as a short message saying where to report it, never
 a traceback).
 
@@ -43,11 +43,11 @@ def cmd_adjudicate(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(scenario_document(run), indent=2))
         return 0
-    title = f"{run.case.id}: {run.case.title}" if run.case.title else run.case.id
+    title = f"{run.scenario.id}: {run.scenario.title}" if run.scenario.title else run.scenario.id
     print(title)
     for i, report in enumerate(run.reports, 1):
         print("\n".join(step_lines(report, i)))
-    if run.case.steps and any(s.expect for s in run.case.steps):
+    if run.scenario.steps and any(s.expect for s in run.scenario.steps):
         print("Expectations: " + ("all met" if run.passed else "NOT met"))
         for p in run.problems:
             print(f"  {p}")
@@ -61,16 +61,16 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise InputError("--jobs must be at least 1")
     passed = failed = 0
     bad_input = defect = False
-    cases: list[dict] = []
+    scenarios: list[dict] = []
     say = (lambda text: None) if args.json else print
     from ..engine.userrules import parse_specs
 
     rules = parse_specs(args.rule)
     for c in check_paths([str(p) for p in find_scenarios(args.paths)], args.jobs, rules=rules, scheduler=args.scheduler):
         entry: dict = {"path": c.path, "id": c.id, "passed": c.passed, "problems": list(c.problems), "error": None}
-        cases.append(entry)
+        scenarios.append(entry)
         if c.error == "encoding":
-            raise EncodingError(c.message)  # no case can run: exit 3 at once with clingo's file and line
+            raise EncodingError(c.message)  # no scenario can run: exit 3 at once with clingo's file and line
         if c.error == "input":
             say(f"ERROR {c.message}")
             entry["error"] = {"kind": "input", "message": c.message}
@@ -90,7 +90,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             for problem in c.problems:
                 say(f"FAIL {c.id} ({c.path}): {problem}")
     if args.json:
-        print(json.dumps(check_document(cases, passed, failed), indent=2))
+        print(json.dumps(check_document(scenarios, passed, failed), indent=2))
     else:
         print(f"{passed} passed, {failed} failed")
     if defect:
@@ -152,9 +152,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print("\n".join(scenarios_summary(tally, reference=reference.title, **_deviations(reference))))
         if tally.errors:
             return 2
-        if tally.cases and tally.skipped == tally.cases:
+        if tally.scenarios and tally.skipped == tally.scenarios:
             print(f"error: nothing to compare: the reference adjudicates classic Diplomacy only, and all "
-                  f"{tally.cases} scenarios are multiverse (or not classic) scenarios", file=sys.stderr)
+                  f"{tally.scenarios} scenarios are multiverse (or not classic) scenarios", file=sys.stderr)
             return 2
         return 1 if tally.real else 0
     started = time.perf_counter()

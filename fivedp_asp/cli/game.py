@@ -39,9 +39,9 @@ def cmd_new(args: argparse.Namespace) -> int:
     path = Path(args.file)
     if path.exists() and not args.force:  # said before any work; said again under the lock
         raise InputError(f"{path}: a game file is already there (use --force to replace it)")
-    if args.from_case:
-        case = read_scenario(args.from_case)
-        mv = case.start
+    if args.from_scenario:
+        scenario = read_scenario(args.from_scenario)
+        mv = scenario.start
         if args.option:
             raise InputError("--option cannot be combined with --from (the scenario sets its options)")
     else:
@@ -487,8 +487,8 @@ def cmd_possible(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     game = load_game(args.file)
-    case = export_scenario(game, args.id or f"game {Path(args.file).stem}")
-    text = yaml.safe_dump(case, sort_keys=False, allow_unicode=True)
+    scenario = export_scenario(game, args.id or f"game {Path(args.file).stem}")
+    text = yaml.safe_dump(scenario, sort_keys=False, allow_unicode=True)
     if args.output:
         # never over the game itself; another file only with --force; atomic: a failure leaves no file,
         # or the old one whole
@@ -548,7 +548,7 @@ def add_game_parser(sub) -> None:
     gsub = game.add_subparsers(dest="game_command", required=True)
     p = gsub.add_parser("new", help="start a game from the standard opening or from a scenario's start")
     p.add_argument("file")
-    p.add_argument("--from", dest="from_case", metavar="CASE", help="start from this scenario's start position")
+    p.add_argument("--from", dest="from_scenario", metavar="CASE", help="start from this scenario's start position")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a rule option (repeatable)")
     p.add_argument("--rule", action="append", default=[], metavar="NAME=FILE",
                    help="a rule of your own: NAME=FILE.lp or NAME=VALUE:FILE.lp, in effect; the game file records "

@@ -493,12 +493,12 @@ def rules_from_mapping(raw: Any, base: str | Path | None = None) -> tuple[UserRu
 # -- using them ------------------------------------------------------------------------------------
 
 
-def scenario_with_rules(case: Any, rules: tuple[UserRule, ...]) -> Any:
-    """A scenario (cases.Case) with these rules added to its settings and in effect from its start."""
+def scenario_with_rules(scenario: Any, rules: tuple[UserRule, ...]) -> Any:
+    """A scenario with these rules added to its settings and in effect from its start."""
     if not rules:
-        return case
-    settings = case.options.with_rules(rules, in_effect=True)
-    return replace(case, options=settings, start=replace(case.start, options=settings))
+        return scenario
+    settings = scenario.options.with_rules(rules, in_effect=True)
+    return replace(scenario, options=settings, start=replace(scenario.start, options=settings))
 
 
 def validated(raw: Mapping[Any, Any], base: str | Path | None = None) -> Settings:

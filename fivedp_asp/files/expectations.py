@@ -67,8 +67,8 @@ def _check_expect_shape(expect: dict, path: str) -> None:
 
 def _check_expected_centres(expect: dict, game_map: GameMap, path: str) -> None:
     """``expect.centers`` names powers and supply centres of the map: a province that is no supply
-    centre can never be owned, so such an expectation is a mistake in the case, reported when it is
-    loaded (bad input) rather than as a case that fails."""
+    centre can never be owned, so such an expectation is a mistake in the scenario, reported when it is
+    loaded (bad input) rather than as a scenario that fails."""
     for name, powers in (expect.get("centers") or {}).items():
         for power_text, provs in (powers or {}).items():
             _power(power_text, game_map, path)

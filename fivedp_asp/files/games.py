@@ -637,7 +637,7 @@ class _At:
 # -- a game as a scenario ----------------------------------------------------------------------
 
 
-def export_scenario(game: Game, case_id: str) -> dict:
+def export_scenario(game: Game, scenario_id: str) -> dict:
     """The game as a scenario: its start and every step's orders, with the results it got as expectations.
     A line written by two powers with different results is left out of the expectations (results are
     keyed by the line's text)."""
@@ -649,12 +649,12 @@ def export_scenario(game: Game, case_id: str) -> dict:
         results = {text: next(iter(got)) for text, got in seen.items() if len(got) == 1}
         steps.append({"orders": h.get("orders", {}), "expect": {"results": results}})
     start = {k: v for k, v in game.start.items() if k != "phase" or v != "movement"}
-    case: dict[str, Any] = {"id": case_id, "title": "Exported game",
+    scenario: dict[str, Any] = {"id": scenario_id, "title": "Exported game",
                             "description": "Exported from a game file; the expectations are the results the game recorded."}
     if game.mv.game_map.source != "standard":
-        case["map"] = game.mv.game_map.source
-    case.update({"options": game.mv.options.document(), "start": start, "steps": steps})
-    return case
+        scenario["map"] = game.mv.game_map.source
+    scenario.update({"options": game.mv.options.document(), "start": start, "steps": steps})
+    return scenario
 
 
 def start_of(game: Game) -> Multiverse:

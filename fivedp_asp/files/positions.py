@@ -160,8 +160,8 @@ def _start(data: dict, game_map: GameMap, settings: Settings, path: str) -> Mult
 
 
 def read_start(data: dict, game_map: GameMap, settings: Settings, path: str) -> Multiverse:
-    """The multiverse a scenario document's ``start`` describes, checked as ``load_case`` checks it
-    (a CaseError naming the line): a game's recorded start is read so when the game is replayed."""
+    """The multiverse a scenario document's ``start`` describes, checked as ``read_scenario`` checks it
+    (a ScenarioError naming the line): a game's recorded start is read so when the game is replayed."""
     if not isinstance(settings, Settings):
         raise TypeError(f"read_start: settings must be a Settings, not {type(settings).__name__}")
     return _start(data, game_map, settings, path)

@@ -1,4 +1,4 @@
-"""Scenario (case) files: loading them with errors that name file and line, running them.
+"""Scenario files: loading them with errors that name file and line, running them.
 
 The keys are the contract of ``docs/case-format.md``; the start position is read by
 ``positions.py``, what each step expects by ``expectations.py``.
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 __all__ = ["Scenario", "ScenarioError", "ScenarioRun", "ScenarioStep", "check_scenario", "check_scenarios",
            "find_scenarios", "read_scenario", "read_start"]
 
-CASE_KEYS = {"id", "title", "description", "options", "start", "steps", "map"}
+SCENARIO_KEYS = {"id", "title", "description", "options", "start", "steps", "map"}
 STEP_KEYS = {"orders", "expect", "note"}
 
 
@@ -56,11 +56,11 @@ class Scenario:
 _NAMED_UNITS = Opt(MapOf(Text(), Opt(ListOf(Text()))))
 START_SCHEMA = Fields({"turn": Whole(0, MAX_TURN), "phase": Choice(PHASES), "units": _NAMED_UNITS,
                        "centers": _NAMED_UNITS, "dislodged": Opt(MapOf(Text(), Opt(ListOf(Anything()))))})
-CASE_SCHEMA = Fields({"id": Text(numbers=True), "title": Opt(Text(numbers=True)), "description": Opt(Text(numbers=True)),
+SCENARIO_SCHEMA = Fields({"id": Text(numbers=True), "title": Opt(Text(numbers=True)), "description": Opt(Text(numbers=True)),
                       "options": Opt(MapOf(Text(), Anything())), "start": Opt(START_SCHEMA),
                       "steps": ListOf(Anything()), "map": Text()}, required=("id", "steps"))
 """The shape of a scenario file (docs/case-format.md), checked before its meaning; the steps are
-checked one by one as they are read (``load_case``), with the messages of the case format."""
+checked one by one as they are read (``read_scenario``), with the messages of the scenario format."""
 
 
 _PLACED = Opt(MapOf(Text(numbers=True), Opt(MapOf(Text(), Opt(ListOf(Text()))))))
@@ -73,7 +73,7 @@ STEP_SCHEMA = Fields({
                           "in_play": Opt(ListOf(Text(numbers=True))), "dissolved": Opt(ListOf(Text(numbers=True))),
                           "sustained": Opt(MapOf(Text(), Anything())), "winner": Anything()})),
 })
-"""The types within a step, checked after the step's own checks (which give the case format's messages)."""
+"""The types within a step, checked after the step's own checks (which give the scenario format's messages)."""
 
 
 
@@ -157,7 +157,7 @@ def read_scenario(path: str | Path) -> Scenario:
     if not isinstance(data, dict):
         raise ScenarioError(path, line_of(data) or 1, "a case must be a mapping with at least 'id' and 'steps'")
     try:
-        CASE_SCHEMA.check(data, "", path, 1)
+        SCENARIO_SCHEMA.check(data, "", path, 1)
     except LoadError as exc:
         raise ScenarioError(path, exc.line, exc.problem) from None
     _refuse_empty_values(data, path)
@@ -237,7 +237,7 @@ def find_scenarios(paths: list[str]) -> Iterator[Path]:
 
 @dataclass(frozen=True)
 class ScenarioRun:
-    case: Scenario
+    scenario: Scenario
     reports: tuple[StepReport, ...]
     problems: tuple[str, ...]
 
@@ -246,59 +246,59 @@ class ScenarioRun:
         return not self.problems
 
 
-def check_scenario(case: Scenario) -> ScenarioRun:
-    run = check_scenarios([case])[0]
+def check_scenario(scenario: Scenario) -> ScenarioRun:
+    run = check_scenarios([scenario])[0]
     if isinstance(run, Exception):
         raise run
     return run
 
 
-def _step_error(case: Scenario, s: ScenarioStep, exc: Exception, mv: Multiverse | None = None) -> Exception:
+def _step_error(scenario: Scenario, s: ScenarioStep, exc: Exception, mv: Multiverse | None = None) -> Exception:
     """A step's error as the scenario's: bad input placed on its file and line."""
     if isinstance(exc, OrderError):
         line = next((_line(x) for lines in s.orders.values() for x in lines if str(x) == exc.text), s.line)
-        return ScenarioError(case.path, line, str(exc))
+        return ScenarioError(scenario.path, line, str(exc))
     if isinstance(exc, InputError) and not isinstance(exc, ScenarioError):
-        return ScenarioError(case.path, s.line, str(exc))
+        return ScenarioError(scenario.path, s.line, str(exc))
     from ..engine.unsettled import unsettled
 
-    exc = unsettled(exc, case.options, s.orders, mv)  # a rule of your own that leaves the step unsettled
-    return ScenarioError(case.path, s.line, str(exc)) if isinstance(exc, InputError) else exc
+    exc = unsettled(exc, scenario.options, s.orders, mv)  # a rule of your own that leaves the step unsettled
+    return ScenarioError(scenario.path, s.line, str(exc)) if isinstance(exc, InputError) else exc
 
 
-def check_scenarios(cases: Sequence[Scenario]) -> list[ScenarioRun | Exception]:
+def check_scenarios(scenarios: Sequence[Scenario]) -> list[ScenarioRun | Exception]:
     """Runs scenarios in lockstep, step by step, the phases waiting at each step adjudicated together
     (``batch.step_many``): the same runs as one at a time, in the same order. A scenario that cannot run
     (bad input, an engine defect) gives its exception in place of its run; the others are unaffected."""
-    runs: list[ScenarioRun | Exception | None] = [None] * len(cases)
-    positions = [case.start for case in cases]
-    reports: list[list[StepReport]] = [[] for _ in cases]
-    problems: list[list[str]] = [[] for _ in cases]
-    waiting = [n for n, case in enumerate(cases) if case.steps]
-    for n, case in enumerate(cases):
-        if not case.steps:
-            runs[n] = ScenarioRun(case, (), ())
+    runs: list[ScenarioRun | Exception | None] = [None] * len(scenarios)
+    positions = [scenario.start for scenario in scenarios]
+    reports: list[list[StepReport]] = [[] for _ in scenarios]
+    problems: list[list[str]] = [[] for _ in scenarios]
+    waiting = [n for n, scenario in enumerate(scenarios) if scenario.steps]
+    for n, scenario in enumerate(scenarios):
+        if not scenario.steps:
+            runs[n] = ScenarioRun(scenario, (), ())
     while waiting:
-        done = step_many([(positions[n], cases[n].steps[len(reports[n])].orders) for n in waiting])
+        done = step_many([(positions[n], scenarios[n].steps[len(reports[n])].orders) for n in waiting])
         still = []
         for n, report in zip(waiting, done):
-            case = cases[n]
+            scenario = scenarios[n]
             i = len(reports[n])
-            s = case.steps[i]
+            s = scenario.steps[i]
             if isinstance(report, Exception):
-                runs[n] = _step_error(case, s, report, positions[n])
+                runs[n] = _step_error(scenario, s, report, positions[n])
                 continue
             reports[n].append(report)
             try:
-                with _within(case.path, s.line):
-                    problems[n] += check_step(case.path, i, report, s.expect)
+                with _within(scenario.path, s.line):
+                    problems[n] += check_step(scenario.path, i, report, s.expect)
             except Exception as exc:  # noqa: BLE001 - this scenario's own error, given back as its result
                 runs[n] = exc
                 continue
             positions[n] = report.after
-            if i + 1 < len(case.steps):
+            if i + 1 < len(scenario.steps):
                 still.append(n)
             else:
-                runs[n] = ScenarioRun(case, tuple(reports[n]), tuple(problems[n]))
+                runs[n] = ScenarioRun(scenario, tuple(reports[n]), tuple(problems[n]))
         waiting = still
     return runs  # type: ignore[return-value]

@@ -92,9 +92,9 @@ def random_game(seed: int, steps: int, travel: tuple[int, int] = (2, 6), timelin
         played.append(orders)
         if mv.winner or (timelines is not None and len(mv.timelines) >= timelines):
             break
-    case = {"id": f"random game {seed}", "title": f"{len(played)} random steps, {len(mv.timelines)} timelines, "
+    scenario = {"id": f"random game {seed}", "title": f"{len(played)} random steps, {len(mv.timelines)} timelines, "
             f"{len(mv.boards)} boards", "steps": [{"orders": orders} for orders in played]}
-    return case, mv
+    return scenario, mv
 
 
 def random_game_until(timelines: int = 28, seed: int = 1, options: Settings | None = None,

@@ -65,13 +65,13 @@ def scenario_frames(path: str) -> tuple[str, list[Frame]]:
     from ..files.scenarios import read_scenario, check_scenario
     from .text import step_lines
 
-    case = read_scenario(path)
-    run = check_scenario(case)
-    title = f"{case.id}: {case.title}" if case.title else case.id
+    scenario = read_scenario(path)
+    run = check_scenario(scenario)
+    title = f"{scenario.id}: {scenario.title}" if scenario.title else scenario.id
     frames = []
     if not run.reports:
-        frames.append(Frame("Start", case.start, label="start"))
-    for i, (report, step) in enumerate(zip(run.reports, case.steps), 1):
+        frames.append(Frame("Start", scenario.start, label="start"))
+    for i, (report, step) in enumerate(zip(run.reports, scenario.steps), 1):
         lines = step_lines(report, i, detail=True)
         new = tuple(t for t in report.after.forks if t not in report.before.forks)
         acting = frozenset(b.key for b in report.before.heads if b.phase == report.phase)
@@ -135,10 +135,10 @@ def _replayed(game, title: str) -> list[Frame] | None:
 
     from ..files.games import export_scenario
 
-    case = export_scenario(game, title)
+    scenario = export_scenario(game, title)
     with tempfile.TemporaryDirectory() as tmp:
         file = Path(tmp) / "game.yaml"
-        file.write_text(yaml.safe_dump(case, sort_keys=False, allow_unicode=True), encoding="utf-8")
+        file.write_text(yaml.safe_dump(scenario, sort_keys=False, allow_unicode=True), encoding="utf-8")
         try:
             _, frames = scenario_frames(str(file))
         except InputError:

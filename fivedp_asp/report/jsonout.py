@@ -189,15 +189,15 @@ def _sustain(report: StepReport) -> dict:
 
 def scenario_document(run: "ScenarioRun") -> dict:
     """``fivedp adjudicate --json``."""
-    checked = any(s.expect for s in run.case.steps)
-    return document("scenario", id=run.case.id, title=run.case.title,
+    checked = any(s.expect for s in run.scenario.steps)
+    return document("scenario", id=run.scenario.id, title=run.scenario.title,
                     steps=[step_json(r, i) for i, r in enumerate(run.reports, 1)],
                     expectation_problems=list(run.problems), passed=run.passed if checked else None)
 
 
-def check_document(cases: list[dict], passed: int, failed: int) -> dict:
-    """``fivedp check --json``: each case with its problems, or the error that kept it from running."""
-    return document("check", cases=cases, passed=passed, failed=failed)
+def check_document(scenarios: list[dict], passed: int, failed: int) -> dict:
+    """``fivedp check --json``: each scenario with its problems, or the error that kept it from running."""
+    return document("check", cases=scenarios, passed=passed, failed=failed)
 
 
 # -- games -------------------------------------------------------------------------------------

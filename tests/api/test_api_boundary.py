@@ -26,7 +26,7 @@ from fivedp_asp.errors import FileError, FivedpError, InputError, UsageError
 from fivedp_asp.limits import MAX_DEPTH, MAX_ORDERS
 
 SCALE = int(os.environ.get("FIVEDP_FUZZ_EXAMPLES", "0"))
-CASE = Path(__file__).resolve().parent.parent.parent / "cases" / "mdatc" / "3.A.2.yaml"
+SCENARIO = Path(__file__).resolve().parent.parent.parent / "cases" / "mdatc" / "3.A.2.yaml"
 
 
 def examples(n: int) -> settings:
@@ -100,7 +100,7 @@ def in_a_scratch_folder(tmp_path_factory):
     """Calls that write (save_game) write into a folder of their own, with a copy of a scenario."""
     before = os.getcwd()
     folder = tmp_path_factory.mktemp("api")
-    (folder / "case.yaml").write_bytes(CASE.read_bytes())
+    (folder / "case.yaml").write_bytes(SCENARIO.read_bytes())
     os.chdir(folder)
     yield
     os.chdir(before)
@@ -184,8 +184,8 @@ def test_exception_hierarchy():
 
 
 @pytest.mark.parametrize("call", [
-    lambda: fd.run_scenarios(str(CASE)),
-    lambda: fd.run_scenarios(CASE),
+    lambda: fd.run_scenarios(str(SCENARIO)),
+    lambda: fd.run_scenarios(SCENARIO),
     lambda: fd.adjudicate_many(G0),
     lambda: fd.adjudicate_many("games"),
     lambda: fd.submit_orders(G0, "A Mun - Tyr"),
@@ -211,7 +211,7 @@ def test_wrong_types_are_usage_errors(call):
 
 
 def test_a_sequence_of_one_path_is_run_not_its_characters():
-    runs = fd.run_scenarios([str(CASE)])
+    runs = fd.run_scenarios([str(SCENARIO)])
     assert len(runs) == 1 and runs[0].passed
 
 

@@ -56,7 +56,7 @@ def run(*argv: str) -> tuple[int, str]:
     return code, err.getvalue() + out.getvalue()
 
 
-def case_file(tmp_path: Path, text: str | bytes, name: str = "c.yaml") -> Path:
+def scenario_file(tmp_path: Path, text: str | bytes, name: str = "c.yaml") -> Path:
     path = tmp_path / name
     path.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8"))
     return path
@@ -79,7 +79,7 @@ def refused(path: Path, *fragments: str, line: int | None = None) -> str:
 def test_alias_bomb_is_refused_at_once(tmp_path):
     levels = ["a0: &a0 [x, x, x, x, x, x, x, x, x]"]
     levels += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 10)]
-    path = case_file(tmp_path, "\n".join(levels) + "\nid: *a9\nsteps: []\n")
+    path = scenario_file(tmp_path, "\n".join(levels) + "\nid: *a9\nsteps: []\n")
     started = time.monotonic()
     refused(path, "aliases", line=2)
     assert time.monotonic() - started < 5
@@ -87,33 +87,33 @@ def test_alias_bomb_is_refused_at_once(tmp_path):
 
 @pytest.mark.parametrize("opener, closer", [("[", "]"), ("{a: ", "}")])
 def test_deep_nesting_is_refused(tmp_path, opener, closer):
-    path = case_file(tmp_path, "id: x\nsteps: " + opener * 1000 + "1" + closer * 1000 + "\n")
+    path = scenario_file(tmp_path, "id: x\nsteps: " + opener * 1000 + "1" + closer * 1000 + "\n")
     refused(path, f"nested more than {MAX_DEPTH} levels", line=2)
 
 
 @pytest.mark.parametrize("data, line", [(b"id: x\nsteps: []\ntitle: \xff\xfe\n", 3), (b"\x00\x01\x02binary", 1),
                                         ("id: x\nsteps: []\ntitle: \ud800\n".encode("utf-8", "surrogatepass"), 3)])
 def test_text_that_is_not_utf8_is_refused_with_its_line(tmp_path, data, line):
-    refused(case_file(tmp_path, data), line=line)
+    refused(scenario_file(tmp_path, data), line=line)
 
 
 def test_huge_numbers_are_refused_with_their_line(tmp_path):
-    refused(case_file(tmp_path, "id: x\nstart:\n  turn: " + "9" * 5000 + "\nsteps: []\n"), "too large", line=3)
-    refused(case_file(tmp_path, f"id: x\nstart:\n  turn: {MAX_TURN + 1}\nsteps: []\n"), "start.turn", line=3)
+    refused(scenario_file(tmp_path, "id: x\nstart:\n  turn: " + "9" * 5000 + "\nsteps: []\n"), "too large", line=3)
+    refused(scenario_file(tmp_path, f"id: x\nstart:\n  turn: {MAX_TURN + 1}\nsteps: []\n"), "start.turn", line=3)
 
 
 def test_wrong_types_name_key_and_line(tmp_path):
-    refused(case_file(tmp_path, "id: x\nstart:\n  phase: 5\nsteps: []\n"),
+    refused(scenario_file(tmp_path, "id: x\nstart:\n  phase: 5\nsteps: []\n"),
             "start.phase must be one of movement, retreat, adjustment", line=3)
-    refused(case_file(tmp_path, "id: [a, b]\nsteps: []\n"), "id must be text", line=1)
-    refused(case_file(tmp_path, "id: {a: 1}\nsteps: []\n"), "id must be text", line=1)
-    refused(case_file(tmp_path, "id: x\nsteps:\n  - orders: {Germany: 3}\n"), "'orders of Germany' must be a list", line=3)
+    refused(scenario_file(tmp_path, "id: [a, b]\nsteps: []\n"), "id must be text", line=1)
+    refused(scenario_file(tmp_path, "id: {a: 1}\nsteps: []\n"), "id must be text", line=1)
+    refused(scenario_file(tmp_path, "id: x\nsteps:\n  - orders: {Germany: 3}\n"), "'orders of Germany' must be a list", line=3)
 
 
 @pytest.mark.parametrize("text, line", [("id: x\nsteps: [\n", 3), ("id: x\nsteps: []\n]\n", 3), ("id: x\nste", 2),
                                         ("id: x\nid: y\nsteps: []\n", 2)])
 def test_yaml_syntax_errors_are_refused_with_their_line(tmp_path, text, line):
-    refused(case_file(tmp_path, text), line=line)
+    refused(scenario_file(tmp_path, text), line=line)
 
 
 # -- map files --------------------------------------------------------------------------------------
@@ -145,8 +145,8 @@ def _province_coasts_an_integer(d):
 def test_map_sections_of_the_wrong_type(tmp_path, damage, message):
     data = yaml.safe_load(yaml.safe_dump(STANDARD))
     damage(data)
-    map_path = case_file(tmp_path, yaml.safe_dump(data), "m.yaml")
-    err = refused(case_file(tmp_path, f"id: x\nmap: {map_path.name}\nsteps: []\n"), message)
+    map_path = scenario_file(tmp_path, yaml.safe_dump(data), "m.yaml")
+    err = refused(scenario_file(tmp_path, f"id: x\nmap: {map_path.name}\nsteps: []\n"), message)
     assert "m.yaml:" in err, err
 
 
@@ -326,7 +326,7 @@ def test_each_step_limit_is_checked(monkeypatch, name, message):
 
 
 def test_a_timeline_at_the_last_turn_stops_at_the_limit(tmp_path):
-    path = case_file(tmp_path, f"id: x\nstart:\n  turn: {MAX_TURN}\n  units: {{Germany: [A Munich]}}\n"
+    path = scenario_file(tmp_path, f"id: x\nstart:\n  turn: {MAX_TURN}\n  units: {{Germany: [A Munich]}}\n"
                                "steps:\n  - orders: {Germany: [A Munich hold]}\n")
     code, err = run("check", str(path))
     assert code == 2 and "beyond the limits" in err, err

@@ -34,7 +34,7 @@ from fivedp_asp.model.map import load_map
 from fivedp_asp.model.multiverse import opening
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-CASE = ROOT / "cases" / "mdatc" / "3.A.2.yaml"
+SCENARIO = ROOT / "cases" / "mdatc" / "3.A.2.yaml"
 
 
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
@@ -141,7 +141,7 @@ def test_devices_and_folders_are_refused(tmp_path, argv, special, kind):
 
 @pytest.mark.slow
 def test_a_fifo_among_a_folders_scenarios_is_reported_not_waited_on(tmp_path):
-    (tmp_path / "case.yaml").write_bytes(CASE.read_bytes())
+    (tmp_path / "case.yaml").write_bytes(SCENARIO.read_bytes())
     os.mkfifo(tmp_path / "zz.yaml")
     p = fivedp(tmp_path, "check", ".")
     out = p.stdout.decode()
@@ -275,7 +275,7 @@ def test_a_failed_export_leaves_no_scenario(tmp_path, monkeypatch):
 
 def test_a_failed_render_leaves_no_picture(tmp_path, monkeypatch):
     monkeypatch.setattr(inputs.os, "write", half_then_enospc(os.write))
-    code, out, err = run("render", str(CASE), "-o", str(tmp_path / "p.html"))
+    code, out, err = run("render", str(SCENARIO), "-o", str(tmp_path / "p.html"))
     monkeypatch.undo()
     one_error_line(code, err, "p.html: cannot write the picture: No space left on device")
     assert list(tmp_path.iterdir()) == []
@@ -306,7 +306,7 @@ def test_a_game_file_with_crlf_line_ends_is_read_and_written_back_with_lf(tmp_pa
 
 
 def test_crlf_scenarios_and_order_files_are_read(tmp_path):
-    (tmp_path / "c.yaml").write_bytes(CASE.read_bytes().replace(b"\n", b"\r\n"))
+    (tmp_path / "c.yaml").write_bytes(SCENARIO.read_bytes().replace(b"\n", b"\r\n"))
     code, out, err = run("check", str(tmp_path / "c.yaml"))
     assert code == 0 and "1 passed, 0 failed" in out, (out, err)
     path = a_game(tmp_path)

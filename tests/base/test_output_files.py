@@ -29,7 +29,7 @@ from fivedp_asp.model.map import load_map
 from fivedp_asp.model.multiverse import opening
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-CASE = ROOT / "cases" / "mdatc" / "3.A.2.yaml"
+SCENARIO = ROOT / "cases" / "mdatc" / "3.A.2.yaml"
 OLD = b"a page the user saved, not to be lost\n"
 
 
@@ -62,7 +62,7 @@ def folder(tmp_path: Path) -> Path:
     g = submit_orders(new_game(opening(load_map("standard"))), "Germany", ["A Mun - Tyr", "F Kie - Den"]).game
     save_game(tmp_path / "g.yaml", g)
     assert run("game", "adjudicate", str(tmp_path / "g.yaml"))[0] == 0
-    shutil.copy(CASE, tmp_path / "case.yaml")
+    shutil.copy(SCENARIO, tmp_path / "case.yaml")
     return tmp_path
 
 
@@ -152,24 +152,24 @@ def test_game_show_never_writes_its_picture_over_the_game(folder, force):
 
 @pytest.mark.parametrize("force", [[], ["--force"]], ids=["", "--force"])
 def test_no_output_is_written_over_its_input_by_any_name(folder, force):
-    game, case = folder / "g.yaml", folder / "case.yaml"
-    game_bytes, case_bytes = game.read_bytes(), case.read_bytes()
+    game, scenario = folder / "g.yaml", folder / "case.yaml"
+    game_bytes, scenario_bytes = game.read_bytes(), scenario.read_bytes()
     (folder / "to-game.html").symlink_to("g.yaml")
-    os.link(case, folder / "hard-case.html")
+    os.link(scenario, folder / "hard-case.html")
     (folder / "sub").mkdir()
     attempts = [
-        (["render", str(case), "-o", str(case)], case),
+        (["render", str(scenario), "-o", str(scenario)], scenario),
         (["render", str(game), "-o", str(folder / "to-game.html")], game),
-        (["render", str(case), "-o", str(folder / "hard-case.html")], case),  # a hard link: the same file
+        (["render", str(scenario), "-o", str(folder / "hard-case.html")], scenario),  # a hard link: the same file
         (["render", str(game), "--board", "a1", "-o", str(folder / "sub" / ".." / "g.yaml")], game),
         (["game", "show", str(folder / "to-game.html"), "--html", str(game)], game),
-        (["explore", str(case), "--option", "adjacency=any", "--html", str(case)], case),
-        (["explore", str(folder), "--option", "adjacency=any", "--html", str(folder / "hard-case.html")], case),
+        (["explore", str(scenario), "--option", "adjacency=any", "--html", str(scenario)], scenario),
+        (["explore", str(folder), "--option", "adjacency=any", "--html", str(folder / "hard-case.html")], scenario),
     ]
     for argv, source in attempts:
         line = refused(run(*argv, *force), "cannot be written over", "the file it is made from")
         assert str(source.name) in line or "hard-case" in line, line
-    assert game.read_bytes() == game_bytes and case.read_bytes() == case_bytes
+    assert game.read_bytes() == game_bytes and scenario.read_bytes() == scenario_bytes
     assert (folder / "to-game.html").is_symlink()
 
 
@@ -178,7 +178,7 @@ def test_render_never_writes_its_default_picture_over_its_input(folder, monkeypa
     x.html would be replaced by its own picture."""
     monkeypatch.chdir(folder)
     page = folder / "x.html"
-    shutil.copy(CASE, page)
+    shutil.copy(SCENARIO, page)
     before = page.read_bytes()
     refused(run("render", "x.html", "--force"), "x.html: the picture cannot be written over x.html")
     refused(run("render", str(page), "--force"), "the picture cannot be written over")

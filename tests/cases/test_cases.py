@@ -1,6 +1,6 @@
-"""Every scenario under cases/ (all subfolders) must pass, and case ids must be unique.
+"""Every scenario under cases/ (all subfolders) must pass, and scenario ids must be unique.
 
-One test per scenario file, named by the case's id (``DATC 6.A.1``). The ids are read with plain
+One test per scenario file, named by the scenario's id (``DATC 6.A.1``). The ids are read with plain
 pyyaml at collection time so that a file that does not load still becomes a (failing) test instead
 of breaking collection. After the collection tests come a few tests of the scenario format's
 semantics (docs/case-format.md) on small scenarios written to a temporary folder.
@@ -18,7 +18,7 @@ import yaml
 from fivedp_asp.files.scenarios import find_scenarios, read_scenario, check_scenario
 
 CASES_DIR = Path(__file__).resolve().parent.parent.parent / "cases"
-CASE_FILES = sorted(find_scenarios([str(CASES_DIR)])) if CASES_DIR.is_dir() else []
+SCENARIO_FILES = sorted(find_scenarios([str(CASES_DIR)])) if CASES_DIR.is_dir() else []
 
 
 def _declared_id(path: Path) -> str:
@@ -32,25 +32,25 @@ def _declared_id(path: Path) -> str:
     return str(path.relative_to(CASES_DIR))
 
 
-CASE_IDS = [_declared_id(p) for p in CASE_FILES]
+SCENARIO_IDS = [_declared_id(p) for p in SCENARIO_FILES]
 
 
 def test_collection_is_not_empty():
-    assert CASE_FILES, f"no scenario files under {CASES_DIR}"
+    assert SCENARIO_FILES, f"no scenario files under {CASES_DIR}"
 
 
-@pytest.mark.parametrize("path", CASE_FILES, ids=CASE_IDS)
-def test_case(path: Path):
+@pytest.mark.parametrize("path", SCENARIO_FILES, ids=SCENARIO_IDS)
+def test_scenario(path: Path):
     run = check_scenario(read_scenario(path))
-    assert not run.problems, f"{run.case.id} ({path}):\n" + "\n".join(run.problems)
+    assert not run.problems, f"{run.scenario.id} ({path}):\n" + "\n".join(run.problems)
     # every order that fails says why (an invalid order's reason is why it was ignored), under every
     # option and in every phase, the sustain phase included
     unexplained = [f"step {i}: {o.text}" for i, r in enumerate(run.reports, 1) for o in r.outcomes
                    if o.result == "fails" and not (o.explanation and o.reason)]
-    assert not unexplained, f"{run.case.id}: failed orders without a reason: {unexplained}"
+    assert not unexplained, f"{run.scenario.id}: failed orders without a reason: {unexplained}"
 
 
-@pytest.mark.parametrize("case, line, text", [
+@pytest.mark.parametrize("scenario, line, text", [
     ("jump_assists/03-three-back-one-assist-cut-support-stands.yaml", "A Munich - a-Bohemia@0",
      "too few jump assists given (1 of 2)"),
     ("jump_assists/03-three-back-one-assist-cut-support-stands.yaml", "A Berlin J A Munich - a-Bohemia@0",
@@ -59,28 +59,28 @@ def test_case(path: Path):
     ("sustain/02-contested-centres.yaml", "Sustain b", "London sustains a"),
     ("sustain/03-centre-order-beats-power-wide.yaml", "Sustain bravo", "overridden by a later order"),
 ])
-def test_reasons_under_options_in_words(case, line, text):
+def test_reasons_under_options_in_words(scenario, line, text):
     """The reasons that option logic files and the sustain phase derive, with their details in words
     (a ``reasons:`` expectation checks kinds and units only)."""
-    run = check_scenario(read_scenario(CASES_DIR / "options" / case))
+    run = check_scenario(read_scenario(CASES_DIR / "options" / scenario))
     reasons = [o.reason for r in run.reports for o in r.outcomes if o.text == line and o.result == "fails"]
     assert reasons == [text]
 
 
 @pytest.mark.slow
 def test_reasons_are_expected_in_many_cases():
-    with_reasons = [p for p in CASE_FILES if any("reasons" in s.expect for s in read_scenario(p).steps)]
+    with_reasons = [p for p in SCENARIO_FILES if any("reasons" in s.expect for s in read_scenario(p).steps)]
     assert len(with_reasons) >= 20
 
 
 @pytest.mark.slow
-def test_case_ids_are_unique():
+def test_scenario_ids_are_unique():
     where: dict[str, list[str]] = defaultdict(list)
-    for path in CASE_FILES:
+    for path in SCENARIO_FILES:
         where[read_scenario(path).id].append(str(path.relative_to(CASES_DIR)))
-    duplicates = {case_id: paths for case_id, paths in where.items() if len(paths) > 1}
-    assert not duplicates, "case ids used more than once: " + "; ".join(
-        f"{case_id!r} in {', '.join(paths)}" for case_id, paths in sorted(duplicates.items()))
+    duplicates = {scenario_id: paths for scenario_id, paths in where.items() if len(paths) > 1}
+    assert not duplicates, "scenario ids used more than once: " + "; ".join(
+        f"{scenario_id!r} in {', '.join(paths)}" for scenario_id, paths in sorted(duplicates.items()))
 
 
 # -- semantics of the format (docs/case-format.md) ---------------------------------------------
@@ -198,7 +198,7 @@ def test_unit_with_no_retreat_is_disbanded_and_not_listed_in_retreats(tmp_path):
     """)
     assert not run.problems, run.problems
     assert [u.province for _, u in run.reports[0].disbanded] == ["tyr"]
-    assert next(iter(run.case.start.boards.values())).phase == "movement"
+    assert next(iter(run.scenario.start.boards.values())).phase == "movement"
     assert run.reports[0].after.board(0, 1).phase == "movement"
 
 
@@ -356,7 +356,7 @@ def test_options_are_accepted(tmp_path):
                   results: {{A Munich - Ruhr: succeeds}}
         """)
         assert not run.problems, (options, run.problems)
-        assert run.case.options
+        assert run.scenario.options
 
 
 def test_implicit_main_timeline_off_requires_the_timeline(tmp_path):
@@ -387,7 +387,7 @@ def test_omitted_start_is_the_standard_opening(tmp_path):
               results: {A Munich - Ruhr: succeeds}
     """)
     assert not run.problems, run.problems
-    assert len(run.case.start.boards[(0, 0)].units) == 22
+    assert len(run.scenario.start.boards[(0, 0)].units) == 22
     a1 = run.reports[0].after.boards[(0, 1)]
     assert sorted(u.location for u in a1.units.values() if u.power == "Germany") == ["ber", "kie", "ruh"]
     assert len(a1.units) == 22

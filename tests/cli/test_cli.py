@@ -59,7 +59,7 @@ def line_of(path: Path, needle: str) -> int:
 # -- check ---------------------------------------------------------------------------------------
 
 
-def test_check_passing_case(cli, tmp_path):
+def test_check_passing_scenario(cli, tmp_path):
     path = write(tmp_path, GOOD)
     status, out, err = cli("check", str(path))
     assert status == 0, out + err
@@ -116,7 +116,7 @@ def test_check_mixed_pass_fail_and_bad_input(cli, tmp_path):
     assert lines[-1] == "1 passed, 2 failed"
     assert any(line.startswith("FAIL CLI 2 ") for line in lines)
     assert f"ERROR {bad}:{line_of(bad, 'Narnia')}: unit 'A Narnia': unknown province 'Narnia'" in lines
-    assert status == 2  # bad input outranks a failed case
+    assert status == 2  # bad input outranks a failed scenario
 
 
 def test_check_missing_path(cli, tmp_path):

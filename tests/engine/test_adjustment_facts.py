@@ -31,7 +31,7 @@ def _run(tmp_path, text):
     """The step's report and whether each adjustment program it solved had the map's adjacency."""
     path = tmp_path / "case.yaml"
     path.write_text(text)
-    case = load_scenario(path)
+    scenario = load_scenario(path)
     statics: list[bool] = []
     real = phase_module.solve_decisions
 
@@ -42,7 +42,7 @@ def _run(tmp_path, text):
 
     phase_module.solve_decisions = recording
     try:
-        report = step_module.step(case.start, case.steps[0].orders)
+        report = step_module.step(scenario.start, scenario.steps[0].orders)
     finally:
         phase_module.solve_decisions = real
     return report, statics

@@ -90,14 +90,14 @@ def test_answers_get_their_own_numbers_back():
 
 @pytest.mark.slow
 def test_every_scenario_runs_the_same_in_lockstep():
-    cases = [read_scenario(p) for p in find_scenarios([str(ROOT / "cases")])]
-    assert len(cases) > 300
-    together = check_scenarios(cases)
-    for case, run in zip(cases, together):
-        alone = check_scenario(case)
-        assert not isinstance(run, Exception), f"{case.path}: {run}"
-        assert [_key(r) for r in run.reports] == [_key(r) for r in alone.reports], case.path
-        assert run.problems == alone.problems, case.path
+    scenarios = [read_scenario(p) for p in find_scenarios([str(ROOT / "cases")])]
+    assert len(scenarios) > 300
+    together = check_scenarios(scenarios)
+    for scenario, run in zip(scenarios, together):
+        alone = check_scenario(scenario)
+        assert not isinstance(run, Exception), f"{scenario.path}: {run}"
+        assert [_key(r) for r in run.reports] == [_key(r) for r in alone.reports], scenario.path
+        assert run.problems == alone.problems, scenario.path
 
 
 def _classic_phases(games: int, phases: int):
@@ -135,11 +135,11 @@ def test_random_phases_give_the_same_reports_together(what):
 
 
 def test_a_phase_with_bad_input_fails_alone():
-    cases = [read_scenario(ROOT / "cases/datc/6.A.01.yaml"), read_scenario(ROOT / "cases/datc/6.C.03.yaml")]
-    items = [(cases[0].start, {"England": ["F North Sea - Picardy"]}),
-             (cases[1].start, {"Narnia": ["A Paris H"]}),
-             (cases[1].start, {"England": ["F North Sea @@ Picardy"]}),
-             (cases[1].start, cases[1].steps[0].orders)]
+    scenarios = [read_scenario(ROOT / "cases/datc/6.A.01.yaml"), read_scenario(ROOT / "cases/datc/6.C.03.yaml")]
+    items = [(scenarios[0].start, {"England": ["F North Sea - Picardy"]}),
+             (scenarios[1].start, {"Narnia": ["A Paris H"]}),
+             (scenarios[1].start, {"England": ["F North Sea @@ Picardy"]}),
+             (scenarios[1].start, scenarios[1].steps[0].orders)]
     reports = step_many(items)
     assert isinstance(reports[1], InputError) and "Narnia" in str(reports[1])
     assert isinstance(reports[2], OrderError)
@@ -166,8 +166,8 @@ def test_the_library_adjudicates_many_games_as_it_adjudicates_one():
 
 
 def test_check_reports_the_same_with_worker_processes(tmp_path, capsys):
-    """`fivedp check -j 2`: the same outcomes, in the same order, as one process; a failing case, a bad
-    file and passing cases in one folder."""
+    """`fivedp check -j 2`: the same outcomes, in the same order, as one process; a failing scenario, a bad
+    file and passing scenarios in one folder."""
     import json
     import shutil
 
@@ -247,9 +247,9 @@ def test_open_phases_are_settled_alone_however_many(copies, monkeypatch):
     phase is answered again alone, and every report is the one it has alone."""
     from fivedp_asp.solver import backup, calls
 
-    case = read_scenario(ROOT / "cases" / "datc" / "6.C.01.yaml")
+    scenario = read_scenario(ROOT / "cases" / "datc" / "6.C.01.yaml")
     plain = read_scenario(ROOT / "cases" / "datc" / "6.A.11.yaml")  # a bounce: one model
-    items = [(case.start, case.steps[0].orders)] * copies + [(plain.start, plain.steps[0].orders)]
+    items = [(scenario.start, scenario.steps[0].orders)] * copies + [(plain.start, plain.steps[0].orders)]
     alone = [step(mv, orders) for mv, orders in items]
     runs: list[int] = []
     settle = backup._Driver.run

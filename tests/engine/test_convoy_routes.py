@@ -74,7 +74,7 @@ def test_open_convoys_succeed_exactly_on_routes(tmp_path: Path):
     game_map, seas, coasts, adj, touching = _geography()
     name = {p: game_map.provinces[p].name for p in game_map.provinces}
     rng = random.Random(19)
-    positions, cases = [], []
+    positions, scenarios = [], []
     for n in range(POSITIONS):
         fleets, armies = _position(rng, seas, coasts)
         scenario = {
@@ -88,9 +88,9 @@ def test_open_convoys_succeed_exactly_on_routes(tmp_path: Path):
         path = tmp_path / f"routes-{n}.yaml"
         path.write_text(yaml.safe_dump(scenario, sort_keys=False), encoding="utf-8")
         positions.append((fleets, armies))
-        cases.append(read_scenario(path))
+        scenarios.append(read_scenario(path))
     dead_ends = 0
-    for (fleets, armies), run in zip(positions, check_scenarios(cases)):
+    for (fleets, armies), run in zip(positions, check_scenarios(scenarios)):
         assert not isinstance(run, Exception), run
         results = {o.text: o.result for o in run.reports[0].outcomes}
         on_route = set()
@@ -98,10 +98,10 @@ def test_open_convoys_succeed_exactly_on_routes(tmp_path: Path):
             routes = _on_routes(fleets, origin, dest, adj, touching)
             on_route |= routes
             move = results[f"A {name[origin]} - {name[dest]} via convoy"]
-            assert move == ("succeeds" if routes else "invalid"), (run.case.id, origin, dest, move)
+            assert move == ("succeeds" if routes else "invalid"), (run.scenario.id, origin, dest, move)
         for sea in fleets:
             want = "succeeds" if sea in on_route else "fails"
-            assert results[f"F {name[sea]} C"] == want, (run.case.id, sea, sorted(fleets), armies)
+            assert results[f"F {name[sea]} C"] == want, (run.scenario.id, sea, sorted(fleets), armies)
         # fleets reached from both ends of a route, but on none: the shape that needs more than reachability
         for origin, dest in armies:
             if _on_routes(fleets, origin, dest, adj, touching):

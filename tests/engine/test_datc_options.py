@@ -18,11 +18,11 @@ from fivedp_asp.model.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 DATC_OPTIONS = [o for o in REGISTRY.values() if o.name.startswith("datc_")]
-CASES = sorted(find_scenarios([str(ROOT / "cases" / "datc-options")]))
+SCENARIOS = sorted(find_scenarios([str(ROOT / "cases" / "datc-options")]))
 
 
 def _settings() -> list[dict]:
-    return [yaml.safe_load(p.read_text(encoding="utf-8")).get("options", {}) for p in CASES]
+    return [yaml.safe_load(p.read_text(encoding="utf-8")).get("options", {}) for p in SCENARIOS]
 
 
 def test_every_chapter_4_issue_the_task_names_is_an_option():
@@ -46,16 +46,16 @@ def test_defaults_load_no_file():
 
 
 @pytest.mark.slow
-def test_every_value_other_than_the_default_is_exercised_by_a_case():
+def test_every_value_other_than_the_default_is_exercised_by_a_scenario():
     used = {(k, v) for s in _settings() for k, v in s.items()}
     missing = [f"{o.name}: {v.value}" for o in DATC_OPTIONS for v in o.values
                if v.value != o.default and (o.name, v.value) not in used]
-    assert not missing, "values without a case in cases/datc-options: " + ", ".join(missing)
+    assert not missing, "values without a scenario in cases/datc-options: " + ", ".join(missing)
 
 
 @pytest.mark.slow
-def test_every_case_quotes_the_datc_or_says_it_is_hand_worked():
-    for path in CASES:
+def test_every_scenario_quotes_the_datc_or_says_it_is_hand_worked():
+    for path in SCENARIOS:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
         text = data["description"]
         assert "DATC" in text and ('"' in text or "Hand-worked" in text), path.name
@@ -69,6 +69,6 @@ def test_random_combinations_adjudicate_the_datc_corpus(seed):
     rng = random.Random(seed)
     options = {o.name: rng.choice(o.values).value for o in DATC_OPTIONS}
     for path in sorted(find_scenarios([str(ROOT / "cases" / "datc")])):
-        case = read_scenario(path)
-        case = replace(case, start=replace(case.start, options=Settings.of(options)))
-        check_scenario(case)
+        scenario = read_scenario(path)
+        scenario = replace(scenario, start=replace(scenario.start, options=Settings.of(options)))
+        check_scenario(scenario)

@@ -34,8 +34,8 @@ def _scenario(tmp_path: Path, units: dict[str, list[str]], orders: dict[str, lis
 
 
 def _flags(tmp_path: Path, units, orders, options=None) -> set[str]:
-    case = _scenario(tmp_path, units, orders, options)
-    facts = movement_facts(case.start, read_orders(case.start, case.steps[0].orders)).facts
+    scenario = _scenario(tmp_path, units, orders, options)
+    facts = movement_facts(scenario.start, read_orders(scenario.start, scenario.steps[0].orders)).facts
     return {f[0] for f in facts if f[0] in FLAGS}
 
 
@@ -71,8 +71,8 @@ def test_rules_of_your_own_get_both_flags_and_every_order_is_doubtful(tmp_path: 
     units = {"England": ["F North Sea", "A London"]}
     orders = {"England": ["A London H", "F North Sea - Norway"]}
     assert _flags(tmp_path, units, orders, {"rules": {"mine": str(rule)}}) == set(FLAGS)
-    case = _scenario(tmp_path, units, orders, {"rules": {"mine": str(rule)}})
-    facts = movement_facts(case.start, read_orders(case.start, case.steps[0].orders)).facts
+    scenario = _scenario(tmp_path, units, orders, {"rules": {"mine": str(rule)}})
+    facts = movement_facts(scenario.start, read_orders(scenario.start, scenario.steps[0].orders)).facts
     assert {f for f in facts if f[0] == "doubtful_unit"} == {("doubtful_unit", 0), ("doubtful_unit", 1)}
 
 
@@ -99,7 +99,7 @@ def test_convoys_of_one_army_by_many_fleets_succeed_exactly_on_routes(tmp_path: 
     game_map, seas, coasts, adj, touching = _geography()
     name = {p: game_map.provinces[p].name for p in game_map.provinces}
     rng = random.Random(23)
-    expected, cases = [], []
+    expected, scenarios = [], []
     for n in range(POSITIONS):
         if n % 4 == 3:
             # two armies, one convoying fleet each, next to both ends or not
@@ -116,7 +116,7 @@ def test_convoys_of_one_army_by_many_fleets_succeed_exactly_on_routes(tmp_path: 
         orders = {"England": [f"F {name[s]} Convoys A {name[o]} - {name[d]}"
                               for o, d, fl in armies for s in sorted(fl)],
                   "France": [f"A {name[o]} - {name[d]} via convoy" for o, d, _ in armies]}
-        cases.append(_scenario(tmp_path, units, orders, n=n))
+        scenarios.append(_scenario(tmp_path, units, orders, n=n))
         want = {}
         every = set().union(*(fl for _, _, fl in armies))
         for o, d, fl in armies:
@@ -133,12 +133,12 @@ def test_convoys_of_one_army_by_many_fleets_succeed_exactly_on_routes(tmp_path: 
                     "succeeds" if s in routes else "fails" if s in legal else "invalid"
         expected.append(want)
     dead_ends = flagged = 0
-    for want, case, run in zip(expected, cases, check_scenarios(cases)):
+    for want, scenario, run in zip(expected, scenarios, check_scenarios(scenarios)):
         assert not isinstance(run, Exception), run
         got = {o.text: o.result for o in run.reports[0].outcomes}
-        assert got == want, case.id
+        assert got == want, scenario.id
         dead_ends += sum(1 for text, result in want.items() if result == "fails" and " Convoys " in text)
-        facts = movement_facts(case.start, read_orders(case.start, case.steps[0].orders)).facts
+        facts = movement_facts(scenario.start, read_orders(scenario.start, scenario.steps[0].orders)).facts
         flagged += any(f[0] == "several_convoys" for f in facts)
     assert dead_ends >= 5, "the positions should include fleets on dead ends off a route"
     assert flagged == POSITIONS * 3 // 4, "the positions of one army have several fleets, the others one each"

@@ -55,8 +55,8 @@ def test_reasons_with_the_options_on():
 
 
 def test_the_new_orders_belong_to_the_movement_phase():
-    case = read_scenario(CASES / "open_convoys" / "07-disruption-one-of-two-routes.yaml")
-    after = check_scenario(case).reports[0].after  # the North Sea fleet waits to retreat
+    scenario = read_scenario(CASES / "open_convoys" / "07-disruption-one-of-two-routes.yaml")
+    after = check_scenario(scenario).reports[0].after  # the North Sea fleet waits to retreat
     report = step(after, {"England": ["F North Sea C", "F North Sea J F English Channel - a-Wales@0"]})
     assert report.phase == "retreat"
     assert [(o.result, o.reason) for o in report.outcomes] == [("invalid", "wrong phase")] * 2
@@ -70,20 +70,20 @@ def _ground_size(mv, orders: dict[str, list[str]]) -> tuple[int, int]:
 
 
 def test_the_option_files_add_nothing_without_their_orders():
-    case = read_scenario(CASES / "open_convoys" / "07-disruption-one-of-two-routes.yaml")
-    orders = case.steps[0].orders | {"England": ["F North Sea H", "F English Channel H"]}
-    off = _ground_size(case.start, orders)
-    on = _ground_size(dataclasses.replace(case.start, options=Settings.of(
+    scenario = read_scenario(CASES / "open_convoys" / "07-disruption-one-of-two-routes.yaml")
+    orders = scenario.steps[0].orders | {"England": ["F North Sea H", "F English Channel H"]}
+    off = _ground_size(scenario.start, orders)
+    on = _ground_size(dataclasses.replace(scenario.start, options=Settings.of(
         {"open_convoys": True, "jump_assists": True})), orders)
     # only the two facts allowed(open_convoys), allowed(jump_assists)
     assert on[0] - off[0] <= 2 and on[1] - off[1] <= 2, (off, on)
 
 
 def test_assist_decisions_are_recorded_and_kept_by_the_game_file(tmp_path):
-    case = read_scenario(CASES / "jump_assists" / "01-two-back-one-assist-forks.yaml")
-    start = case.start
+    scenario = read_scenario(CASES / "jump_assists" / "01-two-back-one-assist-forks.yaml")
+    start = scenario.start
     game = new_game(start)
-    for s in case.steps:
+    for s in scenario.steps:
         for power, lines in s.orders.items():
             game = submit(game, power, [str(x) for x in lines])
         game, report = adjudicate(game)

@@ -60,15 +60,15 @@ def _same(with_reasons, without) -> None:
         assert shown(a.solution) == shown(b.solution)
 
 
-def _lockstep(cases, run):
+def _lockstep(scenarios, run):
     """Each scenario's steps, both ways, the position always the one with reasons gives; how many
     steps were compared, and how many legal orders had a reason (so that the comparison is not empty)."""
-    positions = [c.start for c in cases]
-    waiting = [n for n, c in enumerate(cases) if c.steps]
-    done = [0] * len(cases)
+    positions = [c.start for c in scenarios]
+    waiting = [n for n, c in enumerate(scenarios) if c.steps]
+    done = [0] * len(scenarios)
     compared = explained = 0
     while waiting:
-        asked = [(positions[n], cases[n].steps[done[n]].orders) for n in waiting]
+        asked = [(positions[n], scenarios[n].steps[done[n]].orders) for n in waiting]
         full, plain = run(asked, True), run(asked, False)
         still = []
         for n, x, y in zip(waiting, full, plain):
@@ -77,7 +77,7 @@ def _lockstep(cases, run):
             if not isinstance(x, Exception):
                 explained += sum(1 for o in x.outcomes if o.result != "invalid" and o.reason)
             done[n] += 1
-            if not isinstance(x, Exception) and done[n] < len(cases[n].steps):
+            if not isinstance(x, Exception) and done[n] < len(scenarios[n].steps):
                 positions[n] = x.after
                 still.append(n)
         waiting = still
@@ -96,9 +96,9 @@ def _one_at_a_time(asked, reasons):
 
 @pytest.mark.slow
 def test_every_scenario_gives_the_same_answer_without_reasons_in_batches():
-    cases = _scenarios()
-    assert len(cases) > 300
-    compared, explained = _lockstep(cases, lambda asked, reasons: step_many(asked, reasons=reasons))
+    scenarios = _scenarios()
+    assert len(scenarios) > 300
+    compared, explained = _lockstep(scenarios, lambda asked, reasons: step_many(asked, reasons=reasons))
     assert compared > 500 and explained > 500
 
 
@@ -106,21 +106,21 @@ def test_every_scenario_gives_the_same_answer_without_reasons_in_batches():
 def test_a_few_scenarios_give_the_same_answer_without_reasons():
     # the quick run's share of the two tests below: a paradox, civil disorder, the sustain phase, an
     # option's own reasons, one phase at a time and in one batch
-    cases = _scenarios(["datc/6.F.16.yaml", "datc/6.J.01.yaml", "options/sustain/02-contested-centres.yaml",
+    scenarios = _scenarios(["datc/6.F.16.yaml", "datc/6.J.01.yaml", "options/sustain/02-contested-centres.yaml",
                         "options/open_convoys/05-no-intent-from-open-convoy.yaml"])
-    assert _lockstep(cases, _one_at_a_time)[1] > 0
-    assert _lockstep(cases, lambda asked, reasons: step_many(asked, reasons=reasons))[1] > 0
+    assert _lockstep(scenarios, _one_at_a_time)[1] > 0
+    assert _lockstep(scenarios, lambda asked, reasons: step_many(asked, reasons=reasons))[1] > 0
 
 
 @pytest.mark.slow
 def test_paradoxes_adjustments_sustain_and_options_give_the_same_answer_one_at_a_time():
     from fivedp_asp.engine.userrules import parse_specs, scenario_with_rules
 
-    cases = _scenarios(SLICE) + [c for c in _scenarios(["datc-options"]) if Path(c.path).name.startswith(SLICE_OPTIONS)]
+    scenarios = _scenarios(SLICE) + [c for c in _scenarios(["datc-options"]) if Path(c.path).name.startswith(SLICE_OPTIONS)]
     # with a rule of your own (which may read what the reasons derive)
-    cases.append(scenario_with_rules(read_scenario(MV6), parse_specs([f"no_cross_timeline_support={NO_CROSS}"])))
-    assert len(cases) > 50
-    compared, explained = _lockstep(cases, _one_at_a_time)
+    scenarios.append(scenario_with_rules(read_scenario(MV6), parse_specs([f"no_cross_timeline_support={NO_CROSS}"])))
+    assert len(scenarios) > 50
+    compared, explained = _lockstep(scenarios, _one_at_a_time)
     assert compared > 60 and explained > 60
 
 
@@ -142,9 +142,9 @@ def _queries(mv, orders, reasons: bool) -> list[Query]:
 @pytest.mark.parametrize("name, program_name", [("datc/6.D.02.yaml", "movement"),
                                                 ("datc/6.I.01.yaml", "adjustment")])
 def test_the_reasons_file_is_grounded_only_when_asked_for(name, program_name):
-    case = read_scenario(CASES / name)
-    mv = case.start
-    for s in case.steps:
+    scenario = read_scenario(CASES / name)
+    mv = scenario.start
+    for s in scenario.steps:
         queries = {reasons: _queries(mv, s.orders, reasons) for reasons in (True, False)}
         mine = [q for q in queries[True] if q.programs[0] == f"{program_name}.lp"]
         if mine:

@@ -70,6 +70,6 @@ steps:
 - orders:
     France: [F Gulf of Lyon - Spain/nc]
 """)
-    case = load_scenario(path)
-    report = step_module.step(case.start, case.steps[0].orders)
+    scenario = load_scenario(path)
+    report = step_module.step(scenario.start, scenario.steps[0].orders)
     assert [(o.result, o.reason) for o in report.outcomes] == [("invalid", "impossible coast")]

@@ -1,6 +1,6 @@
 """The sustain phase (option sustain, docs/rules.md §6.8.3): notation, reasons, once per game year, game files.
 
-The scenario cases in cases/options/sustain/ check votes and dissolutions; these check what a case
+The scenarios in cases/options/sustain/ check votes and dissolutions; these check what a scenario
 file cannot say: the reasons given, the phase's bookkeeping, and that a game file keeps its state.
 """
 
@@ -91,9 +91,9 @@ def test_sustain_phase_once_per_game_year():
 
 
 def test_game_file_keeps_dissolved_timelines_and_sustain_state(tmp_path):
-    case = read_scenario(CASES / "01-default-votes.yaml")
-    game = new_game(case.start)
-    for s in case.steps[:2]:
+    scenario = read_scenario(CASES / "01-default-votes.yaml")
+    game = new_game(scenario.start)
+    for s in scenario.steps[:2]:
         game = dataclasses.replace(game, pending={str(p): [str(x) for x in v] for p, v in s.orders.items()})
         game, _ = adjudicate(game)
     assert game.mv.sustain_due == 0

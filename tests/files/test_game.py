@@ -46,7 +46,7 @@ DOC = ROOT / "docs" / "game-format.md"
 
 
 def opening(tmp_path: Path, options: dict | None = None) -> Multiverse:
-    """The standard opening, through the public scenario loader (a case without ``start``)."""
+    """The standard opening, through the public scenario loader (a scenario without ``start``)."""
     path = tmp_path / "opening-case.yaml"
     path.write_text(yaml.safe_dump({"id": "opening", "options": options or {}, "steps": []}), encoding="utf-8")
     return read_scenario(path).start
@@ -352,8 +352,8 @@ def test_recorded_orders_keep_their_meaning(tmp_path):
 
 @pytest.mark.slow
 def test_elimination_and_victory_survive_the_file(tmp_path):
-    case = tmp_path / "two.yaml"
-    case.write_text(textwrap.dedent("""\
+    scenario = tmp_path / "two.yaml"
+    scenario.write_text(textwrap.dedent("""\
         id: TWO
         start:
           units:
@@ -364,7 +364,7 @@ def test_elimination_and_victory_survive_the_file(tmp_path):
         steps: []
         """), encoding="utf-8")
     path = tmp_path / "g.yaml"
-    g = new_game(read_scenario(case).start)
+    g = new_game(read_scenario(scenario).start)
     g = submit(g, None, ["A Bur - Pic", "A Bel S A Bur - Pic"])
     g, report = adjudicate(g)
     assert [u.power for _, u in report.disbanded] == ["France"]  # nowhere to retreat
@@ -454,8 +454,8 @@ def test_cli_new_with_options_and_from_a_scenario(tmp_path):
     assert load_game(tmp_path / "g.yaml").mv.options == {"adjacency": "any", "victory": "majority"}
     assert_clean_error(fivedp(tmp_path, "game", "new", "h.yaml", "--option", "adjacency=weird"),
                        "option adjacency cannot be 'weird'")
-    case = tmp_path / "c.yaml"
-    case.write_text("id: C\nstart:\n  turn: 3\n  units:\n    Germany: [A Munich]\nsteps: []\n", encoding="utf-8")
+    scenario = tmp_path / "c.yaml"
+    scenario.write_text("id: C\nstart:\n  turn: 3\n  units:\n    Germany: [A Munich]\nsteps: []\n", encoding="utf-8")
     p = fivedp(tmp_path, "game", "new", "h.yaml", "--from", "c.yaml")
     assert p.returncode == 0 and p.stdout == "New game in h.yaml: a3 waiting for movement orders.\n"
     g = load_game(tmp_path / "h.yaml")
@@ -913,9 +913,9 @@ def test_export_replays_the_game(tmp_path):
     save_game(tmp_path / "g.yaml", g)
     p = fivedp(tmp_path, "game", "export", "g.yaml", "-o", "case.yaml")
     assert p.returncode == 0 and p.stdout == "Wrote case.yaml\n", p.stderr
-    case = read_scenario(tmp_path / "case.yaml")
-    assert case.id == "game g" and len(case.steps) == len(GAME)
-    run = check_scenario(case)
+    scenario = read_scenario(tmp_path / "case.yaml")
+    assert scenario.id == "game g" and len(scenario.steps) == len(GAME)
+    run = check_scenario(scenario)
     assert run.passed, run.problems
     # the replay is the game: the same results, and the same multiverse at the end
     for i, (replayed, played) in enumerate(zip(run.reports, reports), 1):
@@ -951,8 +951,8 @@ def test_export_with_the_same_line_from_two_powers(tmp_path):
 
 
 def test_export_of_a_game_started_in_a_retreat_phase(tmp_path):
-    case = tmp_path / "r.yaml"
-    case.write_text(textwrap.dedent("""\
+    scenario = tmp_path / "r.yaml"
+    scenario.write_text(textwrap.dedent("""\
         id: R
         start:
           turn: 1
@@ -964,7 +964,7 @@ def test_export_of_a_game_started_in_a_retreat_phase(tmp_path):
             Austria: [{unit: A Vienna, attacker_from: Tyrolia}]
         steps: []
         """), encoding="utf-8")
-    g = new_game(read_scenario(case).start)
+    g = new_game(read_scenario(scenario).start)
     g, report = adjudicate(submit(g, "Austria", ["A Vie - Gal"]))
     assert report.outcomes[0].result == "succeeds"
     (tmp_path / "c.yaml").write_text(yaml.safe_dump(export_scenario(g, "X")), encoding="utf-8")

@@ -378,20 +378,20 @@ def test_random_games_pass_their_own_checks(tmp_path, seed, options):
 
 
 def test_an_engine_defect_in_check_exits_3(tmp_path, monkeypatch, capsys):
-    """`fivedp check`: a case the engine cannot adjudicate is a defect (3), not a failed case (1)."""
+    """`fivedp check`: a scenario the engine cannot adjudicate is a defect (3), not a failed scenario (1)."""
     from fivedp_asp.lab.check import checking
     from fivedp_asp.errors import AdjudicationError
 
-    case = tmp_path / "case.yaml"
-    case.write_text("id: x\nsteps: []\n", encoding="utf-8")
+    scenario = tmp_path / "case.yaml"
+    scenario.write_text("id: x\nsteps: []\n", encoding="utf-8")
 
-    def defect(cases):
-        return [AdjudicationError("no adjudication satisfies the rules") for _ in cases]
+    def defect(scenarios):
+        return [AdjudicationError("no adjudication satisfies the rules") for _ in scenarios]
 
     monkeypatch.setattr(checking, "check_scenarios", defect)
-    assert cli.main(["check", str(case)]) == 3
+    assert cli.main(["check", str(scenario)]) == 3
     out, err = capsys.readouterr()
-    assert f"DEFECT {case}: the engine could not adjudicate" in out and "0 passed, 1 failed" in out
+    assert f"DEFECT {scenario}: the engine could not adjudicate" in out and "0 passed, 1 failed" in out
     assert "README.md" in err
 
 
@@ -399,8 +399,8 @@ def test_an_engine_defect_in_check_exits_3(tmp_path, monkeypatch, capsys):
 def test_a_new_game_whose_start_already_has_a_majority_loads(tmp_path, program):
     """The victory rules run after each step, not on the start: a game begun from a scenario in which
     one power already holds most centres is a game, and loads; a winner written before any step is not."""
-    case = tmp_path / "case.yaml"
-    case.write_text("id: x\noptions: {victory: majority}\nstart:\n  units: {Germany: [A Mun], France: [A Par]}\n"
+    scenario = tmp_path / "case.yaml"
+    scenario.write_text("id: x\noptions: {victory: majority}\nstart:\n  units: {Germany: [A Mun], France: [A Par]}\n"
                     "  centers: {Germany: [Ber, Kie, Mun, Hol, Bel, Den, Swe, Nwy, Edi, Lon, Lvp, Bre, Mar, Spa, Por, "
                     "Tun, Nap, Rom], France: [Par]}\nsteps: []\n", encoding="utf-8")
     p = program(tmp_path, "game", "new", "g.yaml", "--from", "case.yaml")

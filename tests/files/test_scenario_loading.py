@@ -1,5 +1,5 @@
 """Mistakes in a scenario that are caught when it is loaded (docs/case-format.md): bad input, exit
-status 2 naming the file and line, rather than a case that runs and passes or fails."""
+status 2 naming the file and line, rather than a scenario that runs and passes or fails."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def _cli(*argv: str) -> tuple[int, str]:
     return code, err.getvalue() + out.getvalue()
 
 
-def _case(tmp_path: Path, text: str) -> Path:
+def _scenario(tmp_path: Path, text: str) -> Path:
     path = tmp_path / "c.yaml"
     path.write_text(text, encoding="utf-8")
     return path
@@ -30,7 +30,7 @@ def _case(tmp_path: Path, text: str) -> Path:
 @pytest.mark.slow
 @pytest.mark.parametrize("item", ["-", "- null", "- ~"])
 def test_a_null_step_is_refused_on_its_line(tmp_path, item):
-    path = _case(tmp_path, f"id: x\nsteps:\n  - orders: {{}}\n  {item}\n")
+    path = _scenario(tmp_path, f"id: x\nsteps:\n  - orders: {{}}\n  {item}\n")
     with pytest.raises(ScenarioError) as err:
         read_scenario(path)
     assert isinstance(err.value, InputError)
@@ -42,18 +42,18 @@ def test_a_null_step_is_refused_on_its_line(tmp_path, item):
 
 
 def test_a_null_step_list_item_in_flow_style_is_refused(tmp_path):
-    path = _case(tmp_path, "id: x\nsteps: [null]\n")
+    path = _scenario(tmp_path, "id: x\nsteps: [null]\n")
     code, text = _cli("check", str(path))
     assert code == 2 and f"{path}:2: step 1 is empty (null)" in text
 
 
 def test_an_empty_mapping_is_still_a_step_without_orders(tmp_path):
-    case = read_scenario(_case(tmp_path, "id: x\nsteps:\n  - {}\n  - orders: {}\n"))
-    assert [s.orders for s in case.steps] == [{}, {}]
+    scenario = read_scenario(_scenario(tmp_path, "id: x\nsteps:\n  - {}\n  - orders: {}\n"))
+    assert [s.orders for s in scenario.steps] == [{}, {}]
 
 
 def test_expected_centres_must_be_supply_centres(tmp_path):
-    path = _case(tmp_path, "id: x\nsteps:\n  - orders: {}\n  - orders: {}\n    expect:\n      centers:\n"
+    path = _scenario(tmp_path, "id: x\nsteps:\n  - orders: {}\n  - orders: {}\n    expect:\n      centers:\n"
                            "        a2:\n          Germany: [Munich, Kiel, Berlin,\n            Bohemia]\n")
     with pytest.raises(ScenarioError) as err:
         read_scenario(path)
@@ -67,21 +67,21 @@ def test_expected_centres_must_be_supply_centres(tmp_path):
     ("Prussia: [Munich]", "unknown power 'Prussia'"),
 ])
 def test_expected_centres_name_provinces_and_powers_of_the_map(tmp_path, entry, problem):
-    path = _case(tmp_path, f"id: x\nsteps:\n  - orders: {{}}\n    expect:\n      centers:\n        a1: {{{entry}}}\n")
+    path = _scenario(tmp_path, f"id: x\nsteps:\n  - orders: {{}}\n    expect:\n      centers:\n        a1: {{{entry}}}\n")
     code, text = _cli("check", str(path))
     assert code == 2 and f"{path}:6: {problem}" in text
 
 
 def test_expected_centres_that_are_supply_centres_are_checked_when_run(tmp_path):
-    """A right centre list passes, a wrong owner fails the case (exit 1): only the map is checked on load."""
+    """A right centre list passes, a wrong owner fails the scenario (exit 1): only the map is checked on load."""
     base = "id: x\nsteps:\n  - orders: {}\n  - orders: {}\n    expect:\n      centers:\n        a2:\n"
-    good = _case(tmp_path, base + "          Germany: [Munich, Kiel, Berlin]\n          Austria: [Vienna, Budapest, "
+    good = _scenario(tmp_path, base + "          Germany: [Munich, Kiel, Berlin]\n          Austria: [Vienna, Budapest, "
                                   "Trieste]\n          England: [London, Edinburgh, Liverpool]\n          France: "
                                   "[Paris, Brest, Marseilles]\n          Italy: [Rome, Naples, Venice]\n          "
                                   "Russia: [Moscow, Warsaw, St Petersburg, Sevastopol]\n          Turkey: [Ankara, "
                                   "Constantinople, Smyrna]\n")
     assert _cli("check", str(good))[0] == 0
-    wrong = _case(tmp_path, base + "          Germany: [Munich, Kiel, Berlin, Holland]\n")
+    wrong = _scenario(tmp_path, base + "          Germany: [Munich, Kiel, Berlin, Holland]\n")
     assert _cli("check", str(wrong))[0] == 1
 
 
@@ -95,7 +95,7 @@ def test_expected_centres_that_are_supply_centres_are_checked_when_run(tmp_path)
 def test_a_scenario_cut_after_orders_is_refused(tmp_path, text, line):
     """Before: a file ending ``steps: - orders:`` passed ``fivedp check`` as a step in which nobody
     ordered anything."""
-    path = _case(tmp_path, text)
+    path = _scenario(tmp_path, text)
     for command in ("check", "adjudicate"):
         code, out = _cli(command, str(path))
         assert code == 2 and "Traceback" not in out, out
@@ -104,7 +104,7 @@ def test_a_scenario_cut_after_orders_is_refused(tmp_path, text, line):
 
 
 def test_a_scenario_cut_in_its_second_step_names_that_step(tmp_path):
-    path = _case(tmp_path, "id: cut\nsteps:\n  - orders: {Germany: [A Mun - Tyr]}\n  - note: Fall 1901\n    orders:\n")
+    path = _scenario(tmp_path, "id: cut\nsteps:\n  - orders: {Germany: [A Mun - Tyr]}\n  - note: Fall 1901\n    orders:\n")
     with pytest.raises(ScenarioError) as err:
         read_scenario(path)
     assert err.value.line == 5 and err.value.problem.startswith("step 2: 'orders' has no value")
@@ -140,7 +140,7 @@ def test_a_scenario_cut_in_its_second_step_names_that_step(tmp_path):
 def test_a_key_without_a_value_is_refused_on_its_line(tmp_path, text, line, problem):
     """An empty value is written out ({}, [], none); a key with none is how a file cut short or an
     unfinished edit reads, and would otherwise weaken a step or an expectation without a word."""
-    path = _case(tmp_path, text)
+    path = _scenario(tmp_path, text)
     with pytest.raises(ScenarioError) as err:
         read_scenario(path)
     assert err.value.line == line and err.value.problem.startswith(problem), (err.value.line, err.value.problem)
@@ -157,4 +157,4 @@ def test_a_key_without_a_value_is_refused_on_its_line(tmp_path, text, line, prob
     "    Germany: [{unit: A Mun, attacker_from: Tyrolia}, A Ber]\nsteps: []\n",
 ])
 def test_empty_values_written_out_are_still_read(tmp_path, text):
-    read_scenario(_case(tmp_path, text))
+    read_scenario(_scenario(tmp_path, text))

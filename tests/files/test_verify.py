@@ -320,36 +320,36 @@ def test_every_edit_of_a_played_game_is_refused_or_reported(games, tmp_path):
 # -- unedited games replay as recorded --------------------------------------------------------------
 
 
-def _case_games(tmp_path: Path) -> list[tuple[str, Game]]:
+def _scenario_games(tmp_path: Path) -> list[tuple[str, Game]]:
     """Every scenario of cases/ played as a game from its start (as ``fivedp game new --from CASE``
     and each step's orders given and adjudicated), in lockstep; saved and loaded back. A scenario
     whose game is won before its last step stops there (a won game takes no more orders)."""
     from fivedp_asp.engine.batch import step_many
     from fivedp_asp.files.scenarios import find_scenarios, read_scenario
 
-    cases = [read_scenario(p) for p in find_scenarios([str(ROOT / "cases")])]
+    scenarios = [read_scenario(p) for p in find_scenarios([str(ROOT / "cases")])]
     games = []
-    for case in cases:
-        mv = case.start
+    for scenario in scenarios:
+        mv = scenario.start
         games.append(new_game(mv))
-    done = [0] * len(cases)
+    done = [0] * len(scenarios)
     while True:
-        waiting = [n for n, c in enumerate(cases) if done[n] < len(c.steps) and not games[n].mv.winner]
+        waiting = [n for n, c in enumerate(scenarios) if done[n] < len(c.steps) and not games[n].mv.winner]
         if not waiting:
             break
         for n in waiting:
-            orders = cases[n].steps[done[n]].orders
+            orders = scenarios[n].steps[done[n]].orders
             games[n] = dataclasses.replace(games[n], pending={
                 MAP.power(str(p)) or str(p): [str(x) for x in lines or ()] for p, lines in orders.items()})
         for n, report in zip(waiting, step_many([(games[n].mv, games[n].pending) for n in waiting])):
-            assert not isinstance(report, Exception), (cases[n].path, report)
+            assert not isinstance(report, Exception), (scenarios[n].path, report)
             games[n], _ = adjudicate(games[n], report)
             done[n] += 1
     out = []
-    for case, game in zip(cases, games):
+    for scenario, game in zip(scenarios, games):
         path = tmp_path / "case-game.yaml"
         save_game(path, game)
-        out.append((case.path, load_game(path)))
+        out.append((scenario.path, load_game(path)))
     return out
 
 
@@ -357,7 +357,7 @@ def _case_games(tmp_path: Path) -> list[tuple[str, Game]]:
 def test_unedited_games_replay_as_recorded(games, tmp_path):
     """No false alarm: the games played here, and every scenario of cases/ played as a game, replay
     exactly as their files record them."""
-    named = [(label, g) for label, g in games.items()] + _case_games(tmp_path)
+    named = [(label, g) for label, g in games.items()] + _scenario_games(tmp_path)
     assert len(named) > 300
     reports = verify_games([g for _, g in named])
     for (label, game), report in zip(named, reports):
@@ -477,10 +477,10 @@ def test_the_api_verifies_a_game(five):
 def test_a_game_begun_in_an_adjustment_phase_on_any_turn_loads(tmp_path):
     """The start of a scenario may be an adjustment phase on any turn (docs/case-format.md): the
     first board of a game begun there waits for adjustments whatever its season."""
-    case = tmp_path / "case.yaml"
-    case.write_text("id: x\nstart:\n  turn: 1\n  phase: adjustment\n  units: {Germany: [A Mun]}\n"
+    scenario = tmp_path / "case.yaml"
+    scenario.write_text("id: x\nstart:\n  turn: 1\n  phase: adjustment\n  units: {Germany: [A Mun]}\n"
                     "  centers: {Germany: [Mun, Ber, Kie]}\nsteps: []\n", encoding="utf-8")
-    game = api.game_from_scenario(case)
+    game = api.game_from_scenario(scenario)
     assert game.mv.heads[0].adjustment_due
     api.save_game(game, tmp_path / "g.yaml")
     game, _ = api.adjudicate(api.submit_orders(api.load_game(tmp_path / "g.yaml"), ["Build A Ber"]).game)

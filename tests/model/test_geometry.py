@@ -192,8 +192,8 @@ def test_a_scenario_on_a_bad_geometry_map_exits_2_naming_the_territory(tmp_path,
 
     bad = small_map({"a": SQUARE, "b": {"region": "land", "border": [[1, 0], [2, 0]]}})
     (tmp_path / "bad.yaml").write_text(yaml.safe_dump(bad), encoding="utf-8")
-    case = {"id": "X", "map": str(tmp_path / "bad.yaml"), "start": {"units": {"P": ["A A"]}}, "steps": []}
-    (tmp_path / "case.yaml").write_text(yaml.safe_dump(case), encoding="utf-8")
+    scenario = {"id": "X", "map": str(tmp_path / "bad.yaml"), "start": {"units": {"P": ["A A"]}}, "steps": []}
+    (tmp_path / "case.yaml").write_text(yaml.safe_dump(scenario), encoding="utf-8")
     assert main(["adjudicate", str(tmp_path / "case.yaml")]) == 2
     err = capsys.readouterr().err
     assert "territory b" in err and "closed polygon" in err and "Traceback" not in err
@@ -249,8 +249,8 @@ def test_a_scenario_on_a_geometry_map_without_size_is_drawn(tmp_path, capsys):
     data = small_map({"a": SQUARE, "b": {"region": "land", "border": [[1, 0], [2, 0], [2, 1], [1, 1]]}})
     del data["geometry"]["size"]
     (tmp_path / "m.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
-    case = {"id": "X", "map": str(tmp_path / "m.yaml"), "start": {"units": {"P": ["A a"]}}, "steps": []}
-    (tmp_path / "case.yaml").write_text(yaml.safe_dump(case), encoding="utf-8")
+    scenario = {"id": "X", "map": str(tmp_path / "m.yaml"), "start": {"units": {"P": ["A a"]}}, "steps": []}
+    (tmp_path / "case.yaml").write_text(yaml.safe_dump(scenario), encoding="utf-8")
     assert main(["render", str(tmp_path / "case.yaml"), "-o", str(tmp_path / "out.html")]) == 0
     assert 'viewBox="0 0 2 1"' in (tmp_path / "out.html").read_text(encoding="utf-8")
 
@@ -501,8 +501,8 @@ def test_bad_geometry_maps_exit_2_with_one_error_line_naming_file_and_line(tmp_p
     provinces = {t: {"name": "X" + t} for t in territories}
     text = yaml.safe_dump(json.loads(json.dumps(small_map(territories, provinces))))  # no YAML aliases
     (tmp_path / "bad.yaml").write_text(text, encoding="utf-8")
-    case = {"id": "X", "map": str(tmp_path / "bad.yaml"), "start": {"units": {"P": []}}, "steps": []}
-    (tmp_path / "case.yaml").write_text(yaml.safe_dump(case), encoding="utf-8")
+    scenario = {"id": "X", "map": str(tmp_path / "bad.yaml"), "start": {"units": {"P": []}}, "steps": []}
+    (tmp_path / "case.yaml").write_text(yaml.safe_dump(scenario), encoding="utf-8")
     args = [command, str(tmp_path / "case.yaml")] + (["-o", str(tmp_path / "o.html")] if command == "render" else [])
     assert main(args) == 2
     err = capsys.readouterr().err.strip()
@@ -521,8 +521,8 @@ def test_a_bad_geometry_file_beside_its_map_exits_2_when_drawn(tmp_path, capsys)
     g = "geometry:\n  territories:\n    a: {region: land, border: [[0, 0], [1, 0], [1, 1], [0, 1]]}\n" \
         "    b:\n      region: land\n      border: [[1, 0], [2, 0], [2, 1], [1, 1]]\n      coasts: [[[1, 0], [2, 0]]]\n"
     (tmp_path / "sep-geometry.yaml").write_text(g, encoding="utf-8")
-    case = {"id": "X", "map": str(tmp_path / "sep.yaml"), "start": {"units": {"P": ["A a"]}}, "steps": []}
-    (tmp_path / "case.yaml").write_text(yaml.safe_dump(case), encoding="utf-8")
+    scenario = {"id": "X", "map": str(tmp_path / "sep.yaml"), "start": {"units": {"P": ["A a"]}}, "steps": []}
+    (tmp_path / "case.yaml").write_text(yaml.safe_dump(scenario), encoding="utf-8")
     assert main(["render", str(tmp_path / "case.yaml"), "-o", str(tmp_path / "o.html")]) == 2
     err = capsys.readouterr().err.strip()
     assert err == (f"error: {tmp_path / 'sep-geometry.yaml'}:7: territory b: 'coasts' must map coast names to their "

@@ -81,16 +81,16 @@ def _by_power(value: Any, names: dict[str, str]) -> Any:
     return {_power(k, names): v for k, v in value.items()} if isinstance(value, dict) else value
 
 
-def renamed_case(case: dict, map_file: Path, names: dict[str, str]) -> dict:
+def renamed_scenario(scenario: dict, map_file: Path, names: dict[str, str]) -> dict:
     """A scenario with every power it names renamed, on the renamed map."""
-    case = dict(case, map=str(map_file))
-    start = dict(case.get("start") or {})
+    scenario = dict(scenario, map=str(map_file))
+    start = dict(scenario.get("start") or {})
     for key in ("units", "centers", "dislodged"):
         if key in start:
             start[key] = _by_power(start[key], names)
-    case["start"] = start
+    scenario["start"] = start
     steps = []
-    for step in case["steps"]:
+    for step in scenario["steps"]:
         step = dict(step)
         if "orders" in step:
             step["orders"] = _by_power(step["orders"], names)
@@ -103,8 +103,8 @@ def renamed_case(case: dict, map_file: Path, names: dict[str, str]) -> dict:
         if "expect" in step:
             step["expect"] = expect
         steps.append(step)
-    case["steps"] = steps
-    return case
+    scenario["steps"] = steps
+    return scenario
 
 
 # -- refused at load ------------------------------------------------------------------------------------
@@ -124,7 +124,7 @@ def map_with_powers(folder: Path, powers: dict, home: dict[str, str] | None = No
     return path
 
 
-def case_on(folder: Path, map_file: Path, units: dict, orders: dict) -> Path:
+def scenario_on(folder: Path, map_file: Path, units: dict, orders: dict) -> Path:
     path = folder / "case.yaml"
     path.write_text(yaml.safe_dump({"id": "powers", "map": str(map_file), "start": {"units": units},
                                     "steps": [{"orders": orders}]}, allow_unicode=True, sort_keys=False),
@@ -135,10 +135,10 @@ def case_on(folder: Path, map_file: Path, units: dict, orders: dict) -> Path:
 def test_two_powers_equal_ignoring_case_are_refused(tmp_path):
     """Before: the two were one power in the solver; A Mun - Tyr 'fails (would dislodge its own unit A Tyr)'."""
     map_file = map_with_powers(tmp_path, {"Austria": {}, "austria": {}}, {"vie": "Austria", "mun": "austria"})
-    case = case_on(tmp_path, map_file, {"Austria": ["A Tyr"], "austria": ["A Mun", "A Vie"]},
+    scenario = scenario_on(tmp_path, map_file, {"Austria": ["A Tyr"], "austria": ["A Mun", "A Vie"]},
                    {"austria": ["A Mun - Tyr", "A Vie S A Mun - Tyr"]})
-    for argv in (["adjudicate", str(case)], ["check", str(case)], ["game", "new", str(tmp_path / "g.yaml"),
-                                                                    "--from", str(case)]):
+    for argv in (["adjudicate", str(scenario)], ["check", str(scenario)], ["game", "new", str(tmp_path / "g.yaml"),
+                                                                    "--from", str(scenario)]):
         code, out, err = run(*argv)
         text = out + err
         assert code == 2 and "Traceback" not in text, (argv, text)
@@ -167,8 +167,8 @@ def test_names_and_aliases_that_name_another_power_are_refused(tmp_path, powers,
 def test_a_power_name_with_a_control_or_line_breaking_character_is_refused(tmp_path, name, shown):
     """Before: a line break in a power name reached the solver and ended in exit status 3."""
     map_file = map_with_powers(tmp_path, {name: {}, "England": {}}, {"vie": name})
-    case = case_on(tmp_path, map_file, {name: ["A Tyr"]}, {name: ["A Tyr - Mun"]})
-    code, out, err = run("adjudicate", str(case))
+    scenario = scenario_on(tmp_path, map_file, {name: ["A Tyr"]}, {name: ["A Tyr - Mun"]})
+    code, out, err = run("adjudicate", str(scenario))
     assert code == 2 and "Traceback" not in err, (code, out, err)
     assert f"{map_file}:3: power name {name!r} holds the character {shown}" in err, err
     assert len(err.strip().splitlines()) == 1
@@ -236,14 +236,14 @@ def test_a_province_and_a_power_named_like_a_keyword_of_the_solver(tmp_path):
                           "mun": {"name": "Munich", "type": "land", "center": True, "home": "Yes"}},
             "army": ["not-tyr", "tyr-mun", "not-mun"], "fleet": []}
     (tmp_path / "map.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
-    case = tmp_path / "case.yaml"
-    case.write_text(yaml.safe_dump({
+    scenario = tmp_path / "case.yaml"
+    scenario.write_text(yaml.safe_dump({
         "id": "not", "map": str(tmp_path / "map.yaml"), "start": {"units": {"Not": ["A Notland"], "Yes": ["A Mun"]}},
         "steps": [{"orders": {"Not": ["A Notland - Tyr"], "Yes": ["A Mun - Notland"]},
                    "expect": {"results": {"A Notland - Tyr": "succeeds", "A Mun - Notland": "succeeds"}}},
                   {"orders": {}}, {"orders": {},
                                    "expect": {"centers": {"a2": {"Yes": ["Munich", "Notland"]}}}}]}), encoding="utf-8")
-    code, out, err = run("check", str(case))
+    code, out, err = run("check", str(scenario))
     assert code == 0, out + err
 
 
@@ -256,10 +256,10 @@ def renamed(tmp_path_factory) -> tuple[Path, Path]:
     map_file = renamed_map(folder, STRANGE)
     cases = folder / "cases"
     for path in find_scenarios([str(ROOT / "cases")]):
-        case = yaml.safe_load(path.read_text(encoding="utf-8"))
+        scenario = yaml.safe_load(path.read_text(encoding="utf-8"))
         target = cases / path.relative_to(ROOT / "cases")
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(yaml.safe_dump(renamed_case(case, map_file, STRANGE), allow_unicode=True, sort_keys=False),
+        target.write_text(yaml.safe_dump(renamed_scenario(scenario, map_file, STRANGE), allow_unicode=True, sort_keys=False),
                           encoding="utf-8")
     return map_file, cases
 
@@ -288,21 +288,21 @@ def _powers_reported(doc: dict, names: dict[str, str]) -> list:
     return out
 
 
-@pytest.mark.parametrize("case", ["options/sustain/06-victory-without-dissolved.yaml",
+@pytest.mark.parametrize("scenario", ["options/sustain/06-victory-without-dissolved.yaml",
                                   "options/sustain/02-contested-centres.yaml",
                                   "multiverse/4.39-elimination-across-timelines.yaml"])
 @pytest.mark.slow
-def test_the_renamed_powers_are_reported_by_their_names(renamed, case):
+def test_the_renamed_powers_are_reported_by_their_names(renamed, scenario):
     """Who was eliminated, who won, whose fractions a sustain vote counted: read back from the solver
     as the map names them (before, as the solver's lower-case spelling, or not at all: exit 3)."""
     import json
 
     _, cases = renamed
-    code, out, err = run("adjudicate", "--json", str(ROOT / "cases" / case))
+    code, out, err = run("adjudicate", "--json", str(ROOT / "cases" / scenario))
     assert code == 0, err
     want = _powers_reported(json.loads(out), STRANGE)
-    assert any(w or e or f for w, e, f in want)  # the case reports a winner, an elimination or fractions
-    code, out, err = run("adjudicate", "--json", str(cases / case))
+    assert any(w or e or f for w, e, f in want)  # the scenario reports a winner, an elimination or fractions
+    code, out, err = run("adjudicate", "--json", str(cases / scenario))
     assert code == 0, err
     assert _powers_reported(json.loads(out), {}) == want
 
@@ -310,8 +310,8 @@ def test_the_renamed_powers_are_reported_by_their_names(renamed, case):
 def test_a_game_on_the_renamed_map_is_played_from_the_command_line(renamed, tmp_path):
     map_file, cases = renamed
     game = tmp_path / "g.yaml"
-    case = cases / "rules" / "elimination-waits-for-retreat.yaml"
-    assert run("game", "new", str(game), "--from", str(case))[0] == 0
+    scenario = cases / "rules" / "elimination-waits-for-retreat.yaml"
+    assert run("game", "new", str(game), "--from", str(scenario))[0] == 0
     germany, france = STRANGE["Germany"], STRANGE["France"]
     code, out, err = run("game", "orders", str(game), "--power", germany, "A Bur - Pic", "A Bel S A Bur - Pic")
     assert code == 0, err

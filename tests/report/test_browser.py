@@ -154,8 +154,8 @@ def test_no_name_from_input_runs_as_script_in_the_browser(tmp_path):
 
     from tests.hostile import RENDERED, Parts, injected, write_hostile
 
-    case = write_hostile(tmp_path)
-    written = render_file(str(case))
+    scenario = write_hostile(tmp_path)
+    written = render_file(str(scenario))
     csp = re.compile(r'<meta http-equiv="Content-Security-Policy"[^>]*>')
     assert len(csp.findall(written)) == 1
     for name, text in (("as-written", written), ("no-csp", csp.sub("", written))):

@@ -143,7 +143,7 @@ def test_game_show_html(tmp_path):
 
 
 @pytest.mark.parametrize("path", sorted(find_scenarios([str(CASES)])), ids=lambda p: str(p.relative_to(CASES)))
-def test_every_case_draws(path):
+def test_every_scenario_draws(path):
     """Each step alone, and the page of them all as ``render_file`` draws a scenario (its frames, then
     the page; the frames are made once here: making them adjudicates the scenario)."""
     title, frames = scenario_frames(str(path))
@@ -206,8 +206,8 @@ def _svg_injected(root: ET.Element) -> list[str]:
 def test_every_name_from_input_is_escaped_in_the_page_and_the_board(tmp_path):
     from tests.hostile import RENDERED, Parts, injected, write_hostile
 
-    case = write_hostile(tmp_path)
-    html = render_file(str(case))
+    scenario = write_hostile(tmp_path)
+    html = render_file(str(scenario))
     assert injected(html) == []
     text = Parts(html).text
     for field, value in RENDERED.items():
@@ -215,10 +215,10 @@ def test_every_name_from_input_is_escaped_in_the_page_and_the_board(tmp_path):
     (csp,) = [a["content"] for t, a in Parts(html).elements if a.get("http-equiv") == "Content-Security-Policy"]
     assert "default-src 'none'" in csp and "script-src 'sha256-" in csp and "unsafe-inline" not in csp
     # one board as its own page, and as SVG read by an XML parser
-    board_page = render_file(str(case), board="a1")
+    board_page = render_file(str(scenario), board="a1")
     assert injected(board_page) == []
     assert all(value in Parts(board_page).text for value in RENDERED.values())
-    svg = render_file(str(case), board="a1", svg_only=True)
+    svg = render_file(str(scenario), board="a1", svg_only=True)
     root = ET.fromstring(svg.split("\n", 1)[1])
     assert _svg_injected(root) == []
     svg_text = "".join(root.itertext())
@@ -344,16 +344,16 @@ def test_a_random_game_replays_as_its_scenario_and_draws(tmp_path):
 
     from fivedp_asp.game.random_play import random_game
 
-    case, mv = random_game(3, 8, (4, 8), empty_share=0.9)
-    assert random_game(3, 8, (4, 8), empty_share=0.9)[0] == case
+    scenario, mv = random_game(3, 8, (4, 8), empty_share=0.9)
+    assert random_game(3, 8, (4, 8), empty_share=0.9)[0] == scenario
     file = tmp_path / "random.yaml"
-    file.write_text(yaml.safe_dump(case, sort_keys=False), encoding="utf-8")
+    file.write_text(yaml.safe_dump(scenario, sort_keys=False), encoding="utf-8")
     _, frames = scenario_frames(str(file))
-    assert len(frames) == len(case["steps"]) == 8
+    assert len(frames) == len(scenario["steps"]) == 8
     assert {k: (b.units, b.centers) for k, b in frames[-1].mv.boards.items()} == \
         {k: (b.units, b.centers) for k, b in mv.boards.items()}
     assert len(mv.timelines) > 1  # moves into the past forked
-    root = view_of(page(case["id"], frames))
+    root = view_of(page(scenario["id"], frames))
     assert shown_at(root, 7) == Counter(b.name for b in mv.boards.values())
 
 
@@ -364,7 +364,7 @@ def test_a_map_whose_ids_are_not_plain_words_is_refused(tmp_path, capsys, index)
     import yaml
     from tests.hostile import MARKUP_IDS, write_hostile
 
-    case = write_hostile(tmp_path)
+    scenario = write_hostile(tmp_path)
     map_path = tmp_path / "hostile-map.yaml"
     data = yaml.safe_load(map_path.read_text(encoding="utf-8"))
     bad = MARKUP_IDS[index]
@@ -373,7 +373,7 @@ def test_a_map_whose_ids_are_not_plain_words_is_refused(tmp_path, capsys, index)
     else:
         data["provinces"][bad] = {"name": "odd", "type": "land"}
     map_path.write_text(yaml.safe_dump(data), encoding="utf-8")
-    assert main(["render", str(case), "-o", str(tmp_path / "x.html")]) == 2
+    assert main(["render", str(scenario), "-o", str(tmp_path / "x.html")]) == 2
     err = capsys.readouterr().err
     assert ("is not an id" in err or "is longer than" in err) and "hostile-map.yaml:" in err
     assert not (tmp_path / "x.html").exists()

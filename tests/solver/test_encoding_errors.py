@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).parent.parent.parent
-CASE = ROOT / "cases" / "datc" / "6.A.01.yaml"
+SCENARIO = ROOT / "cases" / "datc" / "6.A.01.yaml"
 
 
 def _copy(tmp_path: Path) -> Path:
@@ -33,7 +33,7 @@ def test_syntax_error_names_file_and_line(tmp_path, command):
     lines = scope.read_text().splitlines()
     broken = len(lines) + 1
     scope.write_text("\n".join(lines) + "\nscope(B :- head(B).\n")
-    done = _run(root, *command, str(CASE))
+    done = _run(root, *command, str(SCENARIO))
     assert done.returncode == 3, done.stderr
     assert "Traceback" not in done.stderr
     assert f"asp/movement/scope.lp:{broken}:" in done.stderr
@@ -47,7 +47,7 @@ def test_unsafe_rule_names_file_and_line(tmp_path):
     lines = outcome.read_text().splitlines()
     broken = len(lines) + 1
     outcome.write_text("\n".join(lines) + "\nstray(X) :- head(_).\n")
-    done = _run(root, "adjudicate", str(CASE))
+    done = _run(root, "adjudicate", str(SCENARIO))
     assert done.returncode == 3, done.stderr
     assert "Traceback" not in done.stderr
     assert f"asp/movement/outcome.lp:{broken}:" in done.stderr
@@ -57,7 +57,7 @@ def test_unsafe_rule_names_file_and_line(tmp_path):
 @pytest.mark.slow
 def test_intact_copy_runs(tmp_path):
     # the copy itself works: the failures above come from the broken lines alone
-    done = _run(_copy(tmp_path), "check", str(CASE))
+    done = _run(_copy(tmp_path), "check", str(SCENARIO))
     assert done.returncode == 0, done.stdout + done.stderr
 
 

@@ -1,6 +1,6 @@
 """``fivedp check``: scenario files run in lockstep batches, and over worker processes with ``--jobs``.
 
-Each batch of files is loaded and run step by step with ``cases.run_cases``, so that the phases
+Each batch of files is loaded and run step by step with ``scenarios.check_scenarios``, so that the phases
 waiting at one step are adjudicated together. What a file gave is kept as plain data (``Checked``),
 which a worker process can send back; the files are reported in the order they were given.
 """
@@ -35,7 +35,7 @@ class Checked:
 
 def _outcome(path: str, run: ScenarioRun | Exception) -> Checked:
     if isinstance(run, ScenarioRun):
-        return Checked(path, run.case.id, run.passed, tuple(run.problems))
+        return Checked(path, run.scenario.id, run.passed, tuple(run.problems))
     if isinstance(run, EncodingError):
         return Checked(path, error="encoding", message=str(run))
     if isinstance(run, InputError):
@@ -56,8 +56,8 @@ def check_batch(paths: Sequence[str], rules: tuple[UserRule, ...] = ()) -> list[
             loaded.append(scenario_with_rules(read_scenario(path), rules))
         except Exception as exc:  # noqa: BLE001 - reported as this file's outcome
             loaded.append(exc)
-    cases = [c for c in loaded if isinstance(c, Scenario)]
-    runs = iter(check_scenarios(cases))
+    scenarios = [c for c in loaded if isinstance(c, Scenario)]
+    runs = iter(check_scenarios(scenarios))
     return [_outcome(path, c if isinstance(c, Exception) else next(runs)) for path, c in zip(paths, loaded)]
 
 

@@ -203,10 +203,10 @@ def _write(run: PhaseRun, previous: PhaseRun | None, reference: ReferenceAdjudic
     repro = Repro(board, list(run.given), pre)
     summary = _first(run.verdict, reference.title)
     path = out / _FINDING.format(seed=seed, index=index, season=season, suffix="")
-    case_id = f"compare s{seed} g{index} {season}"
+    scenario_id = f"compare s{seed} g{index} {season}"
     try:
         small = shrink(repro, reference, geo, budget, frozenset(run.verdict.differences))
-        runs, problems = write_scenario(path, small, reference, geo, case_id=case_id,
+        runs, problems = write_scenario(path, small, reference, geo, scenario_id=scenario_id,
                                         origin=origin or f"random game {index} of seed {seed}", replace=replace)
     except Exception:  # noqa: BLE001 - a finding must be reported even if writing it fails
         return Finding(where, summary, None, [traceback.format_exc(limit=3)])

@@ -1,4 +1,4 @@
-"""A real disagreement as a small scenario: delta debugging, then a YAML case for ``fivedp check``.
+"""A real disagreement as a small scenario: delta debugging, then a YAML file for ``fivedp check``.
 
 A :class:`Repro` is the phase where the engines disagreed: the board, the orders, and for a retreat
 phase whose standoff bars a scenario cannot state, the movement phase before it. Shrinking drops
@@ -207,7 +207,7 @@ def _phase_title(board: Board) -> str:
     return f"{season_name(board.turn)} {kind} ({pos.season})"
 
 
-def scenario_yaml(repro: Repro, runs: list[PhaseRun], game_map: GameMap, *, case_id: str, origin: str,
+def scenario_yaml(repro: Repro, runs: list[PhaseRun], game_map: GameMap, *, scenario_id: str, origin: str,
                   reference: str) -> str:
     start = repro.pre[0] if repro.pre is not None else repro.board
     last = runs[-1]
@@ -227,7 +227,7 @@ def scenario_yaml(repro: Repro, runs: list[PhaseRun], game_map: GameMap, *, case
             desc.append(f"The engines differ on the first step too ({runs[0].verdict.explanation or 'see above'});")
             desc.append(f"{reference} was then put at fivedp's position, as in the game.")
     desc.append("expect lists only the results both engines agree on; decide the rest by DATC v3.1.")
-    out = [f"id: {_q(case_id)}", f"title: {_q(title)}", "description: |"]
+    out = [f"id: {_q(scenario_id)}", f"title: {_q(title)}", "description: |"]
     out += [f"  {line}" for line in desc]
     out.append("start:")
     out.append(f"  turn: {start.turn}")
@@ -270,11 +270,11 @@ def scenario_yaml(repro: Repro, runs: list[PhaseRun], game_map: GameMap, *, case
 
 
 def write_scenario(path: Path, repro: Repro, reference: ReferenceAdjudicator, geo: Geography, *,
-                   case_id: str, origin: str, replace: bool = True) -> tuple[list[PhaseRun], list[str]]:
+                   scenario_id: str, origin: str, replace: bool = True) -> tuple[list[PhaseRun], list[str]]:
     """Writes the scenario (over a file of its name only with ``replace``); returns the runs it records
     and any problem found reading it back."""
     runs = run_repro(repro, reference, geo)
-    text = scenario_yaml(repro, runs, geo.map, case_id=case_id, origin=origin, reference=reference.title)
+    text = scenario_yaml(repro, runs, geo.map, scenario_id=scenario_id, origin=origin, reference=reference.title)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_file(path, text, "scenario", replace=replace)  # atomic: a scenario is never left half written
     try:  # the scenario must load, and our engine must meet the agreed expectations

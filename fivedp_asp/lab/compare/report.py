@@ -50,7 +50,7 @@ def games_summary(tally: Tally, *, reference: str, games: int, seed: int, years:
 
 
 def scenarios_summary(tally: ScenarioTally, *, reference: str, deviations=None, found=None) -> list[str]:
-    lines = [f"fivedp against {reference}: {tally.cases} scenarios"
+    lines = [f"fivedp against {reference}: {tally.scenarios} scenarios"
              + (f" ({tally.skipped} skipped: multiverse or not classic)" if tally.skipped else "")
              + (f", {tally.errors} with errors" if tally.errors else "")]
     lines.append(f"  steps compared: {tally.steps}")

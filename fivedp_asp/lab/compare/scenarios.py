@@ -37,9 +37,9 @@ class StepComparison:
 @dataclass
 class ScenarioComparison:
     path: Path
-    case: Scenario | None = None
+    scenario: Scenario | None = None
     steps: list[StepComparison] = field(default_factory=list)
-    skipped: str | None = None  # why the case could not be compared
+    skipped: str | None = None  # why the scenario could not be compared
     error: str | None = None  # bad input or an engine failure
 
     @property
@@ -56,20 +56,20 @@ def _designations(value) -> bool:
     return False
 
 
-def multiverse_reason(case: Scenario) -> str | None:
+def multiverse_reason(scenario: Scenario) -> str | None:
     """Why a scenario is outside classic play, or None. The reference knows one board per turn: a
     scenario with options other than the defaults, or whose orders name a timeline or a turn, cannot
     be compared (its differences would not be disagreements about the classic rules)."""
-    if case.options.rules:
+    if scenario.options.rules:
         return "it carries rules of your own (options: rules)"
-    for name, value in case.options.plain().items():
+    for name, value in scenario.options.plain().items():
         if value != REGISTRY[name].default:
             return f"option {name} is {show(value)}, not its default"
-    for i, s in enumerate(case.steps, 1):
+    for i, s in enumerate(scenario.steps, 1):
         for lines in s.orders.values():
             for line in lines or ():
                 try:
-                    order = parse_order(str(line), case.start.game_map)
+                    order = parse_order(str(line), scenario.start.game_map)
                 except InputError:
                     continue  # reported as bad input when the step is played
                 if _designations(order):
@@ -80,22 +80,22 @@ def multiverse_reason(case: Scenario) -> str | None:
 def compare_scenario(path: Path, reference: ReferenceAdjudicator, game_map_name: str = "standard") -> ScenarioComparison:
     out = ScenarioComparison(path)
     try:
-        case = read_scenario(path)
+        scenario = read_scenario(path)
     except InputError as exc:
         out.error = str(exc)
         return out
-    out.case = case
-    mv = case.start
+    out.scenario = scenario
+    mv = scenario.start
     if not is_classic(mv) or mv.game_map.name != game_map_name:
         out.skipped = "not a classic standard-map scenario"
         return out
-    reason = multiverse_reason(case)
+    reason = multiverse_reason(scenario)
     if reason:
         out.skipped = f"a multiverse scenario ({reason})"
         return out
     geo = Geography(mv.game_map)
     load = True
-    for i, s in enumerate(case.steps, 1):
+    for i, s in enumerate(scenario.steps, 1):
         if not is_classic(mv):
             out.skipped = f"step {i} leaves classic play"
             break
@@ -131,7 +131,7 @@ def compare_paths(paths: list[str], reference: ReferenceAdjudicator, game_map: G
 
 @dataclass
 class ScenarioTally:
-    cases: int = 0
+    scenarios: int = 0
     skipped: int = 0
     errors: int = 0
     steps: int = 0
@@ -141,7 +141,7 @@ class ScenarioTally:
     seconds: float = 0.0
 
     def add(self, c: ScenarioComparison) -> None:
-        self.cases += 1
+        self.scenarios += 1
         self.skipped += c.skipped is not None and not c.steps
         self.errors += c.error is not None
         for s in c.steps:
@@ -152,12 +152,12 @@ class ScenarioTally:
             elif v.excused_by:
                 self.excused[v.excused_by] += 1
             else:
-                self.real.append(f"{c.case.id if c.case else c.path} step {s.index}")
+                self.real.append(f"{c.scenario.id if c.scenario else c.path} step {s.index}")
 
 
-def case_lines(c: ScenarioComparison, reference: str) -> list[str]:
-    """What to print for one case: nothing when the engines agree throughout."""
-    name = c.case.id if c.case else str(c.path)
+def scenario_lines(c: ScenarioComparison, reference: str) -> list[str]:
+    """What to print for one scenario: nothing when the engines agree throughout."""
+    name = c.scenario.id if c.scenario else str(c.path)
     if c.error:
         return [f"ERROR {c.error}"]
     lines = []
@@ -184,9 +184,9 @@ def run_scenarios(paths: list[str], reference: ReferenceAdjudicator, game_map: G
     started = time.perf_counter()
     for c in compare_paths(paths, reference, game_map):
         tally.add(c)
-        lines = case_lines(c, reference.title)
-        if not lines and verbose and c.case:
-            lines = [f"ok   {c.case.id}"]
+        lines = scenario_lines(c, reference.title)
+        if not lines and verbose and c.scenario:
+            lines = [f"ok   {c.scenario.id}"]
         for line in lines:
             print(line, file=out)
     tally.seconds = time.perf_counter() - started

@@ -1,7 +1,7 @@
 """Triangulation: classic scenarios (or random games) through this engine and two or more references.
 
 ``fivedp compare --reference diplomacy --reference pydip PATH...`` compares each scenario step by
-step with every reference (scenarios.compare_case; the references follow this engine's history) and
+step with every reference (scenarios.compare_scenario; the references follow this engine's history) and
 reports the steps where the references do not all say the same thing: which reference this engine
 agrees with, and, for each reference it does not, whether that reference's difference is one of
 its known deviations (the DATC case and its entry: diplomacy_deviations.py for diplomacy,
@@ -39,7 +39,7 @@ class Reading:
 class Split:
     """A step the references do not all read alike (or all read against this engine)."""
 
-    case: str
+    scenario: str  # its id, or "game N" in a random game
     step: int
     season: str
     readings: tuple[Reading, ...]
@@ -79,14 +79,14 @@ def triangulate(paths: Sequence[str], references: Sequence[ReferenceAdjudicator]
         if any(c.skipped for c in comps) and not any(c.steps for c in comps):
             out.skipped += 1
             continue
-        case_id = comps[0].case.id if comps[0].case else str(path)
+        scenario_id = comps[0].scenario.id if comps[0].scenario else str(path)
         for steps in zip(*(c.steps for c in comps)):
             out.steps += 1
             readings = _readings(references, [s.run for s in steps])
             if all(r.agrees for r in readings):
                 out.all_agree += 1
                 continue
-            split = Split(case_id, steps[0].index, steps[0].season, readings)
+            split = Split(scenario_id, steps[0].index, steps[0].season, readings)
             out.splits.append(split)
             out.sides[split.siding or (("all, alike",) if split.against_all else ())] += 1
     return out
@@ -155,7 +155,7 @@ def triangulation_lines(t: Triangulation, references: Sequence[ReferenceAdjudica
                         games: bool = False) -> list[str]:
     lines = []
     for s in t.splits:
-        head = f"SPLIT {s.case} {'phase' if games else 'step'} {s.step} ({s.season}): "
+        head = f"SPLIT {s.scenario} {'phase' if games else 'step'} {s.step} ({s.season}): "
         if s.siding:
             head += f"fivedp agrees with {', '.join(s.siding)}"
         elif s.against_all and all(r.excused_by for r in s.readings):

@@ -123,13 +123,13 @@ def load_scenario(path: str | Path) -> Scenario:
     data["title"] = f"the orders of the game in {path}"
     # the scenario loader reads files: the game's scenario goes through one, named after the game in messages
     with tempfile.TemporaryDirectory(prefix="fivedp-explore-") as folder:
-        scenario = Path(folder) / "game.yaml"
-        scenario.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+        file = Path(folder) / "game.yaml"
+        file.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
         try:
-            case = read_scenario(scenario)
+            scenario = read_scenario(file)
         except InputError as exc:
-            raise InputError(str(exc).replace(str(scenario), f"{path} (its orders as a scenario)")) from None
-    return replace(case, path=path)
+            raise InputError(str(exc).replace(str(file), f"{path} (its orders as a scenario)")) from None
+    return replace(scenario, path=path)
 
 
 # -- one scenario ------------------------------------------------------------------------------
@@ -308,56 +308,56 @@ def _diff_step(number: int, reports: Sequence[StepReport]) -> StepDiff | None:
     return StepDiff(number, tuple(r.phase for r in reports), tuple(r for _, r in rows))
 
 
-def _variants(case: Scenario, asked: Asked) -> tuple[tuple, list, object, list[Scenario]]:
-    """The case under every combination of the asked values: (option names, columns, the case's own
-    column, one case per column, expectations dropped since they hold for one reading only)."""
+def _variants(scenario: Scenario, asked: Asked) -> tuple[tuple, list, object, list[Scenario]]:
+    """The scenario under every combination of the asked values: (option names, columns, the scenario's own
+    column, one scenario per column, expectations dropped since they hold for one reading only)."""
     for name, values in asked.items():
         for value in values:
-            reason = problem(name, value, case.options)
+            reason = problem(name, value, scenario.options)
             if reason:
-                raise InputError(f"{case.path}: {reason}")
-    columns, own = columns_for(case.options, asked)
+                raise InputError(f"{scenario.path}: {reason}")
+    columns, own = columns_for(scenario.options, asked)
     names = tuple(asked)
-    plain = tuple(replace(s, expect={}) for s in case.steps)
+    plain = tuple(replace(s, expect={}) for s in scenario.steps)
     variants = []
     for column in columns:
-        start = replace(case.start, options=case.options.with_values(dict(zip(names, column))))
-        variants.append(replace(case, start=start, steps=plain))
+        start = replace(scenario.start, options=scenario.options.with_values(dict(zip(names, column))))
+        variants.append(replace(scenario, start=start, steps=plain))
     return names, columns, own, variants
 
 
-def explore_scenarios(cases: Sequence[Scenario], asked: Asked) -> list[Exploration | Exception]:
-    """Each case under every combination of the asked values, keeping what differs. All the runs go in
-    lockstep (``cases.run_cases``), so the phases of different cases under the same values are
-    adjudicated together. A case that cannot run gives its exception."""
-    plans = [_variants(case, asked) for case in cases]
+def explore_scenarios(scenarios: Sequence[Scenario], asked: Asked) -> list[Exploration | Exception]:
+    """Each scenario under every combination of the asked values, keeping what differs. All the runs go in
+    lockstep (``scenarios.check_scenarios``), so the phases of different scenarios under the same values are
+    adjudicated together. A scenario that cannot run gives its exception."""
+    plans = [_variants(scenario, asked) for scenario in scenarios]
     runs = iter(check_scenarios([v for _, _, _, variants in plans for v in variants]))
     out: list[Exploration | Exception] = []
-    for case, (names, columns, own, variants) in zip(cases, plans):
+    for scenario, (names, columns, own, variants) in zip(scenarios, plans):
         mine = [next(runs) for _ in variants]
         failed = next(((column, r) for column, r in zip(columns, mine) if isinstance(r, Exception)), None)
         if failed is not None:
             column, exc = failed
             if isinstance(exc, AdjudicationError):
-                exc = AdjudicationError(f"{case.path} under {column_label(names, column)}: {exc}")
+                exc = AdjudicationError(f"{scenario.path} under {column_label(names, column)}: {exc}")
             out.append(exc)
             continue
         try:
             steps = []
-            for i in range(len(case.steps)):
+            for i in range(len(scenario.steps)):
                 diff = _diff_step(i + 1, [run.reports[i] for run in mine])
                 if diff:
                     steps.append(diff)
-        except Exception as exc:  # noqa: BLE001 - a defect met comparing this case's runs is its own result
+        except Exception as exc:  # noqa: BLE001 - a defect met comparing this scenario's runs is its own result
             out.append(exc)
             continue
-        out.append(Exploration(case.id, case.title, case.path, names, columns, own, tuple(steps)))
+        out.append(Exploration(scenario.id, scenario.title, scenario.path, names, columns, own, tuple(steps)))
     return out
 
 
-def explore_scenario(case: Scenario, asked: Asked) -> Exploration:
-    """Runs ``case`` under every combination of the asked values and keeps what differs."""
-    result = explore_scenarios([case], asked)[0]
+def explore_scenario(scenario: Scenario, asked: Asked) -> Exploration:
+    """Runs ``scenario`` under every combination of the asked values and keeps what differs."""
+    result = explore_scenarios([scenario], asked)[0]
     if isinstance(result, Exception):
         raise result
     return result
@@ -376,28 +376,28 @@ def _failure(path: str, exc: Exception) -> Failure:
     return Failure(path, f"{path}: {crash_message(exc).splitlines()[0]}", 3)
 
 
-def _explore_each(cases: Sequence[Scenario], asked: Asked) -> list[Exploration | Exception]:
-    """Like ``explore_cases``, but if the lockstep run of them all fails as a whole, each case again on
+def _explore_each(scenarios: Sequence[Scenario], asked: Asked) -> list[Exploration | Exception]:
+    """Like ``explore_scenarios``, but if the lockstep run of them all fails as a whole, each scenario again on
     its own: a defect met by one file then stays that file's, and the others are still explored."""
     try:
-        return explore_scenarios(cases, asked)
-    except Exception:  # noqa: BLE001 - which case caused it is found by running them one by one
+        return explore_scenarios(scenarios, asked)
+    except Exception:  # noqa: BLE001 - which scenario caused it is found by running them one by one
         pass
     out: list[Exploration | Exception] = []
-    for case in cases:
+    for scenario in scenarios:
         try:
-            out.append(explore_scenarios([case], asked)[0])
+            out.append(explore_scenarios([scenario], asked)[0])
         except Exception as exc:  # noqa: BLE001 - this file's own defect
             out.append(exc)
     return out
 
 
-def registering(case: Scenario, rules: Sequence[UserRule]) -> Scenario:
-    """The case with these rules of your own among its options' known values, none of them in effect."""
+def registering(scenario: Scenario, rules: Sequence[UserRule]) -> Scenario:
+    """The scenario with these rules of your own among its options' known values, none of them in effect."""
     if not rules:
-        return case
-    settings = case.options.with_rules(tuple(rules), in_effect=False)
-    return replace(case, options=settings, start=replace(case.start, options=settings))
+        return scenario
+    settings = scenario.options.with_rules(tuple(rules), in_effect=False)
+    return replace(scenario, options=settings, start=replace(scenario.start, options=settings))
 
 
 def explore_batch(paths: Sequence[str], asked: Asked, rules: Sequence[UserRule] = ()) -> list[Exploration | Failure]:

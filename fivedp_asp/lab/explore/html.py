@@ -44,9 +44,9 @@ def _cell(value) -> str:
     return html.escape(str(value))
 
 
-def _section(case: Scenario, ex: Exploration, asked: Asked) -> list[str]:
+def _section(scenario: Scenario, ex: Exploration, asked: Asked) -> list[str]:
     esc = html.escape
-    names, columns, own, variants = _variants(case, asked)
+    names, columns, own, variants = _variants(scenario, asked)
     runs = check_scenarios(variants)
     out = [f"<section><h2>{esc(ex.id)}: {esc(ex.title)}</h2><p class=path>{esc(ex.path)}</p>"]
     for s in ex.steps:
@@ -60,7 +60,7 @@ def _section(case: Scenario, ex: Exploration, asked: Asked) -> list[str]:
             if report is None:
                 out.append("<p>this step was not played under these values</p></div>")
                 continue
-            frame = Frame(label, report.after, _drawn(report, case.steps[s.number - 1].orders), (), (), frozenset(),
+            frame = Frame(label, report.after, _drawn(report, scenario.steps[s.number - 1].orders), (), (), frozenset(),
                           report.phase)
             fought = [b.key for b in report.before.heads if b.phase == report.phase][:MAX_BOARDS]
             for key in fought:
@@ -81,8 +81,8 @@ def _section(case: Scenario, ex: Exploration, asked: Asked) -> list[str]:
     return out
 
 
-def exploration_page(cases: Sequence[Scenario], explorations: Sequence[Exploration], asked: Asked) -> str:
-    by_path = {c.path: c for c in cases}
+def exploration_page(scenarios: Sequence[Scenario], explorations: Sequence[Exploration], asked: Asked) -> str:
+    by_path = {c.path: c for c in scenarios}
     body = []
     for ex in explorations:
         if ex.steps and ex.path in by_path:

@@ -277,7 +277,7 @@ def test_a_sweep_whose_only_worker_is_killed_ends_with_what_was_done(tmp_path, c
 
 @pytest.mark.slow  # a cluster
 def test_a_check_whose_scheduler_is_killed_ends_at_once_with_what_was_done(tmp_path, cluster):
-    check = ["check", str(ROOT / "cases"), "-v"]  # one line for each file: every case passes
+    check = ["check", str(ROOT / "cases"), "-v"]  # one line for each file: every scenario passes
     alone = fivedp(*check, cwd=tmp_path, timeout=300)
     assert alone.returncode == 0, alone.stderr
     run = Run(tmp_path, *check, "--scheduler", cluster.address)

@@ -94,9 +94,9 @@ def test_adapter_cut_support_and_dislodgement(diplomacy):
 
 def test_adapter_multi_route_convoy(diplomacy):
     """DATC 6.F.19: both fleets carry the army, though the package dropped one route on the way."""
-    case = read_scenario(DATC / "6.F.19.yaml")
-    given, res = adjudicate(diplomacy, case.start.heads[0], case.steps[0].orders)
-    expected = case.steps[0].expect["results"]
+    scenario = read_scenario(DATC / "6.F.19.yaml")
+    given, res = adjudicate(diplomacy, scenario.start.heads[0], scenario.steps[0].orders)
+    expected = scenario.steps[0].expect["results"]
     assert {g.text: r for g, r in zip(given, res.results)} == dict(expected)
 
 
@@ -193,9 +193,9 @@ def test_generator_plans_convoys():
 @pytest.mark.parametrize("case_id, cases", [("6.B.09", {"6.B.9"}), ("6.G.08", {"6.G.8"}),
                                             ("6.J.03", {"6.J.11"}), ("6.F.21", {"6.F.21"})])
 def test_documented_deviations_are_excused(diplomacy, case_id, cases):
-    case = read_scenario(DATC / f"{case_id}.yaml")
-    mv = case.start
-    run = play_phase(mv, parse_given(case.steps[0].orders, GM), diplomacy, GEO, load=True)
+    scenario = read_scenario(DATC / f"{case_id}.yaml")
+    mv = scenario.start
+    run = play_phase(mv, parse_given(scenario.steps[0].orders, GM), diplomacy, GEO, load=True)
     assert run.verdict.differences
     assert set(run.verdict.excused_by) == cases
 
@@ -230,7 +230,7 @@ def test_real_disagreement_is_shrunk_and_written(tmp_path):
     assert [g.text for g in small.given] == ["A Par - Bur"]
     assert {u.location for u in small.board.units.values()} == {"par"}
     path = tmp_path / "x.yaml"
-    runs, problems = write_scenario(path, small, ref, GEO, case_id="t", origin="a test")
+    runs, problems = write_scenario(path, small, ref, GEO, scenario_id="t", origin="a test")
     assert not problems
     text = path.read_text()
     assert "A Par - Bur: fivedp succeeds; contrary fails" in text
@@ -264,21 +264,21 @@ def test_deviations_come_from_the_reference_alone(diplomacy):
     """The judge excuses by the reference's own list only: the same adapter declaring no deviation
     has the 6.B.9 difference its list excuses reported as real, and the excuse names the entry the
     reference gives for the case."""
-    case = read_scenario(DATC / "6.B.09.yaml")
-    given = parse_given(case.steps[0].orders, GM)
+    scenario = read_scenario(DATC / "6.B.09.yaml")
+    given = parse_given(scenario.steps[0].orders, GM)
 
     class Undeclared(type(diplomacy)):
         emulators = ()
         deviations = {}
         found_by_compare = frozenset()
 
-    run = play_phase(case.start, given, Undeclared(GM), GEO, load=True)
+    run = play_phase(scenario.start, given, Undeclared(GM), GEO, load=True)
     assert run.verdict.real and not run.verdict.excused_by
 
     class Renamed(type(diplomacy)):
         deviations = {**diplomacy.deviations, "6.B.9": "the coast of a support is read as the move's"}
 
-    run = play_phase(case.start, given, Renamed(GM), GEO, load=True)
+    run = play_phase(scenario.start, given, Renamed(GM), GEO, load=True)
     assert run.verdict.excused_by == ("6.B.9",)
     assert run.verdict.explanation == "the coast of a support is read as the move's"
 

@@ -34,11 +34,11 @@ def diplomacy():
 
 @pytest.mark.parametrize("path", sorted(HERE.glob("*.yaml")), ids=lambda p: p.stem)
 def test_regression_scenario_is_right_and_excused(diplomacy, path):
-    case = read_scenario(path)
-    run = check_scenario(case)
+    scenario = read_scenario(path)
+    run = check_scenario(scenario)
     assert run.passed, run.problems
-    given = parse_given(case.steps[0].orders, GM)
-    phase = play_phase(case.start, given, diplomacy, GEO, load=True)
+    given = parse_given(scenario.steps[0].orders, GM)
+    phase = play_phase(scenario.start, given, diplomacy, GEO, load=True)
     assert not phase.verdict.real, phase.verdict.differences
 
 

@@ -46,9 +46,9 @@ def plain(value):
     return str(value) if isinstance(value, str) else value
 
 
-def short(text: str, case) -> str:
+def short(text: str, scenario) -> str:
     """A unit as an expectation writes it (``A Ukraine``), as explore prints it (``A Ukr``)."""
-    m = case.start.game_map
+    m = scenario.start.game_map
     spec = parse_unit(text, m)
     return unit_text(Unit(spec.kind, "-", m.unit_location(spec.kind, spec.where.province, spec.where.coast)), m)
 
@@ -162,10 +162,10 @@ def test_explore_text_puts_each_result_under_its_column(cli, monkeypatch):
 
 
 def test_a_scenario_with_no_difference_says_so_in_one_line(cli):
-    case = read_scenario(CLASSIC)
+    scenario = read_scenario(CLASSIC)
     code, out, _ = cli("explore", CLASSIC, "--all-values", "adjacency")
     assert code == 0
-    assert out.splitlines() == [f"{case.id}: no difference under adjacency = family, any"]
+    assert out.splitlines() == [f"{scenario.id}: no difference under adjacency = family, any"]
 
 
 def test_each_combination_follows_its_own_history(tmp_path, cli):
@@ -289,10 +289,10 @@ def test_an_unexpected_error_running_one_file_in_a_batch_names_it_and_the_sweep_
     crash = _sweep_of_three(tmp_path)
     run_all = explore.check_scenarios
 
-    def failing(cases):
-        if any(Path(c.path) == crash for c in cases):
+    def failing(scenarios):
+        if any(Path(c.path) == crash for c in scenarios):
             raise RuntimeError("boom")
-        return run_all(cases)
+        return run_all(scenarios)
 
     monkeypatch.setattr(explore, "check_scenarios", failing)
     _goes_on_after(crash, *cli("explore", tmp_path, "--all-values", "adjacency"))
@@ -421,7 +421,7 @@ def test_elimination_and_winner_differ_by_victory_rule(cli):
 
 
 def test_dissolved_timelines_are_shown_by_their_letters(cli):
-    """docs/rules.md §6.8.3: in the sustain case where the root timeline a and timeline c dissolve, the standing
+    """docs/rules.md §6.8.3: in the sustain scenario where the root timeline a and timeline c dissolve, the standing
     row names them by their letters, as boards and new timelines do, not by their indices."""
     path = ROOT / "cases" / "options" / "sustain" / "04-three-timelines-tie-root-dissolves.yaml"
     data = explore_json(cli, path, "--all-values", "sustain")

@@ -36,8 +36,8 @@ def test_an_order_across_boards_takes_the_place_of_its_units_order_on_its_head()
     alone: with its head order as well, both would be illegal (DATC 4.D.3, conflicting orders), and
     the game would hardly ever leave its first timeline."""
     conflicts, timelines = 0, []
-    for case, _ in random_games(4, 7, 5, multiverse=True):
-        run = check_scenario(case)
+    for scenario, _ in random_games(4, 7, 5, multiverse=True):
+        run = check_scenario(scenario)
         conflicts += sum(1 for r in run.reports for o in r.outcomes
                          if o.result == "invalid" and "conflicting" in (o.reason or ""))
         timelines.append(len(run.reports[-1].after.timelines))
@@ -65,13 +65,13 @@ def test_first_divergences_are_written_as_scenarios_that_show_them(tmp_path, cap
         assert len(data["steps"]) == first
         # the last step holds what DATC 4.E.1 decides: a support to hold of a unit ordered an
         # impossible move (illegal under both readings; under `counts` it refuses hold support)
-        case = read_scenario(f)
-        run = check_scenario(case)
+        scenario = read_scenario(f)
+        run = check_scenario(scenario)
         last = run.reports[-1]
-        invalid_moves = {parse_order(o.text, case.start.game_map).unit.where.province for o in last.outcomes
-                         if o.result == "invalid" and isinstance(parse_order(o.text, case.start.game_map), Move)}
-        supports = [parse_order(o.text, case.start.game_map) for o in last.outcomes
-                    if isinstance(parse_order(o.text, case.start.game_map), SupportHold)]
+        invalid_moves = {parse_order(o.text, scenario.start.game_map).unit.where.province for o in last.outcomes
+                         if o.result == "invalid" and isinstance(parse_order(o.text, scenario.start.game_map), Move)}
+        supports = [parse_order(o.text, scenario.start.game_map) for o in last.outcomes
+                    if isinstance(parse_order(o.text, scenario.start.game_map), SupportHold)]
         assert any(s.target.where.province in invalid_moves for s in supports), f.name
         # and it is the first step where the readings differ: explore finds the difference there
         status = main(["explore", str(f), "--option", "datc_4e1=counts", "--json"])
