@@ -451,7 +451,7 @@ def test_cli_game(tmp_path):
 def test_cli_new_with_options_and_from_a_scenario(tmp_path):
     p = fivedp(tmp_path, "game", "new", "g.yaml", "--option", "adjacency=any", "--option", "victory=majority")
     assert p.returncode == 0, p.stderr
-    assert load_game(tmp_path / "g.yaml").mv.options == {"adjacency": "any", "victory": "majority"}
+    assert load_game(tmp_path / "g.yaml").mv.options.plain() == {"adjacency": "any", "victory": "majority"}
     assert_clean_error(fivedp(tmp_path, "game", "new", "h.yaml", "--option", "adjacency=weird"),
                        "option adjacency cannot be 'weird'")
     scenario = tmp_path / "c.yaml"
