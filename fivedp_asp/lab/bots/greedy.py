@@ -35,7 +35,6 @@ import random
 from dataclasses import dataclass, replace
 from typing import Mapping, Sequence
 
-from ...engine.adjustment import adjustment_balances
 from ...engine.phase import StepReport
 from ...game.play import unit_designation
 from ...model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, SUSTAIN, Board, Multiverse
@@ -408,12 +407,8 @@ def _retreats(view: View) -> list[str]:
 
 def _adjustments(view: View) -> list[str]:
     m = view.game_map
-    balances = adjustment_balances(view.mv)
     lines = []
-    for head in view.heads():
-        balance = balances.get((head.key, view.power), 0)
-        if balance == 0:
-            continue
+    for head, balance in view.adjusting():
         values = board_values(head, view.power, m)
         listed = [parse_order(p.order, m) for p in view.legal() if p.board == head.name]
         texts = [p.order for p in view.legal() if p.board == head.name]

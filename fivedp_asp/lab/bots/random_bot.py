@@ -22,7 +22,6 @@ import random
 from typing import Sequence
 
 from ...game.random_orders import OrderGenerator, designated
-from ...engine.adjustment import adjustment_balances
 from ...engine.possible import PossibleOrder
 from ...game.play import unit_designation
 from ...model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Board, Unit
@@ -157,12 +156,8 @@ def _retreats(view: View, rng: random.Random) -> list[str]:
 def _adjustments(view: View, rng: random.Random) -> list[str]:
     m = view.game_map
     gen = OrderGenerator(m, rng, illegal_share=0.0)
-    balances = adjustment_balances(view.mv)
     lines = []
-    for head in view.heads():
-        balance = balances.get((head.key, view.power), 0)
-        if balance == 0:
-            continue
+    for head, balance in view.adjusting():
         legal = {p.order for p in view.legal() if p.board == head.name}
         builds: set[str] = set()
         disbands = 0

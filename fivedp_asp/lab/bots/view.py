@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from ...engine.adjustment import adjustment_balances
 from ...engine.batch import step_many
 from ...engine.phase import StepReport
 from ...engine.possible import PossibleOrder, legal_orders
@@ -101,6 +102,13 @@ class View:
         """The heads that wait for the next phase."""
         phase = self.phase
         return tuple(b for b in self.mv.heads if b.phase == phase)
+
+    def adjusting(self) -> tuple[tuple[Board, int], ...]:
+        """In an adjustment phase, each head on which the power must build (a positive balance) or
+        remove (a negative one), with that balance: what every bot's adjustments start from."""
+        balances = adjustment_balances(self.mv)
+        return tuple((head, balances[(head.key, self.power)]) for head in self.heads()
+                     if balances.get((head.key, self.power), 0) != 0)
 
     def option_sets(self) -> tuple[Settings, ...]:
         """The game's own options, then each further setting that could list other orders: one that
