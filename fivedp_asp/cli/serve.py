@@ -7,6 +7,7 @@ import logging
 from pathlib import Path
 
 from ..errors import InputError
+from ..solver.driver import check_memory_limit, check_time_limit
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -27,21 +28,37 @@ def cmd_serve(args: argparse.Namespace) -> int:
         from ..serve.oliveriver import check_client
 
         client = check_client(args.client)
-    app = make_app(db, oliveriver=args.oliveriver, client=client, cors=tuple(args.cors))
+    if args.solvers < 1:
+        raise InputError(f"--solvers {args.solvers}: give at least 1")
+    if args.games_per_minute < 0:
+        raise InputError(f"--games-per-minute {args.games_per_minute}: give a whole number, 0 for no bound")
+    if not 0 < args.idle_timeout <= 3600:
+        raise InputError(f"--idle-timeout {args.idle_timeout:g}: give the seconds, more than 0, at most 3600")
+    # the log first: a database that cannot be reached at start is told there with its details
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
+    app = make_app(db, oliveriver=args.oliveriver, client=client, cors=tuple(args.cors),
+                   time_limit=check_time_limit(args.time_limit), memory_limit=check_memory_limit(args.memory_limit),
+                   solvers=args.solvers, games_per_minute=args.games_per_minute)
     shown = f"[{args.host}]" if ":" in args.host else args.host
     print(f"fivedp serve: games in the {db.describe()}; open http://{shown}:{args.port}/ "
           "(Ctrl-C stops it)", flush=True)
     if client is not None:
         print(f"fivedp serve: their client at http://{shown}:{args.port}/client/", flush=True)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     try:
-        uvicorn.run(app, host=args.host, port=args.port, log_level="warning", access_log=False)
+        uvicorn.run(app, host=args.host, port=args.port, log_level="warning", access_log=False,
+                    http=idle_protocol(args.idle_timeout), timeout_keep_alive=max(1, int(args.idle_timeout)))
     except OSError as exc:
         raise InputError(f"cannot serve on {args.host}:{args.port}: {exc.strerror or exc}") from None
     return 0
 
 
+IDLE_TIMEOUT = 15.0
+
+
 def add_serve_parser(sub) -> None:
+    from ..serve.app import GAMES_PER_MINUTE, SOLVERS
+    from ..serve.store import SERVE_MEMORY_LIMIT, SERVE_TIME_LIMIT
+
     p = sub.add_parser("serve", help="serve games to players' browsers and to programs (JSON over HTTP)")
     p.add_argument("--host", default="127.0.0.1",
                    help="the address to listen on (default 127.0.0.1; 0.0.0.0 for every network of this machine)")
@@ -57,4 +74,62 @@ def add_serve_parser(sub) -> None:
     p.add_argument("--cors", action="append", default=[], metavar="ORIGIN",
                    help="with --oliveriver: let their client served from ORIGIN (http://localhost:5173, or *) "
                         "call those routes; repeatable")
+    p.add_argument("--time-limit", type=float, default=SERVE_TIME_LIMIT, metavar="S",
+                   help=f"seconds one solver program may take (default {SERVE_TIME_LIMIT:g}: a shared server; "
+                        "the other commands allow 600)")
+    p.add_argument("--memory-limit", type=int, default=SERVE_MEMORY_LIMIT, metavar="MIB",
+                   help=f"MiB a program with rules of your own may grow by (default {SERVE_MEMORY_LIMIT}; the other "
+                        "commands allow 4096)")
+    p.add_argument("--solvers", type=int, default=SOLVERS, metavar="N",
+                   help=f"solving done at once, one game at a time each; beyond it, work waits its turn (default {SOLVERS})")
+    p.add_argument("--games-per-minute", type=int, default=GAMES_PER_MINUTE, metavar="N",
+                   help=f"games one address may make in a minute (default {GAMES_PER_MINUTE}; 0: no bound)")
+    p.add_argument("--idle-timeout", type=float, default=IDLE_TIMEOUT, metavar="S",
+                   help=f"seconds a connection may stay idle, or take to send a request's head, before it is closed "
+                        f"(default {IDLE_TIMEOUT:g})")
     p.set_defaults(func=cmd_serve)
+
+
+def idle_protocol(seconds: float):
+    """uvicorn's HTTP/1.1 protocol, which closes a connection that sends no whole request head within
+    ``seconds`` of opening or of its last answer (uvicorn alone closes only a connection idle after
+    an answer, and waits for ever for a first request)."""
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class IdleTimeout(H11Protocol):
+        def connection_made(self, transport) -> None:
+            super().connection_made(transport)
+            self._head_timer = self.loop.call_later(seconds, self._no_head)
+
+        def handle_events(self) -> None:
+            super().handle_events()
+            answering = self.cycle is not None and not self.cycle.response_complete
+            if answering and getattr(self, "_head_timer", None) is not None:
+                self._head_timer.cancel()  # a request head came: its answer takes what it takes
+                self._head_timer = None
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if getattr(self, "_head_timer", None) is not None:
+                self._head_timer.cancel()
+            self._head_timer = self.loop.call_later(seconds, self._no_head)
+
+        def connection_lost(self, exc) -> None:
+            if getattr(self, "_head_timer", None) is not None:
+                self._head_timer.cancel()
+            super().connection_lost(exc)
+
+        def _no_head(self) -> None:
+            self._head_timer = None
+            if self.transport.is_closing():
+                return
+            if self.cycle is not None and not self.cycle.response_complete:
+                return  # a request is being answered
+            try:
+                self.conn.send(h11.ConnectionClosed())
+            except h11.LocalProtocolError:
+                pass
+            self.transport.close()
+
+    return IdleTimeout

@@ -11,12 +11,14 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
-from typing import Iterable, Mapping
+from typing import Iterable, Iterator, Mapping
 
 from ..errors import InputError, quoted
 from .geometry import check_id
@@ -487,9 +489,37 @@ def parse_map(data: object, path: str = "<map>") -> GameMap:
 
 _CACHE: dict[str, GameMap] = {}
 
+# Inside ``shipped_maps_only`` a map is named only by the name of a map shipped with the package: a
+# server reading a game someone uploaded must open no file of its own disk for it. A context
+# variable, as the solver's limits are, so that it holds for the block and the thread it is set in.
+_SHIPPED_ONLY: ContextVar[bool] = ContextVar("fivedp_shipped_maps_only", default=False)
+
+
+def shipped_maps() -> tuple[str, ...]:
+    """The names of the maps shipped with the package (``fivedp_asp/maps/NAME.yaml``)."""
+    folder = resources.files("fivedp_asp") / "maps"
+    return tuple(sorted(f.name[:-5] for f in folder.iterdir()
+                        if f.name.endswith(".yaml") and not f.name.endswith("-geometry.yaml")))
+
+
+@contextmanager
+def shipped_maps_only() -> Iterator[None]:
+    """Every map loaded inside the block must be a map shipped with the package, named by its name:
+    any other name (a path, existing or not, a symbolic link, an unknown name) is refused with the
+    same message, which says nothing of the name or of the disk."""
+    token = _SHIPPED_ONLY.set(True)
+    try:
+        yield
+    finally:
+        _SHIPPED_ONLY.reset(token)
+
 
 def load_map(name_or_path: str = "standard") -> GameMap:
-    """Loads a map by name (shipped with the package) or by file path; maps are cached, being immutable."""
+    """Loads a map by name (shipped with the package) or by file path; maps are cached, being immutable.
+    Inside ``shipped_maps_only``, by the name of a shipped map only."""
+    if _SHIPPED_ONLY.get() and name_or_path not in shipped_maps():
+        raise InputError(f"only the maps shipped with fivedp can be played here ({', '.join(shipped_maps())}), "
+                         "named by their name")
     if name_or_path in _CACHE:
         return _CACHE[name_or_path]
     candidate = Path(name_or_path)

@@ -5,25 +5,34 @@ JSON over HTTP mirrors the library API (docs/server.md; ``GET /openapi.json``), 
 address's fragment (``#token=...``), which browsers never send to a server: no token reaches a
 request line, so none reaches an access log. Every refusal is a JSON ``{"error": ...}`` with an HTTP
 status (400 bad input, 401 no or a wrong token, 403 a role that may not, 404 no such game, 409 a
-phase no longer waiting, 413 too large); an unexpected failure is a 500 with a message that says so,
-never a traceback.
+phase no longer waiting, 413 too large, 429 too many games made from one address, 503 the storage
+failing); an unexpected failure is a 500 with a message that says so, never a traceback.
 
-Solving runs in worker threads, so that a long adjudication does not hold up other games' requests;
-a task checks the deadlines every few seconds (every server process does: the transaction decides
-which one adjudicates).
+Whatever may solve (a view's duties, a check, a submission, an adjudication, an undo, the legal
+orders, the picture) runs in a pool of ``solvers`` worker threads, never on the event loop, so that a
+long adjudication holds up no other request; beyond that many the work waits its turn, and a game
+solves one thing at a time, so that one game cannot take every worker. A task checks the deadlines
+every few seconds (every server process does: the write decides which one adjudicates) and
+adjudicates each due game in a task of its own. Every response carries the security headers
+(``serve.headers``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 import logging
+import time
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, TypeVar
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
@@ -32,15 +41,90 @@ from ..errors import InputError, UsageError
 from ..files.games import game_from_bytes
 from ..files.layout import JsonRefused, load_json
 from ..limits import MAX_FILE_BYTES
-from .database import Database
-from .store import Games, ServeError, game_from_start
+from .database import Database, Unavailable
+from .headers import SecurityHeaders
+from .store import SERVE_MEMORY_LIMIT, SERVE_TIME_LIMIT, Games, ServeError, game_from_start
 
 log = logging.getLogger("fivedp.serve")
+T = TypeVar("T")
 DEADLINE_CHECK_SECONDS = 5.0
+SOLVERS = 2  # solving at once in one server process (fivedp serve --solvers)
+GAMES_PER_MINUTE = 10  # games one address may make in a minute (fivedp serve --games-per-minute)
+EVENTS_SECONDS = 600.0  # an /events stream ends after this long; the browser's EventSource opens another
+HEARTBEAT_SECONDS = 15.0  # a comment line sent on a quiet /events stream, so that it is never idle
 
 
 class TooLarge(ServeError):
     status = 413
+
+
+class TooMany(ServeError):
+    status = 429
+
+
+class Solvers:
+    """Where solving is done: at most ``count`` jobs at once in worker threads (the others wait their
+    turn, holding no thread), and one job at a time per game, so that one game's slow rules never
+    take every worker."""
+
+    def __init__(self, count: int):
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            raise UsageError(f"solvers: give a whole number of at least 1, not {count!r}")
+        self.count = count
+        self._pool = ThreadPoolExecutor(max_workers=count, thread_name_prefix="fivedp-solver")
+        self._games: dict[str, tuple[asyncio.Lock, int]] = {}
+
+    async def run(self, game_id: str | None, work: Callable[[], T]) -> T:
+        """``work()`` done by a worker when one is free and the game (None: no game yet) solves
+        nothing else."""
+        if game_id is None:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(self._pool, contextvars.copy_context().run, work)
+        lock, users = self._games.get(game_id, (None, 0))
+        if lock is None:
+            lock = asyncio.Lock()
+        self._games[game_id] = (lock, users + 1)
+        try:
+            async with lock:
+                loop = asyncio.get_running_loop()
+                return await loop.run_in_executor(self._pool, contextvars.copy_context().run, work)
+        finally:
+            lock, users = self._games[game_id]
+            if users == 1:
+                del self._games[game_id]
+            else:
+                self._games[game_id] = (lock, users - 1)
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+class Makers:
+    """The games made from each address in the last minute, bounded (``per_minute``; 0: no bound).
+    Kept in this process: behind a proxy every game comes from the proxy's address."""
+
+    def __init__(self, per_minute: int, clock: Callable[[], float] = time.monotonic):
+        if isinstance(per_minute, bool) or not isinstance(per_minute, int) or per_minute < 0:
+            raise UsageError(f"games_per_minute: give a whole number, 0 for no bound, not {per_minute!r}")
+        self.per_minute = per_minute
+        self.clock = clock
+        self._made: dict[str, deque[float]] = {}
+
+    def check(self, request: Request) -> None:
+        """Counts a game made by the request's address, or TooMany when it has made its share."""
+        if not self.per_minute:
+            return
+        now = self.clock()
+        address = request.client.host if request.client else "?"
+        for known in [a for a, times in self._made.items() if not times or times[-1] <= now - 60]:
+            del self._made[known]
+        times = self._made.setdefault(address, deque())
+        while times and times[0] <= now - 60:
+            times.popleft()
+        if len(times) >= self.per_minute:
+            raise TooMany(f"{len(times)} games were made from this address in the last minute (the limit is "
+                          f"{self.per_minute}): wait a minute")
+        times.append(now)
 
 
 def _token(request: Request) -> str | None:
@@ -80,6 +164,16 @@ async def _body(request: Request) -> dict:
     return data
 
 
+def _known(data: dict, *keys: str) -> dict:
+    """The request's object, refused when it holds a field the route does not read: a misspelt field
+    (``deadlin``) would otherwise be ignored without a word."""
+    unknown = sorted(k for k in data if k not in keys)
+    if unknown:
+        raise ServeError(f"unknown field {unknown[0][:40]!r}: this request reads "
+                         + (", ".join(keys) if keys else "no field"))
+    return data
+
+
 def _field(data: dict, key: str, kind: type | tuple[type, ...], what: str, default: Any = None) -> Any:
     value = data.get(key, default)
     if value is None:
@@ -101,7 +195,7 @@ def _answer(handler: Callable[[Request], Awaitable[Any]]) -> Callable[[Request],
     async def route(request: Request) -> Response:
         try:
             result = await handler(request)
-        except ServeError as exc:
+        except (ServeError, Unavailable) as exc:
             body = {"error": str(exc)}
             phase = getattr(exc, "phase", None)
             if phase is not None:
@@ -119,41 +213,43 @@ def _answer(handler: Callable[[Request], Awaitable[Any]]) -> Callable[[Request],
 
 
 def make_app(db: Database | str, *, deadline_check: float | None = DEADLINE_CHECK_SECONDS, oliveriver: bool = False,
-             client: str | Path | None = None, cors: tuple[str, ...] = ()) -> Starlette:
+             client: str | Path | None = None, cors: tuple[str, ...] = (), time_limit: float = SERVE_TIME_LIMIT,
+             memory_limit: int = SERVE_MEMORY_LIMIT, solvers: int = SOLVERS,
+             games_per_minute: int = GAMES_PER_MINUTE) -> Starlette:
     """The server's application on this database (a URL or a ``Database``). ``deadline_check``:
     seconds between looks at the deadlines (None: never, for tests that drive them). ``oliveriver``:
     the routes of the community's client too (``serve.oliveriver``), with its built files served at
-    ``/client/`` from ``client`` and CORS allowed to the origins of ``cors``."""
+    ``/client/`` from ``client`` and CORS allowed to the origins of ``cors``. ``time_limit`` (seconds)
+    and ``memory_limit`` (MiB) bound each solver program; ``solvers`` the solving done at once;
+    ``games_per_minute`` the games one address may make in a minute (0: no bound)."""
     if (client is not None or cors) and not oliveriver:
         raise UsageError("make_app: client and cors are for the routes of oliveriver=True")
-    games = Games(db if isinstance(db, Database) else Database(db))
+    games = Games(db if isinstance(db, Database) else Database(db), time_limit=time_limit, memory_limit=memory_limit)
+    pool = Solvers(solvers)
+    makers = Makers(games_per_minute)
 
     def game_id(request: Request) -> str:
         return request.path_params["game_id"]
 
     async def create(request: Request) -> dict:
-        data = await _body(request)
+        data = _known(await _body(request), "options", "start", "rules", "deadline", "file")
+        makers.check(request)
         deadline = _field(data, "deadline", int, "the seconds each phase may take")
         file = _field(data, "file", str, "a game file's text")
         if file is not None:
             if any(k in data for k in ("options", "start", "rules")):
                 raise ServeError("a game file holds its options and start: give file alone (and a deadline)")
-            game, _ = await run_in_threadpool(game_from_bytes, file.encode("utf-8"), "the uploaded game file")
-            from ..files.verify import verify_game
-
-            report = await run_in_threadpool(verify_game, game)
-            if not report.honest:
-                raise ServeError(report.summary("the uploaded game file"))
+            game = await pool.run(None, lambda: uploaded_game(file, games))
         else:
             options = _field(data, "options", dict, "the rule options as an object", {})
             start = _field(data, "start", dict, "a start position as a scenario writes it")
             rules = _field(data, "rules", dict, "rules of your own as an object NAME: {text: ...}")
-            game = await run_in_threadpool(game_from_start, options, start, rules)
+            game = await pool.run(None, lambda: game_from_start(options, start, rules))
         gid, token = await run_in_threadpool(games.create, game, deadline=deadline)
         return {"id": gid, "host_token": token, "play": f"/play/{gid}#token={token}", "join": f"/play/{gid}"}
 
     async def join(request: Request) -> dict:
-        data = await _body(request)
+        data = _known(await _body(request), "power")
         power = _field(data, "power", str, "a power's name")
         if power is None:
             raise ServeError("power: name the power to play")
@@ -161,43 +257,49 @@ def make_app(db: Database | str, *, deadline_check: float | None = DEADLINE_CHEC
         return {"power": found, "token": token, "play": f"/play/{game_id(request)}#token={token}"}
 
     async def view(request: Request) -> dict:
-        return await run_in_threadpool(games.view, game_id(request), _token(request))
+        token = _token(request)
+        return await pool.run(game_id(request), lambda: games.view(game_id(request), token))
 
     async def orders(request: Request) -> dict:
-        data = await _body(request)
-        return await run_in_threadpool(
-            lambda: games.submit(game_id(request), _token(request), _lines(data),
+        data = _known(await _body(request), "lines", "phase", "replace", "force")
+        token = _token(request)
+        return await pool.run(
+            game_id(request), lambda: games.submit(game_id(request), _token(request), _lines(data),
                                  phase=_field(data, "phase", str, "the phase key of the view"),
                                  replace_all=_field(data, "replace", bool, "true or false", False),
                                  force=_field(data, "force", bool, "true or false", False)))
 
     async def check(request: Request) -> dict:
-        data = await _body(request)
-        return await run_in_threadpool(games.check, game_id(request), _token(request), _lines(data))
+        data = _known(await _body(request), "lines")
+        token, lines = _token(request), _lines(data)
+        return await pool.run(game_id(request), lambda: games.check(game_id(request), token, lines))
 
     async def withdraw(request: Request) -> dict:
-        return await run_in_threadpool(lambda: games.withdraw(game_id(request), _token(request),
+        _known(dict(request.query_params), "phase")
+        token = _token(request)
+        return await run_in_threadpool(lambda: games.withdraw(game_id(request), token,
                                                               phase=request.query_params.get("phase")))
 
     async def adjudicate(request: Request) -> dict:
-        data = await _body(request)
-        return await run_in_threadpool(lambda: games.adjudicate(
-            game_id(request), _token(request), phase=_field(data, "phase", str, "the phase key of the view")))
+        data = _known(await _body(request), "phase")
+        token, phase = _token(request), _field(data, "phase", str, "the phase key of the view")
+        return await pool.run(game_id(request), lambda: games.adjudicate(game_id(request), token, phase=phase))
 
     async def undo(request: Request) -> dict:
-        data = await _body(request)
-        return await run_in_threadpool(lambda: games.undo(
-            game_id(request), _token(request), phase=_field(data, "phase", str, "the phase key of the view")))
+        data = _known(await _body(request), "phase")
+        token, phase = _token(request), _field(data, "phase", str, "the phase key of the view")
+        return await pool.run(game_id(request), lambda: games.undo(game_id(request), token, phase=phase))
 
     async def history(request: Request) -> dict:
         return await run_in_threadpool(games.history, game_id(request), _token(request))
 
     async def possible(request: Request) -> dict:
         q = request.query_params
-        kinds = q.getlist("kind") or None
-        return await run_in_threadpool(lambda: games.possible(game_id(request), _token(request),
-                                                              unit=q.get("unit") or None, kind=kinds,
-                                                              to=q.get("to") or None))
+        _known(dict(q), "unit", "kind", "to")
+        kinds, token = q.getlist("kind") or None, _token(request)
+        return await pool.run(game_id(request), lambda: games.possible(game_id(request), token,
+                                                                       unit=q.get("unit") or None, kind=kinds,
+                                                                       to=q.get("to") or None))
 
     async def game_file(request: Request) -> Response:
         text = await run_in_threadpool(games.game_file, game_id(request), _token(request))
@@ -207,7 +309,8 @@ def make_app(db: Database | str, *, deadline_check: float | None = DEADLINE_CHEC
     async def picture(request: Request) -> Response:
         from .pages import picture_html
 
-        html = await run_in_threadpool(picture_html, games, game_id(request), _token(request))
+        token = _token(request)
+        html = await pool.run(game_id(request), lambda: picture_html(games, game_id(request), token))
         return HTMLResponse(html)
 
     async def revision(request: Request) -> dict:
@@ -217,18 +320,24 @@ def make_app(db: Database | str, *, deadline_check: float | None = DEADLINE_CHEC
         """Server-sent events: the game's revision whenever it changes (no secret in it), so that an
         open page fetches its view again."""
         gid = game_id(request)
-        first = await run_in_threadpool(games.revision, gid)
+        await run_in_threadpool(games.revision, gid)  # a game that does not exist is a 404 at once
 
         async def stream():
-            last = None
-            while not await request.is_disconnected():
-                now = await run_in_threadpool(games.revision, gid)
+            last, quiet, began = None, 0.0, time.monotonic()
+            while not await request.is_disconnected() and time.monotonic() - began < EVENTS_SECONDS:
+                try:
+                    now = await run_in_threadpool(games.revision, gid)
+                except Unavailable:
+                    now = last  # the page keeps what it has until the database answers again
                 if now != last:
-                    last = now
+                    last, quiet = now, 0.0
                     yield f"data: {now}\n\n"
+                elif quiet >= HEARTBEAT_SECONDS:
+                    quiet = 0.0
+                    yield ": still here\n\n"
                 await asyncio.sleep(1.0)
+                quiet += 1.0
 
-        del first
         return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
 
     async def openapi(request: Request) -> dict:
@@ -268,28 +377,64 @@ def make_app(db: Database | str, *, deadline_check: float | None = DEADLINE_CHEC
     if oliveriver:
         from .oliveriver import routes as their_routes
 
-        routes += their_routes(games, _body, client=None if client is None else Path(client), cors=tuple(cors))
+        routes += their_routes(games, _body, client=None if client is None else Path(client), cors=tuple(cors),
+                               solve=pool.run, made=makers.check)
 
     @asynccontextmanager
     async def lifespan(app: Starlette):
-        task = asyncio.create_task(_deadlines(games, deadline_check)) if deadline_check else None
+        task = asyncio.create_task(_deadlines(games, deadline_check, pool)) if deadline_check else None
         try:
             yield
         finally:
             if task is not None:
                 task.cancel()
+            pool.close()
 
-    app = Starlette(routes=routes, lifespan=lifespan)
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(SecurityHeaders)])
     app.state.games = games
+    app.state.solvers = pool
     return app
 
 
-async def _deadlines(games: Games, every: float) -> None:
-    """Adjudicates the games whose phase is past its deadline, every ``every`` seconds."""
-    while True:
-        await asyncio.sleep(every)
+def uploaded_game(text: str, games: Games):
+    """A game file uploaded to start a served game: read as any game file, naming only a map shipped
+    with fivedp (never a file of the server's), and replayed against its record."""
+    from ..files.verify import verify_game
+    from ..model.map import shipped_maps_only
+
+    with shipped_maps_only(), games._limits():
+        game, _ = game_from_bytes(text.encode("utf-8"), "the uploaded game file")
+        report = verify_game(game)
+    if not report.honest:
+        raise ServeError(report.summary("the uploaded game file"))
+    return game
+
+
+async def _deadlines(games: Games, every: float, solvers: Solvers | None = None) -> None:
+    """Adjudicates the games whose phase is past its deadline, every ``every`` seconds, each in a task
+    of its own: a game whose adjudication is slow delays no other game's."""
+    solvers = solvers or Solvers(SOLVERS)
+    running: dict[str, asyncio.Task] = {}
+
+    async def adjudicate(gid: str) -> None:
         try:
-            for gid in await run_in_threadpool(games.due):
-                await run_in_threadpool(games.adjudicate_due, gid)
-        except Exception as exc:  # noqa: BLE001 - the loop goes on; the failure is logged without input
-            log.error("deadline check failed: %s: %s", type(exc).__name__, str(exc)[:300])
+            await solvers.run(gid, lambda: games.adjudicate_due(gid))
+        except Exception as exc:  # noqa: BLE001 - the failure is logged without input; the next look tries again
+            log.error("deadline of game %s: %s: %s", gid, type(exc).__name__, str(exc)[:300])
+        finally:
+            running.pop(gid, None)
+
+    try:
+        while True:
+            await asyncio.sleep(every)
+            try:
+                due = await run_in_threadpool(games.due)
+            except Exception as exc:  # noqa: BLE001 - the loop goes on; the failure is logged without input
+                log.error("deadline check failed: %s: %s", type(exc).__name__, str(exc)[:300])
+                continue
+            for gid in due:
+                if gid not in running:
+                    running[gid] = asyncio.create_task(adjudicate(gid))
+    finally:
+        for task in list(running.values()):
+            task.cancel()

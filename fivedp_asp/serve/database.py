@@ -14,6 +14,7 @@ the deadline; ``fivedp_players``, each power's token digest. Tokens themselves a
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import threading
 from contextlib import contextmanager
@@ -23,6 +24,8 @@ from typing import Any, Iterator, Sequence
 from urllib.parse import unquote, urlparse
 
 from ..errors import InputError, UsageError
+
+log = logging.getLogger("fivedp.serve")
 
 SCHEMA = (
     """CREATE TABLE IF NOT EXISTS fivedp_games (
@@ -96,6 +99,31 @@ class Transaction:
         return GameRow(**row)
 
 
+class Unavailable(InputError):
+    """The storage failed (a full disk, a read-only database, a database server that does not
+    answer): the caller is told so in a plain sentence, with no host, port or path, and the server's
+    log gets the details. Served with the status 503: the request may succeed later."""
+
+    status = 503
+
+
+UNREACHABLE = "the games database cannot be reached just now: nothing was read or changed; try again later"
+UNWRITABLE = "the games database cannot be written just now: nothing was changed; try again later"
+
+
+def _storage_failure(exc: BaseException) -> bool:
+    """Whether ``exc`` is the storage failing rather than a statement of fivedp's that is wrong (a
+    defect, which stays a defect): SQLite's and PostgreSQL's operational errors, and a PostgreSQL
+    that has been made read-only."""
+    if isinstance(exc, sqlite3.OperationalError):
+        return True
+    try:
+        import psycopg
+    except ImportError:
+        return False
+    return isinstance(exc, (psycopg.OperationalError, psycopg.errors.ReadOnlySqlTransaction))
+
+
 class Database:
     """A database named by a URL: ``sqlite:///games.db`` (a file, made when missing; ``sqlite:///:memory:``
     is refused, as every request opens its own connection), ``postgresql://user@host/db``."""
@@ -138,16 +166,18 @@ class Database:
         if self.path is not None:
             try:
                 conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+                conn.execute("PRAGMA busy_timeout = 30000")
             except sqlite3.Error as exc:
-                raise InputError(f"{self.describe()}: cannot open it: {exc}") from None
-            conn.execute("PRAGMA busy_timeout = 30000")
+                log.error("%s: cannot open it: %s", self.describe(), str(exc)[:300])
+                raise Unavailable(UNREACHABLE) from None
             return conn
         import psycopg
 
         try:
             return psycopg.connect(self.url, connect_timeout=10)
         except psycopg.Error as exc:
-            raise InputError(f"{self.describe()}: cannot connect: {str(exc).strip().splitlines()[0][:200]}") from None
+            log.error("%s: cannot connect: %s", self.describe(), str(exc).strip().splitlines()[0][:300] if str(exc).strip() else type(exc).__name__)
+            raise Unavailable(UNREACHABLE) from None
 
     def prepare(self) -> None:
         """Makes the tables when missing (once per process)."""
@@ -169,17 +199,30 @@ class Database:
     def transaction(self, *, write: bool) -> Iterator[Transaction]:
         """One transaction, committed when the block ends and rolled back when it raises. A write
         transaction on SQLite takes the database's write lock at once (``BEGIN IMMEDIATE``), so that
-        what it reads is still so when it writes."""
+        what it reads is still so when it writes.
+
+        A failure of the storage itself (``_storage_failure``) becomes ``Unavailable``: logged with
+        its details, told to the caller in a plain sentence."""
         conn = self._connect()
         try:
-            if self.path is not None:
-                conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
-            tx = Transaction(conn, self.postgres)
             try:
-                yield tx
-            except BaseException:
-                conn.rollback()
-                raise
-            conn.commit()
+                if self.path is not None:
+                    conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+                tx = Transaction(conn, self.postgres)
+                try:
+                    yield tx
+                except BaseException:
+                    conn.rollback()
+                    raise
+                conn.commit()
+            except Exception as exc:
+                if not _storage_failure(exc):
+                    raise
+                log.error("%s: %s failed: %s: %s", self.describe(), "a write" if write else "a read",
+                          type(exc).__name__, str(exc).strip()[:300])
+                raise Unavailable(UNWRITABLE if write else UNREACHABLE) from None
         finally:
-            conn.close()
+            try:
+                conn.close()
+            except Exception:  # noqa: BLE001 - a connection that is gone already is closed
+                pass

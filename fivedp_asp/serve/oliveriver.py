@@ -46,9 +46,10 @@ from ..game.state import Game
 from ..game.table import Sealed
 from ..model.multiverse import ADJUSTMENT, MOVEMENT, Multiverse, Unit
 from ..engine.step import next_phase
-from .database import GameRow, Transaction
+from .database import GameRow, Transaction, Unavailable
 from .oliveriver_world import NATIONS, order_lines, order_sets, world
-from .store import (OPEN_TABLE, Games, NotFound, ServeError, Stale, game_from_start, open_table, open_table_submit)
+from .store import (OPEN_TABLE, Games, NotFound, ServeError, Stale, game_from_start, open_table,
+                    open_table_adjudicate, open_table_submit)
 
 log = logging.getLogger("fivedp.serve")
 
@@ -283,30 +284,43 @@ class OpenTables:
             raise ServeError(f"players: give one of {', '.join(NATIONS)} for each")
         if not isinstance(orders, list):
             raise ServeError("orders: give a list of orders")
-        with self.games.db.transaction(write=True) as tx:
-            gid, sandbox, _, row, game, sealed = self._open(tx, number, lock=True)
-            if game.mv.winner:
-                return {"iteration": len(game.history), "adjudicated": False, "taken": {}, "refused": [],
-                        "ignored": f"the game is over: {game.mv.winner} has won"}
-            powers = sorted({p for p in named if p in game.mv.players})
-            if not powers:
-                raise ServeError(f"none of {', '.join(str(p) for p in named)} plays in this game "
-                                 f"(players: {', '.join(game.mv.players)})")
+        with self.games.db.transaction(write=False) as tx:
+            gid, sandbox, _, row, game, sealed = self._open(tx, number, lock=False)
+        if game.mv.winner:
+            return {"iteration": len(game.history), "adjudicated": False, "taken": {}, "refused": [],
+                    "ignored": f"the game is over: {game.mv.winner} has won"}
+        powers = sorted({p for p in named if p in game.mv.players})
+        if not powers:
+            raise ServeError(f"none of {', '.join(str(p) for p in named)} plays in this game "
+                             f"(players: {', '.join(game.mv.players)})")
+        # worked out on a snapshot, with no transaction open; written if the game still waits for that
+        # phase (their routes name no phase: a submission is for the phase waiting when it is read)
+        with self.games._limits():
             given, refused = order_lines(game, orders, powers)
             sets = order_sets(game, given, powers)
+        with self.games.db.transaction(write=True) as tx:
+            gid, sandbox, _, now, game_now, sealed = self._open(tx, number, lock=True)
+            if now.phase != row.phase:
+                raise Stale("the game moved on while these orders were read: submit them again")
             for power in powers:
                 sealed = sealed.with_set(power, sets[power])
-            done = in_game(game.mv) <= set(sealed.orders)
-            if done and next_phase(game.mv) == ADJUSTMENT:
+            open_table_submit(self.games, tx, now, sealed)
+
+        def ready(game: Game, sealed: Sealed) -> bool:
+            return in_game(game.mv) <= set(sealed.orders)
+
+        def winters(tx: Transaction, row: GameRow, game: Game) -> None:
+            if next_phase(game.mv) == ADJUSTMENT:
                 # the units before the adjustments, for the Winter boards drawn afterwards
                 for b in game.mv.heads:
                     if b.phase == ADJUSTMENT:
                         tx.run("INSERT INTO fivedp_oliveriver_winters (game_id, board, units) VALUES (?, ?, ?)",
                                (gid, b.name, _units_text(b.units.values())))
-            step = open_table_submit(self.games, tx, row, game, sealed, done)
-            return {"iteration": len(game.history) + (1 if step else 0), "adjudicated": step is not None,
-                    "submitted": [] if step else sorted(sealed.orders),
-                    "taken": {p: list(v) for p, v in sets.items()}, "refused": refused}
+
+        step = open_table_adjudicate(self.games, gid, row.phase, ready, winters) if ready(game, sealed) else None
+        return {"iteration": len(game.history) + (1 if step else 0), "adjudicated": step is not None,
+                "submitted": [] if step else sorted(sealed.orders),
+                "taken": {p: list(v) for p, v in sets.items()}, "refused": refused}
 
 
 # -- HTTP --------------------------------------------------------------------------------------------
@@ -319,7 +333,7 @@ def _plain(handler: Callable[[Request], Awaitable[Any]],
     async def route(request: Request) -> Response:
         try:
             response: Response = JSONResponse(await handler(request))
-        except ServeError as exc:
+        except (ServeError, Unavailable) as exc:
             response = PlainTextResponse(str(exc), status_code=exc.status)
         except InputError as exc:
             response = PlainTextResponse(str(exc), status_code=400)
@@ -367,16 +381,27 @@ def check_client(folder: Path) -> Path:
 
 
 def routes(games: Games, body: Callable[[Request], Awaitable[dict]], *, client: Path | None = None,
-           cors: Sequence[str] = ()) -> list[BaseRoute]:
+           cors: Sequence[str] = (), solve: Callable[[str | None, Callable[[], Any]], Awaitable[Any]] | None = None,
+           made: Callable[[Request], None] | None = None) -> list[BaseRoute]:
     """The six routes of their client (and OPTIONS for CORS), and their built client at ``/client/``.
-    ``body`` reads a request's JSON object through the server's guards (``app``'s)."""
+    ``body`` reads a request's JSON object through the server's guards (``app``'s); ``solve(key,
+    work)`` does work that may solve where the server does it (``app.Solvers.run``; by default a
+    worker thread); ``made(request)`` counts a game made by the request's address, or refuses it."""
     if not callable(body):
         raise UsageError("routes: give the function that reads a request's JSON body")
     tables = OpenTables(games)
     cors = tuple(cors)
 
+    async def in_thread(key: str | None, work: Callable[[], Any]) -> Any:
+        return await run_in_threadpool(work)
+
+    solver = solve or in_thread
+
     async def create(request: Request) -> dict:
-        return await run_in_threadpool(tables.create, await body(request))
+        data = await body(request)
+        if made is not None:
+            made(request)
+        return await solver(None, lambda: tables.create(data))
 
     async def join(request: Request) -> dict:
         data = await body(request)
@@ -388,7 +413,8 @@ def routes(games: Games, body: Callable[[Request], Awaitable[dict]], *, client: 
 
     async def orders(request: Request) -> dict:
         data = await body(request)
-        return await run_in_threadpool(tables.submit, request.path_params["number"], data)
+        number = request.path_params["number"]
+        return await solver(f"open-table {str(number)[:20]}", lambda: tables.submit(number, data))
 
     async def iteration(request: Request) -> int:
         return await run_in_threadpool(tables.iteration, request.path_params["number"])

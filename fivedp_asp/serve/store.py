@@ -22,8 +22,9 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 from ..errors import AdjudicationError, InputError, UsageError, quoted
 from ..files.games import game_from_bytes, game_text, start_of
@@ -33,11 +34,16 @@ from ..game.play import duties, waiting_for
 from ..game.state import Game, new_game, phase_key
 from ..game.table import Sealed, open_and_adjudicate, seal, take_back
 from ..inputs import check_order_lines
+from ..solver.driver import check_memory_limit, check_time_limit, memory_limit, time_limit
 from ..report.jsonout import game_document, game_step_document, history_document, orders_document, possible_document
 from .database import Database, GameRow, Transaction
 
 HOST, PLAYER, SPECTATOR = "host", "player", "spectator"
 MAX_PLAYERS_TRIES = 3
+CHANGE_TRIES = 3  # a change worked out again on what others wrote meanwhile, at most so many times
+# the limits of one solver program in a served game: a server is shared, one user's machine is not
+SERVE_TIME_LIMIT = 60.0
+SERVE_MEMORY_LIMIT = 1024
 # the host digest (and player digest) of an open table (serve.oliveriver): not a SHA-256 digest, so no
 # token ever matches it, and nobody holds the roles of such a game
 OPEN_TABLE = "open-table"
@@ -92,11 +98,14 @@ class Games:
     """The served games on one database. Parsed games are cached per process by phase, so that views
     and submissions do not read the game file's text again while the game waits for one phase."""
 
-    def __init__(self, db: Database, *, clock: Callable[[], float] = time.time):
+    def __init__(self, db: Database, *, clock: Callable[[], float] = time.time,
+                 time_limit: float | None = SERVE_TIME_LIMIT, memory_limit: int | None = SERVE_MEMORY_LIMIT):
         if not isinstance(db, Database):
             raise UsageError(f"Games needs a Database, not {type(db).__name__}")
         self.db = db
         self.clock = clock
+        self.time_limit = check_time_limit(time_limit)
+        self.memory_limit = check_memory_limit(memory_limit)
         self._cache: OrderedDict[tuple[str, str], Game] = OrderedDict()
         self._cache_lock = threading.Lock()
         db.prepare()
@@ -211,7 +220,8 @@ class Games:
             players = sorted(self._players(tx, row.id))
         # a player's own orders are its waiting orders: the others' are never in its view
         own = {role.power: list(sealed.orders[role.power])} if role.power in sealed.orders else {}
-        doc = game_document(replace(game, pending=own), power=role.power)
+        with self._limits():
+            doc = game_document(replace(game, pending=own), power=role.power)
         doc["submitted"] = sorted(sealed.orders)
         doc["server"] = {"id": row.id, "role": role.kind, "power": role.power, "revision": row.revision,
                          "players": players, "deadline": self._deadline(row), "waiting_for": waiting_for(game.mv),
@@ -246,17 +256,19 @@ class Games:
             raise Unauthorized("the orders a power may give are shown to its player (and the host): send your token")
         if game.mv.winner:
             raise Stale(f"the game is over: {game.mv.winner} has won")
-        orders = possible_orders(game.mv, power=role.power, unit=unit, kind=kind, to=to)
+        with self._limits():
+            orders = possible_orders(game.mv, power=role.power, unit=unit, kind=kind, to=to)
         return possible_document(game.mv, orders)
 
     def game_file(self, game_id: str, token: str | None) -> str:
-        """The game file (host only): every private set given so far as waiting orders."""
+        """The game file (host only), as adjudicated: the orders waiting for the next phase are
+        private to their powers, the host's too, and are in the file once their phase is adjudicated."""
         with self.db.transaction(write=False) as tx:
             row = self._row(tx, game_id, lock=False)
             if self.role(tx, row, token).kind != HOST:
-                raise Forbidden("only the host may download the game file (it holds every power's orders)")
-            game, sealed = self._game(row), self._sealed(row)
-        return game_text(replace(game, pending={p: list(v) for p, v in sealed.orders.items()}))
+                raise Forbidden("only the host may download the game file")
+            game = self._game(row)
+        return game_text(replace(game, pending={}))
 
     def snapshot(self, game_id: str, token: str | None) -> tuple[Game, Role, Sealed]:
         """The game, the role of the token and the private sets, for what draws the game."""
@@ -266,24 +278,77 @@ class Games:
             return self._game(row), role, self._sealed(row)
 
     # -- changes ----------------------------------------------------------------------------------------
+    # No solver runs inside a write transaction: a change reads the game in a short read transaction,
+    # works out what it makes of it (legality, an adjudication, an undo's replay) with no transaction
+    # open, then writes in a short write transaction that first checks the game has not moved on.
+    # While it was working, other changes may have been written: a change that depends on them is
+    # worked out again (up to CHANGE_TRIES times), one that no longer applies is refused.
 
-    def _change(self, game_id: str, token: str | None, phase: str | None, doing: str,
-                work: Callable[[Transaction, GameRow, Role, Game, Sealed], Any]) -> Any:
-        """One change, in one transaction holding the game's row: the token's role, the phase check,
-        then ``work``."""
-        if phase is not None and not isinstance(phase, str):
+    @contextmanager
+    def _limits(self) -> Iterator[None]:
+        """The server's time and memory limits around solving (``fivedp serve --time-limit``,
+        ``--memory-limit``)."""
+        with time_limit(self.time_limit), memory_limit(self.memory_limit):
+            yield
+
+    def _read(self, game_id: str, token: str | None = None, *, roles: bool = True) -> tuple[GameRow, Role, Game, Sealed]:
+        """The game as it is now, read in a short read transaction, and the token's role in it."""
+        with self.db.transaction(write=False) as tx:
+            row = self._row(tx, game_id, lock=False)
+            role = self.role(tx, row, token) if roles else Role(SPECTATOR)
+        return row, role, self._game(row), self._sealed(row)
+
+    def _waiting(self, row: GameRow, game: Game, phase: str | None, doing: str) -> None:
+        """The change names the phase now waiting, and the game is not over; otherwise refused."""
+        if phase is None:
+            raise ServeError("phase: name the phase this change is for (the phase key a view of the game "
+                             "carries, next.key)")
+        if not isinstance(phase, str):
             raise ServeError("phase: give the phase key a view of the game carries (next.key)")
+        if phase != row.phase:
+            raise Stale(f"the game has moved on: it now waits for step {len(game.history) + 1} "
+                        f"({waiting_for(game.mv)}); {doing}, so nothing was done: look at the game again",
+                        row.phase)
+        if game.mv.winner:
+            raise Stale(f"the game is over: {game.mv.winner} has won")
+
+    def _change(self, game_id: str, token: str | None, phase: str | None, doing: str, who: str, refusal: str,
+                work: Callable[[Transaction, GameRow, Role, Game, Sealed], Any]) -> Any:
+        """A change that solves nothing, in one write transaction holding the game's row: the
+        token's role (``who`` may, others are refused with ``refusal``), the phase check, then ``work``."""
         with self.db.transaction(write=True) as tx:
             row = self._row(tx, game_id, lock=True)
             role = self.role(tx, row, token)
+            if role.kind != who:
+                raise Forbidden(refusal)
             game = self._game(row)
-            if phase is not None and phase != row.phase:
-                raise Stale(f"the game has moved on: it now waits for step {len(game.history) + 1} "
-                            f"({waiting_for(game.mv)}); {doing}, so nothing was done: look at the game again",
-                            row.phase)
-            if game.mv.winner:
-                raise Stale(f"the game is over: {game.mv.winner} has won")
+            self._waiting(row, game, phase, doing)
             return work(tx, row, role, game, self._sealed(row))
+
+    def _replace_game(self, game_id: str, decide: Callable[[GameRow, Game, Sealed], bool],
+                      work: Callable[[Game, Sealed], tuple[Game, Sealed, Any]], moved: Callable[[], Any],
+                      also: Callable[[Transaction, GameRow, Game], None] | None = None) -> Any:
+        """A change of the game itself worked out from a snapshot: ``decide`` says whether it applies
+        to the game read (and may refuse it); ``work`` returns the new game, its private sets and the
+        answer, solved outside any transaction, within the server's limits. It is written only if the
+        game and its private sets are still those it was worked out from; otherwise worked out again
+        on what they became. ``moved()`` is the answer when they keep changing under it; ``also``
+        writes what else goes with the change, in its transaction, from the game it was made on."""
+        for _ in range(CHANGE_TRIES):
+            row, _, game, sealed = self._read(game_id, roles=False)
+            if not decide(row, game, sealed):
+                return None
+            with self._limits():
+                new, kept, answer = work(game, sealed)
+            with self.db.transaction(write=True) as tx:
+                now = self._row(tx, game_id, lock=True)
+                if (now.phase, now.game, now.sealed) != (row.phase, row.game, row.sealed):
+                    continue
+                if also is not None:
+                    also(tx, now, game)
+                self._save(tx, now, new, kept)
+                return answer
+        return moved()
 
     def _save(self, tx: Transaction, row: GameRow, game: Game | None, sealed: Sealed) -> None:
         if game is None:
@@ -301,34 +366,45 @@ class Games:
         ``game orders`` takes it (a line for a unit replaces that unit's earlier line; an illegal line
         does not replace a legal one unless ``force``; ``replace_all``: the new lines are the whole
         set). Submitting counts as having submitted, even with no line (the units hold). When every
-        power with something to do has submitted, the phase is adjudicated at once."""
-        check_order_lines(lines)
+        power with something to do has submitted, the phase is adjudicated at once.
 
-        def work(tx, row, role, game, sealed):
+        The lines are checked on a snapshot; the set is written if the power's own set is still the
+        one they were checked against (the other powers' sets may change meanwhile: they are kept)."""
+        check_order_lines(lines)
+        doing = "these orders were given for another step"
+        for _ in range(CHANGE_TRIES):
+            row, role, game, sealed = self._read(game_id, token)
             if role.kind != PLAYER:
                 raise Forbidden("orders are given by players: send a player's token")
-            new, given = seal(game, sealed, role.power, lines, keep=not replace_all, keep_empty=True, force=force)
-            doc = orders_document(replace(game, pending={role.power: list(given.lines)}), given.submission,
-                                  viewer=role.power)
-            doc["submitted"] = sorted(new.orders)
-            step = self._adjudicate_if_all_in(tx, row, game, new)
-            if step is None:
-                self._save(tx, row, None, new)
-            doc["adjudicated"] = step
-            return doc
-
-        return self._change(game_id, token, phase, "these orders were given for another step", work)
+            self._waiting(row, game, phase, doing)
+            with self._limits():
+                new, given = seal(game, sealed, role.power, lines, keep=not replace_all, keep_empty=True, force=force)
+            with self.db.transaction(write=True) as tx:
+                now = self._row(tx, game_id, lock=True)
+                self._waiting(now, self._game(now), phase, doing)
+                current = self._sealed(now)
+                if current.orders.get(role.power) != sealed.orders.get(role.power):
+                    continue  # its own set changed meanwhile (another page of the same player)
+                saved = current.with_set(role.power, new.orders.get(role.power))
+                self._save(tx, now, None, saved)
+                break
+        else:
+            raise Stale("this power's orders kept changing while these were checked: look at the game again",
+                        phase)
+        doc = orders_document(replace(game, pending={role.power: list(given.lines)}), given.submission,
+                              viewer=role.power)
+        doc["submitted"] = sorted(saved.orders)
+        doc["adjudicated"] = self._adjudicate_if_all_in(game_id, row.phase)
+        return doc
 
     def check(self, game_id: str, token: str | None, lines: list[str]) -> dict:
         """The verdict on each line as if it were submitted (nothing is saved)."""
         check_order_lines(lines)
-        with self.db.transaction(write=False) as tx:
-            row = self._row(tx, game_id, lock=False)
-            role = self.role(tx, row, token)
-            game, sealed = self._game(row), self._sealed(row)
+        _, role, game, sealed = self._read(game_id, token)
         if role.kind != PLAYER:
             raise Forbidden("orders are checked for a player: send a player's token")
-        _, given = seal(game, sealed, role.power, lines, keep=True, keep_empty=True)
+        with self._limits():
+            _, given = seal(game, sealed, role.power, lines, keep=True, keep_empty=True)
         doc = orders_document(replace(game, pending={}), given.submission, checked=True, viewer=role.power)
         doc["pending"] = {}
         return doc
@@ -336,55 +412,73 @@ class Games:
     def withdraw(self, game_id: str, token: str | None, *, phase: str | None = None) -> dict:
         """A player's orders taken back: the power has not submitted any more."""
         def work(tx, row, role, game, sealed):
-            if role.kind != PLAYER:
-                raise Forbidden("orders are withdrawn by their player: send a player's token")
             self._save(tx, row, None, sealed.with_set(role.power, None))
             return {"withdrawn": role.power}
 
-        return self._change(game_id, token, phase, "this withdrawal was asked for another step", work)
+        return self._change(game_id, token, phase, "this withdrawal was asked for another step", PLAYER,
+                            "orders are withdrawn by their player: send a player's token", work)
 
     def adjudicate(self, game_id: str, token: str | None, *, phase: str | None = None) -> dict:
         """The host adjudicates the phase now, with the orders submitted (the others hold)."""
-        def work(tx, row, role, game, sealed):
-            if role.kind != HOST:
-                raise Forbidden("only the host may adjudicate before everyone has submitted")
-            return self._adjudicate(tx, row, game, sealed)
+        _, role, _, _ = self._read(game_id, token)
+        if role.kind != HOST:
+            raise Forbidden("only the host may adjudicate before everyone has submitted")
 
-        return self._change(game_id, token, phase, "this adjudication was asked for another step", work)
+        def decide(row, game, sealed):
+            self._waiting(row, game, phase, "this adjudication was asked for another step")
+            return True
 
-    def _adjudicate(self, tx: Transaction, row: GameRow, game: Game, sealed: Sealed) -> dict:
+        def moved():
+            raise Stale("the orders kept changing while the phase was adjudicated: nothing was done, try again",
+                        phase)
+
+        return self._replace_game(game_id, decide, self._adjudicated, moved)
+
+    def _adjudicated(self, game: Game, sealed: Sealed) -> tuple[Game, Sealed, dict]:
+        """The phase adjudicated with the private sets: the new game, the sets kept, the step document."""
         from ..engine.unsettled import unsettled
 
         def explain(exc: AdjudicationError, played: Game) -> Exception:
             return unsettled(exc, played.mv.options, played.pending, played.mv)
 
         new, kept, opened = open_and_adjudicate(replace(game, pending={}), sealed, unsettled=explain)
-        self._save(tx, row, new, kept)
         doc = game_step_document(new, opened.report)
         doc["opened"] = list(opened.opened)
-        return doc
+        return new, kept, doc
 
-    def _adjudicate_if_all_in(self, tx: Transaction, row: GameRow, game: Game, sealed: Sealed) -> dict | None:
-        """Adjudicates when every power with something to do in the next phase has submitted."""
-        due = {d.power for d in duties(game) if d.kind != "build" or d.options}
-        if not due or not due <= set(sealed.orders):
-            return None
-        return self._adjudicate(tx, row, game, sealed)
+    def _adjudicate_if_all_in(self, game_id: str, phase: str) -> dict | None:
+        """Adjudicates when every power with something to do in the phase ``phase`` has submitted."""
+        def decide(row, game, sealed):
+            if row.phase != phase or game.mv.winner:
+                return False
+            with self._limits():
+                due = {d.power for d in duties(game) if d.kind != "build" or d.options}
+            return bool(due) and due <= set(sealed.orders)
+
+        return self._replace_game(game_id, decide, self._adjudicated, lambda: None)
 
     def undo(self, game_id: str, token: str | None, *, phase: str | None = None) -> dict:
         """The host takes back the last step; the orders of that step wait again, private."""
-        def work(tx, row, role, game, sealed):
-            if role.kind != HOST:
-                raise Forbidden("only the host may undo a step")
+        _, role, _, _ = self._read(game_id, token)
+        if role.kind != HOST:
+            raise Forbidden("only the host may undo a step")
+
+        def decide(row, game, sealed):
+            self._waiting(row, game, phase, "this undo was asked for another step")
+            return True
+
+        def work(game, sealed):
             new, kept, back = take_back(replace(game, pending={}), sealed, start_of)
             # every order of a served game is private: those the undone step gives back are too
             restored = {p: tuple(v) for p, v in new.pending.items() if v}
             new = replace(new, pending={})
             kept = Sealed(phase_key(new), {**restored, **dict(kept.orders)}, kept.opened_phase, kept.opened)
-            self._save(tx, row, new, kept)
-            return {"undone": back.step, "resealed": list(back.resealed), "waiting_for": waiting_for(new.mv)}
+            return new, kept, {"undone": back.step, "resealed": list(back.resealed), "waiting_for": waiting_for(new.mv)}
 
-        return self._change(game_id, token, phase, "this undo was asked for another step", work)
+        def moved():
+            raise Stale("the game kept changing while the step was taken back: nothing was done, try again", phase)
+
+        return self._replace_game(game_id, decide, work, moved)
 
     def due(self) -> list[str]:
         """The games whose phase is past its deadline."""
@@ -395,13 +489,13 @@ class Games:
         return [r[0] for r in rows]
 
     def adjudicate_due(self, game_id: str) -> dict | None:
-        """Adjudicates a game whose deadline has passed (checked again under the lock: another process
+        """Adjudicates a game whose deadline has passed (checked again when written: another process
         may have done it)."""
-        with self.db.transaction(write=True) as tx:
-            row = self._row(tx, game_id, lock=True)
-            if row.deadline is None or row.finished or row.phase_since + row.deadline > self.clock():
-                return None
-            return self._adjudicate(tx, row, self._game(row), self._sealed(row))
+        def decide(row, game, sealed):
+            return (row.deadline is not None and not row.finished and not game.mv.winner
+                    and row.phase_since + row.deadline <= self.clock())
+
+        return self._replace_game(game_id, decide, self._adjudicated, lambda: None)
 
 
 def game_from_start(options: Mapping[str, Any] | None, start: Mapping[str, Any] | None,
@@ -446,13 +540,24 @@ def open_table(games: Games, tx: Transaction, game_id: str, *, lock: bool) -> tu
     return row, games._game(row), games._sealed(row)
 
 
-def open_table_submit(games: Games, tx: Transaction, row: GameRow, game: Game, sealed: Sealed,
-                      adjudicate: bool) -> dict | None:
-    """The private sets of an open table saved, or opened and the phase adjudicated (``adjudicate``);
-    returns the step document when it was."""
+def open_table_submit(games: Games, tx: Transaction, row: GameRow, sealed: Sealed) -> None:
+    """The private sets of an open table saved, in the caller's write transaction."""
+    if not isinstance(games, Games) or not isinstance(tx, Transaction):
+        raise UsageError("open_table_submit: give the Games and a transaction of their database")
     if row.host_hash != OPEN_TABLE:
         raise NotFound(f"no game {row.id[:40]!r}")
-    if not adjudicate:
-        games._save(tx, row, None, sealed)
-        return None
-    return games._adjudicate(tx, row, game, sealed)
+    games._save(tx, row, None, sealed)
+
+
+def open_table_adjudicate(games: Games, game_id: str, phase: str, ready: Callable[[Game, Sealed], bool],
+                          also: Callable[[Transaction, GameRow, Game], None] | None = None) -> dict | None:
+    """An open table's phase ``phase`` adjudicated when ``ready`` says so of the game and its sets
+    (as every change of a game, on a snapshot, written if nothing changed meanwhile); the step
+    document, or None when it was not (yet) adjudicated. ``also``: what else is written with it."""
+    if not isinstance(games, Games) or not callable(ready):
+        raise UsageError("open_table_adjudicate: give the Games and what says the phase is ready")
+
+    def decide(row, game, sealed):
+        return row.host_hash == OPEN_TABLE and row.phase == phase and not game.mv.winner and ready(game, sealed)
+
+    return games._replace_game(game_id, decide, games._adjudicated, lambda: None, also)

@@ -72,7 +72,18 @@ class Table:
         return self.view()["next"]["key"]
 
     def orders(self, who: str, *lines: str, **body):
-        return self.post("/orders", {"lines": list(lines), **body}, who)
+        """A submission, for the phase waiting now unless ``phase`` is given."""
+        return self.post("/orders", {"lines": list(lines), "phase": body.pop("phase", None) or self.key(), **body}, who)
+
+    def adjudicate(self, who: str | None = "host", phase: str | None = None):
+        return self.post("/adjudicate", {"phase": phase or self.key()}, who)
+
+    def undo(self, who: str | None = "host", phase: str | None = None):
+        return self.post("/undo", {"phase": phase or self.key()}, who)
+
+    def withdraw(self, who: str, phase: str | None = None):
+        return self.client.delete(f"/api/games/{self.id}/orders", params={"phase": phase or self.key()},
+                                  headers=self.auth(who))
 
 
 TWO_POWERS = {"turn": 0, "units": {"France": ["A Paris", "A Marseilles", "F Brest"],

@@ -70,8 +70,8 @@ def test_refusals_say_why_with_their_status(client):
         (t.post("/players", {}), 400, "power: name the power to play"),
         (t.orders(None, "A Par - Bur"), 403, "orders are given by players"),
         (t.orders("host", "A Par - Bur"), 403, "orders are given by players"),
-        (t.post("/adjudicate", {}, "France"), 403, "only the host may adjudicate"),
-        (t.post("/undo", {}, "France"), 403, "only the host may undo"),
+        (t.adjudicate("France"), 403, "only the host may adjudicate"),
+        (t.undo("France"), 403, "only the host may undo"),
         (t.get("/file", "France"), 403, "only the host may download the game file"),
         (t.get("/possible"), 401, "send your token"),
         (client.get(f"/api/games/{t.id}", headers={"Authorization": "Bearer not-a-token"}), 401,
@@ -98,7 +98,7 @@ def test_refusals_say_why_with_their_status(client):
         assert words in r.json()["error"], (words, r.json())
         assert "Traceback" not in r.text
     # a change for a phase no longer waiting: 409, the phase now waiting in the answer
-    assert t.post("/adjudicate", {"phase": key}, "host").status_code == 200
+    assert t.adjudicate(phase=key).status_code == 200
     r = t.orders("France", "A Par - Pic", phase=key)
     assert r.status_code == 409 and r.json()["phase"] == t.key()
     assert "the game has moved on: it now waits for step 2" in r.json()["error"]
@@ -127,7 +127,7 @@ def test_check_withdraw_and_change_of_mind(client):
     assert t.view("France")["pending"] == {"France": ["A Par - Pic"]}
     t.orders("France", "A Mar - Spa", replace=True)
     assert t.view("France")["pending"] == {"France": ["A Mar - Spa"]}
-    r = t.client.delete(f"/api/games/{t.id}/orders", headers=t.auth("France"))
+    r = t.withdraw("France")
     assert r.status_code == 200 and t.view("France")["submitted"] == []
     r = t.orders("France")  # an empty set is a submission: every unit holds
     assert r.status_code == 200 and t.view("Germany")["submitted"] == ["France"]
@@ -137,14 +137,14 @@ def test_the_host_adjudicates_undoes_and_downloads_a_file_verify_accepts(client)
     t = new_table(client)
     t.join("England")
     t.orders("England", "F Lon - Eng")
-    step = t.post("/adjudicate", {}, "host").json()
+    step = t.adjudicate().json()
     assert step["step"]["index"] == 1 and step["opened"] == ["England"]
-    r = t.post("/undo", {}, "host")
+    r = t.undo()
     assert r.status_code == 200 and r.json()["undone"] == 1 and r.json()["resealed"] == ["England"]
     # the orders of the step taken back wait again, private
     assert t.view("England")["pending"] == {"England": ["F Lon - Eng"]} and t.view()["submitted"] == ["England"]
-    assert t.post("/undo", {}, "host").status_code == 400  # orders wait: nothing to take back over them
-    t.post("/adjudicate", {}, "host")
+    assert t.undo().status_code == 400  # orders wait: nothing to take back over them
+    t.adjudicate()
     text = t.get("/file", "host").text
     game, _ = game_from_bytes(text.encode("utf-8"), "downloaded")
     assert len(game.history) == 1 and verify_game(game).honest
@@ -176,12 +176,12 @@ def test_a_finished_game_takes_no_more_orders(client):
     t = new_table(client, {"start": start})
     t.join("France")
     t.orders("France", "A Bur - Ruh", "A Bel S A Bur - Ruh")
-    t.post("/adjudicate", {}, "host")  # the German army is dislodged
-    step = t.post("/adjudicate", {}, "host").json()  # and, with no retreat order, disbanded
+    t.adjudicate()  # the German army is dislodged
+    step = t.adjudicate().json()  # and, with no retreat order, disbanded
     assert step["step"]["eliminated"] == ["Germany"] and step["step"]["winner"] == "France"
     r = t.orders("France", "A Ruh - Kie")
     assert r.status_code == 409 and r.json()["error"] == "the game is over: France has won"
-    assert t.post("/adjudicate", {}, "host").status_code == 409
+    assert t.adjudicate().status_code == 409
     assert t.view()["server"]["finished"] is True
 
 
@@ -263,7 +263,7 @@ def test_a_game_with_a_rule_of_your_own_is_served_and_refuses_a_runaway_rule(cli
     assert options["no_cross_timeline_support"]["value"] is True
     t.join("Austria")
     t.orders("Austria", "A Vie - Gal")
-    assert t.post("/adjudicate", {}, "host").json()["step"]["orders"][0]["result"] == "succeeds"
+    assert t.adjudicate().json()["step"]["orders"][0]["result"] == "succeeds"
     assert "no_cross_timeline_support" in t.get("/file", "host").text
     import fivedp_asp.engine.userrules as userrules
 
