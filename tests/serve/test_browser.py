@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import urllib.request
 from pathlib import Path
@@ -35,7 +36,7 @@ def _join(page, base: str, game: str, power: str) -> None:
     page.select_option("#power", power)
     with page.expect_navigation():
         page.click("#joinbtn")
-    page.wait_for_function(f"document.getElementById('role').textContent === 'You play {power}'")
+    sync_api.expect(page.locator("#role")).to_have_text(f"You play {power}")
 
 
 def test_two_players_play_a_phase_in_the_browser(tmp_path):
@@ -48,6 +49,11 @@ def test_two_players_play_a_phase_in_the_browser(tmp_path):
         try:
             france = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
             germany = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
+            # the pages run under the server's Content-Security-Policy (the waits below read the page
+            # through selectors: a script the test evaluated would itself be refused by it)
+            refused: list[str] = []
+            for page in (france, germany):
+                page.on("console", lambda m: "Content Security Policy" in m.text and refused.append(m.text))
             _join(france, base, game, "France")
             _join(germany, base, game, "Germany")
             assert "#token=" in france.url and "#token=" in germany.url
@@ -61,23 +67,24 @@ def test_two_players_play_a_phase_in_the_browser(tmp_path):
             assert "A a-Par@0 - a-Bur@0" in verdicts and "F Bre - Lon (read as F a-Bre@0 - a-Lon@0): ILLEGAL (not adjacent)" in verdicts
             france.fill("#orders", "A a-Par@0 - a-Bur@0\nA Mar S A Par - Bur")
             france.click("#submit")
-            france.wait_for_function("document.getElementById('message').textContent === 'Submitted.'")
+            sync_api.expect(france.locator("#message")).to_have_text("Submitted.")
             # Germany's page learns that France submitted, and nothing of what
-            germany.wait_for_function("document.getElementById('submitted').textContent.includes('France')")
+            sync_api.expect(germany.locator("#submitted")).to_contain_text("France")
             germany.screenshot(path=str(shots / "germany-before.png"))
             seen = germany.content() + germany.frame_locator("#picture").locator("body").inner_text()
             assert "A Mar S A Par - Bur" not in seen and "a-Bur@0" not in seen
             germany.fill("#orders", "A Mun - Bur")
             germany.click("#submit")
             for page in (france, germany):
-                page.wait_for_function("document.getElementById('phase').textContent.startsWith('Step 2')")
-                page.wait_for_function("document.getElementById('last').textContent.includes('Step 1')")
+                sync_api.expect(page.locator("#phase")).to_have_text(re.compile("^Step 2"), timeout=60_000)
+                sync_api.expect(page.locator("#last")).to_contain_text("Step 1", timeout=60_000)
             last = france.inner_text("#last")
             assert "A a-Par@0 - a-Bur@0  succeeds" in last and "A a-Mun@0 - a-Bur@0  fails" in last
             assert "A a-Par@0 - a-Bur@0  succeeds" in germany.inner_text("#last")
             for page in (france, germany):  # the picture drawn again, with the step's boards
                 page.frame_locator("#picture").locator("text=a1 · Fall 1901").first.wait_for(timeout=60_000)
                 assert not page.inner_text("#possible") and not page.inner_text("#verdicts")
+            assert not refused, refused[:3]
             france.screenshot(path=str(shots / "france-after.png"))
             germany.screenshot(path=str(shots / "germany-after.png"))
         finally:
