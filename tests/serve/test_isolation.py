@@ -182,11 +182,18 @@ def _call(base: str, method: str, path: str, body: dict | None = None, token: st
 
 @pytest.mark.slow
 def test_a_grinding_rule_is_stopped_by_the_time_limit_while_another_game_plays_on(tmp_path):
-    """Game A has a rule of your own that grinds on every order; its host asks again and again for an
-    adjudication. Game B, with a deadline, is joined, given orders and adjudicated at its deadline on
-    time; A's adjudications are refused when the server's time limit (3 s here) is up."""
+    """Game A has a rule of your own that grinds on every order, and an order waiting (its game file
+    was uploaded so); its host asks again and again for an adjudication, and France for a check of
+    its orders. Game B, with a deadline, is joined, given orders and adjudicated at its deadline on
+    time; A's requests are refused when the server's time limit (3 s here) is up."""
+    from dataclasses import replace
+
+    from fivedp_asp.files.games import game_text
+
+    grinder = game_from_start({}, TWO_POWERS, {"spin": {"text": GRINDING}})
+    upload = game_text(replace(grinder, pending={"France": ["A Par - Bur"]}))
     with server(f"sqlite:///{tmp_path}/games.db", tmp_path, args=("--time-limit", "3")) as base:
-        status, a, _ = _call(base, "POST", "/api/games", {"start": TWO_POWERS, "rules": {"spin": {"text": GRINDING}}})
+        status, a, _ = _call(base, "POST", "/api/games", {"file": upload})
         assert status == 200, a
         status, b, _ = _call(base, "POST", "/api/games", {"start": TWO_POWERS, "deadline": 10})
         made_b = time.monotonic()
@@ -196,9 +203,8 @@ def test_a_grinding_rule_is_stopped_by_the_time_limit_while_another_game_plays_o
         stop = threading.Event()
 
         def grind():
-            # France's orders are checked with the rule (it grinds too), then the host adjudicates
-            grinding.append(_call(base, "POST", f"/api/games/{a['id']}/orders",
-                                  {"lines": ["A Par - Bur"], "phase": key_a}, a_france))
+            grinding.append(_call(base, "POST", f"/api/games/{a['id']}/orders/check", {"lines": ["A Par - Bur"]},
+                                  a_france))
             while not stop.is_set():
                 grinding.append(_call(base, "POST", f"/api/games/{a['id']}/adjudicate", {"phase": key_a}, a["host_token"]))
 
@@ -233,7 +239,8 @@ def test_a_grinding_rule_is_stopped_by_the_time_limit_while_another_game_plays_o
     assert view["steps"] == 1 and adjudicated_after < 17, adjudicated_after
     assert max(latencies) < 2.0, latencies
     assert grinding and all(s == 400 and "time limit of 3 s" in d["error"] for s, d, _ in grinding), grinding[:3]
-    assert all(took < 12 for _, _, took in grinding)  # each refused after about 3 s (one game solves one at a time)
+    # each refused after about 3 s, waiting for the others of its game (a game solves one thing at a time)
+    assert all(took < 12 for _, _, took in grinding)
 
 
 @pytest.mark.slow
