@@ -118,8 +118,11 @@ _PLAY = """<!DOCTYPE html>
 <section id="join" hidden><h2>Join this game</h2><p>Play as <select id="power"></select>
 <button type="button" id="joinbtn">Join</button></p>
 <p class="muted">Keep the link the page moves to: it is your only way back in as that power.</p></section>
-<section id="link" hidden><h2>Your link</h2><p class="muted">Bookmark it; anyone with it plays as you.</p>
-<input id="mylink" readonly style="width:100%"></section>
+<section id="link" hidden><h2>Your link</h2><p class="muted" id="linkwhat">Bookmark it; anyone with it plays as you.</p>
+<input id="mylink" readonly style="width:100%">
+<div id="share" hidden><p>This link is the host's: keep it to yourself. Whoever opens it is the host, and may
+adjudicate, undo and download the game. Give the players the game's own link instead; each chooses a power there:</p>
+<input id="joinlink" readonly style="width:100%"></div></section>
 <section id="todo"><h2>To do</h2><ul id="duties"></ul><div class="units" id="units"></div>
 <ul class="possible" id="possible"></ul></section>
 <section id="ordersbox" hidden><h2>Your orders</h2>
@@ -207,6 +210,9 @@ async function refresh() {
   }
   $('link').hidden = !token;
   $('mylink').value = location.href;
+  $('share').hidden = s.role !== 'host';
+  $('linkwhat').hidden = s.role === 'host';
+  $('joinlink').value = location.origin + '/play/' + encodeURIComponent(game);
   tick();
   drawPicture();
   lastStep();

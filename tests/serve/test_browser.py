@@ -89,3 +89,23 @@ def test_two_players_play_a_phase_in_the_browser(tmp_path):
             germany.screenshot(path=str(shots / "germany-after.png"))
         finally:
             browser.close()
+
+
+def test_the_host_is_told_its_link_is_the_hosts_and_given_the_link_to_share(tmp_path):
+    with server(f"sqlite:///{tmp_path}/games.db", tmp_path) as base, sync_api.sync_playwright() as pw:
+        made = _post(base, "/api/games", {"start": TWO_POWERS})
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            host = browser.new_context().new_page()
+            host.goto(base + made["play"])
+            sync_api.expect(host.locator("#role")).to_have_text("You are the host")
+            sync_api.expect(host.locator("#share")).to_be_visible()
+            sync_api.expect(host.locator("#share")).to_contain_text("This link is the host's")
+            assert host.input_value("#joinlink") == f"{base}/play/{made['id']}"
+            assert host.input_value("#mylink") == base + made["play"]
+            player = browser.new_context().new_page()
+            _join(player, base, made["id"], "France")
+            sync_api.expect(player.locator("#mylink")).to_be_visible()
+            assert player.locator("#share").is_hidden() and "#token=" in player.input_value("#mylink")
+        finally:
+            browser.close()

@@ -92,7 +92,9 @@ def test_the_host_is_given_the_link_to_share(client):
     made = r.json()
     assert made["join"] == f"/play/{made['id']}" and made["play"].startswith(made["join"] + "#token=")
     page = client.get(made["join"]).text
-    assert "host" in page.lower()
+    # the host's page says its own link is the host's, and gives the game's own link to share
+    assert "This link is the host's: keep it to yourself." in page
+    assert "$('joinlink').value = location.origin + '/play/'" in page and "$('share').hidden = s.role !== 'host'" in page
 
 
 def _game_file(client) -> str:
