@@ -31,17 +31,19 @@ def _json(ref: str, description: str) -> dict:
 def _errors(*codes: int) -> dict:
     words = {400: "bad input", 401: "no token, or one of nobody in this game", 403: "the role may not do this",
              404: "no such game", 409: "the game waits for another phase (or the power is taken, or the game is over)",
-             413: "the request is too large"}
-    return {str(c): _json("error", words[c]) for c in codes}
+             413: "the request is too large", 429: "too many games made from this address in the last minute",
+             503: "the games database cannot be reached or written just now (reads may still work)"}
+    return {str(c): _json("error", words[c]) for c in (*codes, 503)}
 
 
 def _body(properties: dict, required: tuple[str, ...] = ()) -> dict:
+    """A JSON object of these fields: any other field is refused (400 naming it)."""
     return {"required": bool(required), "content": {"application/json": {"schema": {
-        "type": "object", "required": list(required), "properties": properties}}}}
+        "type": "object", "required": list(required), "properties": properties, "additionalProperties": False}}}}
 
 
-_PHASE = {"type": "string", "description": "the phase key of the view the change was made on (next.key): "
-                                          "refused with 409 when the game waits for another phase"}
+_PHASE = {"type": "string", "description": "the phase key of the view the change was made on (next.key), "
+                                          "required (400 without it): refused with 409 when the game waits for another phase"}
 _ID = [{"name": "game_id", "in": "path", "required": True, "schema": {"type": "string"}}]
 
 
@@ -66,10 +68,10 @@ def document() -> dict:
                                   "content": {"application/json": {"schema": {"type": "object", "required": ["id", "host_token"],
                                               "properties": {"id": {"type": "string"}, "host_token": {"type": "string"},
                                                              "play": {"type": "string"}, "join": {"type": "string"}}}}}},
-                          **_errors(400, 413)}}},
+                          **_errors(400, 413, 429)}}},
         "/api/games/{game_id}": {"get": {
             "summary": "the game: a player sees its own waiting orders and of the others only who has submitted",
-            "parameters": _ID, "security": [{}, {"bearer": []}], "responses": {"200": game_ref, **_errors(401, 404)}}},
+            "parameters": _ID, "security": [{}, {"bearer": []}], "responses": {"200": game_ref, **_errors(400, 401, 404)}}},
         "/api/games/{game_id}/players": {"post": {
             "summary": "join as a power; the token returned is the player's only way in",
             "parameters": _ID, "requestBody": _body({"power": {"type": "string"}}, ("power",)),
@@ -77,34 +79,34 @@ def document() -> dict:
                                   "content": {"application/json": {"schema": {"type": "object", "required": ["power", "token"],
                                               "properties": {"power": {"type": "string"}, "token": {"type": "string"},
                                                              "play": {"type": "string"}}}}}},
-                          **_errors(400, 404, 409)}}},
+                          **_errors(400, 403, 404, 409, 413)}}},
         "/api/games/{game_id}/orders": {
             "post": {"summary": "submit the player's orders for the next phase (private until adjudicated); "
                                 "when every power with something to do has submitted, the phase is adjudicated",
                      "parameters": _ID, "security": _BEARER,
                      "requestBody": _body({"lines": {"type": "array", "items": {"type": "string"}}, "phase": _PHASE,
                                            "replace": {"type": "boolean", "description": "the lines are the whole set"},
-                                           "force": {"type": "boolean"}}, ("lines",)),
+                                           "force": {"type": "boolean"}}, ("lines", "phase")),
                      "responses": {"200": _json("orders", "a verdict per line; adjudicated: the step, when it was"),
                                    **_errors(400, 401, 403, 404, 409, 413)}},
             "delete": {"summary": "withdraw the player's orders", "parameters": _ID + [
-                {"name": "phase", "in": "query", "schema": _PHASE}], "security": _BEARER,
-                       "responses": {"200": {"description": "withdrawn"}, **_errors(401, 403, 404, 409)}}},
+                {"name": "phase", "in": "query", "required": True, "schema": _PHASE}], "security": _BEARER,
+                       "responses": {"200": {"description": "withdrawn"}, **_errors(400, 401, 403, 404, 409)}}},
         "/api/games/{game_id}/orders/check": {"post": {
             "summary": "a verdict per line, as if submitted; nothing is saved", "parameters": _ID, "security": _BEARER,
             "requestBody": _body({"lines": {"type": "array", "items": {"type": "string"}}}, ("lines",)),
-            "responses": {"200": _json("orders", "a verdict per line"), **_errors(400, 401, 403, 404)}}},
+            "responses": {"200": _json("orders", "a verdict per line"), **_errors(400, 401, 403, 404, 413)}}},
         "/api/games/{game_id}/adjudicate": {"post": {
             "summary": "(host) adjudicate the next phase now", "parameters": _ID, "security": _BEARER,
-            "requestBody": _body({"phase": _PHASE}),
-            "responses": {"200": _json("step_document", "the step"), **_errors(400, 401, 403, 404, 409)}}},
+            "requestBody": _body({"phase": _PHASE}, ("phase",)),
+            "responses": {"200": _json("step_document", "the step"), **_errors(400, 401, 403, 404, 409, 413)}}},
         "/api/games/{game_id}/undo": {"post": {
             "summary": "(host) take back the last step; its orders wait again, private", "parameters": _ID,
-            "security": _BEARER, "requestBody": _body({"phase": _PHASE}),
-            "responses": {"200": {"description": "the step taken back"}, **_errors(400, 401, 403, 404, 409)}}},
+            "security": _BEARER, "requestBody": _body({"phase": _PHASE}, ("phase",)),
+            "responses": {"200": {"description": "the step taken back"}, **_errors(400, 401, 403, 404, 409, 413)}}},
         "/api/games/{game_id}/history": {"get": {
             "summary": "every step played", "parameters": _ID,
-            "responses": {"200": _json("history", "the steps"), **_errors(401, 404)}}},
+            "responses": {"200": _json("history", "the steps"), **_errors(400, 401, 404)}}},
         "/api/games/{game_id}/possible": {"get": {
             "summary": "the orders the rules accept now: the player's own (the host: every power's)",
             "parameters": _ID + [{"name": n, "in": "query", "schema": {"type": "string"}} for n in ("unit", "kind", "to")],
@@ -112,18 +114,19 @@ def document() -> dict:
         "/api/games/{game_id}/picture": {"get": {
             "summary": "the multiverse drawn as one HTML page, with the orders the token's holder may see",
             "parameters": _ID, "responses": {"200": {"description": "an HTML page", "content": {"text/html": {}}},
-                                             **_errors(401, 404)}}},
+                                             **_errors(400, 401, 404)}}},
         "/api/games/{game_id}/file": {"get": {
             "summary": "(host) the game file, which fivedp game verify accepts", "parameters": _ID, "security": _BEARER,
             "responses": {"200": {"description": "the game file", "content": {"application/yaml": {}}},
-                          **_errors(401, 403, 404)}}},
+                          **_errors(400, 401, 403, 404)}}},
         "/api/games/{game_id}/revision": {"get": {
             "summary": "the game's revision, raised by every change", "parameters": _ID,
             "responses": {"200": {"description": "the revision", "content": {"application/json": {"schema": {
                 "type": "object", "properties": {"revision": {"type": "integer"}}}}}}, **_errors(404)}}},
         "/api/games/{game_id}/events": {"get": {
             "summary": "server-sent events: the revision, whenever it changes", "parameters": _ID,
-            "responses": {"200": {"description": "an event stream", "content": {"text/event-stream": {}}}}}},
+            "responses": {"200": {"description": "an event stream", "content": {"text/event-stream": {}}},
+                          **_errors(404)}}},
     }
     return {"openapi": "3.1.0",
             "info": {"title": "fivedp serve", "version": release,
