@@ -371,3 +371,22 @@ def test_the_sustain_phase_is_adjudicated_by_the_host_through_the_api(client):
     assert step["step"]["phase"] == "sustain" and step["step"]["sustain"]["dissolved"] == ["b"]
     assert step["step"]["sustain"]["centres"]["London"]["sustains"] == "a"
     assert t.view()["next"]["phase"] == "adjustment"
+
+
+def test_the_statuses_of_docs_server_md_are_those_of_the_openapi_document(client):
+    """docs/server.md lists every status each route answers (500 aside); so does the OpenAPI
+    document: the two say the same."""
+    text = (ROOT / "docs" / "server.md").read_text(encoding="utf-8")
+    table = text.split("| route | who | what | statuses |", 1)[1].split("\n\n", 1)[0]
+    documented = {}
+    for row in table.splitlines()[2:]:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        route, statuses = cells[0], {int(n) for n in re.findall(r"\b([1-5]\d\d)\b", cells[-1])}
+        method, path = re.match(r"`(\w+) ([^`?]+)", route).groups()
+        path = path.replace("{id}", "{game_id}")
+        documented[(method.lower(), path)] = statuses
+        if path.endswith("/revision"):
+            documented[("get", path.replace("/revision", "/events"))] = statuses
+    served = {(method, path): {int(code) for code in op["responses"]}
+              for path, ops in client.get("/openapi.json").json()["paths"].items() for method, op in ops.items()}
+    assert documented == served
