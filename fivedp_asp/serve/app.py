@@ -413,6 +413,7 @@ def uploaded_game(text: str, games: Games):
 async def _deadlines(games: Games, every: float, solvers: Solvers | None = None) -> None:
     """Adjudicates the games whose phase is past its deadline, every ``every`` seconds, each in a task
     of its own: a game whose adjudication is slow delays no other game's."""
+    own = solvers is None
     solvers = solvers or Solvers(SOLVERS)
     running: dict[str, asyncio.Task] = {}
 
@@ -438,3 +439,5 @@ async def _deadlines(games: Games, every: float, solvers: Solvers | None = None)
     finally:
         for task in list(running.values()):
             task.cancel()
+        if own:
+            solvers.close()

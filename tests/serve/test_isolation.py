@@ -140,6 +140,36 @@ def test_each_due_game_is_adjudicated_on_its_own(db_url, monkeypatch):
     assert games.view(slow, None)["steps"] == 1
 
 
+def test_the_servers_limits_hold_around_solving(tmp_path, monkeypatch):
+    """``--time-limit`` and ``--memory-limit`` (here through make_app) are the limits in effect where
+    a submission's lines are checked and where a step is solved."""
+    from fivedp_asp.solver.driver import time_limit_in_effect
+    from fivedp_asp.solver.limits import _MEMORY_LIMIT
+
+    seen = []
+    real_seal, real_open = store.seal, store.open_and_adjudicate
+
+    def seal(*args, **kwargs):
+        seen.append(("seal", time_limit_in_effect(), _MEMORY_LIMIT.get()))
+        return real_seal(*args, **kwargs)
+
+    def open_and_adjudicate(*args, **kwargs):
+        seen.append(("step", time_limit_in_effect(), _MEMORY_LIMIT.get()))
+        return real_open(*args, **kwargs)
+
+    monkeypatch.setattr(store, "seal", seal)
+    monkeypatch.setattr(store, "open_and_adjudicate", open_and_adjudicate)
+    from starlette.testclient import TestClient
+
+    with TestClient(make_app(f"sqlite:///{tmp_path}/g.db", deadline_check=None, time_limit=7,
+                             memory_limit=300)) as client:
+        t = new_table(client, {"start": TWO_POWERS})
+        t.join("France")
+        t.orders("France", "A Par - Bur")
+        t.adjudicate()
+    assert seen == [("seal", 7.0, 300), ("step", 7.0, 300)]
+
+
 def test_the_solving_done_at_once_is_bounded_and_one_per_game():
     async def run(count: int, keys: list[str]) -> int:
         solvers = Solvers(count)
