@@ -262,12 +262,12 @@ def make_app(db: Database | str, *, deadline_check: float | None = DEADLINE_CHEC
 
     async def orders(request: Request) -> dict:
         data = _known(await _body(request), "lines", "phase", "replace", "force")
-        token = _token(request)
-        return await pool.run(
-            game_id(request), lambda: games.submit(game_id(request), _token(request), _lines(data),
-                                 phase=_field(data, "phase", str, "the phase key of the view"),
-                                 replace_all=_field(data, "replace", bool, "true or false", False),
-                                 force=_field(data, "force", bool, "true or false", False)))
+        token, lines = _token(request), _lines(data)
+        phase = _field(data, "phase", str, "the phase key of the view")
+        replace_all = _field(data, "replace", bool, "true or false", False)
+        force = _field(data, "force", bool, "true or false", False)
+        return await pool.run(game_id(request), lambda: games.submit(game_id(request), token, lines, phase=phase,
+                                                                     replace_all=replace_all, force=force))
 
     async def check(request: Request) -> dict:
         data = _known(await _body(request), "lines")
@@ -310,7 +310,12 @@ def make_app(db: Database | str, *, deadline_check: float | None = DEADLINE_CHEC
         from .pages import picture_html
 
         token = _token(request)
-        html = await pool.run(game_id(request), lambda: picture_html(games, game_id(request), token))
+
+        def draw() -> str:
+            with games._limits():  # the steps are replayed to be drawn: solving, within the limits
+                return picture_html(games, game_id(request), token)
+
+        html = await pool.run(game_id(request), draw)
         return HTMLResponse(html)
 
     async def revision(request: Request) -> dict:

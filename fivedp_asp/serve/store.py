@@ -1,13 +1,16 @@
-"""Served games: what the host, each player and a spectator may do and see, each change one database
-transaction (``serve.database``).
+"""Served games: what the host, each player and a spectator may do and see, each change written in
+one short database transaction (``serve.database``).
 
 A game is held as its game file's text (``files.games``: the same format ``fivedp game`` writes, so
 ``GET /api/games/{id}/file`` is a file ``fivedp game verify`` accepts) and its players' orders as
 private sets (``game.table.Sealed``): every player's orders are sealed, shown to that player only,
 opened when the phase is adjudicated. The operations are those of the command line's store
 (``files.store``) on another storage: a change is for the phase its author saw (``phase``, the phase
-key every view carries) and refused with ``Stale`` when the game waits for another; within the
-transaction nothing else can write the game.
+key every view carries, required) and refused with ``Stale`` when the game waits for another.
+Whatever solves (a check of order lines, an adjudication, an undo's replay) is worked out on a
+snapshot with no transaction open, within the server's time and memory limits, and written only if
+the game has not moved on meanwhile (``_replace_game``, ``submit``): no write lock is ever held while
+the solver runs.
 
 Roles come from the bearer token: the host (made with the game), a player (made by joining as a
 power), or nobody (a spectator). Tokens are random, stored only as SHA-256 digests, compared in
