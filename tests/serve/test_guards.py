@@ -390,3 +390,23 @@ def test_the_statuses_of_docs_server_md_are_those_of_the_openapi_document(client
     served = {(method, path): {int(code) for code in op["responses"]}
               for path, ops in client.get("/openapi.json").json()["paths"].items() for method, op in ops.items()}
     assert documented == served
+
+
+def test_their_routes_keep_their_contract_under_the_same_guards(tmp_path):
+    """The routes of --oliveriver: refusals stay plain text, with the same security headers, the
+    same bound on games per minute and the same 503 for a database that does not answer."""
+    body = {"isSandbox": False, "player": "France", "hasStrictAdjacencies": False}
+    with TestClient(make_app(f"sqlite:///{tmp_path}/g.db", deadline_check=None, oliveriver=True,
+                             games_per_minute=2)) as client:
+        for _ in range(2):
+            r = client.post("/game", json=body)
+            assert r.status_code == 200 and r.headers["x-content-type-options"] == "nosniff"
+            assert "frame-ancestors 'none'" in r.headers["content-security-policy"]
+        r = client.post("/game", json=body)
+        assert r.status_code == 429 and r.headers["content-type"].startswith("text/plain")
+        assert "the limit is 2" in r.text
+        # the database file goes where it cannot be opened (a folder that does not exist)
+        client.app.state.games.db.path = tmp_path / "gone" / "g.db"
+        r = client.get("/game/1234567/iteration")
+        assert r.status_code == 503 and r.headers["content-type"].startswith("text/plain")
+        assert r.text.startswith("the games database cannot be reached just now") and str(tmp_path) not in r.text
