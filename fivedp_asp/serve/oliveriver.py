@@ -299,7 +299,7 @@ class OpenTables:
             given, refused = order_lines(game, orders, powers)
             sets = order_sets(game, given, powers)
         with self.games.db.transaction(write=True) as tx:
-            gid, sandbox, _, now, game_now, sealed = self._open(tx, number, lock=True)
+            gid, sandbox, _, now, _, sealed = self._open(tx, number, lock=True)
             if now.phase != row.phase:
                 raise Stale("the game moved on while these orders were read: submit them again")
             for power in powers:

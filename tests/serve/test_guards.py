@@ -410,3 +410,26 @@ def test_their_routes_keep_their_contract_under_the_same_guards(tmp_path):
         r = client.get("/game/1234567/iteration")
         assert r.status_code == 503 and r.headers["content-type"].startswith("text/plain")
         assert r.text.startswith("the games database cannot be reached just now") and str(tmp_path) not in r.text
+
+
+def test_a_read_only_postgresql_is_a_503_and_reads_go_on():
+    """PostgreSQL refusing writes (here every connection opened with default_transaction_read_only,
+    as a standby or a database set read-only is): writes are a 503, reads go on."""
+    from tests.serve.conftest import POSTGRES
+
+    if not POSTGRES:
+        pytest.skip("no PostgreSQL server: set FIVEDP_TEST_POSTGRES=postgresql://... (.ci/run does)")
+    pytest.importorskip("psycopg", reason="the postgres extra is not installed")
+    with TestClient(make_app(POSTGRES, deadline_check=None)) as client:
+        t = new_table(client, {"start": TWO_POWERS})
+        t.join("France")
+        db = client.app.state.games.db
+        writable = db.url
+        db.url = writable + ("&" if "?" in writable else "?") + "options=-c%20default_transaction_read_only%3Don"
+        try:
+            r = t.orders("France", "A Par - Bur")
+            assert r.status_code == 503 and "cannot be written just now" in r.json()["error"], r.text
+            assert t.view("France")["submitted"] == [] and t.get("/history").status_code == 200
+        finally:
+            db.url = writable
+        assert t.orders("France", "A Par - Bur").status_code == 200
