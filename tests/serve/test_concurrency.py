@@ -20,14 +20,49 @@ from tests.serve.live import server
 httpx = pytest.importorskip("httpx")
 
 ROUNDS = int(os.environ.get("FIVEDP_SERVE_ROUNDS", "12"))
+LIMIT = ("--time-limit", "3")
 UNITS = {"Austria": ["A Bud", "A Vie", "F Tri"], "England": ["A Lvp", "F Edi", "F Lon"],
          "France": ["A Mar", "A Par", "F Bre"], "Germany": ["A Ber", "A Mun", "F Kie"],
          "Italy": ["A Rom", "A Ven", "F Nap"], "Russia": ["A Mos", "A War", "F Sev", "F Stp"],
          "Turkey": ["A Con", "A Smy", "F Ank"]}
 
 
+def grinding(base: str, stop: threading.Event) -> list[int]:
+    """A game whose every adjudication grinds until the time limit, adjudicated by its host again and
+    again until ``stop``; the statuses answered."""
+    from dataclasses import replace
+
+    from fivedp_asp.files.games import game_text
+    from fivedp_asp.serve.store import game_from_start
+    from tests.serve.test_isolation import GRINDING
+
+    c = httpx.Client(base_url=base, timeout=120)
+    game = game_from_start({}, None, {"spin": {"text": GRINDING}})
+    made = c.post("/api/games", json={"file": game_text(replace(game, pending={"France": ["A Par - Bur"]}))}).json()
+    key = c.get(f"/api/games/{made['id']}").json()["next"]["key"]
+    statuses = []
+    while not stop.is_set():
+        statuses.append(c.post(f"/api/games/{made['id']}/adjudicate", json={"phase": key},
+                               headers={"Authorization": f"Bearer {made['host_token']}"}).status_code)
+    return statuses
+
+
 def play(bases: list[str], rounds: int) -> dict:
-    """The rounds played by seven clients; what each was told and what the game recorded."""
+    """The rounds played by seven clients, while another game grinds; what each was told and what the
+    game recorded."""
+    stop, ground = threading.Event(), []
+    grinder = threading.Thread(target=lambda: ground.extend(grinding(bases[-1], stop)))
+    grinder.start()
+    try:
+        result = _play(bases, rounds)
+    finally:
+        stop.set()
+        grinder.join(120)
+    result["ground"] = ground
+    return result
+
+
+def _play(bases: list[str], rounds: int) -> dict:
     first = httpx.Client(base_url=bases[0], timeout=60)
     made = first.post("/api/games", json={}).json()
     gid, host = made["id"], made["host_token"]
@@ -107,6 +142,7 @@ def play(bases: list[str], rounds: int) -> dict:
 
 def check(result: dict, rounds: int) -> Counter:
     assert not result["failures"], result["failures"][:5]
+    assert result["ground"] and set(result["ground"]) == {400}  # each grind stopped by the time limit
     history, keys, told = result["history"], result["keys"], result["told"]
     assert len(history) >= rounds
     lost = misplaced = 0
@@ -128,7 +164,7 @@ def check(result: dict, rounds: int) -> Counter:
 
 @pytest.mark.slow
 def test_seven_clients_lose_nothing_on_sqlite(tmp_path):
-    with server(f"sqlite:///{tmp_path}/games.db", tmp_path) as base:
+    with server(f"sqlite:///{tmp_path}/games.db", tmp_path, args=LIMIT) as base:
         result = play([base], ROUNDS)
     counts = check(result, ROUNDS)
     assert counts["taken"] > 7 * ROUNDS
@@ -139,7 +175,7 @@ def test_seven_clients_lose_nothing_on_sqlite(tmp_path):
 @pytest.mark.skipif(not POSTGRES, reason="no PostgreSQL server: set FIVEDP_TEST_POSTGRES (.ci/run does)")
 def test_seven_clients_on_two_server_processes_sharing_postgresql(tmp_path):
     pytest.importorskip("psycopg")
-    with server(POSTGRES, tmp_path) as a, server(POSTGRES, tmp_path) as b:
+    with server(POSTGRES, tmp_path, args=LIMIT) as a, server(POSTGRES, tmp_path, args=LIMIT) as b:
         result = play([a, b], ROUNDS)
     counts = check(result, ROUNDS)
     assert counts["taken"] > 7 * ROUNDS
