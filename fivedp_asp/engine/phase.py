@@ -121,17 +121,29 @@ def _causes(mv: Multiverse, raw, paradox: Sequence[Cause] = ()) -> tuple[Cause, 
     return tuple(sorted(causes, key=lambda c: (order.get(c.kind, len(order)), c.units, c.versus or "")))
 
 
-def _local(r: ResolvedOrder):
-    """Shortens the designations of units on the order's own board: ``A a-Ber@1`` → ``A Ber``."""
+def _local(r: ResolvedOrder, causes: Sequence[Cause] = ()):
+    """Shortens the designations of units on the order's own board, ``A a-Ber@1`` → ``A Ber``, when
+    one board is all the order and its reason involve. When a second board is involved (the order
+    reaches another board, or a unit of the reason stands on one), every unit keeps its board:
+    ``bounced with A Boh, A b-Boh@1`` would leave the reader to guess which Bohemia the first is."""
+    keep = lambda u: u  # noqa: E731
     if r.unit is None:
-        return lambda u: u
+        return keep
+    here = r.unit.board
+    if any(p is not None and p.board != here for p in (r.target, r.dest)):
+        return keep
     prefix, suffix = f"{timeline_name(r.unit.timeline)}-", f"@{r.unit.turn}"
+
+    def on_board(u: str) -> bool:
+        where = u.partition(" ")[2]
+        return where.startswith(prefix) and where.endswith(suffix)
+
+    if not all(on_board(u) for c in causes for u in c.units):
+        return keep
 
     def local(u: str) -> str:
         letter, _, where = u.partition(" ")
-        if where.startswith(prefix) and where.endswith(suffix):
-            return f"{letter} {where[len(prefix):-len(suffix)]}"
-        return u
+        return f"{letter} {where[len(prefix):-len(suffix)]}"
     return local
 
 
@@ -174,7 +186,7 @@ def outcomes(mv: Multiverse, orders, answer: Answer, backups=(), reasons: bool =
         elif result != "invalid":
             place = (r.unit.timeline, r.unit.turn, r.unit.province) if r.unit else None
             causes = _causes(mv, why.get(i, ()), paradox.get(place, ()))
-            reason = explain(causes, _local(r))
+            reason = explain(causes, _local(r, causes))
         out.append(OrderOutcome(r.power, r.text, result, reason, r.order, mv.game_map, causes))
     return tuple(out)
 

@@ -16,6 +16,7 @@ from fivedp_asp.engine.phase import _paradox_causes
 from fivedp_asp.engine.step import step
 
 DATC = Path(__file__).parent.parent.parent / "cases" / "datc"
+MULTIVERSE = DATC.parent / "multiverse"
 
 
 def _outcome(report, text):
@@ -125,3 +126,24 @@ def test_supports_of_past_units_say_what_the_record_says_they_did():
     report = step(mv, {"Germany": ["A b-Munich S A a-Berlin@1 - b-Berlin"]})
     x = _outcome(report, "A b-Munich S A a-Berlin@1 - b-Berlin")
     assert (x.result, x.reason) == ("fails", "not matching: A a-Ber@1 moves elsewhere")
+
+
+def test_a_reason_names_every_unit_with_its_board_when_two_boards_are_involved(capsys):
+    # cases/multiverse/4.17: Bohemia on a2 supports Silesia of b1 into b-Galicia@1, and is cut by the
+    # army in Galicia on a2. Two Galicias are in play: "cut by A Gal" would not say which.
+    assert main(["adjudicate", "--json", str(MULTIVERSE / "4.17-support-cut-from-same-province-other-board.yaml")]) == 0
+    orders = {o["text"]: o for o in json.loads(capsys.readouterr().out)["steps"][2]["orders"]}
+    assert orders["A a-Bohemia supports A b-Silesia - Galicia"]["reason"] == "cut by A a-Gal@2"
+    # a cross-timeline circle (4.15): each move names the three units with their boards, whichever
+    # board the order stands on
+    assert main(["adjudicate", "--json", str(MULTIVERSE / "4.15-cross-timeline-circle.yaml")]) == 0
+    steps = json.loads(capsys.readouterr().out)["steps"]
+    circle = [o["reason"] for s in steps for o in s["orders"] if (o.get("reason") or "").startswith("circular")]
+    assert circle and set(circle) == {"circular movement: the moves of A a-Gal@2, A b-Boh@1, A b-Sil@1 succeed"}
+
+
+def test_a_reason_on_one_board_keeps_the_short_names(capsys):
+    # DATC 6.A.11 on a single board: the bounce names the other army by its province alone
+    assert main(["adjudicate", "--json", str(DATC / "6.A.11.yaml")]) == 0
+    orders = {o["text"]: o for o in json.loads(capsys.readouterr().out)["steps"][0]["orders"]}
+    assert orders["A Vienna - Tyrolia"]["reason"] == "bounced with A Ven (attack 1 against prevent 1)"
