@@ -1,5 +1,11 @@
 """The style and the one script of the multiverse view (``render.page``), kept apart from the drawing.
 
+The script's ``window.fivedpView(keep)`` starts the view on the page's picture; it returns the view's
+``state()`` (the part of the multiverse shown, the step, the timelines hidden) and ``go(step)``, and
+given such a state it starts there instead of fitting the picture to the window. The table of
+``fivedp serve`` draws each new picture of a game in the same frame that way, so that the player's
+zoom, pan and step survive every update.
+
 The script is small and reads nothing but the page: it never writes markup, only classes, the SVG's
 ``viewBox`` and ``textContent``, so no name from the input can become markup through it. The page's
 Content-Security-Policy allows exactly this script, by its sha256.
@@ -36,7 +42,8 @@ colours, lines and text sizes are presentation attributes on its shapes (``rende
 in renderers without CSS, and a rule here overrides them only where the page changes them."""
 
 SCRIPT = """(function(){
-var svg=document.getElementById('view');if(!svg)return;
+function start(keep){
+var svg=document.getElementById('view');if(!svg)return null;
 var b=svg.viewBox.baseVal,home=[b.x,b.y,b.width,b.height],vb=home.slice();
 var last=+svg.getAttribute('data-steps')-1,step=+svg.getAttribute('data-start');
 var slider=document.getElementById('step'),info=document.getElementById('info'),all=document.getElementById('all');
@@ -78,14 +85,22 @@ svg.addEventListener('pointerup',function(ev){var d=drag;drag=null;if(!d||d.move
  setVB([x-w*0.05,y-h*0.05,w*1.1,h*1.1]);tell(g);});
 function tell(g){var t=g.querySelector('title');if(t)info.textContent=t.textContent;}
 svg.addEventListener('mouseover',function(ev){var g=ev.target.closest&&ev.target.closest('g.order,g.unit,g.forkline,g.board');if(g)tell(g);});
-document.addEventListener('keydown',function(ev){if(ev.target.tagName==='INPUT'&&ev.target.type!=='checkbox')return;
- if(ev.key==='ArrowLeft')go(step-1);else if(ev.key==='ArrowRight')go(step+1);else if(ev.key==='Escape')setVB(home);});
+document.onkeydown=function(ev){if(ev.target.tagName==='INPUT'&&ev.target.type!=='checkbox')return;
+ if(ev.key==='ArrowLeft')go(step-1);else if(ev.key==='ArrowRight')go(step+1);else if(ev.key==='Escape')setVB(home);};
+if(keep){hidden=keep.hidden;all.checked=keep.all;step=keep.atLast?last:Math.min(last,keep.step);
+ q('input[data-tl]').forEach(function(c){c.checked=!hidden[c.getAttribute('data-tl')];});}
 show();
 var r=svg.getBoundingClientRect(),cell=+svg.getAttribute('data-cell');
-if(r.width>0&&r.width/home[2]*cell<170){
+if(keep)setVB(keep.vb);
+else if(r.width>0&&r.width/home[2]*cell<170){
  var w=r.width/170*cell,h=w*r.height/r.width,x=home[0]+home[2],y=home[1];
  var acting=q('g.board.acting rect.frame',svg);
  if(acting.length){x=-1e9;y=1e9;acting.forEach(function(f){x=Math.max(x,+f.getAttribute('x')+ +f.getAttribute('width'));y=Math.min(y,+f.getAttribute('y'));});}
  setVB([Math.max(home[0],Math.min(home[0]+home[2],x+cell)-w),Math.max(home[1],y-cell*0.3),w,h]);}
 svg.setAttribute('data-ready','1');
+return {state:function(){return {vb:vb.slice(),step:step,atLast:step===last,hidden:hidden,all:all.checked};},
+ go:go};
+}
+window.fivedpView=start;
+start(null);
 })();"""

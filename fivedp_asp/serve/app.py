@@ -379,6 +379,9 @@ def make_app(db: Database | str, *, deadline_check: float | None = DEADLINE_CHEC
         Route("/api/games/{game_id}/revision", _answer(revision), methods=["GET"]),
         Route("/api/games/{game_id}/events", _answer(events), methods=["GET"]),
     ]
+    from .pages import asset_routes
+
+    routes += asset_routes()  # the pages' scripts, styles and icon
     if oliveriver:
         from .oliveriver import routes as their_routes
 

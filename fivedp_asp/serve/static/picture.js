@@ -1,0 +1,31 @@
+// The frame of the table's picture. The table fetches the game's picture (with the player's token,
+// which never enters this frame) and posts its text here; each new picture replaces the last one in
+// this same document, and the view starts where the player left the last one: zoom, pan, step and
+// hidden timelines kept (window.fivedpView, the view's own script). The frame is sandboxed: it has
+// no origin of its own, so nothing drawn here can read the table's page.
+(function () {
+  let view = null;
+  function draw(text) {
+    const keep = view ? view.state() : null;
+    // parsed inert (a template's content): the picture file's own style and script are dropped, never
+    // applied (this frame has the view's style and script from the server)
+    const t = document.createElement('template');
+    t.innerHTML = text;
+    t.content.querySelectorAll('script, style, meta, title, link').forEach((e) => e.remove());
+    document.body.replaceChildren(document.importNode(t.content, true));
+    view = window.fivedpView(keep);
+    parent.postMessage({drawn: true}, '*');
+  }
+  function showPlayed(step) {
+    const text = document.querySelector('.steptext[data-played="' + Number(step) + '"]');
+    if (view && text) view.go(Number(text.dataset.step));
+  }
+  window.addEventListener('message', (e) => {
+    const m = e.data;
+    if (e.source !== parent || !m || typeof m !== 'object') return;
+    if (typeof m.picture === 'string') draw(m.picture);
+    else if (Number.isInteger(m.played)) showPlayed(m.played);
+    else if (m.hello) parent.postMessage({ready: true}, '*');
+  });
+  parent.postMessage({ready: true}, '*');
+})();
