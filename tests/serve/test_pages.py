@@ -1,0 +1,63 @@
+"""The pages' own files: every script and style of the home page and the table is a file the server
+serves (nothing inline, which a Content-Security-Policy of ``script-src 'self'; style-src 'self'``
+would block), ``/static/`` serves those files by name and nothing else, and ``/favicon.ico`` is an
+icon of our own. The pages at work in a browser, under such a policy: tests/serve/test_browser.py."""
+
+from __future__ import annotations
+
+import re
+import struct
+
+import pytest
+
+from fivedp_asp.report.render_assets import CSS, SCRIPT
+from tests.serve.conftest import new_table
+
+
+def _inline(page: str) -> list[str]:
+    """What a strict policy would refuse in a page: scripts without ``src``, style elements, style
+    attributes, event-handler attributes, ``javascript:`` addresses."""
+    found = [m.group(0) for m in re.finditer(r"<script(?![^>]*\bsrc=)[^>]*>", page)]
+    found += re.findall(r"<style\b", page) + re.findall(r"\sstyle=", page)
+    found += re.findall(r"\son[a-z]+=", page) + re.findall(r"javascript:", page, re.IGNORECASE)
+    return found
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_pages_hold_no_inline_script_or_style_and_their_files_are_served(client):
+    table = new_table(client)
+    pages = {"/": client.get("/"), f"/play/{table.id}": client.get(f"/play/{table.id}"),
+             "/static/picture.html": client.get("/static/picture.html")}
+    for path, r in pages.items():
+        assert r.status_code == 200 and r.headers["content-type"].startswith("text/html"), path
+        assert _inline(r.text) == [], path
+        for ref in re.findall(r'(?:src|href)="(/[^"]*)"', r.text):
+            got = client.get(ref)
+            assert got.status_code == 200 and got.content, (path, ref)
+    # the view's script and style are the text a picture file holds inline, served as files
+    assert client.get("/static/view.js").text == SCRIPT
+    assert client.get("/static/view.css").text == CSS
+    assert client.get("/static/table.js").headers["content-type"].startswith("text/javascript")
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+@pytest.mark.parametrize("name", ["../app.py", "..%2Fapp.py", "store.py", "favicon.svg", "", "%2e%2e%2fpages.py",
+                                  "table.js.bak", "TABLE.JS"])
+def test_static_serves_its_files_by_name_and_nothing_else(client, name):
+    r = client.get(f"/static/{name}")
+    assert r.status_code == 404
+    assert b"import" not in r.content
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_the_favicon_is_an_icon(client):
+    r = client.get("/favicon.ico")
+    assert r.status_code == 200 and r.headers["content-type"] == "image/x-icon"
+    reserved, kind, count = struct.unpack("<HHH", r.content[:6])
+    assert (reserved, kind) == (0, 1) and count >= 1
+    sizes = []
+    for i in range(count):
+        width, _, _, _, _, _, size, offset = struct.unpack("<BBBBHHII", r.content[6 + 16 * i:22 + 16 * i])
+        assert r.content[offset:offset + 8] == b"\x89PNG\r\n\x1a\n" and offset + size <= len(r.content)
+        sizes.append(width)
+    assert 16 in sizes and 32 in sizes
