@@ -98,27 +98,33 @@ def random_game(seed: int, steps: int, travel: tuple[int, int] = (2, 6), timelin
 
 
 def random_game_until(timelines: int = 28, seed: int = 1, options: Settings | None = None,
-                      max_steps: int = 400, phase: str = MOVEMENT) -> Game | None:
+                      max_steps: int = 400, phase: str = MOVEMENT, history: bool = False) -> Game | None:
     """A game played at random from the opening until it has ``timelines`` timelines and waits for
     ``phase``; None when that does not happen within ``max_steps`` steps. Each movement step draws
     as many moves across boards as ``timelines``, each supported where a neighbour can, so the
-    multiverse widens within a few years. The same seed gives the same game."""
+    multiverse widens within a few years. The same seed gives the same game. ``history``: the steps
+    are played as a game plays them (``play.adjudicate``), so the game holds its history, as a game
+    played at a table would (the same multiverse; slower)."""
     if timelines < 1 or max_steps < 0:
         raise UsageError(f"random_game_until: {timelines} timelines within {max_steps} steps")
     game_map = load_map("standard")
     rng = random.Random(f"fivedp-random-game/{seed}")
     gen = OrderGenerator(game_map, rng)
-    mv = opening(game_map, options)
-    start = new_game(mv)
+    game = new_game(opening(game_map, options))
     draw = Draw(style=Travel(parent_same_turn=False, supported_moves=True), first=False, per_timeline=timelines)
-    if next_phase(mv) == phase and len(mv.timelines) >= timelines:
-        return start
-    for taken, (_, mv) in enumerate(_steps(mv, draw, gen, rng), 1):
-        if mv.winner or taken >= max_steps:
+    taken = 0
+    while not (next_phase(game.mv) == phase and len(game.mv.timelines) >= timelines):
+        orders = draw.orders(game.mv, gen, rng)
+        if history:
+            from .play import adjudicate
+
+            game, _ = adjudicate(replace(game, pending=orders), reasons=False)
+        else:  # only the orders and the positions are kept
+            game = replace(game, mv=step(game.mv, orders, reasons=False).after)
+        taken += 1
+        if game.mv.winner or taken >= max_steps:
             return None
-        if next_phase(mv) == phase and len(mv.timelines) >= timelines:
-            return replace(start, mv=mv)
-    return None
+    return game
 
 
 STUDY_DRAW = Draw((1, 4), Travel(move_share=0.6), first=False)

@@ -86,3 +86,20 @@ def test_an_order_across_boards_replaces_the_head_order_of_its_unit_when_asked(f
     assert drawn() == Counter(x for _, x in heads + across)
     assert drawn(travel_replaces=True) == Counter([x for _, x in heads if ordered_unit(x, MAP) not in moved]
                                                   + [x for _, x in across])
+
+
+def test_a_random_game_played_with_its_history_reaches_the_same_multiverse():
+    from fivedp_asp.engine.step import step
+    from fivedp_asp.game.random_play import random_game_until
+
+    bare = random_game_until(3, seed=2)
+    played = random_game_until(3, seed=2, history=True)
+    assert bare.history == () and played.history
+    assert played.mv == bare.mv
+    # the history is the game's own record: its orders, stepped again from the start, end where it is
+    from fivedp_asp.model.multiverse import opening
+
+    mv = opening(load_map("standard"))
+    for entry in played.history:
+        mv = step(mv, entry["orders"], reasons=False).after
+    assert mv == played.mv
