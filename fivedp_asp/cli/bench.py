@@ -78,12 +78,20 @@ def cmd_bench(args, command: Callable[[list[str]], int]) -> int:
         from ..lab.bench.serve import bench_serve
 
         print(f"serve: fivedp serve on SQLite, every power's player submitting at once, {args.rounds} rounds; "
-              "latency of a submission (the last of a round adjudicates), the picture's page twice", flush=True)
-        print(f"{'game':<12} {'boards':>6} {'players':>7} {'steps':>5} {'lost':>4} {'stale':>5} {'p50 ms':>7} "
-              f"{'p95 ms':>7} {'page s':>7} {'again s':>7}")
-        for r in bench_serve(args.rounds, args.timelines, args.seed):
-            print(f"{r['game']:<12} {r['boards']:>6} {r['players']:>7} {r['steps']:>5} {r['lost']:>4} {r['stale']:>5} "
-                  f"{r['p50_ms']:>7.1f} {r['p95_ms']:>7.1f} {r['page_s']:>7.2f} {r['page_again_s']:>7.2f}", flush=True)
+              "latency of a submission (the last of a round adjudicates), the picture's page twice, the table in "
+              "Chromium twice (until its picture is drawn), one unit's legal orders", flush=True)
+        print(f"{'game':<12} {'boards':>6} {'played':>6} {'players':>7} {'steps':>5} {'lost':>4} {'stale':>5} "
+              f"{'p50 ms':>7} {'p95 ms':>7} {'page s':>7} {'again s':>7} {'table s':>7} {'again s':>7} "
+              f"{'legal p50 ms':>12} {'max ms':>7}")
+
+        def cell(value, width: int, scale: str) -> str:
+            return f"{'-':>{width}}" if value is None else f"{value:>{width}{scale}}"
+
+        for r in bench_serve(args.rounds, args.serve_timelines, args.seed):
+            print(f"{r['game']:<12} {r['boards']:>6} {r['played_before']:>6} {r['players']:>7} {r['steps']:>5} "
+                  f"{r['lost']:>4} {r['stale']:>5} {r['p50_ms']:>7.1f} {r['p95_ms']:>7.1f} {r['page_s']:>7.2f} "
+                  f"{r['page_again_s']:>7.2f} {cell(r['table_s'], 7, '.2f')} {cell(r['table_again_s'], 7, '.2f')} "
+                  f"{cell(r['legal_p50_ms'], 12, '.1f')} {cell(r['legal_max_ms'], 7, '.1f')}", flush=True)
         return 0
     if args.suite == "possible":
         print(f"possible: api.legal_orders on random_game_until({args.timelines}, seed={args.seed}), processor "
@@ -203,6 +211,8 @@ def add_bench_parser(sub, command: Callable[[list[str]], int]) -> None:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--repeat", type=int, default=3, help="runs per measurement (default 3)")
     p.add_argument("--rounds", type=int, default=20, help="serve: rounds of seven submissions at once (default 20)")
+    p.add_argument("--serve-timelines", type=int, default=30,
+                   help="serve: timelines of the big game played at the table (default 30: 311 boards)")
     p.add_argument("--games", type=int, default=3, help="selfplay: games of each kind, one at a time (default 3)")
     p.add_argument("--years", type=int, default=10,
                    help="selfplay: years of a classic game; a multiverse game plays half as many (default 10)")

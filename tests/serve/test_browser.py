@@ -146,6 +146,9 @@ def test_two_players_play_a_phase_in_the_browser(table, tmp_path):
         page.frame_locator("#picture").locator("text=a1 · Fall 1901").first.wait_for(timeout=60_000)
         assert not page.inner_text("#possible") and not page.inner_text("#verdicts")
     assert _view_box(france) == zoomed  # the adjudicated step kept France's zoom too
+    # France's "Submitted." was for the phase that is over; Germany's verdict says the step was played
+    assert france.inner_text("#verdict") == ""
+    assert germany.inner_text("#verdict") == "Everyone has submitted: the step was adjudicated."
     france.screenshot(path=str(shots / "france-after.png"))
     germany.screenshot(path=str(shots / "germany-after.png"))
     assert errors == []

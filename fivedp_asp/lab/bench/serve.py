@@ -1,12 +1,22 @@
 """``fivedp bench serve``: a real server (``fivedp serve`` as its own process, on SQLite in a temporary
-folder) under seven players submitting at once.
+folder) under seven players submitting at once, and the table of a big game as a player meets it.
 
-Two games are played: the classic opening, and a game of about 300 boards (``game.random_play.random_game_until``,
-set up in the database directly). Each round, seven threads wait at a barrier and submit their
-power's orders together (every unit holds; the seventh submission completes the phase, which is
-then adjudicated inside that request). Afterwards each step's recorded orders are compared with what
-each player was told: orders lost must be 0. Latencies are of whole HTTP requests on this machine,
-client and server sharing its cores.
+Two games are played: the classic opening, and a game of about 300 boards
+(``game.random_play.random_game_until(..., history=True)``: played at random from the opening with
+every step in its history, as a game played at a table holds it; set up in the database directly).
+For each game, before the rounds:
+
+- the picture of the game (``GET /api/games/{id}/picture``), first (the steps played drawn) and again;
+- the table in Chromium, when Playwright and a Chromium are installed: from opening ``/play/ID`` with
+  a player's link until the picture's view is drawn and ready in its frame, first and again (a new
+  page; the server's drawing kept);
+- one unit's legal orders (``GET /possible?unit=U``) for units spread over the player's To-do.
+
+Then each round, seven threads wait at a barrier and submit their power's orders together (every unit
+holds; the seventh submission completes the phase, which is then adjudicated inside that request).
+Afterwards each step's recorded orders are compared with what each player was told: orders lost must
+be 0. Latencies are of whole HTTP requests on this machine, client, browser and server sharing its
+cores.
 """
 
 from __future__ import annotations
@@ -19,6 +29,7 @@ import tempfile
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 
 
@@ -101,8 +112,11 @@ def _keys(file_text: str) -> list[str]:
     return [phase_key(Game(game.mv, {}, tuple(game.history[:n]), game.start)) for n in range(len(game.history))]
 
 
-def bench_serve(rounds: int = 20, timelines: int = 28, seed: int = 1) -> list[dict]:
-    """The rows of the table: one per game."""
+def bench_serve(rounds: int = 20, timelines: int = 30, seed: int = 1, browser: bool = True,
+                units: int = 20) -> list[dict]:
+    """The rows of the table: one per game. ``timelines``: those of the big game (30: 311 boards with
+    seed 1); ``browser``: the table measured in Chromium too (when it can be); ``units``: how many
+    units' legal orders are asked for."""
     from ...game.random_play import random_game_until
     from ...game.state import new_game
     from ...model.map import load_map
@@ -114,16 +128,17 @@ def bench_serve(rounds: int = 20, timelines: int = 28, seed: int = 1) -> list[di
     with tempfile.TemporaryDirectory() as tmp:
         url = f"sqlite:///{tmp}/bench.db"
         games = Games(Database(url))
-        big = random_game_until(timelines, seed=seed)
-        made = {"classic": games.create(new_game(opening(load_map("standard")))),
-                f"{len(big.mv.boards)} boards": games.create(big)}
+        big = random_game_until(timelines, seed=seed, history=True)
+        classic = new_game(opening(load_map("standard")))
+        made = {"classic": (*games.create(classic), 0),
+                f"{len(big.mv.boards)} boards": (*games.create(big), len(big.history))}
         port = _free_port()
         proc = subprocess.Popen([sys.executable, "-m", "fivedp_asp.cli", "serve", "--port", str(port), "--db", url],
                                 cwd=tmp, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         base = f"http://127.0.0.1:{port}"
         try:
             _wait(base)
-            for name, (gid, host) in made.items():
+            for name, (gid, host, played) in made.items():
                 view = json.loads(_request(base, "GET", f"/api/games/{gid}")[1])
                 tokens = {p: json.loads(_request(base, "POST", f"/api/games/{gid}/players", {"power": p})[1])["token"]
                           for p in view["players"] if p not in view["eliminated"]}
@@ -133,16 +148,71 @@ def bench_serve(rounds: int = 20, timelines: int = 28, seed: int = 1) -> list[di
                 t0 = time.perf_counter()
                 _request(base, "GET", f"/api/games/{gid}/picture", token=host)
                 page_again = time.perf_counter() - t0
+                power = max(tokens, key=lambda p: sum(len(d["units"]) for d in view["next"]["due"] if d["power"] == p))
+                table = _table_in_browser(base, gid, tokens[power]) if browser else None
+                legal = _legal_orders(base, gid, tokens[power], view, power, units)
                 r = _rounds(base, gid, host, tokens, rounds)
                 lat = r["latencies"]
                 rows.append({"game": name, "players": len(tokens), "rounds": rounds, "steps": r["steps"],
+                             "played_before": played,
                              "submissions": len(lat), "lost": r["lost"], "stale": r["stale"],
                              "p50_ms": 1000 * statistics.median(lat), "p95_ms": 1000 * _percentile(lat, 95),
-                             "page_s": page_first, "page_again_s": page_again, "boards": view["boards"]})
+                             "page_s": page_first, "page_again_s": page_again, "boards": view["boards"],
+                             "table_s": None if table is None else table[0],
+                             "table_again_s": None if table is None else table[1],
+                             "legal_units": len(legal), "legal_p50_ms": 1000 * statistics.median(legal) if legal else None,
+                             "legal_max_ms": 1000 * max(legal) if legal else None})
         finally:
             proc.terminate()
             proc.wait(timeout=30)
     return rows
+
+
+def _legal_orders(base: str, gid: str, token: str, view: dict, power: str, count: int) -> list[float]:
+    """Seconds to list one unit's legal orders, for ``count`` units spread evenly over the power's
+    To-do (every board it acts on, not one board's units)."""
+    mine = [u for d in view["next"]["due"] if d["power"] == power for u in d["units"]]
+    if not mine:
+        return []
+    chosen = [mine[round(i * (len(mine) - 1) / max(1, count - 1))] for i in range(min(count, len(mine)))]
+    took = []
+    for unit in dict.fromkeys(chosen):
+        t0 = time.perf_counter()
+        status, body = _request(base, "GET", f"/api/games/{gid}/possible?unit={urllib.parse.quote(unit)}", token=token)
+        took.append(time.perf_counter() - t0)
+        if status != 200 or not json.loads(body)["orders"]:
+            raise RuntimeError(f"the legal orders of {unit}: HTTP {status}: {body[:200]!r}")
+    return took
+
+
+def _table_in_browser(base: str, gid: str, token: str) -> tuple[float, float] | None:
+    """Seconds from opening the table with a player's link until the picture's view is drawn and
+    ready in its frame: a first page, then a second (the server's drawing kept). None without
+    Playwright or a Chromium."""
+    import shutil
+
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        return None
+    if chromium is None:
+        return None
+    took = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            for _ in range(2):
+                page = browser.new_page(viewport={"width": 1400, "height": 900})
+                t0 = time.perf_counter()
+                page.goto(f"{base}/play/{gid}#token={token}")
+                page.frame_locator("#picture").locator("svg#view[data-ready]").wait_for(state="attached",
+                                                                                         timeout=300_000)
+                took.append(time.perf_counter() - t0)
+                page.close()
+        finally:
+            browser.close()
+    return took[0], took[1]
 
 
 def _free_port() -> int:

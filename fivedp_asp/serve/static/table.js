@@ -22,8 +22,13 @@ async function api(method, path, body) {
   return data;
 }
 function say(text, fine) { $('message').textContent = text || ''; $('message').className = fine ? 'muted' : 'error'; }
-// the verdict of Check, Submit and Withdraw, beside their buttons
-function verdict(text, fine) { $('verdict').textContent = text || ''; $('verdict').className = fine ? 'fine' : 'error'; }
+// the verdict of Check, Submit and Withdraw, beside their buttons: it holds for the phase it was given
+// in, and goes when the game moves on
+let verdictFor = null;
+function verdict(text, fine) {
+  $('verdict').textContent = text || ''; $('verdict').className = fine ? 'fine' : 'error';
+  verdictFor = view ? view.next.key : null;
+}
 function el(tag, text, cls) { const e = document.createElement(tag); if (text !== undefined) e.textContent = text; if (cls) e.className = cls; return e; }
 function items(list, ul, fill) {
   ul.replaceChildren(...list.map((x) => { const li = document.createElement('li'); fill(li, x); return li; }));
@@ -174,6 +179,7 @@ async function refresh() {
     // a new phase: what was listed, checked or typed for the last one goes
     phaseKey = view.next.key;
     $('possible').replaceChildren(); $('verdicts').replaceChildren(); delete $('orders').dataset.edited;
+    if (verdictFor !== phaseKey) verdict('');
   }
   $('role').textContent = s.role === 'player' ? 'You play ' + s.power : s.role === 'host' ? 'You are the host' : 'Spectator';
   $('phase').textContent = view.winner ? view.winner + ' has won' : 'Step ' + view.next.step + ': ' + s.waiting_for;
@@ -221,8 +227,13 @@ $('check').addEventListener('click', () => order(async () => {
 $('submit').addEventListener('click', () => order(async () => {
   const d = await api('POST', '/orders', {lines: lines(), replace: true, phase: view.next.key});
   showVerdicts(d); delete $('orders').dataset.edited;
-  verdict(d.adjudicated ? 'Everyone has submitted: the step was adjudicated.' : 'Submitted.', true);
-  refresh();
+  if (d.adjudicated) {  // said in the phase that follows, once the page shows it
+    await refresh();
+    verdict('Everyone has submitted: the step was adjudicated.', true);
+  } else {
+    verdict('Submitted.', true);
+    refresh();
+  }
 }));
 $('withdraw').addEventListener('click', () => order(async () => {
   await api('DELETE', '/orders?phase=' + encodeURIComponent(view.next.key));
