@@ -63,7 +63,6 @@ def scenario_frames(path: str) -> tuple[str, list[Frame]]:
     prints them (an order line that leaves boards out with the order it was read as, each disbanded
     unit with its board and why it went), so that units of many boards are told apart."""
     from ..files.scenarios import read_scenario, check_scenario
-    from .text import step_lines
 
     scenario = read_scenario(path)
     run = check_scenario(scenario)
@@ -72,12 +71,19 @@ def scenario_frames(path: str) -> tuple[str, list[Frame]]:
     if not run.reports:
         frames.append(Frame("Start", scenario.start, label="start"))
     for i, (report, step) in enumerate(zip(run.reports, scenario.steps), 1):
-        lines = step_lines(report, i, detail=True)
-        new = tuple(t for t in report.after.forks if t not in report.before.forks)
-        acting = frozenset(b.key for b in report.before.heads if b.phase == report.phase)
-        frames.append(Frame(lines[0], report.after, _drawn_orders(report, step.orders), tuple(lines[1:]), new, acting,
-                            report.phase, step=i))
+        frames.append(_step_frame(report, step.orders, i))
     return title, frames
+
+
+def _step_frame(report, orders: Mapping[str, Iterable[str]], i: int) -> Frame:
+    """Step ``i`` drawn: the multiverse after it, its orders with their results, its text."""
+    from .text import step_lines
+
+    lines = step_lines(report, i, detail=True)
+    new = tuple(t for t in report.after.forks if t not in report.before.forks)
+    acting = frozenset(b.key for b in report.before.heads if b.phase == report.phase)
+    return Frame(lines[0], report.after, _drawn_orders(report, orders), tuple(lines[1:]), new, acting, report.phase,
+                 step=i)
 
 
 def game_frames(path: str) -> tuple[str, list[Frame]]:
@@ -116,13 +122,45 @@ def game_pictures(game, title: str, steps: list[Frame] | None = None) -> list[Fr
     return frames
 
 
-def game_steps(game, title: str, replayed: int | None = None) -> list[Frame]:
+def game_steps(game, title: str, replayed: int | None = None, known: list[Frame] | None = None) -> list[Frame]:
     """The steps a game played, replayed (``replayed``: only when there are at most that many), or
-    else the boards as their records have them."""
+    else the boards as their records have them. ``known``: the frames of the game's first steps, as
+    this function drew them for the same history earlier (a server keeps them while a game goes
+    on): only the steps after them are replayed, from the multiverse the last of them ends in."""
     if not game.history:
         return []
-    frames = _replayed(game, title) if replayed is None or len(game.history) <= replayed else None
+    if replayed is not None and len(game.history) > replayed:
+        return [_recorded_frame(game.mv, len(game.history))]
+    frames = None
+    if known and len(known) <= len(game.history) and [f.step for f in known] == list(range(1, len(known) + 1)):
+        frames = _extended(game, list(known))
+    if frames is None:
+        frames = _replayed(game, title)
     return frames if frames is not None else [_recorded_frame(game.mv, len(game.history))]
+
+
+def _extended(game, frames: list[Frame]) -> list[Frame] | None:
+    """``frames`` (the first steps of the game, replayed) followed by the game's later steps, each
+    replayed as a scenario's step is (``scenario_frames``); None when a replayed step's results are
+    not those the history recorded, or the replay does not end where the game is."""
+    from ..engine.step import step
+
+    mv = frames[-1].mv
+    for i in range(len(frames) + 1, len(game.history) + 1):
+        entry = game.history[i - 1]
+        orders = entry.get("orders", {})
+        report = step(mv, orders)
+        recorded: dict[str, set] = {}
+        for r in entry.get("results", ()):
+            recorded.setdefault(r["order"], set()).add(r["result"])
+        got = {o.text: o.result for o in report.outcomes}
+        if any(len(results) == 1 and got.get(text) not in results for text, results in recorded.items()):
+            return None
+        frames.append(_step_frame(report, orders, i))
+        mv = report.after
+    if set(mv.boards) != set(game.mv.boards):
+        return None
+    return frames
 
 
 def _replayed(game, title: str) -> list[Frame] | None:

@@ -26,33 +26,75 @@ from starlette.routing import Route
 if TYPE_CHECKING:
     from .store import Games
 
-_FRAMES: OrderedDict[tuple[str, int], list] = OrderedDict()
-_FRAMES_LOCK = threading.Lock()
+_STEPS: OrderedDict[str, tuple[tuple[str, ...], list]] = OrderedDict()  # game → its steps' digests, their frames
+_PAGES: OrderedDict[tuple, str] = OrderedDict()  # (game, steps' digests, viewer's power, its orders) → the page
+_DRAWING: dict[str, threading.Lock] = {}  # one drawing of a game at a time: the others wait for it
+_LOCK = threading.Lock()
 REPLAYED_STEPS = 60  # up to this many steps a picture replays every step; past it, boards as recorded
+KEPT_GAMES, KEPT_PAGE_CHARS = 16, 64_000_000  # the games whose steps are kept; the pages' size kept
+
+
+def _digests(history) -> tuple[str, ...]:
+    """One digest per step played, of everything the history records of it: two games share their
+    first n digests only when they played the same first n steps."""
+    import hashlib
+    import json
+
+    return tuple(hashlib.sha256(json.dumps(h, sort_keys=True, default=str).encode("utf-8")).hexdigest()
+                 for h in history)
 
 
 def picture_html(games: "Games", game_id: str, token: str | None) -> str:
     """The game drawn as ``fivedp game show --html`` draws it, with the orders the token's holder may
     see: a player its own waiting orders, the host and spectators none. The steps played are drawn
-    once per step and kept (replaying a game costs a step's adjudication per step); past
-    ``REPLAYED_STEPS`` steps they are the boards as recorded."""
+    once and kept per game: a new step replays that step alone, from the multiverse the steps kept
+    end in; a step taken back keeps the frames before it; past ``REPLAYED_STEPS`` steps they are the
+    boards as recorded. The page itself is kept per viewer's orders until the game moves on, so that
+    the players who open it after the first get it at once, and while one request draws a game the
+    others wait for that drawing instead of drawing it again."""
     from dataclasses import replace
 
     from ..report.render import game_pictures, game_steps, page
 
     game, role, sealed = games.snapshot(game_id, token)
     title = f"Game {game_id}"
-    key = (game_id, len(game.history), hash(str(game.history[-1])) if game.history else 0)
-    with _FRAMES_LOCK:
-        steps = _FRAMES.get(key)
-    if steps is None:
-        steps = game_steps(game, title, REPLAYED_STEPS)
-        with _FRAMES_LOCK:
-            _FRAMES[key] = steps
-            while len(_FRAMES) > 16:
-                _FRAMES.popitem(last=False)
+    digests = _digests(game.history)
     own = {role.power: list(sealed.orders[role.power])} if role.power in sealed.orders else {}
-    return page(title, game_pictures(replace(game, pending=own), title, steps))
+    key = (game_id, digests, role.power, tuple(own.get(role.power, ())))
+    with _LOCK:
+        drawing = _DRAWING.setdefault(game_id, threading.Lock())
+    with drawing:
+        with _LOCK:
+            found = _PAGES.get(key)
+            kept = _STEPS.get(game_id)
+        if found is not None:
+            return found
+        known = None
+        if kept is not None:
+            # the longest run of first steps the kept frames share with the game
+            same = 0
+            for old, new in zip(kept[0], digests):
+                if old != new:
+                    break
+                same += 1
+            known = kept[1][:same] if len(kept[1]) == len(kept[0]) else None
+        if known is not None and len(known) == len(digests):
+            steps = known
+        else:
+            steps = game_steps(game, title, REPLAYED_STEPS, known=known or None)
+        html_page = page(title, game_pictures(replace(game, pending=own), title, steps))
+        with _LOCK:
+            _STEPS[game_id] = (digests, steps)
+            _STEPS.move_to_end(game_id)
+            for old in [k for k in _PAGES if k[0] == game_id and k[1] != digests]:
+                del _PAGES[old]  # a page of a position the game has left
+            _PAGES[key] = html_page
+            while len(_STEPS) > KEPT_GAMES:
+                gone, _ = _STEPS.popitem(last=False)
+                _DRAWING.pop(gone, None)
+            while len(_PAGES) > 1 and sum(len(v) for v in _PAGES.values()) > KEPT_PAGE_CHARS:
+                _PAGES.popitem(last=False)
+        return html_page
 
 
 _HOME = """<!DOCTYPE html>

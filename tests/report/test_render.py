@@ -377,3 +377,20 @@ def test_a_map_whose_ids_are_not_plain_words_is_refused(tmp_path, capsys, index)
     err = capsys.readouterr().err
     assert ("is not an id" in err or "is longer than" in err) and "hostile-map.yaml:" in err
     assert not (tmp_path / "x.html").exists()
+
+
+def test_a_games_later_steps_drawn_from_its_first_steps_kept_are_the_steps_replayed_whole():
+    # a server keeps the frames of the steps played and replays only the new ones: the frames must be
+    # those a whole replay draws, whichever number of first steps was kept
+    from fivedp_asp.game.random_play import random_game_until
+    from fivedp_asp.report.frames import game_steps
+
+    game = random_game_until(2, seed=3, history=True)
+    whole = game_steps(game, "g")
+    assert len(whole) == len(game.history) >= 3 and [f.step for f in whole] == list(range(1, len(whole) + 1))
+    for kept in (1, 2, len(whole) - 1, len(whole)):
+        assert game_steps(game, "g", known=whole[:kept]) == whole
+    # frames kept of another game's first steps do not pass for this one's: its recorded results differ
+    other = random_game_until(2, seed=4, history=True)
+    drawn = game_steps(game, "g", known=game_steps(other, "o")[:1])
+    assert [f.step for f in drawn] == [f.step for f in whole] and drawn[-1].mv == whole[-1].mv

@@ -61,3 +61,21 @@ def test_the_favicon_is_an_icon(client):
         assert r.content[offset:offset + 8] == b"\x89PNG\r\n\x1a\n" and offset + size <= len(r.content)
         sizes.append(width)
     assert 16 in sizes and 32 in sizes
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_the_picture_after_an_undo_and_another_move_draws_the_move_played(client):
+    # the server keeps a game's drawn steps: a step taken back and played otherwise must be drawn anew
+    from tests.serve.conftest import TWO_POWERS
+
+    table = new_table(client, {"start": TWO_POWERS})
+    table.join("France"), table.join("Germany")
+    key = table.key()
+    assert table.orders("Germany", phase=key).status_code == 200
+    assert table.orders("France", "A Par - Pic", phase=key).json()["adjudicated"]
+    assert "A a-Par@0 - a-Pic@0" in table.get("/picture").text
+    assert table.post("/undo", {"phase": table.key()}, "host").status_code == 200
+    step = table.orders("France", "A Par - Bur", phase=table.key(), replace=True).json()["adjudicated"]
+    assert step is not None
+    drawn = table.get("/picture").text
+    assert "A a-Par@0 - a-Bur@0" in drawn and "a-Pic@0" not in drawn
