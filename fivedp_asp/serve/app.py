@@ -310,10 +310,14 @@ def make_app(db: Database | str, *, deadline_check: float | None = DEADLINE_CHEC
         from .pages import picture_html
 
         token = _token(request)
+        _known(dict(request.query_params), "recent")
+        recent = request.query_params.get("recent")
+        if recent is not None and not (recent.isdigit() and len(recent) <= 6):
+            raise ServeError("recent: give how many of the last steps played to show, a whole number")
 
         def draw() -> str:
             with games._limits():  # the steps are replayed to be drawn: solving, within the limits
-                return picture_html(games, game_id(request), token)
+                return picture_html(games, game_id(request), token, None if recent is None else int(recent))
 
         html = await pool.run(game_id(request), draw)
         return HTMLResponse(html)

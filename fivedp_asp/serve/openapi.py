@@ -113,7 +113,9 @@ def document() -> dict:
             "security": _BEARER, "responses": {"200": _json("possible", "the legal orders"), **_errors(400, 401, 404, 409)}}},
         "/api/games/{game_id}/picture": {"get": {
             "summary": "the multiverse drawn as one HTML page, with the orders the token's holder may see",
-            "parameters": _ID, "responses": {"200": {"description": "an HTML page", "content": {"text/html": {}}},
+            "parameters": _ID + [{"name": "recent", "in": "query", "schema": {"type": "integer", "minimum": 0},
+                                  "description": "only the last that many steps played (the game as it stands always)"}],
+            "responses": {"200": {"description": "an HTML page", "content": {"text/html": {}}},
                                              **_errors(400, 401, 404)}}},
         "/api/games/{game_id}/file": {"get": {
             "summary": "(host) the game file, which fivedp game verify accepts", "parameters": _ID, "security": _BEARER,

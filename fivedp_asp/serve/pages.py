@@ -31,6 +31,7 @@ _PAGES: OrderedDict[tuple, str] = OrderedDict()  # (game, steps' digests, viewer
 _DRAWING: dict[str, threading.Lock] = {}  # one drawing of a game at a time: the others wait for it
 _LOCK = threading.Lock()
 REPLAYED_STEPS = 60  # up to this many steps a picture replays every step; past it, boards as recorded
+TABLE_STEPS = 10  # the steps played the table's picture shows (the steps list beside it holds them all)
 KEPT_GAMES, KEPT_PAGE_CHARS = 16, 64_000_000  # the games whose steps are kept; the pages' size kept
 
 
@@ -44,14 +45,16 @@ def _digests(history) -> tuple[str, ...]:
                  for h in history)
 
 
-def picture_html(games: "Games", game_id: str, token: str | None) -> str:
+def picture_html(games: "Games", game_id: str, token: str | None, recent: int | None = None) -> str:
     """The game drawn as ``fivedp game show --html`` draws it, with the orders the token's holder may
     see: a player its own waiting orders, the host and spectators none. The steps played are drawn
     once and kept per game: a new step replays that step alone, from the multiverse the steps kept
     end in; a step taken back keeps the frames before it; past ``REPLAYED_STEPS`` steps they are the
     boards as recorded. The page itself is kept per viewer's orders until the game moves on, so that
     the players who open it after the first get it at once, and while one request draws a game the
-    others wait for that drawing instead of drawing it again."""
+    others wait for that drawing instead of drawing it again. ``recent``: only the last that many
+    steps played are shown (the table asks for ``TABLE_STEPS``: a big game's every step is too much
+    for a browser to draw quickly), the game as it stands always."""
     from dataclasses import replace
 
     from ..report.render import game_pictures, game_steps, page
@@ -60,7 +63,9 @@ def picture_html(games: "Games", game_id: str, token: str | None) -> str:
     title = f"Game {game_id}"
     digests = _digests(game.history)
     own = {role.power: list(sealed.orders[role.power])} if role.power in sealed.orders else {}
-    key = (game_id, digests, role.power, tuple(own.get(role.power, ())))
+    if recent is not None and (isinstance(recent, bool) or not isinstance(recent, int) or recent < 0):
+        raise ValueError(f"picture_html: recent must be a count of steps, not {recent!r}")
+    key = (game_id, digests, role.power, tuple(own.get(role.power, ())), recent)
     with _LOCK:
         drawing = _DRAWING.setdefault(game_id, threading.Lock())
     with drawing:
@@ -82,7 +87,8 @@ def picture_html(games: "Games", game_id: str, token: str | None) -> str:
             steps = known
         else:
             steps = game_steps(game, title, REPLAYED_STEPS, known=known or None)
-        html_page = page(title, game_pictures(replace(game, pending=own), title, steps))
+        shown = steps if recent is None else steps[len(steps) - recent:] if recent else []
+        html_page = page(title, game_pictures(replace(game, pending=own), title, shown))
         with _LOCK:
             _STEPS[game_id] = (digests, steps)
             _STEPS.move_to_end(game_id)
@@ -119,7 +125,7 @@ _HOME = """<!DOCTYPE html>
 
 _PLAY = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>fivedp game {game}</title><link rel="stylesheet" href="/static/table.css"></head><body data-game="{game}">
+<title>fivedp game {game}</title><link rel="stylesheet" href="/static/table.css"></head><body data-game="{game}" data-recent="{recent}">
 <header><h1>Game {game}</h1><span class="role" id="role"></span><span id="phase"></span>
 <span class="deadline" id="deadline"></span></header>
 <main><iframe id="picture" title="the multiverse" sandbox="allow-scripts" src="/static/picture.html"></iframe>
@@ -162,7 +168,7 @@ def home_page() -> str:
 
 
 def play_page(game_id: str) -> str:
-    return _PLAY.format(game=html.escape(game_id, quote=True))
+    return _PLAY.format(game=html.escape(game_id, quote=True), recent=TABLE_STEPS)
 
 
 def asset(name: str) -> tuple[bytes, str] | None:

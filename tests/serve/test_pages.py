@@ -79,3 +79,25 @@ def test_the_picture_after_an_undo_and_another_move_draws_the_move_played(client
     assert step is not None
     drawn = table.get("/picture").text
     assert "A a-Par@0 - a-Bur@0" in drawn and "a-Pic@0" not in drawn
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_the_picture_of_the_recent_steps(client):
+    from tests.serve.conftest import TWO_POWERS
+
+    table = new_table(client, {"start": TWO_POWERS})
+    table.join("France"), table.join("Germany")
+    for france in ("A Par - Pic", "A Pic - Bel"):
+        key = table.key()
+        table.orders("Germany", phase=key)
+        assert table.orders("France", france, phase=key).json()["adjudicated"]
+    every = table.get("/picture").text
+    assert 'data-played="1"' in every and 'data-played="2"' in every
+    last = table.get("/picture", params={"recent": "1"}).text
+    assert 'data-played="2"' in last and 'data-played="1"' not in last and "A a-Pic@1 - a-Bel@1" in last
+    assert "A a-Par@0 - a-Pic@0" not in last
+    now = table.get("/picture", params={"recent": "0"}).text
+    assert "data-played" not in now and "a2" in now
+    for bad in ("-1", "x", "1.5", "9999999"):
+        r = table.get("/picture", params={"recent": bad})
+        assert r.status_code == 400 and "recent" in r.json()["error"]

@@ -55,6 +55,7 @@ def _rounds(base: str, gid: str, host: str, tokens: dict[str, str], rounds: int)
     """``rounds`` phases: in each, every power with something to do submits at once (its units hold;
     in a retreat or adjustment phase an empty set: the rules disband and build nothing)."""
     latencies: list[float] = []
+    completed: list[bool] = []  # whether each submission completed its phase (and so adjudicated it)
     told: dict[str, dict[str, list[str]]] = {p: {} for p in tokens}
     stale = 0
     problems: list[str] = []
@@ -82,6 +83,7 @@ def _rounds(base: str, gid: str, host: str, tokens: dict[str, str], rounds: int)
             took = time.perf_counter() - t0
             with lock:
                 latencies.append(took)
+                completed.append(status == 200 and json.loads(body).get("adjudicated") is not None)
                 if status == 200:
                     told[power][key] = lines
                 elif status == 409:
@@ -100,7 +102,7 @@ def _rounds(base: str, gid: str, host: str, tokens: dict[str, str], rounds: int)
     keys = _keys(_request(base, "GET", f"/api/games/{gid}/file", token=host)[1].decode("utf-8"))
     lost = sum(1 for step, key in zip(history, keys) for p in tokens
                if told[p].get(key) is not None and (step["orders"].get(p) or []) != told[p][key])
-    return {"latencies": latencies, "stale": stale, "lost": lost, "steps": len(history)}
+    return {"latencies": latencies, "completed": completed, "stale": stale, "lost": lost, "steps": len(history)}
 
 
 def _keys(file_text: str) -> list[str]:
@@ -152,11 +154,20 @@ def bench_serve(rounds: int = 20, timelines: int = 30, seed: int = 1, browser: b
                 table = _table_in_browser(base, gid, tokens[power]) if browser else None
                 legal = _legal_orders(base, gid, tokens[power], view, power, units)
                 r = _rounds(base, gid, host, tokens, rounds)
+                t0 = time.perf_counter()
+                _request(base, "GET", f"/api/games/{gid}/picture", token=host)
+                page_after = time.perf_counter() - t0
                 lat = r["latencies"]
+                # the submissions that completed their phase, adjudicating it, apart from the others
+                adjudicating = [t for t, done in zip(lat, r["completed"]) if done]
+                others = [t for t, done in zip(lat, r["completed"]) if not done]
                 rows.append({"game": name, "players": len(tokens), "rounds": rounds, "steps": r["steps"],
                              "played_before": played,
                              "submissions": len(lat), "lost": r["lost"], "stale": r["stale"],
                              "p50_ms": 1000 * statistics.median(lat), "p95_ms": 1000 * _percentile(lat, 95),
+                             "others_p95_ms": 1000 * _percentile(others, 95) if others else None,
+                             "adjudicating_p50_ms": 1000 * statistics.median(adjudicating) if adjudicating else None,
+                             "page_after_s": page_after,
                              "page_s": page_first, "page_again_s": page_again, "boards": view["boards"],
                              "table_s": None if table is None else table[0],
                              "table_again_s": None if table is None else table[1],

@@ -2,6 +2,7 @@
 // (textContent), never as markup; the picture is drawn in a sandboxed frame (picture.js) to which
 // only the picture's text is posted, never the token.
 const game = document.body.dataset.game;
+const recent = Number(document.body.dataset.recent);  // the steps played the picture shows, the last ones
 const token = new URLSearchParams(location.hash.slice(1)).get('token');
 const $ = (id) => document.getElementById(id);
 let view = null, revision = null, phaseKey = null, drawn = null, played = null;
@@ -137,10 +138,12 @@ async function steps() {
     for (const t of step.new_timelines) out.push('New timeline ' + t.timeline + ': forked from ' + t.forked_from);
     if (!out.length) out.push('no order given');
     box.append(el('pre', out.join('\n')));
-    const show = el('button', 'Show on the map');
-    show.type = 'button';
-    show.addEventListener('click', () => post({played: step.index}));
-    box.append(show);
+    if (step.index > h.steps.length - recent) {  // a step the picture holds
+      const show = el('button', 'Show on the map');
+      show.type = 'button';
+      show.addEventListener('click', () => post({played: step.index}));
+      box.append(show);
+    }
     return box;
   }));
 }
@@ -162,7 +165,7 @@ async function drawPicture() {
   if (drawn === shows) return;
   drawn = shows;
   try {
-    const text = await api('GET', '/picture');
+    const text = await api('GET', '/picture?recent=' + recent);
     if (frameReady) post({picture: text}); else waiting = text;
   } catch (e) { drawn = null; say(e.message); }
 }
