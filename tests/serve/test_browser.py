@@ -1,6 +1,6 @@
 """Players at the table in a real browser (Debian's chromium driven by Playwright), every page under a
-strict Content-Security-Policy (``script-src 'self'; style-src 'self'``, added to every response the
-browser gets, as a server in front may): each joins from the game's page, gives orders by clicking
+strict Content-Security-Policy (``script-src 'self'; style-src 'self'; img-src 'self' data:``, added
+to every response the browser gets, as a server in front may): each joins from the game's page, gives orders by clicking
 (a unit, then one of its legal orders) and by typing, checks and submits; neither page ever shows
 the other's orders; when both have submitted the phase is adjudicated and both pages show the new
 step. The player's zoom and pan survive every new picture; builds are picked from the engine's list;
@@ -26,7 +26,8 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (the browser extra) is not installed")
 pytestmark = [pytest.mark.skipif(CHROMIUM is None, reason="no chromium on this machine (.ci/run installs it)"),
               pytest.mark.slow]
-STRICT = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; object-src 'none'; base-uri 'none'"
+STRICT = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; object-src 'none'; "
+          "base-uri 'none'")
 
 
 def _call(base: str, method: str, path: str, body: dict | None = None, token: str | None = None) -> dict:
@@ -100,6 +101,9 @@ def test_two_players_play_a_phase_in_the_browser(table, tmp_path):
     picture = france.frame_locator("#picture").locator("svg#view[data-ready]")
     picture.wait_for(timeout=60_000)
     fitted = _view_box(france)
+    # the map is one image placed on each board, not a symbol cloned into each
+    assert france.frame_locator("#picture").locator("svg#view image").count() >= 1
+    assert france.frame_locator("#picture").locator("svg#view use").count() == 0
     picture.hover()
     france.mouse.wheel(0, -400)
     france.mouse.wheel(0, -400)

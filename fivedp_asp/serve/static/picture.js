@@ -12,9 +12,27 @@
     const t = document.createElement('template');
     t.innerHTML = text;
     t.content.querySelectorAll('script, style, meta, title, link').forEach((e) => e.remove());
+    mapAsImage(t.content);
     document.body.replaceChildren(document.importNode(t.content, true));
     view = window.fivedpView(keep);
     parent.postMessage({drawn: true}, '*');
+  }
+  // Every board places the same map (a symbol, with <use>): a browser clones the symbol's shapes for
+  // each board, some 200 of them, which for a game of hundreds of boards is most of the page's work.
+  // Drawn as one image instead, the map is rendered once and placed on every board.
+  function mapAsImage(root) {
+    const symbol = root.querySelector('symbol#map');
+    if (!symbol) return;
+    const svg = '<svg xmlns="http://www.w3.org/2000/svg" font-family="system-ui,sans-serif" viewBox="' +
+      symbol.getAttribute('viewBox') + '">' + symbol.innerHTML + '</svg>';
+    const href = 'data:image/svg+xml;charset=utf-8,' + encodeURIComponent(svg);
+    root.querySelectorAll('use').forEach((use) => {
+      if (use.getAttribute('href') !== '#map') return;
+      const image = document.createElementNS('http://www.w3.org/2000/svg', 'image');
+      for (const a of ['x', 'y', 'width', 'height']) image.setAttribute(a, use.getAttribute(a));
+      image.setAttribute('href', href);
+      use.replaceWith(image);
+    });
   }
   function showPlayed(step) {
     const text = document.querySelector('.steptext[data-played="' + Number(step) + '"]');
