@@ -2,12 +2,14 @@
 ``frame-ancestors 'none'``: no other site may frame a page, so none can dress it up to be clicked),
 ``X-Content-Type-Options: nosniff``, ``Referrer-Policy: no-referrer``.
 
-A page's policy allows exactly its own inline scripts and styles, each by its SHA-256 digest,
-worked out from the page as sent, and fetches from this server only. The table draws the picture in a
-frame from ``srcdoc``, which lives under the table's policy: the table's policy also allows the
-picture's script and style (``report.render_assets``), and nothing else. Any other answer (JSON,
-text, a file) may run and load nothing. The built client of ``--oliveriver`` (under ``/client/``),
-whose build is not ours, may load its own files from this server, and its styles inline.
+A page's policy allows the scripts and styles this server serves as files (``'self'``: the pages'
+own, under ``/static/``) and exactly the page's own inline scripts and styles, each by its SHA-256
+digest, worked out from the page as sent (the home page and the table have none; a picture of a game
+opened alone holds its view's script and style inline), and fetches from this server only. The one
+page that may be framed, by a page of this server only, is the frame the table draws its picture
+in (``FRAMED``). Any other answer (JSON, text, a file) may run and load nothing. The built client of
+``--oliveriver`` (under ``/client/``), whose build is not ours, may load its own files from this
+server, and its styles inline.
 """
 
 from __future__ import annotations
@@ -33,26 +35,22 @@ def _digest(text: str) -> str:
     return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii") + "'"
 
 
-def _picture_sources() -> tuple[list[str], list[str]]:
-    from ..report.render_assets import CSS, SCRIPT
-
-    return [SCRIPT], [CSS]
+FRAMED = "/static/picture.html"  # the table's picture frame: framed by this server's pages only
 
 
-def page_policy(html: str) -> str:
-    """The policy of one HTML page: its inline scripts, style elements and style attributes allowed
-    by digest (and the picture's, which a table draws in a ``srcdoc`` frame), fetches from this
-    server, nothing else."""
-    scripts, styles = _picture_sources()
-    scripts = scripts + _SCRIPT.findall(html)
-    styles = styles + _STYLE.findall(html)
+def page_policy(html: str, framed: bool = False) -> str:
+    """The policy of one HTML page: this server's script and style files, its inline scripts, style
+    elements and style attributes allowed by digest, fetches from this server, nothing else;
+    ``framed``: the page may be framed by a page of this server (else by none)."""
+    scripts, styles = _SCRIPT.findall(html), _STYLE.findall(html)
     attributes = _STYLE_ATTRIBUTE.findall(html)
-    script_src = " ".join(dict.fromkeys(_digest(s) for s in scripts))
-    style_src = " ".join(dict.fromkeys([_digest(s) for s in styles] + [_digest(a) for a in attributes]))
+    script_src = " ".join(["'self'", *dict.fromkeys(_digest(s) for s in scripts)])
+    style_src = " ".join(["'self'", *dict.fromkeys([_digest(s) for s in styles] + [_digest(a) for a in attributes])])
     if attributes:
         style_src += " 'unsafe-hashes'"
+    ancestors = "'self'" if framed else "'none'"
     return (f"default-src 'none'; script-src {script_src}; style-src {style_src}; connect-src 'self'; "
-            "img-src 'self' data:; frame-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+            f"img-src 'self' data:; frame-src 'self'; frame-ancestors {ancestors}; base-uri 'none'; form-action 'self'")
 
 
 class SecurityHeaders:
@@ -67,6 +65,7 @@ class SecurityHeaders:
             await self.app(scope, receive, send)
             return
         their_client = scope.get("path", "").startswith("/client")
+        framed = scope.get("path", "") == FRAMED
         start: dict[str, Any] | None = None
 
         async def sending(message: dict) -> None:
@@ -76,7 +75,7 @@ class SecurityHeaders:
                            if k.lower() not in (b"content-security-policy", b"x-content-type-options",
                                                 b"referrer-policy", b"x-frame-options")]
                 headers += [(b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer"),
-                            (b"x-frame-options", b"DENY")]
+                            (b"x-frame-options", b"SAMEORIGIN" if framed else b"DENY")]
                 message = {**message, "headers": headers}
                 html = any(k.lower() == b"content-type" and v.startswith(b"text/html") for k, v in headers)
                 if html and not their_client:
@@ -92,7 +91,7 @@ class SecurityHeaders:
                     # never happens for the pages here; such a page gets the strictest policy
                     policy = NOTHING
                 else:
-                    policy = page_policy(body.decode("utf-8", errors="replace"))
+                    policy = page_policy(body.decode("utf-8", errors="replace"), framed)
                 first = {**start, "headers": start["headers"] + [(b"content-security-policy", policy.encode("ascii"))]}
                 start = None
                 await send(first)

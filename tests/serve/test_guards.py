@@ -94,7 +94,9 @@ def test_the_host_is_given_the_link_to_share(client):
     page = client.get(made["join"]).text
     # the host's page says its own link is the host's, and gives the game's own link to share
     assert "This link is the host's: keep it to yourself." in page
-    assert "$('joinlink').value = location.origin + '/play/'" in page and "$('share').hidden = s.role !== 'host'" in page
+    script = client.get("/static/table.js").text  # the table's script, which the page loads
+    assert '<script src="/static/table.js">' in page
+    assert "$('joinlink').value = location.origin + '/play/'" in script and "$('share').hidden = s.role !== 'host'" in script
 
 
 def _game_file(client) -> str:
@@ -229,6 +231,17 @@ def test_a_database_server_that_does_not_answer_is_a_503_naming_no_host(tmp_path
 def _digests(html: str) -> set[str]:
     found = re.findall(r"<script>(.*?)</script>", html, re.S) + re.findall(r"<style>(.*?)</style>", html, re.S)
     return {"'sha256-" + base64.b64encode(hashlib.sha256(s.encode()).digest()).decode() + "'" for s in found}
+
+
+def test_only_the_tables_picture_frame_may_be_framed_and_by_this_server_only(client):
+    framed = client.get("/static/picture.html")
+    policy = framed.headers["content-security-policy"]
+    assert "frame-ancestors 'self'" in policy and framed.headers["x-frame-options"] == "SAMEORIGIN"
+    assert "script-src 'self'" in policy and "unsafe-inline" not in policy
+    for r in (client.get("/"), client.get("/static/table.js"), client.get("/static/picture.js"),
+              client.get(f"/play/{new_table(client).id}")):
+        assert "frame-ancestors 'none'" in r.headers["content-security-policy"]
+        assert r.headers["x-frame-options"] == "DENY"
 
 
 def test_every_response_carries_the_security_headers(client):
