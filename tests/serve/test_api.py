@@ -243,11 +243,15 @@ def test_the_serve_benchmark_loses_nothing():
     """``fivedp bench serve`` on a short run: every power submitting at once, nothing lost."""
     from fivedp_asp.lab.bench.serve import bench_serve
 
-    rows = bench_serve(rounds=3, timelines=3, seed=2)
+    rows = bench_serve(rounds=3, timelines=3, seed=2, browser=False, units=3)
     assert [r["game"].split()[-1] for r in rows] == ["classic", "boards"]
     for r in rows:
         assert r["lost"] == 0 and r["steps"] >= 3 and r["submissions"] >= 3 * 2
-        assert 0 < r["p50_ms"] <= r["p95_ms"] and r["page_s"] > 0
+        assert 0 < r["p50_ms"] <= r["p95_ms"] and r["page_s"] > 0 and r["page_after_s"] > 0
+        assert r["legal_units"] >= 1 and 0 < r["legal_p50_ms"] <= r["legal_max_ms"] and r["table_s"] is None
+        assert r["adjudicating_p50_ms"] is not None  # every round's last submission completed its phase
+    # the big game is played with its history, as a table holds it
+    assert rows[1]["played_before"] > 0 and rows[1]["steps"] >= rows[1]["played_before"] + 3
 
 
 @pytest.mark.slow
