@@ -37,7 +37,7 @@ from typing import Iterable, Sequence
 from ..model import orders as o
 from ..solver.predicates import render
 from ..solver.terms import Fact, OrderIds, Timeline
-from ..errors import InputError, NotationError, quoted
+from ..errors import InputError, NotationError, UsageError, quoted
 from . import collector
 from .facts import board_facts, edge_facts, map_facts, order_facts
 from .guards import across_facts, coasts_in_reach_facts, doubtful_unit_facts, own_rules
@@ -527,12 +527,31 @@ def legal_orders(mv: Multiverse, *, power: str | None = None, unit: str | None =
     made, so a narrow question is answered quickly. Python's cycle collector is held off meanwhile
     (``collector.paused``): a listing makes many objects and no reference cycles, and the collector
     would walk them again and again (docs/benchmarks.md)."""
-    with collector.paused():
-        return _listed(mv, power=power, unit=unit, kind=kind, to=to)
+    return LegalOrders(mv)(power=power, unit=unit, kind=kind, to=to)
 
 
-def _listed(mv: Multiverse, *, power: str | None, unit: str | None, kind: str | Iterable[str] | None,
-            to: str | None) -> tuple[PossibleOrder, ...]:
+class LegalOrders:
+    """``legal_orders`` of one multiverse, asked many times (a server's table asks unit by unit): what
+    every question of a movement phase shares, which boards each head may act on (a solver call over
+    every head), is worked out once, at the first question that needs it."""
+
+    def __init__(self, mv: Multiverse):
+        if not isinstance(mv, Multiverse):
+            raise UsageError(f"LegalOrders needs a Multiverse, not {type(mv).__name__}")
+        self.mv = mv
+        self._space: _Space | None = None
+
+    def __call__(self, *, power: str | None = None, unit: str | None = None, kind: str | Iterable[str] | None = None,
+                 to: str | None = None) -> tuple[PossibleOrder, ...]:
+        """As ``legal_orders(mv, ...)``."""
+        if self._space is None:
+            self._space = _Space(self.mv)
+        with collector.paused():
+            return _listed(self.mv, self._space, power=power, unit=unit, kind=kind, to=to)
+
+
+def _listed(mv: Multiverse, space: _Space, *, power: str | None, unit: str | None,
+            kind: str | Iterable[str] | None, to: str | None) -> tuple[PossibleOrder, ...]:
     from .resolve import resolved_text
 
     m = mv.game_map
@@ -560,7 +579,6 @@ def _listed(mv: Multiverse, *, power: str | None, unit: str | None, kind: str | 
         return (power is None or u.power == power) and (only is None or only == (board.timeline, board.turn, u.province))
 
     if phase == MOVEMENT and kinds:
-        space = _Space(mv)
         for b in acting:
             cands = _Candidates(space, kinds, target)
             units = [u for u in sorted(b.units.values(), key=lambda u: u.location) if wanted(b, u)]

@@ -286,7 +286,7 @@ def page(title: str, frames: Sequence[Frame], board_width: float | None = None, 
     for i, frame in enumerate(frames):
         hidden = "" if i == start else " hidden"
         played = "" if frame.step is None else f' data-played="{frame.step}"'
-        texts.append(f'<div class="steptext" data-step="{i}"{played} data-label="{_e(step_label(frames, i))}"{hidden}>'
+        texts.append(f'<div class="steptext" data-step="{i}" data-label="{_e(step_label(frames, i))}"{played}{hidden}>'
                      f"<h2>{_e(frame.title)}</h2>"
                      + ("<pre>" + _e("\n".join(frame.text)) + "</pre>" if frame.text else "") + "</div>")
     controls = (f'<div class="controls"><button type="button" id="prev">◀</button>'

@@ -32,7 +32,7 @@ from typing import Any, Callable, Iterator, Mapping
 from ..errors import AdjudicationError, InputError, UsageError, quoted
 from ..files.games import game_from_bytes, game_text, start_of
 from ..files.sealed import parse_sealed, sealed_text
-from ..engine.possible import legal_orders as possible_orders
+from ..engine.possible import LegalOrders
 from ..game.play import duties, waiting_for
 from ..game.state import Game, new_game, phase_key
 from ..game.table import Sealed, open_and_adjudicate, seal, take_back
@@ -110,6 +110,8 @@ class Games:
         self.time_limit = check_time_limit(time_limit)
         self.memory_limit = check_memory_limit(memory_limit)
         self._cache: OrderedDict[tuple[str, str], Game] = OrderedDict()
+        # the legal orders of a game's phase, asked unit by unit: what the questions share kept
+        self._listings: OrderedDict[tuple[str, str], LegalOrders] = OrderedDict()
         self._cache_lock = threading.Lock()
         db.prepare()
 
@@ -259,8 +261,16 @@ class Games:
             raise Unauthorized("the orders a power may give are shown to its player (and the host): send your token")
         if game.mv.winner:
             raise Stale(f"the game is over: {game.mv.winner} has won")
+        key = (row.id, row.phase)
+        with self._cache_lock:
+            listing = self._listings.get(key)
+            if listing is None or listing.mv is not game.mv:
+                listing = self._listings[key] = LegalOrders(game.mv)
+            self._listings.move_to_end(key)
+            while len(self._listings) > 16:
+                self._listings.popitem(last=False)
         with self._limits():
-            orders = possible_orders(game.mv, power=role.power, unit=unit, kind=kind, to=to)
+            orders = listing(power=role.power, unit=unit, kind=kind, to=to)
         return possible_document(game.mv, orders)
 
     def game_file(self, game_id: str, token: str | None) -> str:

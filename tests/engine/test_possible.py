@@ -460,3 +460,20 @@ def test_retreat_and_adjustment_orders(phase, seed):
             # a build the list does not give: not a free home centre of its owner, or a fleet-only
             # place, or a power with no builds (then the build fails for want of builds left)
             assert outcome.result == "invalid" or outcome.reason.startswith("no builds left"), (line, outcome.reason)
+
+
+def test_a_listing_asked_again_and_again_answers_as_a_fresh_one():
+    # a server keeps one LegalOrders per phase and asks it unit by unit: each answer must be the one a
+    # listing of its own gives, whatever was asked before
+    from fivedp_asp.engine.possible import LegalOrders
+
+    mv = random_game(3, seed=5).mv
+    listing = LegalOrders(mv)
+    units = sorted({p.unit for p in legal_orders(mv) if p.unit})[:6]
+    assert units
+    for unit in units + units[:2]:
+        assert listing(unit=unit) == legal_orders(mv, unit=unit)
+    power = next(iter(mv.players))
+    assert listing(power=power, kind="support") == legal_orders(mv, power=power, kind="support")
+    with pytest.raises(Exception, match="Multiverse"):
+        LegalOrders("a-Par@0")
