@@ -13,6 +13,8 @@ else through the pure-Python parser (``_parse_python``); both hold every guard a
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -42,6 +44,18 @@ class _Map(dict):
     line: int = 0
     key_lines: dict
     value_lines: dict
+
+
+# characters JSON leaves as they are but YAML does not take raw: C1 controls (U+0085 is a YAML line
+# break), the Unicode line and paragraph separators, and the two non-characters
+_YAML_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ufffe\uffff]")
+
+
+def json_line(value: Any) -> str:
+    """A value as one line of JSON that YAML reads as the same value (non-ASCII text kept readable):
+    how a game file writes each fought board and each step played."""
+    text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+    return _YAML_UNSAFE.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
 
 
 def line_of(value: Any) -> int:

@@ -27,18 +27,10 @@ from typing import Any, Iterable, Iterator, Sequence
 
 from ..errors import InputError, quoted
 from ..limits import MAX_DEPTH, MAX_NUMBER_DIGITS
+from ..yaml_lines import json_line
 
 PAST, HISTORY, END = "past", "history", "end"
 _PAST_LINE = re.compile(r"  ([a-z][a-z0-9]*(?:@[0-9]+)?): (\{.*\})\Z")
-# characters JSON leaves as they are but YAML does not take raw: C1 controls (U+0085 is a YAML line
-# break), the Unicode line and paragraph separators, and the two non-characters
-_YAML_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ufffe\uffff]")
-
-
-def json_line(value: Any) -> str:
-    """A value as one line of JSON that YAML reads as the same value (non-ASCII text kept readable)."""
-    text = json.dumps(value, ensure_ascii=False, allow_nan=False)
-    return _YAML_UNSAFE.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
 
 
 @dataclass(frozen=True)
@@ -186,7 +178,13 @@ class StoredHistory(Sequence):
 
     def __getitem__(self, index):  # type: ignore[override]
         if isinstance(index, slice):
-            return tuple(self[i] for i in range(*index.indices(len(self))))
+            start, stop, stride = index.indices(len(self))
+            if start == 0 and stride == 1:
+                # a beginning of the history (the game before its last steps) keeps its lines as stored,
+                # so that it is written, and its phase key computed, from the same text
+                kept = len(self._stored)
+                return StoredHistory(self._stored[:stop], self._path, self._added[:max(0, stop - kept)], self._cache)
+            return tuple(self[i] for i in range(start, stop, stride))
         if index < 0:
             index += len(self)
         if not 0 <= index < len(self):

@@ -20,16 +20,19 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 from pathlib import Path
 from typing import Mapping
 
 from ..errors import FileError, InputError, UsageError
-from ..game.state import phase_step
+from ..game.state import Game, earlier_keys, phase_key, phase_step
 from ..game.table import Sealed
 from ..inputs import write_file
 
 FORMAT = "fivedp-sealed"
+# a phase key as releases before the chained digest wrote it (``game.state.legacy_phase_key``)
+_LEGACY_KEY = re.compile(rb'"phase": "[0-9]+-[0-9a-f]{8}"')
 _LIMIT = 32 << 20  # the size cap of every input file (limits.MAX_FILE_BYTES)
 
 
@@ -80,10 +83,11 @@ def raw_sealed(game_file: str | Path) -> bytes | None:
         os.close(fd)
 
 
-def parse_sealed(raw: bytes | None, game_file: str | Path, phase: str) -> Sealed:
+def parse_sealed(raw: bytes | None, game_file: str | Path, phase: str, earlier: Mapping[str, str] | None = None) -> Sealed:
     """The sealed sets for ``phase``: those sealed for it, or those the last adjudication opened for
     it (the step has been undone); none when there is no file or it holds sets for other phases
-    (``Sealed.for_phase``)."""
+    (``Sealed.for_phase``). ``earlier`` maps the keys an earlier release gave phases to their keys
+    now (``game.state.earlier_keys``): a file such a release sealed names its phases so."""
     if raw is None:
         return Sealed(phase, {})
     path = sealed_path(game_file)
@@ -100,7 +104,9 @@ def parse_sealed(raw: bytes | None, game_file: str | Path, phase: str) -> Sealed
     if (not isinstance(data, dict) or data.get("format") != FORMAT or not _sets(data)
             or not (opened is None or _sets(opened))):
         raise InputError(f"{path}: damaged sealed orders (expected format {FORMAT}, a phase and orders per power)")
-    stored = Sealed(data["phase"], _orders(data), None if opened is None else opened["phase"],
+    keys = earlier or {}
+    stored = Sealed(keys.get(data["phase"], data["phase"]), _orders(data),
+                    None if opened is None else keys.get(opened["phase"], opened["phase"]),
                     {} if opened is None else _orders(opened))
     return stored.for_phase(phase)
 
@@ -119,6 +125,18 @@ def _orders(data: dict) -> dict[str, tuple[str, ...]]:
 def read_sealed(game_file: str | Path, phase: str) -> Sealed:
     """The sealed sets for ``phase`` as the file holds them now (``parse_sealed``)."""
     return parse_sealed(raw_sealed(game_file), game_file, phase)
+
+
+def sealed_of(raw: bytes | None, game_file: str | Path, game: Game) -> Sealed:
+    """The sealed sets for the phase ``game`` waits for (``parse_sealed``), a file sealed by an
+    earlier release read with its keys converted: those naming the phase waiting, or the phase
+    before the last step (opened sets, sealed again if that step is undone), are taken as these
+    phases; a key of an earlier release names only the step number and the last step, so it is
+    trusted only for a game that has not moved since it was written."""
+    if not isinstance(game, Game):
+        raise UsageError(f"sealed_of: game must be a Game, not {type(game).__name__}")
+    earlier = earlier_keys(game) if raw is not None and _LEGACY_KEY.search(raw) else None
+    return parse_sealed(raw, game_file, phase_key(game), earlier)
 
 
 def sealed_text(sealed: Sealed) -> str:

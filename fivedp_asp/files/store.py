@@ -10,7 +10,7 @@ takes the game's lock to write it. Under the lock it holds three promises (docs/
   wrote either in between, the change is worked out again, under the lock, on what is there now, so
   two players submitting at once both count.
 - **Nothing lands on a phase its author never saw.** A change is for one phase (``phase_key``: the
-  step to play next and a digest of the last step played): the phase of the first read, or the one
+  step to play next and a digest chained over the start and every step played): the phase of the first read, or the one
   the caller names. When the game waits for another phase by the time the change would be written
   (a step adjudicated or undone in between), the change is refused with ``StalePhase``, naming the
   phase now waiting, and nothing is written.
@@ -37,7 +37,7 @@ from ..game.play import waiting_for
 from ..game.state import Game, phase_key, phase_step
 from .games import game_text, locked, read_game, write_atomic, checksum_line
 from ..game.table import Sealed
-from .sealed import beside, parse_sealed, raw_sealed, sealed_path, write_sealed
+from .sealed import beside, raw_sealed, sealed_of, sealed_path, write_sealed
 
 T = TypeVar("T")
 
@@ -67,7 +67,7 @@ class _Read:
     sealed_raw: bytes | None
 
     def sealed(self, path: Path) -> Sealed:
-        return parse_sealed(self.sealed_raw, path, phase_key(self.game))
+        return sealed_of(self.sealed_raw, path, self.game)
 
 
 def _read(path: Path) -> _Read:
@@ -203,7 +203,7 @@ def create(path: str | Path, game: Game, *, force: bool = False) -> None:
 
 def sealed_now(path: str | Path, game: Game) -> Sealed:
     """The sealed sets waiting for the phase ``game`` (read from ``path``) waits for."""
-    return parse_sealed(raw_sealed(path), path, phase_key(game))
+    return sealed_of(raw_sealed(path), path, game)
 
 
 __all__ = ["Change", "StalePhase", "create", "sealed_now", "sealed_path", "transact", "undo_log_path"]

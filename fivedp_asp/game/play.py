@@ -614,4 +614,5 @@ def undo(game: Game, start: Callable[[Game], Multiverse]) -> tuple[Game, dict]:
         raise InputError("replaying the last steps with their recorded orders does not reach the game as it "
                          "stands (was the file edited by hand?): nothing undone")
     pending = {str(p): list(v) for p, v in (last.get("orders") or {}).items() if v}
-    return Game(mv, pending, tuple(history[:-1]), game.start), last
+    # the history's own beginning, not its entries copied: a game read from a file keeps its lines as stored
+    return Game(mv, pending, game.history[:-1], game.start), last

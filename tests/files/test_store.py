@@ -161,6 +161,72 @@ def test_the_phase_key_changes_with_the_position_only(new_game_file):
     assert phase_step(phase_key(other)) == 2 and phase_key(other) != after_tyr
 
 
+def _undo_step(game, sealed):
+    from fivedp_asp.files.games import start_of
+    from fivedp_asp.game.table import take_back
+
+    new, kept, back = take_back(game, sealed, start_of)
+    return Change(None, game=new, sealed=kept, undone={"step": back.step, "entry": back.entry})
+
+
+def test_an_undone_branch_ending_like_the_branch_played_is_another_phase(new_game_file):
+    """France plays A Par - Pic, then a step where nobody orders; both are undone; France plays
+    A Par - Bur, then again a step where nobody orders. The last steps look the same, the games do
+    not: a change worked out in the Picardy branch (its key kept by a script, or its read made before
+    the undo) is refused, and the game file holds the Burgundy branch."""
+    path = new_game_file
+    transact(path, give("France", "A Par - Pic"))
+    transact(path, play)
+    transact(path, play)
+    picardy = phase_key(load_game(path))
+    transact(path, _undo_step)
+    transact(path, _undo_step)
+    transact(path, give("France", "A Par - Bur"), phase=1)  # replaces the restored A Par - Pic
+    assert load_game(path).pending == {"France": ["A Par - Bur"]}
+    transact(path, play)
+    transact(path, play)
+    burgundy = phase_key(load_game(path))
+    assert phase_step(burgundy) == phase_step(picardy) == 3 and burgundy != picardy
+    with pytest.raises(StalePhase, match=r"has been taken back and played again"):
+        transact(path, give("France", "A Pic - Bel"), phase=picardy)
+    game = load_game(path)
+    assert game.pending == {} and [h["orders"].get("France") for h in game.history] == [["A Par - Bur"], None]
+    assert "A Bur" in {u for u in _units(game, "France")}
+
+
+def test_a_change_read_in_the_undone_branch_is_worked_out_again_or_refused(new_game_file):
+    """A change first read in the Picardy branch, whose write comes after the host undid both steps
+    and played the Burgundy branch: refused as stale, not written onto the Burgundy branch."""
+    path = new_game_file
+    transact(path, give("France", "A Par - Pic"))
+    transact(path, play)
+    transact(path, play)
+
+    calls = []
+
+    def replay(game, sealed):
+        calls.append(1)
+        if len(calls) == 1:  # between the first read and the write, the host plays the other branch
+            transact(path, _undo_step)
+            transact(path, _undo_step)
+            transact(path, give("France", "A Par - Bur"), phase=1)
+            transact(path, play)
+            transact(path, play)
+        return Change(None, game=submit_orders(game, "France", ["A Pic - Bel"]).game)
+
+    with pytest.raises(StalePhase):
+        transact(path, replay)
+    assert calls == [1]
+    game = load_game(path)
+    assert game.pending == {} and game.history[0]["orders"]["France"] == ["A Par - Bur"]
+
+
+def _units(game, power: str) -> list[str]:
+    from fivedp_asp.model.multiverse import unit_text
+
+    return [unit_text(u, game.mv.game_map) for b in game.mv.heads for u in b.units.values() if u.power == power]
+
+
 # -- the sealed file and the undo log --------------------------------------------------------------
 
 
