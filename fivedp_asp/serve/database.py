@@ -7,7 +7,9 @@ writes what the change makes of it: two players submitting at the same moment ar
 the other, each on what the other wrote, and an adjudication never interleaves with a submission.
 Readers see the last committed state (SQLite in WAL mode; PostgreSQL's snapshot).
 
-Tables (``SCHEMA``): ``fivedp_games``, a game's file text, the phase it waits for, its private order
+The schema has a version, recorded in ``fivedp_schema``; each start runs the migrations
+(``MIGRATIONS``) the database has not had, and refuses a database newer than this fivedp. Tables
+(``SCHEMA``, version 1): ``fivedp_games``, a game's file text, the phase it waits for, its private order
 sets (the format of ``files.sealed``), a revision raised by every change, the host's token digest,
 the deadline; ``fivedp_players``, each power's token digest. Tokens themselves are never stored.
 """
@@ -48,6 +50,39 @@ SCHEMA = (
         PRIMARY KEY (game_id, power)
     )""",
 )
+#: the table that records the schema's version (one row); a database without it, made by a release
+#: before versions were recorded, is at version 1 when it holds the games table, empty otherwise
+VERSION_TABLE = "CREATE TABLE IF NOT EXISTS fivedp_schema (version INTEGER NOT NULL)"
+
+
+def _make_tables(tx: "Transaction") -> None:
+    for statement in SCHEMA:
+        tx.run(statement)
+
+
+def _chained_phase_keys(tx: "Transaction") -> None:
+    """Every game's phase key, and those its private sets name, from the key of the last step only
+    (``game.state.legacy_phase_key``) to the digest chained over every step: the sets waiting for
+    the phase the game waits for, and those opened by its last step, keep their phases."""
+    from ..files.games import game_from_bytes
+    from ..files.sealed import parse_sealed, sealed_text
+    from ..game.state import earlier_keys, phase_key
+
+    for game_id, text, sealed in tx.rows("SELECT id, game, sealed FROM fivedp_games"):
+        game, _ = game_from_bytes(text.encode("utf-8"), f"game {game_id}")
+        key = phase_key(game)
+        kept = parse_sealed(sealed.encode("utf-8"), f"game {game_id}", key, earlier_keys(game))
+        tx.run("UPDATE fivedp_games SET phase = ?, sealed = ?, revision = revision + 1 WHERE id = ?",
+               (key, sealed_text(kept), game_id))
+
+
+#: the migrations, in order: the version each brings the database to, what it does, the change
+MIGRATIONS = (
+    (1, "the games and players tables", _make_tables),
+    (2, "phase keys chained over every step played", _chained_phase_keys),
+)
+VERSION = MIGRATIONS[-1][0]
+
 GAME_COLUMNS = ("id", "host_hash", "game", "phase", "sealed", "revision", "deadline", "phase_since", "finished",
                 "created")
 
@@ -180,13 +215,27 @@ class Database:
             raise Unavailable(UNREACHABLE) from None
 
     def prepare(self) -> None:
-        """Makes the tables when missing (once per process)."""
+        """Brings the database to this fivedp's schema (once per process): the tables made when
+        missing, the migrations after the version it records run in order, in one transaction (on
+        PostgreSQL under a lock, so that two servers starting together migrate once). A database
+        of a newer schema than this fivedp knows is refused, untouched."""
         with self._lock:
             if self._ready:
                 return
             with self.transaction(write=True) as tx:
-                for statement in SCHEMA:
-                    tx.run(statement)
+                if self.postgres:
+                    tx.run("SELECT pg_advisory_xact_lock(5935413)")  # fivedp's schema, one server at a time
+                version = self._version(tx)
+                if version > VERSION:
+                    raise InputError(f"{self.describe()}: its games were written by a newer fivedp (schema version "
+                                     f"{version}; this fivedp knows versions up to {VERSION}): upgrade fivedp to "
+                                     "serve them; nothing was changed")
+                for number, _, migrate in MIGRATIONS:
+                    if number > version:
+                        migrate(tx)
+                if version < VERSION:
+                    tx.run("DELETE FROM fivedp_schema")
+                    tx.run("INSERT INTO fivedp_schema (version) VALUES (?)", (VERSION,))
             if self.path is not None:
                 conn = self._connect()
                 try:
@@ -194,6 +243,18 @@ class Database:
                 finally:
                     conn.close()
             self._ready = True
+
+    def _version(self, tx: Transaction) -> int:
+        """The schema version the database records (``VERSION_TABLE``)."""
+        if self.postgres:
+            games = tx.rows("SELECT to_regclass('fivedp_games') IS NOT NULL")[0][0]
+        else:
+            games = bool(tx.rows("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'fivedp_games'"))
+        tx.run(VERSION_TABLE)
+        found = tx.rows("SELECT version FROM fivedp_schema")
+        if found:
+            return max(int(v) for (v,) in found)
+        return 1 if games else 0
 
     @contextmanager
     def transaction(self, *, write: bool) -> Iterator[Transaction]:
