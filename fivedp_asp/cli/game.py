@@ -6,8 +6,9 @@ import argparse
 import json
 import os
 import sys
-from dataclasses import replace as replace_game
+from dataclasses import dataclass, replace as replace_game
 from pathlib import Path
+from typing import Any, Mapping
 
 import yaml
 
@@ -18,7 +19,7 @@ from .. import api
 from ..api import check_orders, duties, legal_orders, load_game
 from ..files.games import export_scenario, load_game as load_game_file, locked, save_game
 from ..files.store import Change, create, sealed_now, transact, undo_log_path
-from ..game.state import phase_key
+from ..game.state import phase_key, phase_keys, phase_step
 from ..game.play import reached_board, waiting_for
 from ..game.state import new_game
 from ..report.jsonout import (board_document, game_document, game_step_document, history_document, history_results,
@@ -75,6 +76,16 @@ def _read_lines(args: argparse.Namespace, *, allow_none: bool = False) -> list[s
 
 def _emit(doc: dict) -> None:
     print(json.dumps(doc, indent=2))
+
+
+def _acted_on(game) -> dict:
+    """The phase a command acted on: the game as the command found it under the lock (its step,
+    what it waited for, its key)."""
+    return {"step": len(game.history) + 1, "waiting_for": waiting_for(game.mv), "key": phase_key(game)}
+
+
+def _acted_line(what: str, acted: dict) -> str:
+    return f"{what} step {acted['step']}: {acted['waiting_for']} (phase {acted['key']})"
 
 
 def _viewer(game, power: str | None) -> str | None:
@@ -181,10 +192,12 @@ def cmd_orders(args: argparse.Namespace) -> int:
 
     game, done = transact(args.file, give, phase=args.step, doing="these orders were given for step {step}")
     before, sub, viewer, sealed = done.result
-    args.saved = f"the orders taken were saved in {args.file}"
+    acted = _acted_on(before)
+    args.saved = f"the orders taken were saved in {args.file} for step {acted['step']}"
     if args.json:
-        _emit(orders_document(game, sub, viewer=viewer, sealed=sealed))
+        _emit({**orders_document(game, sub, viewer=viewer, sealed=sealed), "acted_on": acted})
         return 1 if sub.refused else 0
+    print(_acted_line("Orders for", acted))
     print("\n".join(_submission_lines(before, sub)))
     for power, line in sub.withdrawn:
         print(f"Withdrawn: {power}: {line}")
@@ -220,6 +233,7 @@ def _seal(args: argparse.Namespace, lines: list[str]) -> int:
     given = done.result
     power, taken, open_orders = given.power, given.lines, given.open_orders
     args.saved = f"the sealed set was saved beside {args.file}"
+    print(_acted_line("Sealed orders for", _acted_on(game)))
     print("\n".join(_submission_lines(game, given.submission)))
     if not taken:
         print(f"{power}: no sealed orders for step {len(game.history) + 1}")
@@ -245,14 +259,17 @@ def cmd_adjudicate(args: argparse.Namespace) -> int:
                              f"{edited.text()}. Was the file edited by hand? An edit is taken only through "
                              f"`fivedp game accept {args.file}`, which replays the whole game")
         new, kept, opened = open_and_adjudicate(game, sealed, unsettled=_unsettled)
-        return Change(opened, game=new, sealed=kept)
+        return Change(_Adjudicated(opened.report, opened.opened, opened.set_aside, waiting_for(game.mv)),
+                      game=new, sealed=kept)
 
     game, done = transact(args.file, play, phase=args.step, doing="this adjudication was asked for step {step}")
     report, opened, set_aside = done.result.report, done.result.opened, done.result.set_aside
     args.saved = f"step {len(game.history)} was adjudicated and saved in {args.file}"
+    acted = {"step": len(game.history), "waiting_for": done.result.waited_for, "key": phase_keys(game)[-2]}
     if args.json:
-        _emit(game_step_document(game, report))
+        _emit({**game_step_document(game, report), "acted_on": acted})
         return 0
+    print(_acted_line("Adjudicated", acted))
     if opened:
         print(f"Sealed orders opened: {', '.join(opened)}")
     for power, lines in sorted(set_aside.items()):
@@ -265,6 +282,27 @@ def cmd_adjudicate(args: argparse.Namespace) -> int:
     else:
         print(f"Next: {waiting_for(game.mv)} (step {len(game.history) + 1})")
     return 0
+
+
+@dataclass(frozen=True)
+class _Adjudicated:
+    """What ``adjudicate`` did, with the phase it adjudicated as the game waited for it."""
+
+    report: Any
+    opened: tuple[str, ...]
+    set_aside: Mapping[str, tuple[str, ...]]
+    waited_for: str
+
+
+@dataclass(frozen=True)
+class _Undone:
+    """What ``undo`` did, with the phase the game waited for when it took the step back."""
+
+    step: int
+    entry: dict
+    resealed: tuple[str, ...]
+    waited_for: str
+    key: str
 
 
 def _unsettled(exc, game):
@@ -398,7 +436,8 @@ def cmd_undo(args: argparse.Namespace) -> int:
 
     def take_back(game, sealed):
         new, kept, back = take_back_step(game, sealed, start_of)
-        return Change(back, game=new, sealed=kept, undone={"step": back.step, "entry": back.entry})
+        return Change(_Undone(back.step, back.entry, back.resealed, waiting_for(game.mv), phase_key(game)),
+                      game=new, sealed=kept, undone={"step": back.step, "entry": back.entry})
 
     step = None if args.step is None else args.step + 1  # taking back step N is done while step N + 1 waits
     new, done = transact(args.file, take_back, phase=step, doing="this undo was asked to take back step {last}")
@@ -406,6 +445,8 @@ def cmd_undo(args: argparse.Namespace) -> int:
     log = undo_log_path(args.file)
     args.saved = f"step {number} was taken back in {args.file} (and kept in {log})"
     waiting = sum(len(v) for v in new.pending.values())
+    print(_acted_line("Undone while the game waited for", {
+        "step": number + 1, "waiting_for": done.result.waited_for, "key": done.result.key}))
     print(f"Undone step {number}: {entry.get('phase')} on {', '.join(entry.get('boards', ()))}; "
           f"its {waiting} order{'s' if waiting != 1 else ''} wait again; the step is kept in {log}.")
     if resealed:
@@ -543,6 +584,18 @@ def _step_number(text: str) -> int:
     return int(text)
 
 
+def _step_or_key(text: str) -> int | str:
+    """A step number, or a phase key (``2-9f2c41d07a1b22c3``, the ``next.key`` of ``show --json``):
+    a key names the phase itself, so a step undone and played otherwise since is refused too."""
+    if "-" not in text:
+        return _step_number(text)
+    try:
+        phase_step(text)
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
 def add_game_parser(sub) -> None:
     game = sub.add_parser("game", help="play a game turn by turn (the game file holds the whole multiverse)")
     gsub = game.add_subparsers(dest="game_command", required=True)
@@ -569,15 +622,16 @@ def add_game_parser(sub) -> None:
                         "phase that would fail whatever else is ordered; saves nothing")
     p.add_argument("--sealed", action="store_true",
                    help="keep these lines (with --power: the power's complete set) hidden until adjudicate")
-    p.add_argument("--step", type=_step_number, metavar="N",
-                   help="the step these orders are for (as show names it): refused if the game waits for another")
+    p.add_argument("--step", type=_step_or_key, metavar="N|KEY",
+                   help="the step these orders are for (as show names it), or its phase key (show --json's next.key): "
+                        "refused if the game waits for another")
     p.add_argument("--json", action="store_true", help="print a JSON document instead")
     p.set_defaults(func=cmd_orders)
     p = gsub.add_parser("adjudicate", help="adjudicate the next phase with the waiting orders")
     p.add_argument("file")
-    p.add_argument("--step", type=_step_number, metavar="N",
-                   help="adjudicate only if the game waits for step N (a script that repeats the command does "
-                        "not play two steps)")
+    p.add_argument("--step", type=_step_or_key, metavar="N|KEY",
+                   help="adjudicate only if the game waits for step N, or for the phase of this key (a script that "
+                        "repeats the command does not play two steps)")
     p.add_argument("--json", action="store_true", help="print a JSON document instead")
     p.set_defaults(func=cmd_adjudicate)
     p = gsub.add_parser("show", help="show the heads, forks, options and what each power must do (or one board)")

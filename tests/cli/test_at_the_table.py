@@ -16,7 +16,8 @@ def test_a_player_sees_the_others_only_as_submitted(tmp_path):
     ok(fivedp(tmp_path, "game", "new", "g.yaml"))
     ok(fivedp(tmp_path, "game", "orders", "g.yaml", "--power", "Austria", "A Vie - Gal", "F Tri - Adr"))
     out = ok(fivedp(tmp_path, "game", "orders", "g.yaml", "--power", "France", "A Par - Bur"))
-    assert out.splitlines() == ["France: A Par - Bur: legal", "Austria: submitted", "France: 1 order waiting",
+    assert out.splitlines()[0].startswith("Orders for step 1: movement on a0 (phase 1-")
+    assert out.splitlines()[1:] == ["France: A Par - Bur: legal", "Austria: submitted", "France: 1 order waiting",
                                 "  A Par - Bur"]
     shown = ok(fivedp(tmp_path, "game", "show", "g.yaml", "--power", "France"))
     assert "Gal" not in shown and "Adr" not in shown
@@ -39,16 +40,16 @@ def test_sealed_and_open_orders_of_one_power_say_which_wins(tmp_path):
     out = ok(fivedp(tmp_path, "game", "orders", "g.yaml", "--power", "France", "--sealed", "A Par - Bur"))
     assert "Note: at adjudication this sealed set replaces France's 1 open order waiting: A Par - Pic" in out
     out = ok(fivedp(tmp_path, "game", "orders", "g.yaml", "--power", "France", "F Bre - Mao"))
-    assert out.splitlines()[1].startswith("Note: France has sealed orders for this step: at adjudication they "
+    assert out.splitlines()[2].startswith("Note: France has sealed orders for this step: at adjudication they "
                                           "replace its open orders")
     assert "France: 1 order sealed" in out.splitlines() and "  (at adjudication France's sealed set replaces its " \
                                                             "open orders)" in out.splitlines()
     assert [d for d in todo(ok(fivedp(tmp_path, "game", "show", "g.yaml", "--power", "France")))] == [
         "France on a0: orders for A Mar, A Par, F Bre (2 given; without an order A Mar hold) (sealed orders given)"]
     out = ok(fivedp(tmp_path, "game", "adjudicate", "g.yaml"))
-    assert out.splitlines()[:2] == ["Sealed orders opened: France",
+    assert out.splitlines()[1:3] == ["Sealed orders opened: France",
                                     "  France's open orders were set aside for its sealed set: A Par - Pic; F Bre - Mao"]
-    assert "A Par - Bur  succeeds" in out and "Pic" not in out.split("\n", 2)[2]
+    assert "A Par - Bur  succeeds" in out and "Pic" not in out.split("\n", 3)[3]
 
 
 def test_sealed_orders_stay_sealed_through_an_undo(tmp_path):
@@ -65,7 +66,8 @@ def test_sealed_orders_stay_sealed_through_an_undo(tmp_path):
     assert "  France (sealed): A Par - Bur" in ok(fivedp(tmp_path, "game", "show", "g.yaml", "--power", "France"))
     # played again, the set is opened again
     out = ok(fivedp(tmp_path, "game", "adjudicate", "g.yaml"))
-    assert out.startswith("Sealed orders opened: France\n") and "A Par - Bur  succeeds" in out
+    assert out.startswith("Adjudicated step 1: movement on a0 (phase 1-") and "A Par - Bur  succeeds" in out
+    assert out.splitlines()[1] == "Sealed orders opened: France"
 
 
 def test_wording_a_player_reads(tmp_path):

@@ -230,12 +230,18 @@ def test_orders_refused_for_another_phase_and_replacements_said(tmp_path):
     assert "next phase is movement on a0" in p.stderr and "'Build A Ber'" in p.stderr
     assert (tmp_path / "g.yaml").read_text(encoding="utf-8") == before  # nothing taken
     out = ok(fivedp(tmp_path, "game", "orders", "g.yaml", "A Mun - Ruh", "F Kie - Den"))
+    first, out = out.split("\n", 1)
+    assert first.startswith("Orders for step 1: movement on a0 (phase 1-"), first
     assert out == ("Germany: A Mun - Ruh: legal\nGermany: F Kie - Den: legal\n"
                    "Germany: 2 orders waiting\n  A Mun - Ruh\n  F Kie - Den\n")
     out = ok(fivedp(tmp_path, "game", "orders", "g.yaml", "A Mun - Boh"))
+    first, out = out.split("\n", 1)
+    assert first.startswith("Orders for step 1: movement on a0 (phase 1-"), first
     assert out == ("Germany: A Mun - Boh: legal\nReplaced: Germany: A Mun - Ruh  by  A Mun - Boh\n"
                    "Germany: 2 orders waiting\n  F Kie - Den\n  A Mun - Boh\n")
     out = ok(fivedp(tmp_path, "game", "orders", "g.yaml", "--replace", "A Ber - Kie"))
+    first, out = out.split("\n", 1)
+    assert first.startswith("Orders for step 1: movement on a0 (phase 1-"), first
     assert out.startswith("Germany: A Ber - Kie: legal\nWithdrawn: Germany: F Kie - Den\nWithdrawn: Germany: A Mun - Boh\n")
     assert out.endswith("Germany: 1 order waiting\n  A Ber - Kie\n")
 

@@ -361,7 +361,7 @@ def test_sealed_orders_are_shown_to_nobody_until_adjudicated(tmp_path):
     # a new sealed set replaces the power's earlier one
     ok(fivedp(tmp, "game", "orders", "g.yaml", "--power", "Germany", "--sealed", "A Mun - Tyr", "F Kie - Hol"))
     out = ok(fivedp(tmp, "game", "adjudicate", "g.yaml"))
-    assert out.startswith("Sealed orders opened: Austria, Germany\n")
+    assert out.splitlines()[1] == "Sealed orders opened: Austria, Germany"
     assert "A Vie - Tyr  fails (bounced with A Mun" in out and "F Kie - Hol  succeeds" in out
     assert "F Kie - Den" not in out and "A Ven - Pie  succeeds" in out
     assert "sealed" not in ok(fivedp(tmp, "game", "show", "g.yaml"))  # opened: nothing sealed for step 2
@@ -467,7 +467,7 @@ def test_a_line_with_the_wrong_unit_type_says_which_unit_was_judged(tmp_path):
     which it is, so that 'fleet to land' is not read as being about an army."""
     ok(fivedp(tmp_path, "game", "new", "g.yaml"))
     out = ok(fivedp(tmp_path, "game", "orders", "g.yaml", "A Kie - Ruh", "F Par - Eng", "F Bre - Pic"))
-    assert out.splitlines()[:3] == [
+    assert out.splitlines()[1:4] == [
         "Germany: A Kie - Ruh: ILLEGAL (fleet to land: the unit in Kiel is a fleet, not an army): taken, but the "
         "rules will ignore it",
         "France: F Par - Eng: ILLEGAL (army to sea: the unit in Paris is an army, not a fleet): taken, but the rules "
@@ -482,7 +482,7 @@ def test_a_build_beyond_those_allowed_is_flagged_when_given(tmp_path):
     tmp = tmp_path
     ok(fivedp(tmp, "game", "new", "g.yaml", "--from", str(ROOT / "cases/datc/6.I.01.yaml")))
     out = ok(fivedp(tmp, "game", "orders", "g.yaml", "Build A Kiel", "Build A Munich"))
-    assert out.splitlines()[:2] == [
+    assert out.splitlines()[1:3] == [
         "Germany: Build A Kiel: legal",
         "Germany: Build A Munich: WILL FAIL (no builds left: 1 allowed on this board): taken, but it cannot succeed"]
     p = fivedp(tmp, "game", "orders", "g.yaml", "--check")
@@ -495,3 +495,33 @@ def test_a_build_beyond_those_allowed_is_flagged_when_given(tmp_path):
     assert [(x["text"], x["result"]) for x in data["illegal"]] == [("Build A Munich", "fails")]
     out = ok(fivedp(tmp, "game", "adjudicate", "g.yaml"))
     assert "Build A Munich  fails (no builds left: 1 allowed on this board)" in out
+
+
+def test_every_change_names_the_step_and_phase_it_acted_on(tmp_path):
+    """Orders (open and sealed), adjudicate and undo each say which step and phase they acted on, with
+    the phase's key; orders given after an undo say they landed on the restored step, replacing its
+    order; ``--step KEY`` of a phase taken back and played otherwise is refused."""
+    from fivedp_asp.files.games import load_game
+    from fivedp_asp.game.state import phase_key
+
+    assert fivedp(tmp_path, "game", "new", "g.yaml").returncode == 0
+    spring = phase_key(load_game(tmp_path / "g.yaml"))
+    out = fivedp(tmp_path, "game", "orders", "g.yaml", "A Mun S A Ber").stdout
+    assert out.splitlines()[0] == f"Orders for step 1: movement on a0 (phase {spring})"
+    out = fivedp(tmp_path, "game", "orders", "g.yaml", "--power", "France", "--sealed", "A Par - Bur").stdout
+    assert out.splitlines()[0] == f"Sealed orders for step 1: movement on a0 (phase {spring})"
+    step = doc(fivedp(tmp_path, "game", "adjudicate", "g.yaml", "--step", spring, "--json"), "step")
+    assert step["acted_on"] == {"step": 1, "waiting_for": "movement on a0", "key": spring}
+    fall = phase_key(load_game(tmp_path / "g.yaml"))
+    out = fivedp(tmp_path, "game", "undo", "g.yaml").stdout
+    assert out.splitlines()[0] == f"Undone while the game waited for step 2: movement on a1 (phase {fall})"
+    # a script that read Fall and gives its order without --step lands on the restored Spring, and is told so
+    given = doc(fivedp(tmp_path, "game", "orders", "g.yaml", "A Mun - Tyr", "--json"), "orders")
+    assert given["acted_on"] == {"step": 1, "waiting_for": "movement on a0", "key": spring}
+    assert given["accepted"][0]["replaces"] == "A Mun S A Ber"
+    # with the key it read, it is refused; Spring played otherwise since has another key for Fall
+    out = fivedp(tmp_path, "game", "adjudicate", "g.yaml")
+    assert out.stdout.splitlines()[0] == f"Adjudicated step 1: movement on a0 (phase {spring})"
+    refused = fivedp(tmp_path, "game", "orders", "g.yaml", "--step", fall, "A Tyr - Boh")
+    assert refused.returncode == 2 and "has been taken back and played again" in refused.stderr
+    assert load_game(tmp_path / "g.yaml").pending == {}

@@ -160,3 +160,54 @@ def test_seven_players_and_an_adjudication_lose_nothing(tmp_path):
         assert load_game(path).pending == {}
     assert lost == 0
     print(json.dumps({"taken": taken, "refused as stale": refused, "lost": lost}))
+
+
+@pytest.mark.slow
+def test_orders_without_a_step_racing_an_undo_say_the_step_they_landed_on(tmp_path):
+    """``game orders`` without ``--step`` cannot know the phase its author saw: run while Spring is
+    taken back, it lands on Fall (and the undo is refused: orders wait) or on the restored Spring,
+    replacing Spring's own order. Either way its first line names the step and the phase it acted
+    on, and the files hold the orders there; so does ``--json``. Read before the undo and written
+    after it, it is refused."""
+    ways: Counter = Counter()
+    for n in range(ROUNDS):
+        path = fresh(tmp_path, f"g{n}.yaml", ("Germany", ["A Mun S A Ber"]))
+        spring = phase_key(load_game(path))
+        game, _ = adjudicate(load_game(path))
+        save_game(path, game)
+        fall = phase_key(game)
+        json_round = n % 2 == 1
+        undo, giver = at_once(tmp_path, ["game", "undo", path.name],
+                              ["game", "orders", path.name, "--power", "Germany", "A Mun - Tyr",
+                               *(["--json"] if json_round else [])])
+        game = load_game(path)
+        if giver.returncode == 2:
+            # read while Fall waited, written after the undo: refused, as the phase it read is gone
+            assert STALE in giver.stderr and "given for step 2" in giver.stderr, giver.stderr
+            assert undo.returncode == 0 and len(game.history) == 0 and game.pending == {"Germany": ["A Mun S A Ber"]}
+            ways["refused as stale"] += 1
+            continue
+        assert giver.returncode == 0, giver.stderr
+        acted = (json.loads(giver.stdout)["acted_on"] if json_round
+                 else _acted(giver.stdout.splitlines()[0]))
+        if acted["step"] == 2:
+            assert acted["key"] == fall and acted["waiting_for"] == "movement on a1"
+            assert undo.returncode == 2 and len(game.history) == 1 and game.pending == {"Germany": ["A Mun - Tyr"]}
+            ways["on Fall, undo refused"] += 1
+        else:
+            assert acted == {"step": 1, "waiting_for": "movement on a0", "key": spring}, acted
+            assert undo.returncode == 0 and len(game.history) == 0
+            assert game.pending == {"Germany": ["A Mun - Tyr"]}, f"round {n}: said step 1, the file disagrees"
+            if not json_round:
+                assert "Replaced: Germany: A Mun S A Ber  by  A Mun - Tyr" in giver.stdout
+            ways["on the restored Spring, said so"] += 1
+    print(dict(ways))
+
+
+def _acted(line: str) -> dict:
+    """The step, phase and key the first line of ``game orders`` names."""
+    import re
+
+    found = re.fullmatch(r"Orders for step (\d+): (.+) \(phase (\S+)\)", line)
+    assert found, f"the first line names no step and phase: {line!r}"
+    return {"step": int(found[1]), "waiting_for": found[2], "key": found[3]}
