@@ -120,3 +120,25 @@ def test_a_new_database_starts_at_the_latest_version(tmp_path):
     conn = sqlite3.connect(path)
     assert conn.execute("SELECT version FROM fivedp_schema").fetchall() == [(VERSION,)]
     conn.close()
+
+
+def test_fivedp_serve_refuses_a_newer_database_with_a_plain_message(old_db):
+    import subprocess
+    import sys
+
+    Database(f"sqlite:///{old_db}").prepare()
+    conn = sqlite3.connect(old_db)
+    conn.execute("UPDATE fivedp_schema SET version = ?", (VERSION + 1,))
+    conn.commit()
+    conn.close()
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    root = Path(__file__).resolve().parent.parent.parent
+    p = subprocess.run([sys.executable, "-m", "fivedp_asp.cli", "serve", "--db", f"sqlite:///{old_db}", "--port",
+                        str(port)],
+                       capture_output=True, text=True, timeout=60, cwd=root)
+    assert p.returncode == 2 and "Traceback" not in p.stderr
+    assert f"written by a newer fivedp (schema version {VERSION + 1}" in p.stderr and "upgrade fivedp" in p.stderr
