@@ -125,18 +125,16 @@ def _play(bases: list[str], rounds: int) -> dict:
         t.join(timeout=600)
     assert not any(t.is_alive() for t in threads), "a client hung"
     history = first.get(f"/api/games/{gid}/history").json()["steps"]
-    keys = []
     # the phase key of each step: read back from the game file (the host's), step by step
     from fivedp_asp.files.games import game_from_bytes
-    from fivedp_asp.game.state import phase_key
+    from fivedp_asp.game.state import phase_keys
 
     game, _ = game_from_bytes(first.get(f"/api/games/{gid}/file", headers={"Authorization": f"Bearer {host}"})
                               .text.encode("utf-8"), "served")
     from fivedp_asp.files.verify import verify_game
 
     assert verify_game(game).honest  # the game of seven powers played through the API proves itself
-    for n in range(len(game.history)):
-        keys.append(phase_key(type(game)(game.mv, {}, tuple(game.history[:n]), game.start)))
+    keys = phase_keys(game)[:-1]
     return {"history": history, "keys": keys, "told": told, "counts": counts, "failures": failures}
 
 

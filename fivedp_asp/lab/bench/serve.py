@@ -108,10 +108,10 @@ def _rounds(base: str, gid: str, host: str, tokens: dict[str, str], rounds: int)
 def _keys(file_text: str) -> list[str]:
     """The phase key each step was played in, from the game file."""
     from ...files.games import game_from_bytes
-    from ...game.state import Game, phase_key
+    from ...game.state import phase_keys
 
     game, _ = game_from_bytes(file_text.encode("utf-8"), "bench")
-    return [phase_key(Game(game.mv, {}, tuple(game.history[:n]), game.start)) for n in range(len(game.history))]
+    return phase_keys(game)[:-1]
 
 
 def bench_serve(rounds: int = 20, timelines: int = 30, seed: int = 1, browser: bool = True,
