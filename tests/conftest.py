@@ -19,7 +19,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -37,7 +37,8 @@ def worker_database(url: str, worker: str) -> str:
     worker's suffix (``fivedp_ci`` becomes ``fivedp_ci_gw0`` for worker gw0), the rest kept."""
     parts = urlsplit(url)
     name = parts.path.lstrip("/") or "postgres"
-    return urlunsplit(parts._replace(path=f"/{name}_{worker}"))
+    query = f"?{parts.query}" if parts.query else ""
+    return f"{parts.scheme}://{parts.netloc}/{name}_{worker}{query}"  # an empty host kept: postgresql:///name
 
 
 def _postgres_admin(url: str, *statements: str) -> None:
