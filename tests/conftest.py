@@ -30,6 +30,7 @@ from fivedp_asp.model.map import load_map
 from fivedp_asp.model.multiverse import opening
 
 POSTGRES_VARIABLE = "FIVEDP_TEST_POSTGRES"
+_OWN_DATABASE = pytest.StashKey[tuple[str, str]]()  # the server's address and the worker's database made on it
 
 
 def worker_database(url: str, worker: str) -> str:
@@ -67,9 +68,6 @@ def pytest_configure(config: pytest.Config) -> None:
     _postgres_admin(url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)', f'CREATE DATABASE "{name}"')
     config.stash[_OWN_DATABASE] = (url, name)
     os.environ[POSTGRES_VARIABLE] = own
-
-
-_OWN_DATABASE = pytest.StashKey[tuple[str, str]]()
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
