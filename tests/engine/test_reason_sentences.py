@@ -44,6 +44,14 @@ IN_SCENARIOS = [
     # DATC 6.F.14: Brest's convoyed attack on London would cut the support that dislodges its convoy, a
     # paradox the Szykman rule (the default reading of DATC 4.A.2) settles: the convoying fleet holds
     ("datc/6.F.14.yaml", 1, "A Brest - London", "paradox", "convoy paradox, Szykman rule: F Eng holds"),
+    # the same under the 'All Hold' reading: the moves of the paradox, Brest's and Wales's, fail (the
+    # units of a backup rule are named in the order of their full designations: A a-Bre@0, F a-Wal@0)
+    ("datc-options/6.F.14-datc_4a2-all_hold-hand.yaml", 1, "A Brest - London", "paradox",
+     "convoy paradox, 'All Hold' rule: the moves of A Bre, F Wal fail"),
+    # DATC 6.C.1: three units in a ring, each moving into the next's place: the circular movement
+    # succeeds (A a-Con@0, A a-Smy@0, F a-Ank@0 in that order)
+    ("datc/6.C.01.yaml", 1, "F Ankara - Constantinople", "paradox",
+     "circular movement: the moves of A Con, A Smy, F Ank succeed"),
     # a convoy route that ends in a province with no coast to land: the North Atlantic fleet is not
     # on the route the army took (the rule's own scenario)
     ("rules/convoy-dead-end-fleet-unused.yaml", 1, "F North Atlantic Ocean C A London - Tunis", "unused",
