@@ -54,7 +54,8 @@ def pytest_configure(config: pytest.Config) -> None:
     """A worker of ``pytest -n`` gets a database of its own, made from the server named by
     ``FIVEDP_TEST_POSTGRES`` (its role may create databases), and the variable then names it, for the
     tests and for the servers they start as processes alike. Without xdist the database named is used
-    as it is."""
+    as it is. A worker's database is made anew, dropping one left by an earlier run: two runs at once
+    must name two databases."""
     worker = getattr(config, "workerinput", {}).get("workerid")
     url = os.environ.get(POSTGRES_VARIABLE)
     if not worker or not url:
