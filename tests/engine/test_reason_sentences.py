@@ -4,8 +4,8 @@ A scenario's ``reasons:`` names the kinds of an order's causes and their units, 
 the words are held here: for every kind in ``CAUSE_KINDS``, an order of a scenario of ``cases/`` (whose
 results come from the DATC's text or are hand-worked, and whose ``reasons:`` name that kind) or of a
 small position built here, with the sentence a player should read, written from the rules: the units
-designated as on the order's own board (``A Ven``; ``A a-Boh@2`` on another), strengths counted by
-hand. An order may have several causes: each sentence must be one of those its reason joins."""
+by their short names on one board (``A Ven``), each with its board when the order or its reason
+involves a second board (``A a-Boh@2``, ``A b-Sil@1``), strengths counted by hand. An order may have several causes: each sentence must be one of those its reason joins."""
 
 from __future__ import annotations
 
@@ -57,13 +57,14 @@ IN_SCENARIOS = [
     ("rules/convoy-dead-end-fleet-unused.yaml", 1, "F North Atlantic Ocean C A London - Tunis", "unused",
      "not on the route the army took"),
     # MV 16: Silesia (b1) supported from a-Bohemia@2 (2) into Galicia, whose army (1) left to attack
-    # the supporter and bounced: attack 2 against the 1 it overcame; Galicia's army is dislodged by it
+    # the supporter on a2 and bounced: attack 2 against the 1 it overcame; Galicia's army is dislodged
+    # by it (the attack on a2 involves two boards: every unit is named with its own)
     ("multiverse/4.16-support-not-cut-from-target-place.yaml", 3, "A b-Silesia - Galicia", "strength",
      "attack 2 against 1"),
     ("multiverse/4.16-support-not-cut-from-target-place.yaml", 3, "A b-Galicia - a-Bohemia@2", "bounced",
      "bounced off A a-Boh@2 (attack 1 against hold 1)"),
     ("multiverse/4.16-support-not-cut-from-target-place.yaml", 3, "A b-Galicia - a-Bohemia@2", "dislodged",
-     "dislodged by A Sil"),
+     "dislodged by A b-Sil@1"),
     # DATC 6.I.1: Germany has 3 centres and 2 units: one build; Kiel's comes first, Munich's is over
     ("datc/6.I.01.yaml", 1, "Build A Munich", "no_builds_left", "no builds left: 1 allowed on this board"),
     # DATC 6.J.1: France has 1 centre and 2 units: one disband; Picardy's comes first
@@ -71,11 +72,12 @@ IN_SCENARIOS = [
     # DATC 4.D.9 read as "fails": Austria gives no orders, so Italy's support of Vienna fails
     ("datc-options/4.D.9-datc_4d9-fails-hand.yaml", 1, "A Tyrolia Supports A Vienna", "civil_disorder",
      "the power of A Vie gives no orders (civil disorder)"),
-    # JA 3: a jump three turns back needs k = 2 assists; Berlin's is cut by Prussia, one is left
+    # JA 3: a jump three turns back needs k = 2 assists; Berlin's is cut by Prussia (on a3; the assist
+    # names a move into a0, so its units are named with their boards), one is left
     ("options/jump_assists/03-three-back-one-assist-cut-support-stands.yaml", 4, "A Munich - a-Bohemia@0",
      "too_few_assists", "too few jump assists given (1 of 2)"),
     ("options/jump_assists/03-three-back-one-assist-cut-support-stands.yaml", 4, "A Berlin J A Munich - a-Bohemia@0",
-     "cut", "cut by A Pru"),
+     "cut", "cut by A a-Pru@3"),
     # OC 5: an open convoy that no army's move goes through
     ("options/open_convoys/05-no-intent-from-open-convoy.yaml", 1, "F North Sea C", "open_convoy_unused",
      "open convoy not used by any army"),
