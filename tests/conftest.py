@@ -5,6 +5,11 @@ Many tests check what a user sees: an exit status and the text on standard outpu
 Running the command in this process is fast and lets a test look at what it changed; running it as a
 program also checks what only a process has (its entry point, its environment, a hang ended by a
 timeout). Both runners are here so that every test runs the command the same way.
+
+The tests run in parallel (``pytest -n auto``, pytest-xdist): each worker has its own temporary folders
+(pytest gives every worker a base folder of its own), its own ports (``tests/serve/live.py``) and,
+when ``FIVEDP_TEST_POSTGRES`` names a server, its own PostgreSQL database, made here when the worker
+starts and dropped when it ends.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -22,6 +28,55 @@ from fivedp_asp.files.games import save_game
 from fivedp_asp.game.state import new_game
 from fivedp_asp.model.map import load_map
 from fivedp_asp.model.multiverse import opening
+
+POSTGRES_VARIABLE = "FIVEDP_TEST_POSTGRES"
+_OWN_DATABASE = pytest.StashKey[tuple[str, str]]()  # the server's address and the worker's database made on it
+
+
+def worker_database(url: str, worker: str) -> str:
+    """The address of a worker's own database on the server of ``url``: the database's name with the
+    worker's suffix (``fivedp_ci`` becomes ``fivedp_ci_gw0`` for worker gw0), the rest kept."""
+    parts = urlsplit(url)
+    name = parts.path.lstrip("/") or "postgres"
+    query = f"?{parts.query}" if parts.query else ""
+    return f"{parts.scheme}://{parts.netloc}/{name}_{worker}{query}"  # an empty host kept: postgresql:///name
+
+
+def _postgres_admin(url: str, *statements: str) -> None:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as connection:
+        for statement in statements:
+            connection.execute(statement)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """A worker of ``pytest -n`` gets a database of its own, made from the server named by
+    ``FIVEDP_TEST_POSTGRES`` (its role may create databases), and the variable then names it, for the
+    tests and for the servers they start as processes alike. Without xdist the database named is used
+    as it is. A worker's database is made anew, dropping one left by an earlier run: two runs at once
+    must name two databases."""
+    worker = getattr(config, "workerinput", {}).get("workerid")
+    url = os.environ.get(POSTGRES_VARIABLE)
+    if not worker or not url:
+        return
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        return  # the postgres extra is missing: the PostgreSQL tests skip and say so
+    own = worker_database(url, worker)
+    name = urlsplit(own).path.lstrip("/")
+    _postgres_admin(url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)', f'CREATE DATABASE "{name}"')
+    config.stash[_OWN_DATABASE] = (url, name)
+    os.environ[POSTGRES_VARIABLE] = own
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    made = config.stash.get(_OWN_DATABASE, None)
+    if made:
+        url, name = made
+        os.environ[POSTGRES_VARIABLE] = url
+        _postgres_admin(url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @pytest.fixture

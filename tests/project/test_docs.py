@@ -87,6 +87,33 @@ def test_the_readme_game_is_what_the_commands_print(tmp_path, capsys):
     assert (tmp_path / "g.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
 
 
+def test_the_readme_comparison_is_what_the_command_prints(capsys):
+    """"Compare with a reference adjudicator" in the README: its output is the command's, but for the
+    time the run took."""
+    import os
+    import shlex
+
+    import pytest
+
+    from fivedp_asp.cli import main
+
+    pytest.importorskip("diplomacy", reason="the reference extra is not installed")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("## Compare with a reference adjudicator", 1)[1].split("```text\n", 1)[1].split("```", 1)[0]
+    command, shown = block.split("\n", 1)
+    assert command.startswith("$ fivedp compare ")
+    here = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        assert main(shlex.split(command[len("$ fivedp "):])) == 0
+    finally:
+        os.chdir(here)
+    timeless = re.compile(r"^  time: [0-9.]+ s$", re.M)
+    printed = capsys.readouterr().out
+    assert timeless.search(shown) and "excused: 6.G.8" in shown
+    assert timeless.sub("  time: -", printed) == timeless.sub("  time: -", shown)
+
+
 def test_two_players_views_in_playing_md_are_what_the_commands_print(tmp_path, capsys):
     """The transcript of docs/playing.md §16: neither player's view holds the other's orders."""
     block = PLAYING.split("## 16. At the table", 1)[1].split("```console\n", 1)[1].split("```", 1)[0]
@@ -110,6 +137,20 @@ def _texts():
         for path in sorted((ROOT / top).rglob("*")):
             if path.is_file() and path.suffix in (".py", ".lp", ".md", ".yaml", ".yml", ".json"):
                 yield path
+
+
+def test_every_link_of_the_readme_and_its_pages_resolves():
+    """The README is a door to docs/: every page it links to exists, and so does every page those link
+    to (a section moved out of the README takes its links with it)."""
+    pages = {ROOT / "README.md": re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", (ROOT / "README.md").read_text(encoding="utf-8"))}
+    for link in list(pages[ROOT / "README.md"]):
+        page = ROOT / link
+        if page.suffix == ".md" and page.is_file():
+            pages[page] = re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", page.read_text(encoding="utf-8"))
+    assert len(pages) >= 15
+    missing = sorted(f"{page.relative_to(ROOT)}: {link}" for page, links in pages.items() for link in links
+                     if not (page.parent / link).exists())
+    assert not missing, missing
 
 
 def test_architecture_linked_from_the_readme():

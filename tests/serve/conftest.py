@@ -16,7 +16,12 @@ from starlette.testclient import TestClient  # noqa: E402
 
 from fivedp_asp.serve.app import make_app  # noqa: E402
 
-POSTGRES = os.environ.get("FIVEDP_TEST_POSTGRES")
+
+
+def postgres() -> str | None:
+    """The PostgreSQL server of the tests, read when asked: under ``pytest -n`` the worker's own
+    database, which tests/conftest.py names once the worker has started."""
+    return os.environ.get("FIVEDP_TEST_POSTGRES")
 
 
 def databases(tmp_path: Path) -> list:
@@ -28,10 +33,10 @@ def db_url(request, tmp_path: Path) -> str:
     """A database for the test: a new SQLite file, or the PostgreSQL server of ``FIVEDP_TEST_POSTGRES``."""
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path}/games.db"
-    if not POSTGRES:
+    if not postgres():
         pytest.skip("no PostgreSQL server: set FIVEDP_TEST_POSTGRES=postgresql://... (.ci/run does)")
     pytest.importorskip("psycopg", reason="the postgres extra is not installed")
-    return POSTGRES
+    return postgres()
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from collections import Counter
 
 import pytest
 
-from tests.serve.conftest import POSTGRES
+from tests.serve.conftest import postgres
 from tests.serve.live import server
 
 httpx = pytest.importorskip("httpx")
@@ -170,10 +170,10 @@ def test_seven_clients_lose_nothing_on_sqlite(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not POSTGRES, reason="no PostgreSQL server: set FIVEDP_TEST_POSTGRES (.ci/run does)")
+@pytest.mark.skipif(not postgres(), reason="no PostgreSQL server: set FIVEDP_TEST_POSTGRES (.ci/run does)")
 def test_seven_clients_on_two_server_processes_sharing_postgresql(tmp_path):
     pytest.importorskip("psycopg")
-    with server(POSTGRES, tmp_path, args=LIMIT) as a, server(POSTGRES, tmp_path, args=LIMIT) as b:
+    with server(postgres(), tmp_path, args=LIMIT) as a, server(postgres(), tmp_path, args=LIMIT) as b:
         result = play([a, b], ROUNDS)
     counts = check(result, ROUNDS)
     assert counts["taken"] > 7 * ROUNDS

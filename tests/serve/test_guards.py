@@ -428,12 +428,12 @@ def test_their_routes_keep_their_contract_under_the_same_guards(tmp_path):
 def test_a_read_only_postgresql_is_a_503_and_reads_go_on():
     """PostgreSQL refusing writes (here every connection opened with default_transaction_read_only,
     as a standby or a database set read-only is): writes are a 503, reads go on."""
-    from tests.serve.conftest import POSTGRES
+    from tests.serve.conftest import postgres
 
-    if not POSTGRES:
+    if not postgres():
         pytest.skip("no PostgreSQL server: set FIVEDP_TEST_POSTGRES=postgresql://... (.ci/run does)")
     pytest.importorskip("psycopg", reason="the postgres extra is not installed")
-    with TestClient(make_app(POSTGRES, deadline_check=None)) as client:
+    with TestClient(make_app(postgres(), deadline_check=None)) as client:
         t = new_table(client, {"start": TWO_POWERS})
         t.join("France")
         db = client.app.state.games.db

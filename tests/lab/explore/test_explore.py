@@ -376,14 +376,18 @@ def test_lines_stay_within_the_width(capsys):
     assert max(len(x) for x in lines[1:]) <= 80
 
 
+def _section(path, heading: str) -> str:
+    text = (ROOT / path).read_text(encoding="utf-8")
+    section = text[text.index(heading):]
+    return section[:section.index("\n## ", 1)]
+
+
 @pytest.mark.slow
 def test_the_readme_examples_are_what_explore_prints(cli, monkeypatch):
-    """The examples of "Exploring rules" in README.md are real output (at 100 columns); an example
-    shortened with "…" is not compared."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## Exploring rules"):]
-    section = section[:section.index("\n## ", 1)]
-    blocks = section.split("```text\n$ fivedp ")[1:]
+    """The examples of "Exploring rules" in README.md and of "Examples" in docs/explore.md are real
+    output (at 100 columns); an example shortened with "…" is not compared."""
+    sections = (_section("README.md", "## Exploring rules"), _section("docs/explore.md", "## Examples"))
+    blocks = [b for section in sections for b in section.split("```text\n$ fivedp ")[1:]]
     monkeypatch.setenv("COLUMNS", "100")
     monkeypatch.chdir(ROOT)
     compared = 0
@@ -394,9 +398,9 @@ def test_the_readme_examples_are_what_explore_prints(cli, monkeypatch):
             continue
         code, out, _ = cli(*command.split())
         assert code == 0
-        assert out == shown, f"README.md's example is stale: run `COLUMNS=100 fivedp {command}` and paste its output"
+        assert out == shown, f"an example is stale: run `COLUMNS=100 fivedp {command}` and paste its output"
         compared += 1
-    assert compared >= 2
+    assert compared >= 3
 
 
 
