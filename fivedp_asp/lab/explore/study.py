@@ -21,7 +21,7 @@ import random
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, NamedTuple, Sequence
 
 import yaml
 
@@ -121,22 +121,49 @@ def _fits(order: Any, head: Any, multiverse: bool) -> bool:
     return all(p is None or (p.timeline, p.turn) == head.key for p in places)
 
 
-def _with_beyond(orders: Mapping[str, list[str]], extra: Sequence[tuple[str, str]], game_map: GameMap) -> dict[str, list[str]]:
-    """The step's orders with the ``beyond_orders`` given instead of every other order of their units."""
+def _unit_at(line: str, mv: Multiverse) -> tuple[int, int, str] | None:
+    """The unit a line orders, as (timeline, turn, province): a line that names no board (a classic
+    game's generator writes ``F Mao - Gas``) orders a unit of the first head, the one board a classic
+    game plays on. None for a line that orders no unit (a build, a waive) or cannot be read (the
+    generator writes a few illegal lines on purpose)."""
     from ...game.random_orders import ordered_unit
 
+    try:
+        unit = ordered_unit(line, mv.game_map)
+    except Exception:  # noqa: BLE001 - an unreadable line orders no unit we can name
+        return None
+    if unit is None:
+        return None
+    timeline, turn, province = unit
+    head = mv.heads[0].key
+    return (head[0] if timeline is None else timeline, head[1] if turn is None else turn, province)
+
+
+def _with_beyond(orders: Mapping[str, list[str]], extra: Sequence[tuple[str, str]], mv: Multiverse) -> dict[str, list[str]]:
+    """The step's orders with the ``beyond_orders`` given instead of every other order of their units:
+    units are compared, not spellings (``F a-Mao@5 C`` replaces ``F Mao - Gas``), so that no unit has
+    two orders, which would make both invalid (conflicting orders) under every value."""
     if not extra:
         return dict(orders)
-    taken = {ordered_unit(line, game_map) for _, line in extra}
-    out = {p: [x for x in lines if ordered_unit(x, game_map) not in taken] for p, lines in orders.items()}
+    taken = {_unit_at(line, mv) for _, line in extra} - {None}
+    out = {p: [x for x in lines if _unit_at(x, mv) not in taken] for p, lines in orders.items()}
     for power, line in extra:
         out.setdefault(power, []).append(line)
     return {p: v for p, v in out.items() if v}
 
 
+class Drawn(NamedTuple):
+    """A study's random game: the scenario of its orders, the phase of each step, and per step the
+    orders only another compared value allows (with their partners), as (power, line)."""
+
+    scenario: Scenario
+    phases: list[str]
+    added: list[frozenset]
+
+
 def random_games(count: int | Sequence[int], seed: int, years: int, options: Settings | None = None,
                  game_map: GameMap | None = None, illegal_share: float = 0.05,
-                 multiverse: bool = False, others: Sequence[Settings] = ()) -> list[tuple[Scenario, list[str]]]:
+                 multiverse: bool = False, others: Sequence[Settings] = ()) -> list[Drawn]:
     """Seeded random games of ``years`` years (games 1 to ``count``, or the game numbers given) as
     scenarios (their orders, no expectations), each with the phase of every step, played in lockstep
     so that their phases are adjudicated together. A game depends on the seed and its number only.
@@ -144,7 +171,8 @@ def random_games(count: int | Sequence[int], seed: int, years: int, options: Set
     parent timelines each movement step (a game then lasts six steps a year). ``others``: the option
     settings of the other values a study compares; each movement step, one to three units then get an
     order one of them allows and the game's own options do not (``beyond_orders``, drawn from a
-    generator of their own, so that a game in which no unit has one is the game drawn without them)."""
+    generator of their own, so that a game in which no unit has one is the game drawn without them);
+    each game keeps, per step, the (power, line) of those orders and their partners (``Drawn.added``)."""
     from ...game.random_orders import OrderGenerator
 
     game_map = game_map or load_map("standard")
@@ -157,6 +185,7 @@ def random_games(count: int | Sequence[int], seed: int, years: int, options: Set
     positions = [start] * count
     steps: list[list[ScenarioStep]] = [[] for _ in range(count)]
     phases: list[list[str]] = [[] for _ in range(count)]
+    added: list[list[frozenset]] = [[] for _ in range(count)]
     playing = list(range(count))
     while playing:
         asked = []
@@ -164,11 +193,13 @@ def random_games(count: int | Sequence[int], seed: int, years: int, options: Set
             mv = positions[n]
             phase = next_phase(mv)
             orders = study_orders(mv, gens[n], rngs[n], multiverse)
+            extra: list[tuple[str, str]] = []
             if others and phase == MOVEMENT:
                 extra = beyond_orders(mv, beyond[n], others, multiverse, beyond[n].randint(*BEYOND))
-                orders = _with_beyond(orders, extra, game_map)
+                orders = _with_beyond(orders, extra, mv)
             steps[n].append(ScenarioStep(orders, {}, 0))
             phases[n].append(phase)
+            added[n].append(frozenset(extra))
             asked.append((mv, orders))
         # drawing a game keeps only its orders and positions; exploring it (with reasons) comes after
         reports = step_many(asked, reasons=False)
@@ -177,6 +208,7 @@ def random_games(count: int | Sequence[int], seed: int, years: int, options: Set
             if isinstance(report, Exception):
                 steps[n].pop()  # the game ends before a phase the engine cannot adjudicate
                 phases[n].pop()
+                added[n].pop()
                 continue
             positions[n] = report.after
             nxt = positions[n]
@@ -185,8 +217,9 @@ def random_games(count: int | Sequence[int], seed: int, years: int, options: Set
                 continue
             still.append(n)
         playing = still
-    return [(Scenario(f"random game {k} of seed {seed}", f"random game {k} of seed {seed}, {years} years",
-                  f"<random game {k} of seed {seed}>", start, tuple(steps[n]), "", start.options), phases[n])
+    return [Drawn(Scenario(f"random game {k} of seed {seed}", f"random game {k} of seed {seed}, {years} years",
+                           f"<random game {k} of seed {seed}>", start, tuple(steps[n]), "", start.options),
+                  phases[n], added[n])
             for n, k in enumerate(numbers)]
 
 
@@ -238,9 +271,9 @@ def study_batch(numbers: Sequence[int], seed: int, years: int, asked: Asked,
     games' orders are drawn from what any compared value allows (``random_games``, ``others``)."""
     drawn = random_games(list(numbers), seed, years, options, multiverse=multiverse,
                          others=other_settings(options or Settings(), asked))
-    results = explore_scenarios([g for g, _ in drawn], asked)
+    results = explore_scenarios([g.scenario for g in drawn], asked)
     out = []
-    for n, (game, phases), ex in zip(numbers, drawn, results):
+    for n, (game, phases, _), ex in zip(numbers, drawn, results):
         if isinstance(ex, Exception):
             ex = RuntimeError(f"{type(ex).__name__}: {ex}")
         out.append((n, [s.orders for s in game.steps], phases, ex))

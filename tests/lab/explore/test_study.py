@@ -22,11 +22,11 @@ NO_CROSS = ROOT / "docs" / "examples" / "no_cross_timeline_support.lp"
 
 @pytest.mark.slow
 def test_random_games_are_seeded():
-    a = [g.steps for g, _ in random_games(2, 7, 1)]
-    b = [g.steps for g, _ in random_games(2, 7, 1)]
-    c = [g.steps for g, _ in random_games(2, 8, 1)]
+    a = [g.steps for g, _, _ in random_games(2, 7, 1)]
+    b = [g.steps for g, _, _ in random_games(2, 7, 1)]
+    c = [g.steps for g, _, _ in random_games(2, 8, 1)]
     assert a == b and a != c
-    game, phases = random_games(1, 7, 2)[0]
+    game, phases, _ = random_games(1, 7, 2)[0]
     assert len(game.steps) == len(phases) and phases[0] == "movement" and len(game.steps) >= 4
 
 
@@ -36,12 +36,44 @@ def test_an_order_across_boards_takes_the_place_of_its_units_order_on_its_head()
     alone: with its head order as well, both would be illegal (DATC 4.D.3, conflicting orders), and
     the game would hardly ever leave its first timeline."""
     conflicts, timelines = 0, []
-    for scenario, _ in random_games(4, 7, 5, multiverse=True):
+    for scenario, _, _ in random_games(4, 7, 5, multiverse=True):
         run = check_scenario(scenario)
         conflicts += sum(1 for r in run.reports for o in r.outcomes
                          if o.result == "invalid" and "conflicting" in (o.reason or ""))
         timelines.append(len(run.reports[-1].after.timelines))
     assert conflicts == 0 and sum(timelines) >= 3 * len(timelines), (conflicts, timelines)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("multiverse, years", [(False, 3), (True, 2)])
+def test_an_added_order_takes_the_place_of_its_units_own_order(multiverse, years):
+    """The order a study adds for another value (``F a-Mao@5 C``) replaces whatever the unit was
+    ordered (``F Mao - Gas``): the unit is compared, not the spelling, so no unit has two orders and
+    none is invalid for conflicting orders under the value that allows the added one."""
+    from dataclasses import replace
+
+    other = Settings.of({"open_convoys": True, "jump_assists": True})
+    games = random_games(3, 7, years, multiverse=multiverse, others=[other])
+    added = [x for _, _, a in games for step in a for x in step]
+    assert len(added) >= 8, added  # a classic game's fleets reach the seas they convoy from in year 3
+    for scenario, _, per_step in games:
+        for s, extra in zip(scenario.steps, per_step):
+            lines = [(p, x) for p, ls in s.orders.items() for x in ls]
+            assert extra <= set(lines)
+            units = []
+            for power, x in lines:
+                try:
+                    order = parse_order(x, scenario.start.game_map)
+                except Exception:  # noqa: BLE001 - an illegal line the generator wrote on purpose
+                    continue
+                unit = getattr(order, "unit", None)
+                if unit is not None:  # a classic game's lines name its one board, or none at all
+                    w = unit.where  # (a power's order for another's unit is one of the illegal lines drawn)
+                    units.append((power, w.province) if not multiverse else (power, w.timeline, w.turn, w.province))
+            assert len(units) == len(set(units)), (sorted(units), extra)
+        run = check_scenario(replace(scenario, start=replace(scenario.start, options=other)))
+        conflicting = [o.text for r in run.reports for o in r.outcomes if "conflicting" in (o.reason or "")]
+        assert conflicting == []
 
 
 @pytest.mark.slow
@@ -101,7 +133,7 @@ def test_a_rule_of_your_own_in_a_study(capsys):
 @pytest.mark.slow
 def test_a_multiverse_study_reaches_other_timelines_and_a_rule_about_them_shows(tmp_path, capsys):
     drawn = random_games(2, 1, 3, multiverse=True)
-    lines = [x for g, _ in drawn for s in g.steps for ls in s.orders.values() for x in ls]
+    lines = [x for g, _, _ in drawn for s in g.steps for ls in s.orders.values() for x in ls]
     # moves and supports into the past and other timelines
     assert sum(1 for x in lines if re.search(r"@\d+ - [a-z]+-\w+@\d+", x)) > 10
     assert any(re.search(r"@\d+ S ", x) for x in lines)
