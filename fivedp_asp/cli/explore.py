@@ -100,6 +100,8 @@ def _study(args: argparse.Namespace, asked: "Asked", rules) -> int:
     if args.json:
         json.dump(study_json(study), sys.stdout, indent=2)
         print()
+        for w in study.warnings():
+            print(f"warning: {w}", file=sys.stderr)
     else:
         print("\n".join(study_lines(study)))
     if args.html:
@@ -137,6 +139,8 @@ def _bot_study(args: argparse.Namespace, asked: "Asked", rules) -> int:
     if args.json:
         json.dump(bot_study_json(study), sys.stdout, indent=2)
         print()
+        for w in study.warnings():
+            print(f"warning: {w}", file=sys.stderr)
     else:
         print("\n".join(bot_study_lines(study)))
     if args.html:

@@ -7,11 +7,16 @@ of the games' own options (the registry's defaults, or the ``--rule`` values put
 game is then explored like a scenario (explore.py): the same order lines are replayed under every
 combination of the asked values, each following its own history, and only what differs is kept.
 
-The study reports how often outcomes diverge: per phase (movement, retreat, adjustment), per kind of
-order whose result changed, and for each game its first divergence, which ``--out DIR`` writes as a
-ready scenario (the game's orders from the opening up to that step; explore it with the same
-``--option``). ``--html FILE`` writes the same as one self-contained page with an SVG plot of how
-many games have diverged by each step.
+Each movement step a few units are given orders only another compared value allows (``beyond_orders``),
+so a value that allows more is tried at all; those orders' own results differ by construction. The
+study therefore tells apart, per value, the games where only the added orders' results differ and
+the games where play changed (units, centres, timelines, the winner, any other order's result): the
+headline is the second. It also says how often each value was exercised (orders given whose result
+it changes, and how many of them succeeded), warns of a value never exercised, and counts the steps
+where play changed per phase and the orders not added whose result changed per kind. Each game's
+first step where play changed is what ``--out DIR`` writes as a ready scenario (the game's orders
+from the opening up to that step; explore it with the same ``--option``). ``--html FILE`` writes the
+same as one self-contained page with an SVG plot of how many games' play has changed by each step.
 """
 
 from __future__ import annotations
@@ -234,17 +239,31 @@ class Study:
     seed: int
     years: int
     lengths: list[int] = field(default_factory=list)  # steps per game
-    first: list[int | None] = field(default_factory=list)  # first diverging step per game (1-based)
-    by_phase: Counter = field(default_factory=Counter)  # phase -> diverging steps
+    first: list[int | None] = field(default_factory=list)  # first step where play changed, per game (1-based)
+    by_phase: Counter = field(default_factory=Counter)  # phase -> steps where play changed
     steps_by_phase: Counter = field(default_factory=Counter)  # phase -> steps played
-    by_kind: Counter = field(default_factory=Counter)  # order kind -> orders whose result changed
-    by_column: Counter = field(default_factory=Counter)  # column -> games it changes
+    by_kind: Counter = field(default_factory=Counter)  # order kind -> orders not added whose result changed
+    by_column: Counter = field(default_factory=Counter)  # column -> games in which it changes play
+    only_added: Counter = field(default_factory=Counter)  # column -> games where only added orders' results differ
+    given: Counter = field(default_factory=Counter)  # column -> orders given whose result it changes
+    succeeded: Counter = field(default_factory=Counter)  # column -> of those, how many succeed under it
     failures: list[str] = field(default_factory=list)
     multiverse: bool = False
 
     @property
     def diverged(self) -> int:
+        """Games in which play changed under some value (not only the results of the orders added)."""
         return sum(1 for f in self.first if f is not None)
+
+    def warnings(self) -> list[str]:
+        """Sentences a reader of the study must see before its counts."""
+        out = []
+        for i, column in enumerate(self.columns):
+            if i != self.own and not self.given[i]:
+                out.append(f"{column_label(self.names, column)} was never exercised: in these "
+                           f"{len(self.first)} games no order was given whose result it changes at the same "
+                           "position; what it allows or forbids was not tried")
+        return out
 
 
 def _kind(text: str, game_map: GameMap) -> str:
@@ -264,19 +283,20 @@ def other_settings(settings: Settings, asked: Asked) -> list[Settings]:
     return [settings.with_values(dict(zip(asked, column))) for i, column in enumerate(columns) if i != own]
 
 
-def study_batch(numbers: Sequence[int], seed: int, years: int, asked: Asked,
-                options: Settings | None = None, multiverse: bool = False) -> list[tuple[int, list, list[str], Any]]:
-    """Games ``numbers`` drawn and explored: per game its number, its orders per step, its phases and
-    its exploration (or the error that stopped it), as plain data a worker process can send back. The
-    games' orders are drawn from what any compared value allows (``random_games``, ``others``)."""
+def study_batch(numbers: Sequence[int], seed: int, years: int, asked: Asked, options: Settings | None = None,
+                multiverse: bool = False) -> list[tuple[int, list, list[str], list[frozenset], Any]]:
+    """Games ``numbers`` drawn and explored: per game its number, its orders per step, its phases, the
+    orders added per step and its exploration (or the error that stopped it), as plain data a worker
+    process can send back. The games' orders are drawn from what any compared value allows
+    (``random_games``, ``others``)."""
     drawn = random_games(list(numbers), seed, years, options, multiverse=multiverse,
                          others=other_settings(options or Settings(), asked))
     results = explore_scenarios([g.scenario for g in drawn], asked)
     out = []
-    for n, (game, phases, _), ex in zip(numbers, drawn, results):
+    for n, (game, phases, added), ex in zip(numbers, drawn, results):
         if isinstance(ex, Exception):
             ex = RuntimeError(f"{type(ex).__name__}: {ex}")
-        out.append((n, [s.orders for s in game.steps], phases, ex))
+        out.append((n, [s.orders for s in game.steps], phases, added, ex))
     return out
 
 
@@ -299,30 +319,84 @@ def run_study(count: int, seed: int, years: int, asked: Asked, *, options: Setti
     names = tuple(asked)
     study: Study | None = None
     failures = []
-    for n, orders, phases, ex in in_batches(list(range(1, count + 1)), run, BATCH, jobs, scheduler=scheduler,
-                                             what="games"):
+    for n, orders, phases, added, ex in in_batches(list(range(1, count + 1)), run, BATCH, jobs,
+                                                    scheduler=scheduler, what="games"):
         if isinstance(ex, Exception):
             failures.append(f"random game {n} of seed {seed}: {ex}")
             continue
         if study is None:
             study = Study(names, ex.columns, ex.own, count, seed, years, multiverse=multiverse)
-        _add(study, n, orders, phases, ex, game_map, out, replace)
+        _add(study, n, orders, phases, added, ex, game_map, out, replace)
     if study is None:
         raise RuntimeError("no game could be explored: " + "; ".join(failures[:3]))
     study.failures = failures
     return study
 
 
-def _add(study: Study, number: int, orders: list, phases: list[str], ex: Exploration, game_map: GameMap,
-         out: Path | None, replace: bool = True) -> None:
+@dataclass(frozen=True)
+class Effect:
+    """What one value did to one game, against the own value: the first step where play changed (None
+    when it never did), whether the results of the orders added for the other values differ, and the
+    orders whose result it changes at the same position, given and succeeded under it."""
+
+    play: int | None
+    added_differ: bool
+    given: int
+    succeeded: int
+
+
+def effects(ex: Exploration, added: Sequence[frozenset]) -> dict[int, Effect]:
+    """Each column's ``Effect`` on a game, against the own column. A row that differs is play unless
+    it is the result of an order added at its step (``added``: (power, line) per step): units, centres,
+    timelines, phases, the winner and every other order's result are play. Orders are counted as given
+    up to the first step where play changed: until then both columns stand at the same position, so a
+    result that differs is the value's own doing; after it, results also follow the position."""
+    out = {}
+    for i in range(len(ex.columns)):
+        if i == ex.own:
+            continue
+        play, added_differ, given, succeeded = None, False, 0, 0
+        for s in ex.steps:
+            extra = added[s.number - 1] if s.number <= len(added) else frozenset()
+            changed = False
+            for r in s.rows:
+                mine, theirs = r.cells[ex.own], r.cells[i]
+                if mine == theirs:
+                    continue
+                if r.what == "order":
+                    if play is None and mine is not None and theirs is not None and mine[0] != theirs[0]:
+                        given += 1
+                        succeeded += theirs[0] == "succeeds"
+                    if (r.power, r.order) in extra:
+                        added_differ = True
+                        continue
+                changed = True
+            if changed and play is None:
+                play = s.number
+        out[i] = Effect(play, added_differ, given, succeeded)
+    return out
+
+
+def _add(study: Study, number: int, orders: list, phases: list[str], added: Sequence[frozenset], ex: Exploration,
+         game_map: GameMap, out: Path | None, replace: bool = True) -> None:
     study.lengths.append(len(orders))
-    first = ex.steps[0].number if ex.steps else None
+    found = effects(ex, added)
+    changed = [e.play for e in found.values() if e.play is not None]
+    first = min(changed) if changed else None
     study.first.append(first)
-    for i in ex.changed_by():
-        study.by_column[i] += 1
+    for i, e in found.items():
+        study.given[i] += e.given
+        study.succeeded[i] += e.succeeded
+        if e.play is not None:
+            study.by_column[i] += 1
+        elif e.added_differ:
+            study.only_added[i] += 1
     for s in ex.steps:
-        study.by_phase[s.phases[ex.own] or "none"] += 1
-        for r in s.rows:
+        extra = added[s.number - 1] if s.number <= len(added) else frozenset()
+        play = [r for r in s.rows if not (r.what == "order" and (r.power, r.order) in extra)]
+        if play:
+            study.by_phase[s.phases[ex.own] or "none"] += 1
+        for r in play:
             if r.what == "order" and r.order:
                 study.by_kind[_kind(r.order, game_map)] += 1
     study.steps_by_phase.update(phases)
@@ -346,12 +420,13 @@ def _write_first(out: Path, number: int, seed: int, orders: list, ex: Exploratio
     out.mkdir(parents=True, exist_ok=True)
     game_id = f"random game {number} of seed {seed}"
     path = out / _FIRST.format(seed=seed, number=number, step=first)
-    what = "; ".join(f"{r.power + ': ' if r.power else ''}{r.order or r.what}" for r in ex.steps[0].rows[:4])
+    rows = next(s.rows for s in ex.steps if s.number == first)
+    what = "; ".join(f"{r.power + ': ' if r.power else ''}{r.order or r.what}" for r in rows[:4])
     data = {
         "id": f"study {game_id}, step {first}",
         "title": f"first divergence of {game_id} under {', '.join(ex.names)}",
         "description": (f"Written by `fivedp explore --random-games` ({column_label(ex.names, ex.columns[ex.own])} "
-                        f"is the game's own setting). Step {first} is the first whose outcome depends on the "
+                        f"is the game's own setting). Step {first} is the first where play depends on the "
                         f"option; it differs in: {what}. Explore it with --option."),
         "steps": [{"orders": {p: list(ls) for p, ls in step.items()}} for step in orders[:first]],
     }
@@ -362,43 +437,63 @@ def _write_first(out: Path, number: int, seed: int, orders: list, ex: Exploratio
 # -- reports -------------------------------------------------------------------------------------
 
 
+def _games(k: int) -> str:
+    return f"{k} game{'' if k == 1 else 's'}"
+
+
 def study_lines(study: Study) -> list[str]:
     n = len(study.first)
     kind = "multiverse" if study.multiverse else "classic"
     lines = [f"Study: {n} random {kind} game{'' if n == 1 else 's'} of {study.years} "
              f"year{'' if study.years == 1 else 's'}, seed {study.seed}; "
              f"options {', '.join(study.names)}; own: {column_label(study.names, study.columns[study.own])}"]
-    lines.append(f"  games whose outcome diverges: {study.diverged} of {n}")
+    lines.append(f"  games whose play changed: {study.diverged} of {n} (units, centres, timelines, the winner "
+                 "or the result of an order not added for another value)")
     for i, column in enumerate(study.columns):
         if i != study.own:
-            lines.append(f"    {column_label(study.names, column)}: changes {study.by_column[i]} game{'' if study.by_column[i] == 1 else 's'}")
+            lines.append(f"    {column_label(study.names, column)}: changes play in {_games(study.by_column[i])}; "
+                         f"only the added orders' own results differ in {study.only_added[i]} more")
+    lines.append("  exercised: orders given whose result the value changes, at the same position, and how many "
+                 "succeeded under it")
+    for i, column in enumerate(study.columns):
+        if i != study.own:
+            lines.append(f"    {column_label(study.names, column)}: {study.given[i]} given, "
+                         f"{study.succeeded[i]} succeeded")
     if study.diverged:
         firsts = sorted(f for f in study.first if f is not None)
-        lines.append(f"  first divergence: step {firsts[0]} at the earliest, median step {firsts[len(firsts) // 2]}")
-    lines.append("  diverging steps by phase: " + (", ".join(f"{p} {k}" for p, k in sorted(study.by_phase.items()))
-                                                 or "none"))
-    lines.append("  orders whose result changed, by kind: "
+        lines.append(f"  play first changed: step {firsts[0]} at the earliest, median step {firsts[len(firsts) // 2]}")
+    lines.append("  steps where play changed, by phase: "
+                 + (", ".join(f"{p} {k}" for p, k in sorted(study.by_phase.items())) or "none"))
+    lines.append("  orders not added whose result changed, by kind: "
                  + (", ".join(f"{k} {v}" for k, v in study.by_kind.most_common()) or "none"))
     for f in study.failures:
         lines.append(f"  could not explore {f}")
+    for w in study.warnings():
+        lines.append(f"  warning: {w}")
     return lines
 
 
 def study_json(study: Study) -> dict:
-    """``explore --random-games --json``: the study's counts, per game its length and first diverging
-    step (null where none), as one document like every other."""
+    """``explore --random-games --json``: the study's counts, per column what exercised it, per game
+    its length and first step where play changed (null where none), as one document like every other."""
+    def column(i: int) -> dict:
+        out: dict[str, Any] = dict(zip(study.names, study.columns[i]))
+        out["exercised"] = None if i == study.own else {"given": study.given[i], "succeeded": study.succeeded[i]}
+        return out
+
     return document(
         "study", games=len(study.first), seed=study.seed, years=study.years, multiverse=study.multiverse,
-        options=list(study.names), columns=[dict(zip(study.names, c)) for c in study.columns], own=study.own,
+        options=list(study.names), columns=[column(i) for i in range(len(study.columns))], own=study.own,
         diverged=study.diverged,
-        changes=[{"options": dict(zip(study.names, study.columns[i])), "games": study.by_column[i]}
+        changes=[{"options": dict(zip(study.names, study.columns[i])), "games": study.by_column[i],
+                  "only_added": study.only_added[i]}
                  for i in range(len(study.columns)) if i != study.own],
         by_phase=[{"phase": p, "diverging": study.by_phase[p], "played": study.steps_by_phase[p]}
                   for p in sorted(set(study.steps_by_phase) | set(study.by_phase))],
         by_kind=dict(sorted(study.by_kind.items(), key=lambda kv: (-kv[1], kv[0]))),
         per_game=[{"game": n, "steps": length, "first_divergence": first}
                   for n, (length, first) in enumerate(zip(study.lengths, study.first), 1)],
-        failures=list(study.failures))
+        failures=list(study.failures), warnings=study.warnings())
 
 
 def study_html(study: Study) -> str:
@@ -421,15 +516,17 @@ def study_html(study: Study) -> str:
     rows = "".join(f"<tr><td>{esc(str(p))}</td><td>{study.by_phase.get(p, 0)}</td><td>{study.steps_by_phase.get(p, 0)}</td></tr>"
                    for p in sorted(set(study.by_phase) | set(study.steps_by_phase)))
     kinds = "".join(f"<tr><td>{esc(str(k))}</td><td>{v}</td></tr>" for k, v in study.by_kind.most_common())
-    text = "".join(f"<li>{esc(line.strip())}</li>" for line in study_lines(study)[1:])
+    body = study_lines(study)[1:]
+    text = "".join(f"<li>{esc(line.strip())}</li>" for line in body[:len(body) - len(study.warnings())])
+    warned = "".join(f'<p class="warning"><b>Warning:</b> {esc(w)}</p>' for w in study.warnings())
     title = esc(study_lines(study)[0])
     svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" role="img" '
-           f'aria-label="share of games diverged by step">'
+           f'aria-label="share of games whose play changed, by step">'
            f'<line x1="{pad}" y1="{h - pad}" x2="{w - pad}" y2="{h - pad}" stroke="#333"/>'
            f'<line x1="{pad}" y1="{pad}" x2="{pad}" y2="{h - pad}" stroke="#333"/>'
            f'<text x="{w / 2}" y="{h - 6}" text-anchor="middle" font-size="12">step of the game (game length)</text>'
            f'<text x="12" y="{h / 2}" font-size="12" transform="rotate(-90 12 {h / 2})" text-anchor="middle">'
-           f'games diverged</text>'
+           f'play changed</text>'
            f'<text x="{pad - 4}" y="{y(1) + 4}" text-anchor="end" font-size="10">100%</text>'
            f'<text x="{pad - 4}" y="{y(0) + 4}" text-anchor="end" font-size="10">0</text>'
            f'<text x="{x(longest)}" y="{h - pad + 22}" text-anchor="middle" font-size="10">{longest}</text>'
@@ -437,10 +534,10 @@ def study_html(study: Study) -> str:
     return ("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>fivedp option study</title>"
             "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
             "td,th{border:1px solid #ccc;padding:2px 8px}</style></head><body>"
-            f"<h1>Option study</h1><p>{title}</p><ul>{text}</ul>{svg}"
-            "<p>The curve: the share of games whose outcome has diverged by each step; grey dots: where each "
+            f"<h1>Option study</h1><p>{title}</p>{warned}<ul>{text}</ul>{svg}"
+            "<p>The curve: the share of games whose play has changed by each step; grey dots: where each "
             "game ended.</p>"
-            f"<h2>Diverging steps by phase</h2><table><tr><th>phase</th><th>diverging steps</th>"
+            f"<h2>Steps where play changed, by phase</h2><table><tr><th>phase</th><th>steps where play changed</th>"
             f"<th>steps played</th></tr>{rows}</table>"
-            f"<h2>Orders whose result changed</h2><table><tr><th>kind</th><th>orders</th></tr>{kinds}</table>"
+            f"<h2>Orders not added whose result changed</h2><table><tr><th>kind</th><th>orders</th></tr>{kinds}</table>"
             "</body></html>\n")

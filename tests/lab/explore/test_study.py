@@ -80,6 +80,10 @@ def test_an_added_order_takes_the_place_of_its_units_own_order(multiverse, years
 def test_an_option_about_timelines_never_changes_a_classic_game():
     study = run_study(3, 2, 2, asked_values(["adjacency=family,any"], []))
     assert study.diverged == 0 and not study.by_kind and len(study.first) == 3
+    # nothing tried it: the study says so rather than letting "0 games" pass for "no effect"
+    assert study.given[1] == 0 and study.warnings() == [
+        "adjacency=any was never exercised: in these 3 games no order was given whose result it changes at "
+        "the same position; what it allows or forbids was not tried"]
 
 
 @pytest.mark.slow
@@ -88,7 +92,7 @@ def test_first_divergences_are_written_as_scenarios_that_show_them(tmp_path, cap
                    "--option", "datc_4e1=ignored,counts", "--out", str(tmp_path), "--html", str(tmp_path / "s.html")])
     out = capsys.readouterr().out
     assert status == 0
-    diverged = int(re.search(r"games whose outcome diverges: (\d+) of 10", out)[1])
+    diverged = int(re.search(r"games whose play changed: (\d+) of 10", out)[1])
     files = sorted(tmp_path.glob("*.yaml"))
     assert diverged >= 1 and len(files) == diverged
     for f in files:
@@ -118,6 +122,7 @@ def test_the_page_escapes_what_it_shows():
     study.by_kind["<b>move</b>"] = 1
     page = study_html(study)
     assert "<b>move</b>" not in page and "&lt;b&gt;move&lt;/b&gt;" in page and "x&lt;y" in page
+    assert '<p class="warning"><b>Warning:</b> x&lt;y=&lt;c&gt; was never exercised' in page
 
 
 @pytest.mark.slow
@@ -125,7 +130,7 @@ def test_a_rule_of_your_own_in_a_study(capsys):
     status = main(["explore", "--random-games", "2", "--seed", "1", "--years", "1",
                    "--rule", f"no_cross_timeline_support={NO_CROSS}"])
     out = capsys.readouterr().out
-    assert status == 0 and "no_cross_timeline_support=true: changes 0 games" in out  # one timeline only
+    assert status == 0 and "no_cross_timeline_support=true: changes play in 0 games" in out  # one timeline only
     status = main(["explore", "--random-games", "2", str(NO_CROSS), "--option", "datc_4e1=counts"])
     assert status == 2 and "give no PATH" in capsys.readouterr().err
 
@@ -141,7 +146,7 @@ def test_a_multiverse_study_reaches_other_timelines_and_a_rule_about_them_shows(
                    "--rule", f"no_cross_timeline_support={NO_CROSS}", "--out", str(tmp_path)])
     out = capsys.readouterr().out
     assert status == 0 and "random multiverse games" in out
-    changed = int(re.search(r"no_cross_timeline_support=true: changes (\d+) games", out)[1])
+    changed = int(re.search(r"no_cross_timeline_support=true: changes play in (\d+) games", out)[1])
     assert changed >= 1 and changed == len(list(tmp_path.glob("*.yaml")))
     # only supports can change under a rule that only makes supports illegal
     assert re.search(r"by kind: support to (hold|move) \d+(, support to (hold|move) \d+)?$", out, re.M)
@@ -163,7 +168,7 @@ def test_a_study_as_json_is_a_document_that_agrees_with_the_text(capsys):
     assert doc["kind"] == "study" and not errors(doc, load_schema())
     assert len(doc["per_game"]) == doc["games"] == 6
     assert doc["diverged"] == sum(g["first_divergence"] is not None for g in doc["per_game"])
-    assert f"games whose outcome diverges: {doc['diverged']} of 6" in text
+    assert f"games whose play changed: {doc['diverged']} of 6" in text
     assert sum(p["played"] for p in doc["by_phase"]) == sum(g["steps"] for g in doc["per_game"])
 
 
@@ -241,5 +246,33 @@ def test_a_multiverse_study_sees_every_seed_option(option, games, capsys):
     power is eliminated, so it is given more games)."""
     status = main(["explore", "--random-games", str(games), "--seed", "7", "--multiverse", "--all-values", option])
     out = capsys.readouterr().out
-    changed = [int(n) for n in re.findall(r": changes (\d+) games?", out)]
+    changed = [int(n) for n in re.findall(r": changes play in (\d+) games?", out)]
     assert status == 0 and changed and min(changed) >= 1, out
+
+
+def _exploration(*steps):
+    from fivedp_asp.lab.explore.exploration import Exploration, StepDiff
+
+    return Exploration("g", "g", "<g>", ("open_convoys",), ((False,), (True,)), 0,
+                       tuple(StepDiff(n, ("movement", "movement"), tuple(rows)) for n, rows in steps))
+
+
+def test_the_added_orders_own_results_are_not_play():
+    """A game where only the orders a study added differ (invalid under one value, valid under the
+    other) is counted apart from play: by construction every game with an addition differs so."""
+    from fivedp_asp.lab.explore.exploration import Row
+    from fivedp_asp.lab.explore.study import effects
+
+    convoy = Row("order", (("invalid", "open convoys are off"), ("succeeds", None)), power="France", order="F a-Mao@5 C")
+    added = [frozenset(), frozenset({("France", "F a-Mao@5 C")})]
+    only = effects(_exploration((2, [convoy])), added)[1]
+    assert only.play is None and only.added_differ and (only.given, only.succeeded) == (1, 1)
+    # the same order, not added (the generator's own): its result is play
+    assert effects(_exploration((2, [convoy])), [frozenset(), frozenset()])[1].play == 2
+    # a unit that stands elsewhere is play, even beside an added order
+    units = Row("units", ((("A Gas",)), (("A Spa",))), board="a-Spa@5", power="France")
+    later = Row("order", (("fails", None), ("invalid", "no such unit")), power="France", order="A a-Gas@6 - a-Bur@6")
+    found = effects(_exploration((2, [convoy, units]), (3, [later])), added + [frozenset()])[1]
+    assert found.play == 2 and found.added_differ
+    # orders are counted as given while both columns stand at the same position, not after
+    assert (found.given, found.succeeded) == (1, 1)
