@@ -9,18 +9,24 @@ step and the power), so the values are compared over the same games, paired. The
 orders from what any compared value allows (``View.settings``): under a stricter value, an order
 only a more permissive one allows is given all the same, and is invalid there.
 
-Every measure is a mean over the games with a bootstrap interval (stats.py), per value, and the
-difference from the games' own setting over the same games, with its interval: a difference whose
-interval leaves out 0 is marked real. A game that could not be played to its end under some value
-is left out of every value's figures (the pairs must stay whole) and reported.
+Every figure is a mean over the games with its interval (stats.py: Clopper–Pearson for a share,
+Student's t otherwise), per value, and the difference from the games' own setting over the same
+games, tested by sign flips (or the sign test for a share) with every difference of the study
+corrected together (Holm): a difference whose corrected p-value is below 5% is marked real. Below
+``FEW`` games, and for a value no bot ever exercised, the study warns. A game that could not be
+played to its end under some value is left out of every value's figures (the pairs must stay whole)
+and reported.
 """
 
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass, field
+from collections import Counter
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any, Sequence
+
+import yaml
 
 from ..bots.registry import Seats
 from ..bots.selfplay import Played, Table, game_json, play_tables
@@ -29,7 +35,7 @@ from ...errors import UsageError
 from ...model.settings import Settings
 from ...report.jsonout import document
 from .exploration import Asked, Value, column_label, columns_for
-from .stats import Interval, Resampler
+from .stats import FEW, Difference, Interval, corrected, mean_interval, paired_test, share_interval
 
 BATCH = 4
 """Games played together (each under every value, in lockstep): the unit of work given to a worker."""
@@ -40,26 +46,61 @@ def column_options(base: Settings, names: Sequence[str], column: Sequence[Value]
     return base.with_values(dict(zip(names, column)))
 
 
+def exercise(own: str, other: str) -> tuple[int, int]:
+    """(given, succeeded): the orders whose result differs between two game files of the same game
+    under two values, while the games stand at the same position — the same orders given with the
+    same results at every step before — and how many of them succeeded in ``other``. After the first
+    step where the games part, a result also follows the position, not the value alone."""
+    def steps(text: str) -> list[dict]:
+        return (yaml.safe_load(text) or {}).get("history") or []
+
+    given = succeeded = 0
+    for x, y in zip(steps(own), steps(other)):
+        if (x.get("phase"), x.get("orders")) != (y.get("phase"), y.get("orders")):
+            break
+        mine = {(r["power"], r["order"]): r["result"] for r in x.get("results") or ()}
+        theirs = {(r["power"], r["order"]): r["result"] for r in y.get("results") or ()}
+        for key, result in theirs.items():
+            if key in mine and mine[key] != result:
+                given += 1
+                succeeded += result == "succeeds"
+        if mine != theirs:
+            break
+    return given, succeeded
+
+
 def bot_study_batch(numbers: Sequence[int], seed: int, years: int, seats: Seats, columns: Sequence[Settings],
-                    travel: bool, budget: int) -> list[tuple[int, list[Played]]]:
-    """Games ``numbers``, each under every column's options, as plain data a worker can send back."""
+                    travel: bool, budget: int, own: int = 0) -> list[tuple[int, list[Played], list[tuple[int, int]]]]:
+    """Games ``numbers``, each under every column's options, as plain data a worker can send back:
+    per game one ``Played`` per column (without its game file) and per column what ``exercise``
+    finds against the own column's game ((0, 0) in the own column)."""
     tables = [Table(n, c) for n in numbers for c in columns]
     settings = tuple(columns)
-    results = play_tables(tables, seed, years, seats, travel=travel, settings=settings, budget=budget)
+    results = play_tables(tables, seed, years, seats, travel=travel, settings=settings, budget=budget, text=True)
     k = len(columns)
-    return [(n, results[i * k:(i + 1) * k]) for i, n in enumerate(numbers)]
+    out = []
+    for i, n in enumerate(numbers):
+        ps = results[i * k:(i + 1) * k]
+        found = [(0, 0) if c == own or not ps[own].text or not p.text else exercise(ps[own].text, p.text)
+                 for c, p in enumerate(ps)]
+        out.append((n, [replace(p, text=None) for p in ps], found))
+    return out
 
 
 @dataclass(frozen=True)
 class Measure:
     """One figure of the games: per column, a mean with its interval, and its difference from the own
-    column over the same games (None in the own column)."""
+    column over the same games, tested (None in the own column)."""
 
-    key: str  # years, steps, timelines, boards, eliminated, winner, centres, unique
+    key: str  # years, timelines, boards, eliminated, winner, centres, unique
     label: str
     power: str | None
     values: tuple[Interval, ...]
-    versus_own: tuple[Interval | None, ...]
+    versus_own: tuple[Difference | None, ...]
+
+    @property
+    def share(self) -> bool:
+        return self.key == "winner"
 
 
 @dataclass
@@ -74,6 +115,8 @@ class BotStudy:
     multiverse: bool = False
     played: list[tuple[int, list[Played]]] = field(default_factory=list)  # per game: one Played per column
     failures: list[str] = field(default_factory=list)
+    given: Counter = field(default_factory=Counter)  # column -> orders whose result it changed (``exercise``)
+    succeeded: Counter = field(default_factory=Counter)  # column -> of those, how many succeeded under it
 
     @property
     def complete(self) -> list[tuple[int, list[Played]]]:
@@ -81,13 +124,15 @@ class BotStudy:
         return [(n, ps) for n, ps in self.played if not any(p.error for p in ps)]
 
     def measures(self) -> list[Measure]:
-        """Every figure, in the order they are printed: game length, steps, timelines, boards, powers
-        eliminated, the share of games each power won (and none did), each power's final centres (in a multiverse,
-        summed over the heads, then counted once by name)."""
+        """Every figure, in the order they are printed: game length, timelines, boards, powers
+        eliminated, the share of games each power won (and none did), each power's final centres (in a
+        multiverse, summed over the heads, then counted once by name). Game length is counted once, in
+        years (movement steps over two): the steps a game took say the same. The differences of all
+        of them are corrected together (``stats.corrected``), those where no game differs left out of
+        the correction: they cannot be marked whatever the others do."""
         games = self.complete
         if not games:
             return []
-        sampler = Resampler(len(games), f"fivedp-bot-study/{self.seed}")
         powers = [p for p, _ in self.seats.bots]
 
         def column(get) -> list[list[float]]:
@@ -95,7 +140,6 @@ class BotStudy:
 
         wanted: list[tuple[str, str, str | None, Any]] = [
             ("years", "game length (years)", None, lambda p: p.years),
-            ("steps", "steps", None, lambda p: p.steps),
             ("timelines", "timelines", None, lambda p: p.timelines),
             ("boards", "boards", None, lambda p: p.boards),
             ("eliminated", "powers eliminated", None, lambda p: len(p.eliminated)),
@@ -108,12 +152,34 @@ class BotStudy:
         if self.multiverse:
             wanted += [("unique", f"centres by name: {power}", power, lambda p, w=power: p.unique.get(w, 0))
                        for power in powers]
-        out = []
-        for key, label, power, get in wanted:
+        figures = []
+        for k, (key, label, power, get) in enumerate(wanted):
             values = column(get)
-            out.append(Measure(key, label, power, tuple(sampler.interval(v) for v in values),
-                               tuple(None if c == self.own else sampler.difference(values[self.own], v)
-                                     for c, v in enumerate(values))))
+            interval = share_interval if key == "winner" else mean_interval
+            figures.append((key, label, power, tuple(interval(v) for v in values),
+                            [None if c == self.own else paired_test(values[self.own], v, seed=self.seed * 1000 + k)
+                             for c, v in enumerate(values)]))
+        tested = [d for *_, ds in figures for d in ds if d is not None and d.differing]
+        fixed = iter(corrected(tested))
+        out = []
+        for key, label, power, values, ds in figures:
+            ds = [d if d is None or not d.differing else next(fixed) for d in ds]
+            out.append(Measure(key, label, power, values, tuple(ds)))
+        return out
+
+    def warnings(self) -> list[str]:
+        """Sentences a reader of the study must see before its figures."""
+        out = []
+        for i, column in enumerate(self.columns):
+            if i != self.own and not self.given[i]:
+                out.append(f"{column_label(self.names, column)} was never exercised: in these {len(self.played)} "
+                           "games the bots gave no order whose result it changes at the same position; a "
+                           "difference in play can only come from what it changes without orders")
+        n = len(self.complete)
+        if n < FEW:
+            out.append(f"only {n} game{'' if n == 1 else 's'} played to their end under every value: below {FEW} "
+                       "the intervals are wide and a real difference is seldom marked; a figure without a mark "
+                       "is not shown to be the same")
         return out
 
 
@@ -134,9 +200,13 @@ def run_bot_study(count: int, seed: int, years: int, seats: Seats, asked: Asked,
     names = tuple(asked)
     opts = [column_options(base, names, c) for c in columns]
     study = BotStudy(names, columns, own, count, seed, years, seats, multiverse)
-    run = partial(bot_study_batch, seed=seed, years=years, seats=seats, columns=opts, travel=multiverse, budget=budget)
-    for n, ps in in_batches(list(range(1, count + 1)), run, BATCH, jobs, scheduler=scheduler, what="games"):
+    run = partial(bot_study_batch, seed=seed, years=years, seats=seats, columns=opts, travel=multiverse, budget=budget,
+                  own=own)
+    for n, ps, found in in_batches(list(range(1, count + 1)), run, BATCH, jobs, scheduler=scheduler, what="games"):
         study.played.append((n, ps))
+        for c, (given, succeeded) in enumerate(found):
+            study.given[c] += given
+            study.succeeded[c] += succeeded
         for c, p in enumerate(ps):
             if p.error:
                 study.failures.append(f"game {n} under {column_label(names, columns[c])}: {p.error}")
@@ -156,10 +226,14 @@ def _cell(i: Interval, share: bool) -> str:
     return f"{_number(i.mean, share)} [{_number(i.low, share)}, {_number(i.high, share)}]"
 
 
-def _diff(i: Interval, share: bool) -> str:
-    sign = "+" if i.mean > 0 else ""
-    mark = " *" if i.real else ""
-    return f"{sign}{_number(i.mean, share)} [{_number(i.low, share)}, {_number(i.high, share)}]{mark}"
+def _p(p: float) -> str:
+    return "p<0.001" if p < 0.001 else f"p={p:.3f}"
+
+
+def _diff(d: Difference, share: bool) -> str:
+    sign = "+" if d.mean > 0 else ""
+    mark = " *" if d.real else ""
+    return f"{sign}{_number(d.mean, share)} ({_p(d.adjusted)}){mark}"
 
 
 def heading(study: BotStudy) -> str:
@@ -173,17 +247,27 @@ def heading(study: BotStudy) -> str:
 def shown(measures: Sequence[Measure]) -> list[Measure]:
     """The figures worth a row: a power's share of wins only when it won some game under some value."""
     return [m for m in measures if not (m.key == "winner" and m.power is not None
-                                        and all(v.high == 0 for v in m.values))]
+                                        and all(v.mean == 0 for v in m.values))]
+
+
+def _preamble(study: BotStudy) -> list[str]:
+    """What to read before the table: how often each value was exercised, and how to read it."""
+    games = len(study.complete)
+    out = [f"exercised: {column_label(study.names, column)}: {study.given[i]} orders given whose result it changes "
+           f"at the same position, {study.succeeded[i]} succeeded"
+           for i, column in enumerate(study.columns) if i != study.own]
+    out.append(f"means over {games} game{'' if games == 1 else 's'} [95% interval: Clopper-Pearson for a share, "
+               "Student's t otherwise]; under a figure, the difference from the own value over the same games "
+               "(left out where no game differs) and its p-value (sign flips, or the sign test for a share; "
+               "Holm-corrected over the study), * below 0.05; powers that won no game are left out")
+    return out
 
 
 def bot_study_lines(study: BotStudy) -> list[str]:
-    """The study as text: a row per figure, a column per value, each difference from the own value
-    under it (``*`` where it is real) unless no game differs at all."""
-    lines = [heading(study)]
-    games = len(study.complete)
-    lines.append(f"  means over {games} game{'' if games == 1 else 's'} [95% bootstrap interval]; under a figure, "
-                 "the difference from the own value over the same games (left out where no game differs), "
-                 "* where its interval leaves out 0; powers that won no game are left out")
+    """The study as text: how often each value was exercised, a row per figure, a column per value,
+    each difference from the own value under it (``*`` where it is real) unless no game differs at
+    all, then the warnings."""
+    lines = [heading(study)] + ["  " + x for x in _preamble(study)]
     heads = [column_label(study.names, c) + (" (own)" if i == study.own else "") for i, c in enumerate(study.columns)]
     measures = shown(study.measures())
     cells = [[_cell(v, m.key == "winner") for v in m.values] for m in measures]
@@ -193,11 +277,13 @@ def bot_study_lines(study: BotStudy) -> list[str]:
     lines.append("  " + "".ljust(label_w) + "  ".join(h.ljust(w) for h, w in zip(heads, widths)).rstrip())
     for m, row, drow in zip(measures, cells, diffs):
         lines.append(("  " + m.label.ljust(label_w) + "  ".join(c.ljust(w) for c, w in zip(row, widths))).rstrip())
-        if any(d is not None and (d.low, d.high) != (0, 0) for d in m.versus_own):
+        if any(d is not None and d.differing for d in m.versus_own):
             lines.append(("  " + "  vs own".ljust(label_w) + "  ".join(c.ljust(w) for c, w in zip(drow, widths)))
                          .rstrip())
     for f in study.failures:
         lines.append(f"  not played to its end: {f}")
+    for w in study.warnings():
+        lines.append(f"  warning: {w}")
     return lines
 
 
@@ -209,16 +295,21 @@ def bot_study_json(study: BotStudy) -> dict:
         if m.power is not None or m.key == "winner":
             out["power"] = m.power
         out["values"] = [v.as_json() for v in m.values]
-        out["versus_own"] = [None if d is None else {**d.as_json(), "real": d.real} for d in m.versus_own]
+        out["versus_own"] = [None if d is None else d.as_json() for d in m.versus_own]
+        return out
+
+    def column(i: int) -> dict:
+        out: dict[str, Any] = dict(zip(study.names, study.columns[i]))
+        out["exercised"] = None if i == study.own else {"given": study.given[i], "succeeded": study.succeeded[i]}
         return out
 
     return document(
         "bot_study", games=len(study.played), complete=len(study.complete), seed=study.seed, years=study.years,
         multiverse=study.multiverse, bots=dict(study.seats.bots), options=list(study.names),
-        columns=[dict(zip(study.names, c)) for c in study.columns], own=study.own,
+        columns=[column(i) for i in range(len(study.columns))], own=study.own,
         measures=[measure(m) for m in study.measures()],
         per_game=[{"game": n, "columns": [game_json(p) for p in ps]} for n, ps in study.played],
-        failures=list(study.failures))
+        failures=list(study.failures), warnings=study.warnings())
 
 
 # -- the page --------------------------------------------------------------------------------------
@@ -298,7 +389,6 @@ def bot_study_html(study: BotStudy) -> str:
     esc = html.escape
     labels = [column_label(study.names, c) + (" (own)" if i == study.own else "") for i, c in enumerate(study.columns)]
     measures = shown(study.measures())
-    text = bot_study_lines(study)
     rows = []
     for m in measures:
         share = m.key == "winner"
@@ -308,7 +398,7 @@ def bot_study_html(study: BotStudy) -> str:
     table = ("<table><tr><th></th>" + "".join(f"<th>{esc(x)}</th>" for x in labels) + "</tr>" + "".join(rows)
              + "</table>")
     plots = [_whiskers(m.label, labels, m.values, False) for m in measures
-             if m.key in ("years", "steps", "timelines", "eliminated")]
+             if m.key in ("years", "timelines", "eliminated")]
     winners = [m for m in measures if m.key == "winner"]
     if winners:
         plots.append(_shares(labels, winners))
@@ -320,7 +410,9 @@ def bot_study_html(study: BotStudy) -> str:
             "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
             "td,th{border:1px solid #ccc;padding:2px 8px;text-align:left;vertical-align:top}small{color:#555}"
             "svg{display:block;margin:1em 0}</style></head><body>"
-            f"<h1>Bot study</h1><p>{esc(text[0])}</p><p>{esc(text[1].strip())}</p>{table}"
+            f"<h1>Bot study</h1><p>{esc(heading(study))}</p>"
+            + "".join(f'<p class="warning"><b>Warning:</b> {esc(w)}</p>' for w in study.warnings())
+            + "".join(f"<p>{esc(x)}</p>" for x in _preamble(study)) + table
             + "".join(plots)
             + (f"<h2>Not played to their end</h2><ul>{failures}</ul>" if failures else "")
             + "</body></html>\n")

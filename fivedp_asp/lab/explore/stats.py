@@ -1,82 +1,159 @@
-"""Means with bootstrap intervals, for studies whose games are samples: is a difference real?
+"""The statistics of a study whose games are samples: intervals that hold their level, and tests of
+paired differences corrected together.
 
-A study plays the same numbered games under each option value, so a measure (a game's length, a
-power's centres) comes as one value per game and value. Its mean over the games is given with a
-percentile bootstrap interval: the games are drawn again with replacement ``RESAMPLES`` times, and
-the interval holds the middle ``LEVEL`` of the means so drawn. A difference between two values of the
-option is measured over the same games (paired: game k under one value against game k under the
-other), and bootstrapped the same way; when its interval leaves out 0, the difference is called
-real. The draws are seeded, so a study prints the same intervals every time.
+A study plays the same numbered games under each option value, so a figure (a game's length, a
+power's centres, whether France won) comes as one value per game and value. Per value, its mean is
+given with a 95% interval: for a share (a 0/1 figure) the Clopper–Pearson interval, which never
+covers less than 95% whatever the number of games; for any other figure Student's t interval.
+
+A difference between two values is measured over the same games (game k under one value against
+game k under the other) and tested, not judged from an interval: the paired differences' signs are
+flipped in every way (the exact sign-flip permutation test, SciPy's ``permutation_test``: under no
+effect, each game's difference is as likely to have either sign), or, when every difference is -1,
+0 or +1 — a share such as who won — by the exact sign test (``binomtest``), which is the same test
+then. With more games than can be flipped every way, the flips are drawn at random (``RESAMPLES``,
+seeded), and the p-value counts the observed one among them, so it still holds its level. Every
+difference of one study is then corrected together (Holm), and a difference is marked real when its
+corrected p-value is below 5%: a study of twenty figures marks one by chance in no more than one
+study in twenty, not one figure in twenty.
+
+SciPy is an optional dependency (``pip install 'fivedp-asp[stats]'``); asking for statistics
+without it says so.
 """
 
 from __future__ import annotations
 
-import random
+import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
 from ...errors import UsageError
 
-RESAMPLES = 2000
 LEVEL = 0.95
+ALPHA = 1 - LEVEL
+RESAMPLES = 9999
+"""Sign flips drawn when there are more ways to flip than this: up to 13 games that differ are
+flipped every way (2**13 = 8192), exactly."""
+
+FEW = 30
+"""Below this many games a study warns that its figures are rough."""
+
+
+def _scipy() -> Any:
+    try:
+        import scipy.stats
+    except ImportError:
+        raise UsageError("the statistics of a study need SciPy: pip install 'fivedp-asp[stats]'") from None
+    return scipy.stats
 
 
 @dataclass(frozen=True)
 class Interval:
-    """A mean and its bootstrap interval."""
+    """A mean and its interval."""
 
     mean: float
     low: float
     high: float
 
-    @property
-    def real(self) -> bool:
-        """Whether the interval leaves out 0 (for a difference: whether it is real at this level)."""
-        return self.low > 0 or self.high < 0
-
     def as_json(self) -> dict:
         return {"mean": self.mean, "low": self.low, "high": self.high}
 
 
+@dataclass(frozen=True)
+class Difference:
+    """The mean of paired differences, the test's p-value, and the p-value corrected with the other
+    differences of its study (``adjusted``, Holm; the p-value itself until it is corrected)."""
+
+    mean: float
+    p: float
+    adjusted: float
+    differing: int  # games whose two values differ
+
+    @property
+    def real(self) -> bool:
+        """Whether the corrected p-value is below 5%."""
+        return self.adjusted < ALPHA
+
+    def as_json(self) -> dict:
+        return {"mean": self.mean, "p": self.p, "adjusted": self.adjusted, "differing": self.differing,
+                "real": self.real}
+
+
 def _numbers(values: Sequence[float], what: str) -> list[float]:
     if isinstance(values, (str, bytes)) or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
-                                                   for v in values):
-        raise UsageError(f"{what}: give a list of numbers")
+                                                   and math.isfinite(v) for v in values):
+        raise UsageError(f"{what}: give a list of finite numbers")
+    if not values:
+        raise UsageError(f"{what}: give at least one value")
     return [float(v) for v in values]
 
 
-class Resampler:
-    """The games drawn again with replacement, ``resamples`` times, seeded: drawn once and used for
-    every measure of a study, so that all of them are judged on the same draws."""
+def share_interval(values: Sequence[float]) -> Interval:
+    """The share of games where a 0/1 figure is 1, with its Clopper–Pearson interval."""
+    xs = _numbers(values, "share_interval")
+    if any(x not in (0.0, 1.0) for x in xs):
+        raise UsageError("share_interval: every value must be 0 or 1")
+    k, n = int(sum(xs)), len(xs)
+    ci = _scipy().binomtest(k, n).proportion_ci(confidence_level=LEVEL, method="exact")
+    return Interval(k / n, float(ci.low), float(ci.high))
 
-    def __init__(self, n: int, seed: str, resamples: int = RESAMPLES, level: float = LEVEL):
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise UsageError(f"Resampler: n must be a whole number of at least 1, not {n!r:.40}")
-        if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1 or not 0 < level < 1:
-            raise UsageError("Resampler: resamples must be at least 1 and level between 0 and 1")
-        rng = random.Random(seed)
-        self.n = n
-        self.level = level
-        self.draws = [[rng.randrange(n) for _ in range(n)] for _ in range(resamples)]
 
-    def interval(self, values: Sequence[float]) -> Interval:
-        """The mean of ``values`` (one per game) and its percentile bootstrap interval. Values all equal
-        give an interval of width 0."""
-        xs = _numbers(values, "Resampler.interval")
-        if len(xs) != self.n:
-            raise UsageError(f"Resampler.interval: {len(xs)} values for {self.n} games")
-        mean = sum(xs) / self.n
-        if min(xs) == max(xs):
-            return Interval(mean, mean, mean)
-        means = sorted(sum(map(xs.__getitem__, draw)) / self.n for draw in self.draws)
-        cut = (1 - self.level) / 2
-        last = len(means) - 1
-        low, high = means[int(cut * last)], means[int(round((1 - cut) * last))]
-        return Interval(mean, min(low, mean), max(high, mean))
+def mean_interval(values: Sequence[float]) -> Interval:
+    """The mean of ``values`` (one per game) and its Student t interval; values all equal give an
+    interval of width 0 (nothing varies to be uncertain about)."""
+    xs = _numbers(values, "mean_interval")
+    n = len(xs)
+    mean = sum(xs) / n
+    if n == 1 or min(xs) == max(xs):
+        return Interval(mean, mean, mean)
+    sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1))
+    half = float(_scipy().t.ppf(1 - ALPHA / 2, n - 1)) * sd / math.sqrt(n)
+    return Interval(mean, mean - half, mean + half)
 
-    def difference(self, base: Sequence[float], other: Sequence[float]) -> Interval:
-        """The mean of ``other[k] - base[k]`` over paired games, and its bootstrap interval."""
-        a, b = _numbers(base, "Resampler.difference"), _numbers(other, "Resampler.difference")
-        if len(a) != len(b):
-            raise UsageError("Resampler.difference: the two lists must pair up (one value per game each)")
-        return self.interval([y - x for x, y in zip(a, b)])
+
+def paired_test(base: Sequence[float], other: Sequence[float], seed: int = 0) -> Difference:
+    """The mean of ``other[k] - base[k]`` over paired games and the two-sided p-value of no effect:
+    the exact sign test when the differences that are not 0 all have one size (a share: -1, 0 or
+    +1), else the sign-flip permutation test (every flip when there are at most ``RESAMPLES``, else
+    that many drawn with ``seed``). Games that do not differ change no flip and are left out of it."""
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise UsageError(f"paired_test: seed must be a whole number, not {seed!r:.40}")
+    a, b = _numbers(base, "paired_test"), _numbers(other, "paired_test")
+    if len(a) != len(b):
+        raise UsageError("paired_test: the two lists must pair up (one value per game each)")
+    d = [y - x for x, y in zip(a, b)]
+    mean = sum(d) / len(d)
+    nonzero = [x for x in d if x != 0]
+    if not nonzero:
+        return Difference(mean, 1.0, 1.0, 0)
+    stats = _scipy()
+    if all(abs(x) == abs(nonzero[0]) for x in nonzero):
+        p = stats.binomtest(sum(1 for x in nonzero if x > 0), len(nonzero), 0.5).pvalue
+    else:
+        result = stats.permutation_test((nonzero,), lambda x, axis: x.mean(axis=axis), permutation_type="samples",
+                                        vectorized=True, n_resamples=RESAMPLES, alternative="two-sided", rng=seed % 2**32)
+        p = result.pvalue
+    p = min(1.0, float(p))
+    return Difference(mean, p, p, len(nonzero))
+
+
+def holm(ps: Sequence[float]) -> list[float]:
+    """Holm's step-down correction of p-values tested together: the k-th smallest is multiplied by
+    the number of p-values not smaller in rank, kept non-decreasing and at most 1. It holds the chance
+    of marking any true null below the level, whatever the dependence between the tests."""
+    ps = _numbers(ps, "holm") if ps else []
+    if any(not 0 <= p <= 1 for p in ps):
+        raise UsageError("holm: p-values lie between 0 and 1")
+    m = len(ps)
+    out = [0.0] * m
+    running = 0.0
+    for rank, i in enumerate(sorted(range(m), key=lambda i: ps[i])):
+        running = max(running, min(1.0, (m - rank) * ps[i]))
+        out[i] = running
+    return out
+
+
+def corrected(differences: Sequence[Difference]) -> list[Difference]:
+    """The differences of one study with their p-values corrected together (``holm``)."""
+    adjusted = holm([d.p for d in differences])
+    return [Difference(d.mean, d.p, a, d.differing) for d, a in zip(differences, adjusted)]
