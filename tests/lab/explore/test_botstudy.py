@@ -12,7 +12,6 @@ from fivedp_asp.lab.bots.registry import parse_seats
 from fivedp_asp.errors import UsageError
 from fivedp_asp.lab.explore.botstudy import bot_study_html, run_bot_study
 from fivedp_asp.lab.explore.exploration import asked_values
-from fivedp_asp.lab.explore.stats import Resampler
 from fivedp_asp.model.map import load_map
 from fivedp_asp.report.jsonout import load_schema
 from tests.schema_check import errors
@@ -20,30 +19,31 @@ from tests.schema_check import errors
 MAP = load_map("standard")
 
 
-def test_intervals_of_known_samples():
-    sampler = Resampler(40, "t")
-    same = sampler.interval([3.0] * 40)
-    assert (same.mean, same.low, same.high, same.real) == (3.0, 3.0, 3.0, True)
-    half = sampler.interval([0.0, 1.0] * 20)
-    # the mean of 40 fair coins: 0.5, with a 95% interval of about 0.5 +- 1.96 * 0.5 / sqrt(40) = +- 0.155
-    assert half.mean == 0.5 and 0.30 < half.low < 0.40 and 0.60 < half.high < 0.70
-    none = sampler.difference([1.0, 2.0] * 20, [1.0, 2.0] * 20)
-    assert (none.mean, none.low, none.high, none.real) == (0.0, 0.0, 0.0, False)
-    shifted = sampler.difference([1.0, 2.0] * 20, [2.0, 3.0] * 20)
-    assert (shifted.mean, shifted.low, shifted.high, shifted.real) == (1.0, 1.0, 1.0, True)
-    noisy = sampler.difference([0.0] * 40, [0.0, 1.0, -1.0, 0.0] * 10)
-    assert noisy.low < 0 < noisy.high and not noisy.real
-    assert Resampler(40, "t").draws == sampler.draws  # seeded: the same study prints the same intervals
-    with pytest.raises(UsageError):
-        sampler.interval([1.0] * 39)
-    with pytest.raises(UsageError):
-        Resampler(0, "t")
+def test_exercise_counts_results_changed_at_the_same_position():
+    """An order counts as exercising a value when, at a position both games share, its result under
+    that value differs; once the games part, results also follow the position and are not counted."""
+    import yaml
+
+    from fivedp_asp.lab.explore.botstudy import exercise
+
+    def game(*steps):
+        return yaml.safe_dump({"history": [{"phase": "movement", "orders": {"France": [o for o, _ in st]},
+                                            "results": [{"power": "France", "order": o, "result": r} for o, r in st]}
+                                           for st in steps]})
+
+    own = game([("F a-Mao@5 C", "invalid"), ("A a-Gas@5 - a-Spa@5 via convoy", "fails")],
+               [("A a-Gas@6 H", "succeeds")], [("A a-Gas@7 - a-Bur@7", "fails")])
+    other = game([("F a-Mao@5 C", "succeeds"), ("A a-Gas@5 - a-Spa@5 via convoy", "succeeds")],
+                 [("A a-Gas@6 H", "succeeds")], [("A a-Gas@7 - a-Bur@7", "succeeds")])
+    assert exercise(own, other) == (2, 2)  # the third step's move follows a position the games no longer share
+    assert exercise(own, own) == (0, 0)
 
 
 @pytest.mark.slow
 def test_an_option_that_cannot_change_classic_play_makes_no_difference():
     """Adjacency between timelines cannot matter while nobody plays across boards: the games under
-    both values are the same game, and every difference is 0 with an interval of width 0."""
+    both values are the same game, every difference is 0 and untested, and the study warns that the
+    value was never exercised and that 3 games are few."""
     seats = parse_seats(["England=greedy"], MAP)
     study = run_bot_study(3, 5, 2, seats, asked_values(["adjacency=family,any"], []))
     assert len(study.complete) == 3 and not study.failures
@@ -53,7 +53,9 @@ def test_an_option_that_cannot_change_classic_play_makes_no_difference():
         own, other = m.values
         assert own == other and m.versus_own[0] is None
         d = m.versus_own[1]
-        assert (d.mean, d.low, d.high, d.real) == (0.0, 0.0, 0.0, False), m.label
+        assert (d.mean, d.p, d.differing, d.real) == (0.0, 1.0, 0, False), m.label
+    assert study.given[1] == 0 and [w.split(":")[0] for w in study.warnings()] == [
+        "adjacency=any was never exercised", "only 3 games played to their end under every value"]
 
 
 @pytest.mark.slow
@@ -68,13 +70,17 @@ def test_a_bot_study_in_text_json_and_html(cli, tmp_path):
     status, out, _ = cli(*argv, "--json")
     doc = json.loads(out)
     assert status == 0 and doc["kind"] == "bot_study" and not errors(doc, load_schema())
-    assert doc["columns"] == [{"victory": "elimination"}, {"victory": "unique"}] and doc["own"] == 0
+    assert doc["columns"] == [{"victory": "elimination", "exercised": None},
+                              {"victory": "unique", "exercised": {"given": 0, "succeeded": 0}}] and doc["own"] == 0
+    assert doc["warnings"] and all(f"warning: {w}" in text for w in doc["warnings"])
+    assert not any(m["measure"] == "steps" for m in doc["measures"])  # game length is counted once, in years
     england = next(m for m in doc["measures"] if m["measure"] == "centres" and m["power"] == "England")
     played = [g["columns"][0]["final_centres"]["England"] for g in doc["per_game"]]
     assert england["values"][0]["mean"] == pytest.approx(sum(played) / 3)
     assert "centres: England" in text
     page = (tmp_path / "s.html").read_text()
     assert page.startswith("<!DOCTYPE html>") and page.count("<svg") >= 4 and "<script" not in page
+    assert page.count('<p class="warning">') == len(doc["warnings"])
 
 
 @pytest.mark.slow
@@ -105,7 +111,19 @@ def test_a_rule_of_your_own_in_a_study_of_bot_games(cli):
     status, out, _ = cli("explore", "--bot-games", "1", "--years", "1", "--rule", f"no_cross_timeline_support={rule}",
                          "--json")
     doc = json.loads(out)
-    assert status == 0 and doc["columns"] == [{"no_cross_timeline_support": False},
-                                              {"no_cross_timeline_support": True}]
+    assert status == 0 and [{k: v for k, v in c.items() if k != "exercised"} for c in doc["columns"]] == [
+        {"no_cross_timeline_support": False}, {"no_cross_timeline_support": True}]
     # classic games: nobody supports across timelines, so the rule changes nothing
     assert all(not m["versus_own"][1]["real"] and m["versus_own"][1]["mean"] == 0 for m in doc["measures"])
+
+
+@pytest.mark.slow
+def test_random_bots_exercise_open_convoys(cli):
+    """Random bots draw from what either value allows, so they give open convoys; the study counts
+    those whose result the value changed, and does not warn that it was never exercised."""
+    status, out, err = cli("explore", "--bot-games", "2", "--seed", "1", "--years", "2", "--all-values", "open_convoys",
+                           "--json")
+    doc = json.loads(out)
+    exercised = doc["columns"][1]["exercised"]
+    assert status == 0 and 1 <= exercised["given"] and 0 <= exercised["succeeded"] <= exercised["given"]
+    assert not any("never exercised" in w for w in doc["warnings"]) and "warning: only 2 games" in err
