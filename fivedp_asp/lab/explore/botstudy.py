@@ -51,8 +51,8 @@ def exercise(own: str, other: str) -> tuple[int, int]:
     under two values, while the games stand at the same position — the same orders given with the
     same results at every step before — and how many of them succeeded in ``other``. After the first
     step where the games part, a result also follows the position, not the value alone."""
-    def steps(text: str) -> list[dict]:
-        return (yaml.safe_load(text) or {}).get("history") or []
+    def steps(text: str) -> list[dict]:  # a game file read with the C loader where there is one: they grow long
+        return (yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}).get("history") or []
 
     given = succeeded = 0
     for x, y in zip(steps(own), steps(other)):
@@ -97,10 +97,6 @@ class Measure:
     power: str | None
     values: tuple[Interval, ...]
     versus_own: tuple[Difference | None, ...]
-
-    @property
-    def share(self) -> bool:
-        return self.key == "winner"
 
 
 @dataclass

@@ -241,9 +241,10 @@ def test_a_classic_study_draws_only_orders_on_the_board_of_the_game():
                                            ("sustain", 12), ("victory", 30)])
 def test_a_multiverse_study_sees_every_seed_option(option, games, capsys):
     """Drawn from what any compared value allows, random multiverse games show the effect of each of
-    the seed's options, also those that allow more orders than the default (docs/explore.md has the
-    counts over 100 games: the victory condition changes about one game in ten, those in which a
-    power is eliminated, so it is given more games)."""
+    the seed's options, also those that allow more orders than the default, in play and not only in
+    the added orders' own results (docs/explore.md has the counts over 10 games; the victory
+    condition changes about one game in ten, those in which a power is eliminated, so it is given
+    more games)."""
     status = main(["explore", "--random-games", str(games), "--seed", "7", "--multiverse", "--all-values", option])
     out = capsys.readouterr().out
     changed = [int(n) for n in re.findall(r": changes play in (\d+) games?", out)]
