@@ -169,8 +169,9 @@ class BotStudy:
         for i, column in enumerate(self.columns):
             if i != self.own and not self.given[i]:
                 out.append(f"{column_label(self.names, column)} was never exercised: in these {len(self.played)} "
-                           "games the bots gave no order whose result it changes at the same position; a "
-                           "difference in play can only come from what it changes without orders")
+                           "games the bots gave no order whose result it changes at the same position; what it "
+                           "allows or forbids in orders was not tried, and any change of play comes from what "
+                           "it changes without them (a phase, a winner)")
         n = len(self.complete)
         if n < FEW:
             out.append(f"only {n} game{'' if n == 1 else 's'} played to their end under every value: below {FEW} "

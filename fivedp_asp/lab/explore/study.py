@@ -262,7 +262,8 @@ class Study:
             if i != self.own and not self.given[i]:
                 out.append(f"{column_label(self.names, column)} was never exercised: in these "
                            f"{len(self.first)} games no order was given whose result it changes at the same "
-                           "position; what it allows or forbids was not tried")
+                           "position; what it allows or forbids in orders was not tried, and any change of "
+                           "play comes from what it changes without them (a phase, a winner)")
         return out
 
 
