@@ -23,11 +23,12 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from ..errors import quoted
+from ..errors import InputError, quoted
 from ..solver.driver import RuleText
 
 PROGRAMS = ("movement", "retreat", "adjustment", "victory", "sustain")
 RULES = "rules"  # the key of a scenario's or game file's ``options:`` that holds rules of your own
+PRESET = "preset"  # the key of a scenario's ``options:`` that names a preset (``PRESETS``)
 
 
 @dataclass(frozen=True)
@@ -102,8 +103,45 @@ _OPTIONS: tuple[Option, ...] = (
         "adjacency", "which timelines are adjacent to each other", "5dplomacy architecture notes, Game options (adjacency); docs/playing.md §5",
         (Value("family", "a timeline, its parent, its children and its siblings forked from the same board",
                "adjacency_family.lp"),
-         Value("any", "every timeline is adjacent to every other", "adjacency_any.lp")),
+         Value("any", "every timeline is adjacent to every other", "adjacency_any.lp"),
+         Value("distance", "timelines whose numbers (the order they were made in) differ by at most one, "
+                           "whatever their family (Oliveriver's 5D Diplomacy)", "adjacency_distance.lp")),
         "family",
+    ),
+    Option(
+        "diagonals", "whether a board is adjacent to another timeline's board one turn away",
+        "the seeds (rules, Multiversal time travel: turns within one season and adjacent timelines); "
+        "false: Oliveriver's 5D Diplomacy; docs/rules.md §6.8.5",
+        (Value(True, "it is: a step may change timeline and turn at once (the seeds)"),
+         Value(False, "it is not: another timeline's board only at the same turn, the own timeline's one turn "
+                      "away, never both at once (Oliveriver's 5D Diplomacy)", "diagonals_false.lp")),
+        True,
+    ),
+    Option(
+        "strict_adjacency", "whether a move or support to another board may change province",
+        "Oliveriver's 5D Diplomacy, its game option hasStrictAdjacencies; docs/rules.md §6.8.4",
+        (Value(False, "it may: into a neighbour on another board, or the same province (the seeds)"),
+         Value(True, "it may not: a move to another board arrives in the province it left, a support into "
+                     "another board is into the supporter's own province", "strict_adjacency.lp")),
+        False,
+    ),
+    Option(
+        "support_results", "the result reported for a support order", "docs/rules.md §3.3; follow: "
+        "Oliveriver's 5D Diplomacy, docs/rules.md §6.8.6",
+        (Value("given", "succeeds when the support is given (not cut, matching), whatever the supported order does"),
+         Value("follow", "succeeds when given and the order it supports succeeds (a support to hold: the unit is "
+                         "not dislodged); positions are the same (Oliveriver's 5D Diplomacy)",
+               "support_results_follow.lp")),
+        "given",
+    ),
+    Option(
+        "winner", "who wins when several powers pass the victory threshold in the same step",
+        "docs/rules.md §6.7; most_centres: Oliveriver's 5D Diplomacy",
+        (Value("none", "nobody, until one alone passes it (victory unique; under the other victory options only "
+                       "one can)"),
+         Value("most_centres", "the one with the most centres as the victory option counts them; a tie for the "
+                               "most: nobody (Oliveriver's 5D Diplomacy)", "winner_most_centres.lp")),
+        "none", programs=("victory",),
     ),
     Option(
         "implicit_main_timeline", "an ordered unit written without a timeline is on the root timeline a",
@@ -358,6 +396,22 @@ _OPTIONS: tuple[Option, ...] = (
     ),
 )
 
+
+@dataclass(frozen=True)
+class Preset:
+    """A named bundle of option values: the rules as one implementation plays them. The values
+    written beside a preset (in a scenario's ``options:``, or by ``--option``) override its own."""
+
+    name: str
+    meaning: str
+    values: tuple[tuple[str, str | bool], ...]
+
+    def __post_init__(self) -> None:
+        for option, value in self.values:
+            if option not in _BUILTIN or not any(same_value(v.value, value) for v in _BUILTIN[option].values):
+                raise ValueError(f"preset {self.name}: {option}={value!r} is no value of the registry")
+
+
 _BUILTIN: Mapping[str, Option] = MappingProxyType({o.name: o for o in _OPTIONS})
 REGISTRY = _BUILTIN  # the built-in options; ``registry(rules)`` adds rules of your own
 
@@ -428,3 +482,21 @@ def _written(value: Any) -> str:
 def same_value(a: Any, b: Any) -> bool:
     """Whether two option values are the same value (``True`` is not ``1``, nor ``"true"``)."""
     return isinstance(a, bool) == isinstance(b, bool) and a == b
+
+
+PRESETS: Mapping[str, Preset] = MappingProxyType({p.name: p for p in (
+    Preset("seeds", "the seeds' rules, and where they are silent this engine's choices (docs/rules.md)", ()),
+    # strict_adjacency is a game option there too (hasStrictAdjacencies), off unless a game asks for it
+    Preset("oliveriver", "the readings of Oliveriver's 5D Diplomacy, the web game whose client fivedp serve "
+                         "--oliveriver serves (docs/rules.md §6.9)",
+           (("adjacency", "distance"), ("diagonals", False), ("support_results", "follow"),
+            ("winner", "most_centres"))),
+)})
+
+
+def preset(name: object) -> Preset:
+    """The preset of this name (InputError naming the known ones when there is none)."""
+    if not isinstance(name, str) or name not in PRESETS:
+        shown = _written(name) if not isinstance(name, str) else quoted(name)
+        raise InputError(f"unknown preset {shown} (known: {', '.join(PRESETS)})")
+    return PRESETS[name]

@@ -28,7 +28,7 @@ from ..bots.view import DEFAULT_BUDGET
 from ...errors import UsageError
 from ...model.settings import Settings
 from ...report.jsonout import document
-from .exploration import Asked, Value, column_label, columns_for
+from .exploration import Asked, Value, column_label, column_settings, columns_for
 from .stats import Interval, Resampler
 
 BATCH = 4
@@ -37,7 +37,7 @@ BATCH = 4
 
 def column_options(base: Settings, names: Sequence[str], column: Sequence[Value]) -> Settings:
     """The games' own settings with a column's values set."""
-    return base.with_values(dict(zip(names, column)))
+    return column_settings(base, names, column)
 
 
 def bot_study_batch(numbers: Sequence[int], seed: int, years: int, seats: Seats, columns: Sequence[Settings],
