@@ -103,7 +103,7 @@ class Cause:
         if k == "unused":
             return "not on the route the army took"
         if k == "supported_failed":
-            return f"given, but the order of {units} it supports fails"
+            return f"given, but the supported order of {units} fails"
         if k == "strength":
             return f"attack {self.strength} against {self.against}"
         if k == "duplicate":
