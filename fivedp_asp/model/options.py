@@ -494,9 +494,16 @@ PRESETS: Mapping[str, Preset] = MappingProxyType({p.name: p for p in (
 )})
 
 
+def preset_problem(name: object) -> str | None:
+    """Why ``name`` names no preset, or None when it names one."""
+    if isinstance(name, str) and name in PRESETS:
+        return None
+    return f"unknown preset {_written(name)} (known: {', '.join(PRESETS)})"
+
+
 def preset(name: object) -> Preset:
     """The preset of this name (InputError naming the known ones when there is none)."""
-    if not isinstance(name, str) or name not in PRESETS:
-        shown = _written(name) if not isinstance(name, str) else quoted(name)
-        raise InputError(f"unknown preset {shown} (known: {', '.join(PRESETS)})")
+    reason = preset_problem(name)
+    if reason:
+        raise InputError(reason)
     return PRESETS[name]
