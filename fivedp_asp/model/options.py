@@ -135,6 +135,15 @@ _OPTIONS: tuple[Option, ...] = (
         "given",
     ),
     Option(
+        "cut_supports_fork", "whether a past board fought again forks when only a support's result there changes",
+        "docs/rules.md §6.5; true: Oliveriver's 5D Diplomacy, docs/rules.md §6.8.7",
+        (Value(False, "it does not: a support now cut (or now given) changes nothing by itself (the seeds' "
+                      "examples of forks)"),
+         Value(True, "it does: the board forks whenever a support given there in its record is cut now, or the "
+                     "reverse, as its results differ (Oliveriver's 5D Diplomacy)", "cut_supports_fork.lp")),
+        False,
+    ),
+    Option(
         "winner", "who wins when several powers pass the victory threshold in the same step",
         "docs/rules.md §6.7; most_centres: Oliveriver's 5D Diplomacy",
         (Value("none", "nobody, until one alone passes it (victory unique; under the other victory options only "
@@ -490,7 +499,7 @@ PRESETS: Mapping[str, Preset] = MappingProxyType({p.name: p for p in (
     Preset("oliveriver", "the readings of Oliveriver's 5D Diplomacy, the web game whose client fivedp serve "
                          "--oliveriver serves (docs/rules.md §6.9)",
            (("adjacency", "distance"), ("diagonals", False), ("support_results", "follow"),
-            ("winner", "most_centres"))),
+            ("cut_supports_fork", True), ("winner", "most_centres"))),
 )})
 
 

@@ -25,7 +25,7 @@ from fivedp_asp.solver.predicates import render
 
 CASES = Path(__file__).resolve().parent.parent.parent / "cases" / "options"
 READINGS = {"strict_adjacency": True, "diagonals": False, "adjacency": "distance", "support_results": "follow",
-            "winner": "most_centres"}
+            "cut_supports_fork": True, "winner": "most_centres"}
 
 
 def test_every_reading_is_a_registered_value_with_its_file_and_scenarios():
@@ -88,8 +88,8 @@ def test_the_option_files_add_almost_nothing_without_orders_across_boards():
     orders = scenario.steps[0].orders
     off = _ground_size(scenario.start, orders)
     adjacency = _ground_size(dataclasses.replace(scenario.start, options=Settings.of(
-        {"strict_adjacency": True, "diagonals": False, "adjacency": "distance"})), orders)
-    # only the fact lines_by_number: no rule of the three files fires without across_boards
+        {"strict_adjacency": True, "diagonals": False, "adjacency": "distance", "cut_supports_fork": True})), orders)
+    # only the fact lines_by_number: no rule of the four files fires without across_boards or a past board
     assert adjacency[0] - off[0] <= 1 and adjacency[1] - off[1] <= 1, (off, adjacency)
     follow = _ground_size(dataclasses.replace(scenario.start, options=Settings.of({"support_results": "follow"})),
                           orders)

@@ -428,7 +428,8 @@ def _made(client, **body) -> int:
 
 def test_their_games_play_the_preset_oliveriver_unless_told_otherwise(their, db_url):
     assert _their_game(their, _made(their)).mv.options.plain() == {
-        "adjacency": "distance", "diagonals": False, "support_results": "follow", "winner": "most_centres"}
+        "adjacency": "distance", "diagonals": False, "support_results": "follow", "cut_supports_fork": True,
+        "winner": "most_centres"}
     # the request's options override the preset, and may name another preset
     seeds = _made(their, options={"preset": "seeds", "winner": "most_centres"})
     assert _their_game(their, seeds).mv.options.plain() == {"winner": "most_centres"}
