@@ -499,7 +499,7 @@ PRESETS: Mapping[str, Preset] = MappingProxyType({p.name: p for p in (
     Preset("oliveriver", "the readings of Oliveriver's 5D Diplomacy, the web game whose client fivedp serve "
                          "--oliveriver serves (docs/rules.md §6.9)",
            (("adjacency", "distance"), ("diagonals", False), ("support_results", "follow"),
-            ("cut_supports_fork", True), ("winner", "most_centres"))),
+            ("cut_supports_fork", True), ("victory", "unique"), ("winner", "most_centres"))),
 )})
 
 

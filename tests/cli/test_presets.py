@@ -25,7 +25,7 @@ def test_options_lists_the_presets(cli):
     presets = {p["name"]: p["values"] for p in json.loads(out)["presets"]}
     assert presets == {"seeds": {}, "oliveriver": {"adjacency": "distance", "diagonals": False,
                                                    "support_results": "follow", "cut_supports_fork": True,
-                                                   "winner": "most_centres"}}
+                                                   "victory": "unique", "winner": "most_centres"}}
 
 
 def _support_results(out: str) -> dict[str, str]:
@@ -107,7 +107,7 @@ def test_game_new_with_a_preset(cli, tmp_path):
     assert cli("game", "new", game, "--preset", "oliveriver", "--option", "diagonals=true")[0] == 0
     options = yaml.safe_load(game.read_text())["options"]
     assert options == {"adjacency": "distance", "diagonals": True, "support_results": "follow",
-                       "cut_supports_fork": True, "winner": "most_centres"}
+                       "cut_supports_fork": True, "victory": "unique", "winner": "most_centres"}
     # from a scenario: the scenario's options over the preset
     other = tmp_path / "h.yaml"
     assert cli("game", "new", other, "--from", CASES / "winner" / "02-none.yaml", "--preset", "oliveriver")[0] == 0
@@ -123,4 +123,4 @@ def test_selfplay_with_a_preset(cli):
                          "--option", "winner=none", "--json")
     assert status == 0
     assert json.loads(out)["options"] == {"adjacency": "distance", "diagonals": False, "support_results": "follow",
-                                          "cut_supports_fork": True, "winner": "none"}
+                                          "cut_supports_fork": True, "victory": "unique", "winner": "none"}

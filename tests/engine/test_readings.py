@@ -39,8 +39,9 @@ def test_the_presets_seeds_and_oliveriver():
     assert preset("seeds").values == ()
     assert Settings(preset("seeds").values) == Settings()
     oliveriver = dict(preset("oliveriver").values)
-    # every reading but strict adjacency, which their games choose one by one (hasStrictAdjacencies)
-    assert oliveriver == {k: v for k, v in READINGS.items() if k != "strict_adjacency"}
+    # every reading but strict adjacency, which their games choose one by one (hasStrictAdjacencies),
+    # and their victory: 18 centres counted once by name across the heads
+    assert oliveriver == {**{k: v for k, v in READINGS.items() if k != "strict_adjacency"}, "victory": "unique"}
     assert set(PRESETS) == {"seeds", "oliveriver"}
 
 

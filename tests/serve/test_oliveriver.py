@@ -429,7 +429,7 @@ def _made(client, **body) -> int:
 def test_their_games_play_the_preset_oliveriver_unless_told_otherwise(their, db_url):
     assert _their_game(their, _made(their)).mv.options.plain() == {
         "adjacency": "distance", "diagonals": False, "support_results": "follow", "cut_supports_fork": True,
-        "winner": "most_centres"}
+        "victory": "unique", "winner": "most_centres"}
     # the request's options override the preset, and may name another preset
     seeds = _made(their, options={"preset": "seeds", "winner": "most_centres"})
     assert _their_game(their, seeds).mv.options.plain() == {"winner": "most_centres"}
@@ -453,7 +453,8 @@ def test_their_games_play_the_preset_oliveriver_unless_told_otherwise(their, db_
 def test_a_game_won_takes_no_more_orders(their):
     start = {"turn": 0, "units": {"France": ["A Burgundy", "A Bohemia"], "Germany": ["A Munich"]},
              "centers": {"France": ["Paris", "Marseilles"]}}
-    t, _ = new_game(their, player="France", start=start)
+    # elimination, not the preset's victory by centres: the game is won as soon as Germany is out
+    t, _ = new_game(their, player="France", start=start, options={"victory": "elimination"})
     t.orders(["France"], move("France", loc(*S1, "Bur"), loc(*S1, "Mun")),
              support("France", loc(*S1, "Boh"), loc(*S1, "Bur"), loc(*S1, "Mun")))
     t.orders(["Germany"])
