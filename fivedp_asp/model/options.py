@@ -109,6 +109,46 @@ _OPTIONS: tuple[Option, ...] = (
         "family",
     ),
     Option(
+        "implicit_main_timeline", "an ordered unit written without a timeline is on the root timeline a",
+        "5dplomacy architecture notes, Game options (implicitMainTimeline); docs/playing.md §4",
+        (Value(True, "the missing timeline is a"),
+         Value(False, "every ordered unit must name its timeline")),
+        True, programs=(),
+    ),
+    Option(
+        "victory", "how the game is won", "5dplomacy architecture notes, Game options (victoryCondition); docs/playing.md §12",
+        (Value("elimination", "a power without units and centres on some head is out everywhere; the last one wins",
+               "victory_elimination.lp"),
+         Value("majority", "more than half of all supply centres summed over all heads", "victory_majority.lp"),
+         Value("unique", "more than half of the map's supply centres, each counted once by name",
+               "victory_unique.lp")),
+        "elimination", programs=("victory",),
+    ),
+    Option(
+        "open_convoys", "a fleet may convoy with no subject (F North Sea C) and carry any army's move",
+        "5dplomacy architecture notes, Game options, and rules, Open convoys; docs/rules.md §6.8",
+        (Value(False, "open convoy orders are invalid"),
+         Value(True, "open convoys join any army's route, of any power, in any direction", "open_convoys.lp")),
+        False,
+    ),
+    Option(
+        "jump_assists", "units may assist a move that jumps more than one turn or timeline",
+        "5dplomacy architecture notes, Game options, and rules, Jump assist; docs/rules.md §6.8",
+        (Value(False, "a move to a board that is not adjacent and jump assist orders are invalid"),
+         Value(True, "a move of jump length k needs k given assists (A Berlin J A Munich - b-Kiel@2)",
+               "jump_assists.lp")),
+        False,
+    ),
+    Option(
+        "sustain", "a sustain phase once per game year: time centres vote, unsustained timelines dissolve",
+        "5dplomacy rules, Sustaining timelines and time centers; docs/rules.md §6.8",
+        (Value(False, "no sustain phase; sustain orders are invalid"),
+         # the phase itself is asp/sustain.lp; in movement, dissolved timelines are out of reach
+         Value(True, "the sustain phase after each Fall movement (and its retreats) with two or more timelines",
+               "sustain_true.lp")),
+        False,
+    ),
+    Option(
         "diagonals", "whether a board is adjacent to another timeline's board one turn away",
         "the seeds (rules, Multiversal time travel: turns within one season and adjacent timelines); "
         "false: Oliveriver's 5D Diplomacy; docs/rules.md §6.8.5",
@@ -151,46 +191,6 @@ _OPTIONS: tuple[Option, ...] = (
          Value("most_centres", "the one with the most centres as the victory option counts them; a tie for the "
                                "most: nobody (Oliveriver's 5D Diplomacy)", "winner_most_centres.lp")),
         "none", programs=("victory",),
-    ),
-    Option(
-        "implicit_main_timeline", "an ordered unit written without a timeline is on the root timeline a",
-        "5dplomacy architecture notes, Game options (implicitMainTimeline); docs/playing.md §4",
-        (Value(True, "the missing timeline is a"),
-         Value(False, "every ordered unit must name its timeline")),
-        True, programs=(),
-    ),
-    Option(
-        "victory", "how the game is won", "5dplomacy architecture notes, Game options (victoryCondition); docs/playing.md §12",
-        (Value("elimination", "a power without units and centres on some head is out everywhere; the last one wins",
-               "victory_elimination.lp"),
-         Value("majority", "more than half of all supply centres summed over all heads", "victory_majority.lp"),
-         Value("unique", "more than half of the map's supply centres, each counted once by name",
-               "victory_unique.lp")),
-        "elimination", programs=("victory",),
-    ),
-    Option(
-        "open_convoys", "a fleet may convoy with no subject (F North Sea C) and carry any army's move",
-        "5dplomacy architecture notes, Game options, and rules, Open convoys; docs/rules.md §6.8",
-        (Value(False, "open convoy orders are invalid"),
-         Value(True, "open convoys join any army's route, of any power, in any direction", "open_convoys.lp")),
-        False,
-    ),
-    Option(
-        "jump_assists", "units may assist a move that jumps more than one turn or timeline",
-        "5dplomacy architecture notes, Game options, and rules, Jump assist; docs/rules.md §6.8",
-        (Value(False, "a move to a board that is not adjacent and jump assist orders are invalid"),
-         Value(True, "a move of jump length k needs k given assists (A Berlin J A Munich - b-Kiel@2)",
-               "jump_assists.lp")),
-        False,
-    ),
-    Option(
-        "sustain", "a sustain phase once per game year: time centres vote, unsustained timelines dissolve",
-        "5dplomacy rules, Sustaining timelines and time centers; docs/rules.md §6.8",
-        (Value(False, "no sustain phase; sustain orders are invalid"),
-         # the phase itself is asp/sustain.lp; in movement, dissolved timelines are out of reach
-         Value(True, "the sustain phase after each Fall movement (and its retreats) with two or more timelines",
-               "sustain_true.lp")),
-        False,
     ),
     # DATC v3.1 chapter 4: one option per issue whose readings change an adjudication (docs/rules.md §8)
     Option(
