@@ -26,8 +26,7 @@ from ..report.jsonout import (board_document, game_document, game_step_document,
 from ..model.map import load_map
 from ..model.multiverse import SUSTAIN, opening, season_name
 from ..model.notation import timeline_name
-from ..model.options import show as show_value
-from ..model.options import preset
+from ..model.options import preset, show as show_value
 from ..model.settings import Settings, parse_setting
 from ..engine.userrules import with_preset
 from .options import add_preset_argument

@@ -537,8 +537,7 @@ def validated(raw: Mapping[Any, Any], base: str | Path | None = None) -> Setting
     if RULES in raw:
         rules = rules_from_mapping(raw[RULES], base)
     settings = Settings((), rules)
-    values: dict[str, Any] = dict(preset(str(raw[PRESET]) if isinstance(raw[PRESET], str) else raw[PRESET]).values) \
-        if PRESET in raw else {}
+    values: dict[str, Any] = dict(preset(raw[PRESET]).values) if PRESET in raw else {}
     for key, value in raw.items():
         if str(key) in (RULES, PRESET):
             continue
