@@ -124,3 +124,10 @@ def test_selfplay_with_a_preset(cli):
     assert status == 0
     assert json.loads(out)["options"] == {"adjacency": "distance", "diagonals": False, "support_results": "follow",
                                           "cut_supports_fork": True, "victory": "unique", "winner": "none"}
+
+
+def test_serve_refuses_an_unknown_preset_before_it_starts(cli, tmp_path):
+    pytest.importorskip("uvicorn", reason="the serve extra is not installed")
+    status, out, err = cli("serve", "--oliveriver", "--preset", "nope", "--db", f"sqlite:///{tmp_path}/games.db")
+    assert status == 2 and "unknown preset 'nope' (known: seeds, oliveriver)" in out + err
+    assert not (tmp_path / "games.db").exists()  # refused before the database was opened
