@@ -131,3 +131,18 @@ def test_serve_refuses_an_unknown_preset_before_it_starts(cli, tmp_path):
     status, out, err = cli("serve", "--oliveriver", "--preset", "nope", "--db", f"sqlite:///{tmp_path}/games.db")
     assert status == 2 and "unknown preset 'nope' (known: seeds, oliveriver)" in out + err
     assert not (tmp_path / "games.db").exists()  # refused before the database was opened
+
+
+def test_explore_two_presets_on_a_game_made_with_one(cli, tmp_path):
+    """A game made with --preset oliveriver records its values: that preset is its own column, and the
+    seeds column drops them (but keeps an option given beside the preset)."""
+    game = tmp_path / "g.yaml"
+    assert cli("game", "new", game, "--from", GIVEN, "--preset", "oliveriver")[0] == 0
+    scenario = yaml.safe_load(GIVEN.read_text())
+    for power, lines in scenario["steps"][0]["orders"].items():
+        assert cli("game", "orders", game, *(f"{power}: {line}" for line in lines))[0] == 0
+    assert cli("game", "adjudicate", game)[0] == 0
+    status, out, _ = cli("explore", "--preset", "seeds,oliveriver", game)
+    assert status == 0
+    assert "oliveriver (own): fails (given, but the supported order of A Ber fails)" in out
+    assert "seeds: succeeds" in out

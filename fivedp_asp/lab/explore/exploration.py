@@ -35,7 +35,7 @@ from ...inputs import read_text
 from ..check.workers import in_batches
 from ...model.multiverse import Board, board_name, unit_text
 from ...model.notation import timeline_name
-from ...model.options import PRESET, UserRule, preset as preset_named, show
+from ...model.options import PRESET, PRESETS, UserRule, preset as preset_named, same_value, show
 from ...model.settings import Settings, parse_setting, problem
 from ...engine.userrules import with_preset
 from ...engine.step import StepReport
@@ -94,8 +94,7 @@ def columns_for(settings: Settings, asked: Asked) -> tuple[tuple[tuple[Value, ..
     own value of an option comes first when it was not asked for, so it is always compared with."""
     if not isinstance(settings, Settings):
         raise TypeError(f"columns_for: settings must be a Settings, not {type(settings).__name__}")
-    # under the preset seeds a scenario's settings are its own (every other option at its default)
-    own = tuple("seeds" if name == PRESET else settings.chosen(name) for name in asked)
+    own = tuple(own_preset(settings) if name == PRESET else settings.chosen(name) for name in asked)
     lists = []
     for name, mine in zip(asked, own):
         values = list(asked[name])
@@ -106,12 +105,30 @@ def columns_for(settings: Settings, asked: Asked) -> tuple[tuple[tuple[Value, ..
     return columns, next(i for i, c in enumerate(columns) if all(_same(a, b) for a, b in zip(c, own)))
 
 
+def own_preset(settings: Settings) -> str:
+    """The preset a scenario's or game's settings play: the one whose values they all give (as a game
+    made with ``--preset oliveriver`` records them, or ``preset: oliveriver`` in a scenario), the one
+    with the most values when several do, else ``seeds`` (which gives none)."""
+    best, size = "seeds", 0
+    for p in PRESETS.values():
+        if len(p.values) > size and all(same_value(settings.given(n), v) for n, v in p.values):
+            best, size = p.name, len(p.values)
+    return best
+
+
 def column_settings(settings: Settings, names: Sequence[str], column: Sequence[Value]) -> Settings:
-    """``settings`` with a column's values set: a ``preset`` of the column goes under the values
-    ``settings`` gives (they override it, as beside ``preset:``), the options of the column over both."""
+    """``settings`` with a column's values set. A ``preset`` of the column takes the place of the
+    settings' own preset (``own_preset``): its values go under the values the settings give beyond
+    their own preset's (which override it, as beside ``preset:``); the options of the column go over
+    both."""
     values = dict(zip(names, column))
     chosen = values.pop(PRESET, None)
-    return with_preset(settings, None if chosen is None else str(chosen)).with_values(values)
+    if chosen is not None:
+        own = PRESETS[own_preset(settings)].values
+        beyond = tuple((n, v) for n, v in settings.plain().items() if not any(
+            n == m and same_value(v, w) for m, w in own))
+        settings = with_preset(Settings(beyond, settings.rules), str(chosen))
+    return settings.with_values(values)
 
 
 def _same(a: Value, b: Value) -> bool:
