@@ -516,6 +516,8 @@ def with_preset(settings: Settings, name: str | None) -> Settings:
 def scenario_with_preset(scenario: Any, name: str | None) -> Any:
     """A scenario played over the preset ``name`` (``--preset``): the options it writes, its own
     ``preset:`` expanded among them, override the preset's."""
+    if not isinstance(getattr(scenario, "options", None), Settings):
+        raise TypeError(f"scenario_with_preset: give a scenario, not {type(scenario).__name__}")
     if name is None:
         return scenario
     settings = with_preset(scenario.options, name)

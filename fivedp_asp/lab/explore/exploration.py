@@ -109,6 +109,8 @@ def own_preset(settings: Settings) -> str:
     """The preset a scenario's or game's settings play: the one whose values they all give (as a game
     made with ``--preset oliveriver`` records them, or ``preset: oliveriver`` in a scenario), the one
     with the most values when several do, else ``seeds`` (which gives none)."""
+    if not isinstance(settings, Settings):
+        raise TypeError(f"own_preset: settings must be a Settings, not {type(settings).__name__}")
     best, size = "seeds", 0
     for p in PRESETS.values():
         if len(p.values) > size and all(same_value(settings.given(n), v) for n, v in p.values):
@@ -121,6 +123,8 @@ def column_settings(settings: Settings, names: Sequence[str], column: Sequence[V
     settings' own preset (``own_preset``): its values go under the values the settings give beyond
     their own preset's (which override it, as beside ``preset:``); the options of the column go over
     both."""
+    if not isinstance(settings, Settings) or len(names) != len(column):
+        raise TypeError("column_settings: give a Settings and as many option names as values")
     values = dict(zip(names, column))
     chosen = values.pop(PRESET, None)
     if chosen is not None:
