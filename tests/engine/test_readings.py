@@ -126,3 +126,30 @@ def test_support_results_follow_changes_no_position():
                                                                         for r in given.reports]
     results = [{o.text: o.result for o in r.outcomes} for r in (follow.reports[0], given.reports[0])]
     assert results[0] != results[1]
+
+
+def _after(path: Path, options: dict, steps: int):
+    """The multiverse after the first ``steps`` steps of a scenario, played under ``options``."""
+    scenario = read_scenario(path)
+    settings = Settings.of(options)
+    played = dataclasses.replace(scenario, options=settings, start=dataclasses.replace(scenario.start, options=settings),
+                                 steps=tuple(dataclasses.replace(s, expect={}) for s in scenario.steps[:steps]))
+    return check_scenario(played).reports[-1].after
+
+
+def test_legal_orders_follow_the_readings():
+    """The listing of legal orders (engine/possible.py) asks the same program: under strict_adjacency it
+    lists no move to another board that changes province, under diagonals: false no diagonal move."""
+    from fivedp_asp.engine.possible import legal_orders
+
+    def listed(mv, unit: str, to: str) -> set[str]:
+        return {o.order for o in legal_orders(mv, unit=unit, kind="move", to=to)}
+
+    sa = CASES / "strict_adjacency" / "02-move-changes-province-default.yaml"
+    loose, strict = (listed(_after(sa, options, 1), "A Munich", "a0") for options in ({}, {"strict_adjacency": True}))
+    assert {"A a-Mun@1 - a-Tyr@0", "A a-Mun@1 - a-Mun@0"} <= loose
+    assert strict == {"A a-Mun@1 - a-Mun@0"}
+    dg = CASES / "diagonals" / "02-diagonal-step-default.yaml"
+    diagonal, straight = (listed(_after(dg, options, 3), "A a-Berlin@2", "b1")
+                          for options in ({}, {"diagonals": False}))
+    assert "A a-Ber@2 - b-Pru@1" in diagonal and not straight
