@@ -19,11 +19,12 @@ from typing import Sequence
 
 from ..files.scenarios import find_scenarios, read_scenario, check_scenario
 from ..errors import REPORT_HINT, AdjudicationError, EncodingError, InputError, crash_message, cut_text, shown_path
+from ..model.options import preset
 from ..solver.driver import (DEFAULT_MEMORY_LIMIT, DEFAULT_TIME_LIMIT, check_memory_limit, check_time_limit,
                              memory_limit, time_limit)
 from .bench import add_bench_parser
 from .explore import add_explore_parser
-from .options import add_options_parser
+from .options import add_options_parser, add_preset_argument
 from .selfplay import add_selfplay_parser
 from .serve import add_serve_parser
 from .game import add_game_parser
@@ -36,10 +37,12 @@ from ..report.text import step_lines
 
 
 def cmd_adjudicate(args: argparse.Namespace) -> int:
-    from ..engine.userrules import scenario_with_rules, parse_specs
+    from ..engine.userrules import scenario_with_preset, scenario_with_rules, parse_specs
 
     rules = parse_specs(args.rule)
-    run = check_scenario(scenario_with_rules(read_scenario(args.file), rules))
+    if args.preset is not None:
+        preset(args.preset)  # an unknown name is refused before the file is read
+    run = check_scenario(scenario_with_preset(scenario_with_rules(read_scenario(args.file), rules), args.preset))
     if args.json:
         print(json.dumps(scenario_document(run), indent=2))
         return 0
@@ -66,7 +69,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     from ..engine.userrules import parse_specs
 
     rules = parse_specs(args.rule)
-    for c in check_paths([str(p) for p in find_scenarios(args.paths)], args.jobs, rules=rules, scheduler=args.scheduler):
+    for c in check_paths([str(p) for p in find_scenarios(args.paths)], args.jobs, rules=rules, scheduler=args.scheduler,
+                         preset=args.preset):
         entry: dict = {"path": c.path, "id": c.id, "passed": c.passed, "problems": list(c.problems), "error": None}
         scenarios.append(entry)
         if c.error == "encoding":
@@ -197,6 +201,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file")
     p.add_argument("--json", action="store_true", help="print the same as JSON")
     p.add_argument("--rule", action="append", default=[], metavar="NAME=FILE", help="a rule of your own: NAME=FILE.lp (a new option) or NAME=VALUE:FILE.lp (a new value), in effect (repeatable; docs/rules-of-your-own.md)")
+    add_preset_argument(p)
     p.set_defaults(func=cmd_adjudicate)
     p = sub.add_parser("check", help="run scenario files (or folders of them) and check their expectations")
     p.add_argument("paths", nargs="+")
@@ -208,6 +213,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="run the batches on a Dask cluster: its scheduler's address (tcp://host:8786), or local "
                         "for a local cluster of -j worker processes (the 'dist' extra)")
     p.add_argument("--rule", action="append", default=[], metavar="NAME=FILE", help="a rule of your own: NAME=FILE.lp (a new option) or NAME=VALUE:FILE.lp (a new value), in effect (repeatable; docs/rules-of-your-own.md)")
+    add_preset_argument(p)
     p.set_defaults(func=cmd_check)
     add_game_parser(sub)
     add_render_parser(sub)

@@ -14,6 +14,7 @@ from ..model.settings import Settings
 from ..files.scenarios import find_scenarios
 from ..inputs import check_output_folder, output_target, write_output
 from ..report.jsonout import document
+from .options import add_preset_argument
 
 if TYPE_CHECKING:
     from ..lab.explore.exploration import Asked
@@ -28,7 +29,7 @@ def cmd_explore(args: argparse.Namespace) -> int:
                                        explore_paths, load_scenario, registering, summarise, summary_lines)
 
     rules = parse_specs(args.rule or [])
-    asked = asked_values(args.option or [], args.all_values or [], rules)
+    asked = asked_values(args.option or [], args.all_values or [], rules, args.preset)
     if args.jobs < 1:
         raise InputError("--jobs must be at least 1")
     if args.bot and args.bot_games is None:
@@ -185,6 +186,8 @@ def add_explore_parser(sub: argparse._SubParsersAction) -> None:
                    help="a rule of your own to sweep: NAME=FILE.lp (a new option, compared off and on) or "
                         "NAME=VALUE:FILE.lp (a new value); compared with the scenario's own setting when no "
                         "--option asks otherwise (repeatable; docs/rules-of-your-own.md)")
+    add_preset_argument(p, "presets to compare, P1,P2 (seeds,oliveriver): each is one column, the scenario's "
+                           "own options over it (fivedp options lists them)")
     p.add_argument("--json", action="store_true", help="print the same as JSON")
     p.add_argument("-j", "--jobs", type=int, default=1,
                    help="worker processes (default 1); with --scheduler local, the local Dask cluster's workers")

@@ -27,8 +27,10 @@ from ..report.jsonout import (board_document, game_document, game_step_document,
 from ..model.map import load_map
 from ..model.multiverse import SUSTAIN, opening, season_name
 from ..model.notation import timeline_name
-from ..model.options import show as show_value
+from ..model.options import preset, show as show_value
 from ..model.settings import Settings, parse_setting
+from ..engine.userrules import with_preset
+from .options import add_preset_argument
 from ..engine.step import next_phase
 
 
@@ -40,13 +42,20 @@ def cmd_new(args: argparse.Namespace) -> int:
     path = Path(args.file)
     if path.exists() and not args.force:  # said before any work; said again under the lock
         raise InputError(f"{path}: a game file is already there (use --force to replace it)")
+    if args.preset is not None:
+        preset(args.preset)  # an unknown name is refused before any file is read
     if args.from_scenario:
         scenario = read_scenario(args.from_scenario)
         mv = scenario.start
         if args.option:
             raise InputError("--option cannot be combined with --from (the scenario sets its options)")
+        if args.preset is not None:
+            from dataclasses import replace
+
+            # the scenario's own options override the preset, as beside a preset: in its options
+            mv = replace(mv, options=with_preset(mv.options, args.preset))
     else:
-        mv = opening(load_map("standard"), _options(args.option))
+        mv = opening(load_map("standard"), with_preset(_options(args.option), args.preset))
     if args.rule:
         from dataclasses import replace
 
@@ -607,6 +616,9 @@ def add_game_parser(sub) -> None:
                    help="a rule of your own: NAME=FILE.lp or NAME=VALUE:FILE.lp, in effect; the game file records "
                         "its text (repeatable; docs/rules-of-your-own.md)")
     p.add_argument("--force", action="store_true", help="replace an existing game file")
+    add_preset_argument(p, "a preset, a named bundle of option values (seeds, oliveriver; fivedp options lists "
+                           "them), recorded in the game file as the values it sets; --option values, or with "
+                           "--from the scenario's options, override it")
     p.set_defaults(func=cmd_new)
     p = gsub.add_parser("orders", help="submit orders for the next phase (a later order for a unit replaces its earlier one)")
     p.add_argument("file")

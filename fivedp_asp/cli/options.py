@@ -9,7 +9,7 @@ import sys
 from ..model.settings import Settings
 from ..errors import InputError
 from ..report.jsonout import document
-from ..report.optiondocs import as_data, markdown, text
+from ..report.optiondocs import as_data, markdown, presets_data, text
 
 
 def cmd_options(args: argparse.Namespace) -> int:
@@ -22,7 +22,7 @@ def cmd_options(args: argparse.Namespace) -> int:
         raise InputError("--markdown prints docs/options.md, the built-in options only: leave out --rule")
     mine = Settings().with_rules(parse_specs(args.rule), in_effect=False)
     if args.json:
-        json.dump(document("options", options=as_data(mine)), sys.stdout, indent=2)
+        json.dump(document("options", options=as_data(mine), presets=presets_data()), sys.stdout, indent=2)
         print()
     elif args.markdown:
         sys.stdout.write(markdown())
@@ -39,3 +39,12 @@ def add_options_parser(sub: argparse._SubParsersAction) -> None:
                    help="also list a rule of your own: NAME=FILE.lp (a new option) or NAME=VALUE:FILE.lp (a new "
                         "value; repeatable; docs/rules-of-your-own.md)")
     p.set_defaults(func=cmd_options)
+
+
+PRESET_HELP = ("a preset, a named bundle of option values (seeds, oliveriver; fivedp options lists them); the options "
+               "written in a scenario or given with --option override it")
+
+
+def add_preset_argument(p: argparse.ArgumentParser, what: str = PRESET_HELP) -> None:
+    """``--preset NAME`` on a command that plays or reads rules (checked when the command runs)."""
+    p.add_argument("--preset", metavar="NAME", default=None, help=what)

@@ -11,6 +11,7 @@ from typing import TextIO
 
 from ..errors import InputError
 from ..model.settings import Settings
+from .options import add_preset_argument
 
 
 class ProgressBar:
@@ -39,12 +40,12 @@ class ProgressBar:
             self.stream.flush()
 
 
-def game_options(settings: list[str], rule_specs: list[str]) -> Settings:
+def game_options(settings: list[str], rule_specs: list[str], preset: str | None = None) -> Settings:
     """The settings of the games: ``--rule`` files in effect, then ``--option NAME=VALUE`` settings
-    (which may name the rules' options)."""
-    from ..engine.userrules import from_arguments
+    (which may name the rules' options), over the ``--preset`` when one is named."""
+    from ..engine.userrules import from_arguments, with_preset
 
-    return from_arguments(settings or [], rule_specs or [])
+    return with_preset(from_arguments(settings or [], rule_specs or []), preset)
 
 
 def out_name(seed: int, number: int) -> str:
@@ -69,7 +70,7 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
         raise InputError("--budget must be at least 0")
     game_map = load_map("standard")
     seats = parse_seats(args.bot or [], game_map)
-    options = game_options(args.option, args.rule)
+    options = game_options(args.option, args.rule, args.preset)
     out = None
     if args.out:
         out = check_output_folder(args.out, [out_name(args.seed, n) for n in range(1, args.games + 1)],
@@ -140,4 +141,5 @@ def add_selfplay_parser(sub: argparse._SubParsersAction) -> None:
                    help="worker processes (default 1); with --scheduler local, the local Dask cluster's workers")
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="play the batches of games on a Dask cluster: its scheduler's address, or local")
+    add_preset_argument(p)
     p.set_defaults(func=cmd_selfplay)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..solver.driver import check_memory_limit, check_time_limit
+from .options import add_preset_argument
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -22,6 +23,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise InputError(f"--port {args.port}: give a port from 1 to 65535")
     if (args.client is not None or args.cors) and not args.oliveriver:
         raise InputError("--client and --cors serve the community's client: give --oliveriver too")
+    if args.preset is not None:
+        from ..model.options import preset
+
+        preset(args.preset)  # an unknown name is refused before the server starts
     db = Database(args.db)
     client = None
     if args.client is not None:
@@ -38,7 +43,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     app = make_app(db, oliveriver=args.oliveriver, client=client, cors=tuple(args.cors),
                    time_limit=check_time_limit(args.time_limit), memory_limit=check_memory_limit(args.memory_limit),
-                   solvers=args.solvers, games_per_minute=args.games_per_minute)
+                   solvers=args.solvers, games_per_minute=args.games_per_minute, preset=args.preset)
     shown = f"[{args.host}]" if ":" in args.host else args.host
     print(f"fivedp serve: games in the {db.describe()}; open http://{shown}:{args.port}/ "
           "(Ctrl-C stops it)", flush=True)
@@ -87,6 +92,9 @@ def add_serve_parser(sub) -> None:
     p.add_argument("--idle-timeout", type=float, default=IDLE_TIMEOUT, metavar="S",
                    help=f"seconds a connection may stay idle, or take to send a request's head, before it is closed "
                         f"(default {IDLE_TIMEOUT:g})")
+    add_preset_argument(p, "the preset new games play under the options they give (seeds, oliveriver; fivedp "
+                           "options lists them); default: seeds, and oliveriver for games made through their "
+                           "client's routes (--oliveriver)")
     p.set_defaults(func=cmd_serve)
 
 

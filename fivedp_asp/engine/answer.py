@@ -22,7 +22,7 @@ Place3 = tuple[int, int, str]  # (timeline, turn, province)
 CAUSE_KINDS = (
     "beaten_head_to_head", "bounced", "own_unit", "convoy_disrupted", "no_route", "paradox", "dislodged",
     "cut", "not_matching", "unused", "strength", "duplicate", "no_builds_left", "no_disbands_left",
-    "civil_disorder", "too_few_assists", "open_convoy_unused", "sustains_other", "overridden",
+    "civil_disorder", "too_few_assists", "open_convoy_unused", "sustains_other", "overridden", "supported_failed",
 )
 
 
@@ -102,6 +102,8 @@ class Cause:
             return f"not matching: {units} {did.get(self.detail or '', 'does something else')}"
         if k == "unused":
             return "not on the route the army took"
+        if k == "supported_failed":
+            return f"given, but the supported order of {units} fails"
         if k == "strength":
             return f"attack {self.strength} against {self.against}"
         if k == "duplicate":

@@ -48,7 +48,7 @@ from clingo import ast
 
 from ..errors import InputError, MemoryLimitError, RuleError, TimeLimitError
 from ..inputs import read_text
-from ..model.options import REGISTRY, RULES, Option, UserRule, registry
+from ..model.options import PRESET, REGISTRY, RULES, Option, UserRule, preset, registry
 from ..model.settings import Settings, parse_setting, problem
 from ..solver.driver import DECISIONS, asp_dir, refusals_alone, time_limit_in_effect
 
@@ -370,9 +370,9 @@ def _hook_hint(c: Contract) -> str:
 
 def _target(option: str, value: str | bool, source: str, known: Mapping[str, Any]) -> None:
     """Refuses an option name or value that cannot take a rule of your own."""
-    if option == RULES or not _NAME.match(option):
+    if option in (RULES, PRESET) or not _NAME.match(option):
         raise RuleError(f"rule {option[:_QUOTE]!r}: an option name is lower case letters, digits and _, "
-                        f"starting with a letter, and not {RULES!r}")
+                        f"starting with a letter, and not {RULES!r} or {PRESET!r}")
     opt = REGISTRY.get(option)
     if opt is None:
         if value is not True:
@@ -501,8 +501,34 @@ def scenario_with_rules(scenario: Any, rules: tuple[UserRule, ...]) -> Any:
     return replace(scenario, options=settings, start=replace(scenario.start, options=settings))
 
 
+def with_preset(settings: Settings, name: str | None) -> Settings:
+    """``settings`` over the preset ``name`` (``--preset``): the preset's values, overridden by the
+    values ``settings`` gives; ``settings`` itself when ``name`` is None."""
+    if not isinstance(settings, Settings):
+        raise TypeError(f"with_preset: settings must be a Settings, not {type(settings).__name__}")
+    if name is None:
+        return settings
+    values = dict(preset(name).values)
+    values.update(settings.plain())
+    return Settings(tuple(values.items()), settings.rules)
+
+
+def scenario_with_preset(scenario: Any, name: str | None) -> Any:
+    """A scenario played over the preset ``name`` (``--preset``): the options it writes, its own
+    ``preset:`` expanded among them, override the preset's."""
+    if not isinstance(getattr(scenario, "options", None), Settings):
+        raise TypeError(f"scenario_with_preset: give a scenario, not {type(scenario).__name__}")
+    if name is None:
+        return scenario
+    settings = with_preset(scenario.options, name)
+    return replace(scenario, options=settings, start=replace(scenario.start, options=settings))
+
+
 def validated(raw: Mapping[Any, Any], base: str | Path | None = None) -> Settings:
     """The settings of an ``options:`` mapping, checked (raises InputError naming the first bad value).
+
+    Its ``preset`` entry, if any, names a preset (options.py's ``PRESETS``): its values come first,
+    and the values written beside it override them.
 
     Its ``rules`` entry, if any, names rules of your own (``NAME: FILE``, ``NAME: VALUE:FILE``, or a
     mapping with ``value`` and ``file`` or ``text``; files relative to ``base``): each is read and
@@ -513,9 +539,9 @@ def validated(raw: Mapping[Any, Any], base: str | Path | None = None) -> Setting
     if RULES in raw:
         rules = rules_from_mapping(raw[RULES], base)
     settings = Settings((), rules)
-    values: dict[str, Any] = {}
+    values: dict[str, Any] = dict(preset(raw[PRESET]).values) if PRESET in raw else {}
     for key, value in raw.items():
-        if str(key) == RULES:
+        if str(key) in (RULES, PRESET):
             continue
         value = str(value) if isinstance(value, str) else value  # plain str, not a line-numbered one
         reason = problem(str(key), value, settings)

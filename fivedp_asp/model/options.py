@@ -23,11 +23,12 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from ..errors import quoted
+from ..errors import InputError, quoted
 from ..solver.driver import RuleText
 
 PROGRAMS = ("movement", "retreat", "adjustment", "victory", "sustain")
 RULES = "rules"  # the key of a scenario's or game file's ``options:`` that holds rules of your own
+PRESET = "preset"  # the key of a scenario's ``options:`` that names a preset (``PRESETS``)
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,9 @@ _OPTIONS: tuple[Option, ...] = (
         "adjacency", "which timelines are adjacent to each other", "5dplomacy architecture notes, Game options (adjacency); docs/playing.md §5",
         (Value("family", "a timeline, its parent, its children and its siblings forked from the same board",
                "adjacency_family.lp"),
-         Value("any", "every timeline is adjacent to every other", "adjacency_any.lp")),
+         Value("any", "every timeline is adjacent to every other", "adjacency_any.lp"),
+         Value("distance", "timelines whose numbers (the order they were made in) differ by at most one, "
+                           "whatever their family (Oliveriver's 5D Diplomacy)", "adjacency_distance.lp")),
         "family",
     ),
     Option(
@@ -144,6 +147,50 @@ _OPTIONS: tuple[Option, ...] = (
          Value(True, "the sustain phase after each Fall movement (and its retreats) with two or more timelines",
                "sustain_true.lp")),
         False,
+    ),
+    Option(
+        "diagonals", "whether a board is adjacent to another timeline's board one turn away",
+        "the seeds (rules, Multiversal time travel: turns within one season and adjacent timelines); "
+        "false: Oliveriver's 5D Diplomacy; docs/rules.md §6.8.5",
+        (Value(True, "it is: a step may change timeline and turn at once (the seeds)"),
+         Value(False, "it is not: another timeline's board only at the same turn, the own timeline's one turn "
+                      "away, never both at once (Oliveriver's 5D Diplomacy)", "diagonals_false.lp")),
+        True,
+    ),
+    Option(
+        "strict_adjacency", "whether a move or support to another board may change province",
+        "Oliveriver's 5D Diplomacy, its game option hasStrictAdjacencies; docs/rules.md §6.8.4",
+        (Value(False, "it may: into a neighbour on another board, or the same province (the seeds)"),
+         Value(True, "it may not: a move to another board arrives in the province it left, a support into "
+                     "another board is into the supporter's own province", "strict_adjacency.lp")),
+        False,
+    ),
+    Option(
+        "support_results", "the result reported for a support order", "docs/rules.md §3.3; follow: "
+        "Oliveriver's 5D Diplomacy, docs/rules.md §6.8.6",
+        (Value("given", "succeeds when the support is given (not cut, matching), whatever the supported order does"),
+         Value("follow", "succeeds when given and the order it supports succeeds (a support to hold: the unit is "
+                         "not dislodged); positions are the same (Oliveriver's 5D Diplomacy)",
+               "support_results_follow.lp")),
+        "given",
+    ),
+    Option(
+        "cut_supports_fork", "whether a past board fought again forks when only a support's result there changes",
+        "docs/rules.md §6.5; true: Oliveriver's 5D Diplomacy, docs/rules.md §6.8.7",
+        (Value(False, "it does not: a support now cut (or now given) changes nothing by itself (the seeds' "
+                      "examples of forks)"),
+         Value(True, "it does: the board forks whenever a support given there in its record is cut now, or the "
+                     "reverse, as its results differ (Oliveriver's 5D Diplomacy)", "cut_supports_fork.lp")),
+        False,
+    ),
+    Option(
+        "winner", "who wins when several powers pass the victory threshold in the same step",
+        "docs/rules.md §6.7; most_centres: Oliveriver's 5D Diplomacy",
+        (Value("none", "nobody, until one alone passes it (victory unique; under the other victory options only "
+                       "one can)"),
+         Value("most_centres", "the one with the most centres as the victory option counts them; a tie for the "
+                               "most: nobody (Oliveriver's 5D Diplomacy)", "winner_most_centres.lp")),
+        "none", programs=("victory",),
     ),
     # DATC v3.1 chapter 4: one option per issue whose readings change an adjudication (docs/rules.md §8)
     Option(
@@ -358,6 +405,22 @@ _OPTIONS: tuple[Option, ...] = (
     ),
 )
 
+
+@dataclass(frozen=True)
+class Preset:
+    """A named bundle of option values: the rules as one implementation plays them. The values
+    written beside a preset (in a scenario's ``options:``, or by ``--option``) override its own."""
+
+    name: str
+    meaning: str
+    values: tuple[tuple[str, str | bool], ...]
+
+    def __post_init__(self) -> None:
+        for option, value in self.values:
+            if option not in _BUILTIN or not any(same_value(v.value, value) for v in _BUILTIN[option].values):
+                raise ValueError(f"preset {self.name}: {option}={value!r} is no value of the registry")
+
+
 _BUILTIN: Mapping[str, Option] = MappingProxyType({o.name: o for o in _OPTIONS})
 REGISTRY = _BUILTIN  # the built-in options; ``registry(rules)`` adds rules of your own
 
@@ -428,3 +491,28 @@ def _written(value: Any) -> str:
 def same_value(a: Any, b: Any) -> bool:
     """Whether two option values are the same value (``True`` is not ``1``, nor ``"true"``)."""
     return isinstance(a, bool) == isinstance(b, bool) and a == b
+
+
+PRESETS: Mapping[str, Preset] = MappingProxyType({p.name: p for p in (
+    Preset("seeds", "the seeds' rules, and where they are silent this engine's choices (docs/rules.md)", ()),
+    # strict_adjacency is a game option there too (hasStrictAdjacencies), off unless a game asks for it
+    Preset("oliveriver", "the readings of Oliveriver's 5D Diplomacy, the web game whose client fivedp serve "
+                         "--oliveriver serves (docs/rules.md §6.9)",
+           (("adjacency", "distance"), ("diagonals", False), ("support_results", "follow"),
+            ("cut_supports_fork", True), ("victory", "unique"), ("winner", "most_centres"))),
+)})
+
+
+def preset_problem(name: object) -> str | None:
+    """Why ``name`` names no preset, or None when it names one."""
+    if isinstance(name, str) and name in PRESETS:
+        return None
+    return f"unknown preset {_written(name)} (known: {', '.join(PRESETS)})"
+
+
+def preset(name: object) -> Preset:
+    """The preset of this name (InputError naming the known ones when there is none)."""
+    reason = preset_problem(name)
+    if reason:
+        raise InputError(reason)
+    return PRESETS[name]

@@ -21,8 +21,8 @@ from typing import Any, Iterable, Mapping
 
 from ..errors import InputError, RuleError, quoted
 from ..solver.driver import RuleText
-from .options import (PROGRAMS, REGISTRY, RULES, Option, UserRule, problem_in, registry as _registry, same_value,
-                      unknown)
+from .options import (PRESET, PROGRAMS, REGISTRY, RULES, Option, UserRule, preset_problem, problem_in,
+                      registry as _registry, same_value, unknown)
 
 SettingValue = str | bool
 
@@ -204,7 +204,10 @@ def parse_setting(text: str, settings: Settings | None = None) -> tuple[str, Set
 
 
 def problem(name: str, value: Any, settings: Settings | None = None) -> str | None:
-    """Why ``name: value`` is not a valid setting beside ``settings``' rules of your own, or None."""
+    """Why ``name: value`` is not a valid setting beside ``settings``' rules of your own, or None
+    (``preset: NAME`` among them: a preset's name, options.py's ``PRESETS``)."""
+    if name == PRESET:
+        return preset_problem(value)
     return problem_in(_need(settings, "problem").registry, name, value)
 
 

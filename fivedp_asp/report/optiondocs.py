@@ -12,7 +12,7 @@ from __future__ import annotations
 import textwrap
 from typing import Mapping
 
-from ..model.options import REGISTRY, Option, Value, show
+from ..model.options import PRESETS, REGISTRY, Option, Value, show
 from ..model.settings import Settings
 
 
@@ -37,8 +37,28 @@ def as_data(settings: Settings | None = None) -> list[dict]:
     } for opt in _known(settings).values()]
 
 
+def presets_data() -> list[dict]:
+    """The presets as JSON data: each one's name, meaning and the values it sets (the others at their
+    defaults)."""
+    return [{"name": p.name, "meaning": p.meaning, "values": dict(p.values)} for p in PRESETS.values()]
+
+
+def _preset_values(values: tuple) -> str:
+    return ", ".join(f"{name}: {show(value)}" for name, value in values) or "every option at its default"
+
+
+def presets_text(width: int = 100) -> str:
+    """The presets as text lines: name, meaning, the values each sets."""
+    lines = ["presets (--preset NAME, or preset: NAME in a scenario's options; values given beside it win):"]
+    for p in PRESETS.values():
+        lines.append(f"  {p.name}: {p.meaning}")
+        lines += ["      " + line for line in textwrap.wrap(_preset_values(p.values), max(30, width - 6))]
+    return "\n".join(lines)
+
+
 def text(width: int = 100, settings: Settings | None = None) -> str:
-    """The registry (extended by the rules of your own ``settings`` carry) as text lines."""
+    """The registry (extended by the rules of your own ``settings`` carry) as text lines, then the
+    presets."""
     lines = []
     for opt in _known(settings).values():
         if lines:
@@ -52,7 +72,7 @@ def text(width: int = 100, settings: Settings | None = None) -> str:
             body = textwrap.wrap(v.meaning, max(30, width - len(indent))) or [""]
             lines.append(f"    {label.ljust(pad)}  {body[0]}")
             lines += [indent + more for more in body[1:]]
-    return "\n".join(lines)
+    return "\n".join(lines) + "\n\n" + presets_text(width)
 
 
 def _known(settings: Settings | None) -> Mapping[str, Option]:
@@ -92,6 +112,13 @@ def markdown() -> str:
         values = ", ".join(f"**`{show(v.value)}`**" if _is_default(opt, v.value) else f"`{show(v.value)}`"
                            for v in opt.values)
         out.append(f"| [`{opt.name}`](#{opt.name}) | {values} | {_cell(opt.meaning)} | {_cell(opt.source)} |")
+    out += ["", "A **preset** is a named bundle of values, the rules as one implementation plays them: "
+                "`--preset NAME` (`adjudicate`, `check`, `explore`, `game new`, `selfplay`, `serve`) or "
+                "`preset: NAME` in a scenario's `options:`; values written beside it override it "
+                "(docs/rules.md §6.9).", "",
+            "| preset | meaning | values |", "|---|---|---|"]
+    for p in PRESETS.values():
+        out.append(f"| `{p.name}` | {_cell(p.meaning)} | {_cell(_preset_values(p.values))} |")
     for opt in REGISTRY.values():
         out += ["", f"## {opt.name}", "",
                 f"{opt.meaning[:1].upper()}{opt.meaning[1:]}. Source: {opt.source}. Acts in: {_programs(opt)}.", "",

@@ -215,13 +215,15 @@ def _answer(handler: Callable[[Request], Awaitable[Any]]) -> Callable[[Request],
 def make_app(db: Database | str, *, deadline_check: float | None = DEADLINE_CHECK_SECONDS, oliveriver: bool = False,
              client: str | Path | None = None, cors: tuple[str, ...] = (), time_limit: float = SERVE_TIME_LIMIT,
              memory_limit: int = SERVE_MEMORY_LIMIT, solvers: int = SOLVERS,
-             games_per_minute: int = GAMES_PER_MINUTE) -> Starlette:
+             games_per_minute: int = GAMES_PER_MINUTE, preset: str | None = None) -> Starlette:
     """The server's application on this database (a URL or a ``Database``). ``deadline_check``:
     seconds between looks at the deadlines (None: never, for tests that drive them). ``oliveriver``:
     the routes of the community's client too (``serve.oliveriver``), with its built files served at
     ``/client/`` from ``client`` and CORS allowed to the origins of ``cors``. ``time_limit`` (seconds)
     and ``memory_limit`` (MiB) bound each solver program; ``solvers`` the solving done at once;
-    ``games_per_minute`` the games one address may make in a minute (0: no bound)."""
+    ``games_per_minute`` the games one address may make in a minute (0: no bound). ``preset``: the rules
+    new games play under the options they give (``--preset``; through their client's routes
+    ``oliveriver`` when None)."""
     if (client is not None or cors) and not oliveriver:
         raise UsageError("make_app: client and cors are for the routes of oliveriver=True")
     games = Games(db if isinstance(db, Database) else Database(db), time_limit=time_limit, memory_limit=memory_limit)
@@ -244,6 +246,8 @@ def make_app(db: Database | str, *, deadline_check: float | None = DEADLINE_CHEC
             options = _field(data, "options", dict, "the rule options as an object", {})
             start = _field(data, "start", dict, "a start position as a scenario writes it")
             rules = _field(data, "rules", dict, "rules of your own as an object NAME: {text: ...}")
+            if preset is not None and "preset" not in options:
+                options = {"preset": preset, **options}
             game = await pool.run(None, lambda: game_from_start(options, start, rules))
         gid, token = await run_in_threadpool(games.create, game, deadline=deadline)
         return {"id": gid, "host_token": token, "play": f"/play/{gid}#token={token}", "join": f"/play/{gid}"}
@@ -390,7 +394,7 @@ def make_app(db: Database | str, *, deadline_check: float | None = DEADLINE_CHEC
         from .oliveriver import routes as their_routes
 
         routes += their_routes(games, _body, client=None if client is None else Path(client), cors=tuple(cors),
-                               solve=pool.run, made=makers.check)
+                               solve=pool.run, made=makers.check, preset=preset)
 
     @asynccontextmanager
     async def lifespan(app: Starlette):

@@ -42,6 +42,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import BaseRoute, Mount, Route
 
 from ..errors import InputError, UsageError
+from ..model.options import PRESET, preset as preset_named
 from ..game.state import Game
 from ..game.table import Sealed
 from ..model.multiverse import ADJUSTMENT, MOVEMENT, Multiverse, Unit
@@ -69,24 +70,10 @@ SCHEMA = (
 )
 FIRST_NUMBER, NUMBERS = 1_000_000, 9_000_000
 
-# hasStrictAdjacencies: a rule of this engine's own (docs/rules-of-your-own.md), recorded in the game
-STRICT_RULE = "strict_adjacencies"
-STRICT_TEXT = """\
-% Strict adjacencies (fivedp serve --oliveriver, their hasStrictAdjacencies): an order that reaches
-% into another board must reach the province its unit stands in. A move to another board arrives in
-% the province it left; a support into another board is into the supporter's own province.
-%
-% Input:  order(I,U,Pw), ordered_move(I,D,C,V), ordered_support_hold(I,S), ordered_support_move(I,S,D,C)
-%         (places are p(Board,Province))
-% Output: bad(I,R)   order I is illegal for reason R
-
-bad(I,"strict adjacencies: a move to another board must arrive in the province it left") :-
-    order(I,p(B,P),Pw), ordered_move(I,p(B2,Q),C,V), B != B2, P != Q.
-bad(I,"strict adjacencies: a support into another board must be into the supporter's own province") :-
-    order(I,p(B,P),Pw), ordered_support_move(I,S,p(B2,Q),C), B != B2, P != Q.
-bad(I,"strict adjacencies: a support into another board must be into the supporter's own province") :-
-    order(I,p(B,P),Pw), ordered_support_hold(I,p(B2,Q)), B != B2, P != Q.
-"""
+# hasStrictAdjacencies: the option strict_adjacency (docs/rules.md §6.8.4); their games play the preset
+# oliveriver unless the host names another (fivedp serve --preset) or the request's options do
+STRICT_OPTION = "strict_adjacency"
+DEFAULT_PRESET = "oliveriver"
 # options their client cannot play: it has no order to vote with
 REFUSED_OPTIONS = {"sustain": "their client has no sustain orders to vote with"}
 CREATE_KEYS = ("isSandbox", "player", "hasStrictAdjacencies", "options", "rules", "start")
@@ -129,10 +116,12 @@ def _units_of(text: str) -> tuple[Unit, ...]:
 class OpenTables:
     """The open tables on the server's database, as the routes of their client reach them."""
 
-    def __init__(self, games: Games):
+    def __init__(self, games: Games, preset: str = DEFAULT_PRESET):
         if not isinstance(games, Games):
             raise UsageError(f"OpenTables needs the server's Games, not {type(games).__name__}")
+        preset_named(preset)  # an unknown name is refused when the server starts
         self.games = games
+        self.preset = preset
         with games.db.transaction(write=True) as tx:
             for statement in SCHEMA:
                 tx.run(statement)
@@ -180,8 +169,9 @@ class OpenTables:
 
     def create(self, data: Mapping[str, Any]) -> dict:
         """``POST /game``: a new open table on the standard opening (or the ``start`` given), with this
-        engine's rule ``options`` and ``rules`` of your own; ``hasStrictAdjacencies`` adds the rule
-        ``strict_adjacencies``. Returns their ``Game``: the number, the flag, the power chosen (at
+        engine's rule ``options`` over the server's preset (``oliveriver`` unless the host named another,
+        or the options name their own ``preset``) and ``rules`` of your own; ``hasStrictAdjacencies``
+        sets the option ``strict_adjacency``. Returns their ``Game``: the number, the flag, the power chosen (at
         random when none is named; none in a sandbox)."""
         unknown = sorted(k for k in data if k not in CREATE_KEYS)
         if unknown:
@@ -199,11 +189,9 @@ class OpenTables:
         for name, why in REFUSED_OPTIONS.items():
             if options.get(name) not in (None, False):
                 raise ServeError(f"options: {name} cannot be played through this client ({why})")
-        if strict:
-            if STRICT_RULE in rules:
-                raise ServeError(f"rules: {STRICT_RULE} is the rule hasStrictAdjacencies adds: give it another name")
-            rules = {**rules, STRICT_RULE: {"file": f"{STRICT_RULE}.lp (fivedp serve --oliveriver)",
-                                            "text": STRICT_TEXT}}
+        if STRICT_OPTION in options:
+            raise ServeError(f"options: {STRICT_OPTION} is what hasStrictAdjacencies sets: give the flag instead")
+        options = {PRESET: self.preset, **options, **({STRICT_OPTION: True} if strict else {})}
         game = game_from_start(options, start, rules)
         root = game.mv.boards[min(game.mv.boards)]
         if root.phase != MOVEMENT:
@@ -382,14 +370,15 @@ def check_client(folder: Path) -> Path:
 
 def routes(games: Games, body: Callable[[Request], Awaitable[dict]], *, client: Path | None = None,
            cors: Sequence[str] = (), solve: Callable[[str | None, Callable[[], Any]], Awaitable[Any]] | None = None,
-           made: Callable[[Request], None] | None = None) -> list[BaseRoute]:
+           made: Callable[[Request], None] | None = None, preset: str | None = None) -> list[BaseRoute]:
     """The six routes of their client (and OPTIONS for CORS), and their built client at ``/client/``.
     ``body`` reads a request's JSON object through the server's guards (``app``'s); ``solve(key,
     work)`` does work that may solve where the server does it (``app.Solvers.run``; by default a
-    worker thread); ``made(request)`` counts a game made by the request's address, or refuses it."""
+    worker thread); ``made(request)`` counts a game made by the request's address, or refuses it.
+    The games made through them play ``preset`` (by default ``oliveriver``) under the options they give."""
     if not callable(body):
         raise UsageError("routes: give the function that reads a request's JSON body")
-    tables = OpenTables(games)
+    tables = OpenTables(games, preset or DEFAULT_PRESET)
     cors = tuple(cors)
 
     async def in_thread(key: str | None, work: Callable[[], Any]) -> Any:

@@ -134,8 +134,9 @@ def test_rules_join_the_registry_only_through_the_options_that_carry_them():
     carried = Settings().with_rules(rules, in_effect=False)
     known = carried.registry
     assert [v.value for v in known["no_cross_timeline_support"].values] == [False, True]
-    assert [v.value for v in known["adjacency"].values] == ["family", "any", "parent_child"]
-    assert "no_cross_timeline_support" not in registry() and len(registry()["adjacency"].values) == 2
+    builtin = [v.value for v in registry()["adjacency"].values]
+    assert [v.value for v in known["adjacency"].values] == builtin + ["parent_child"]
+    assert "no_cross_timeline_support" not in registry() and "parent_child" not in builtin
     # loaded only when chosen: the file's text itself, named by its digest
     assert not any(is_rule_text(f) for f in carried.files("movement"))
     on = Settings().with_rules(rules, in_effect=True)
@@ -271,7 +272,7 @@ def test_explore_sweeps_a_new_value_like_a_built_in_one():
     row = next(r for s in ex.steps for r in s.rows if r.order == "A c-Ukraine - b-Galicia@2")
     assert row.cells[0][0] == "succeeds" and row.cells[1][0] == "invalid"  # b and c are siblings, not parent and child
     # --all-values knows the new value too
-    assert asked_values([], ["adjacency"], rules) == {"adjacency": ("family", "any", "parent_child")}
+    assert asked_values([], ["adjacency"], rules) == {"adjacency": ("family", "any", "distance", "parent_child")}
 
 
 @pytest.mark.slow

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from fivedp_asp.model.map import load_map
-from fivedp_asp.serve.oliveriver import STRICT_RULE, check_client
+from fivedp_asp.serve.oliveriver import check_client
 from fivedp_asp.serve.oliveriver_world import (OrderRefused, board_key, location_of, major_board, region_id,
                                                winter_board)
 
@@ -385,12 +385,14 @@ def test_convoys_supports_to_hold_and_coasts_both_ways(their):
 
 
 @pytest.mark.slow
-def test_strict_adjacencies_is_a_rule_of_this_engine(their):
+def test_strict_adjacencies_is_the_option_strict_adjacency(their):
     everyone = sorted(NATIONS)
     verdicts = {}
+    numbers = []
     for strict in (True, False):
         r = their.post("/game", json={"isSandbox": True, "player": None, "hasStrictAdjacencies": strict})
         t = Their(their, r.json()["id"])
+        numbers.append(r.json()["id"])
         t.orders(everyone, move("France", loc(*S1, "Par"), loc(*S1, "Bur")))
         # from Fall 1901 into Spring 1901: to a neighbouring province, and to the province left
         t.orders(everyone, move("France", loc(*F1, "Bur"), loc(*S1, "Pic")),
@@ -399,17 +401,60 @@ def test_strict_adjacencies_is_a_rule_of_this_engine(their):
                             if o["location"]["phase"] == "Fall"}
     assert verdicts[True]["Bur"] == "Invalid" and verdicts[False]["Bur"] == "Success"
     assert verdicts[True]["Mar"] == verdicts[False]["Mar"] != "Invalid"
-    gid = their.app.state.games.db
-    with gid.transaction(write=False) as tx:
-        rows = tx.rows("SELECT g.game FROM fivedp_games g JOIN fivedp_oliveriver_games o ON o.game_id = g.id "
-                       "WHERE o.strict = 1")
-    assert rows and all(STRICT_RULE in text for (text,) in rows)  # recorded with the game, text and all
+    assert [_their_game(their, n).mv.options.chosen("strict_adjacency") for n in numbers] == [True, False]
+
+
+def _game_text(client, gid: str):
+    """The game of this id as the server's database holds it."""
+    from fivedp_asp.files.games import game_from_bytes
+
+    with client.app.state.games.db.transaction(write=False) as tx:
+        (text,), = tx.rows("SELECT game FROM fivedp_games WHERE id = ?", (gid,))
+    return game_from_bytes(text if isinstance(text, bytes) else str(text).encode(), "the game")[0]
+
+
+def _their_game(client, number: int):
+    """The game of the open table with this number."""
+    with client.app.state.games.db.transaction(write=False) as tx:
+        (gid,), = tx.rows("SELECT game_id FROM fivedp_oliveriver_games WHERE number = ?", (number,))
+    return _game_text(client, str(gid))
+
+
+def _made(client, **body) -> int:
+    r = client.post("/game", json={"isSandbox": True, "player": None, **body})
+    assert r.status_code == 200, r.text
+    return r.json()["id"]
+
+
+def test_their_games_play_the_preset_oliveriver_unless_told_otherwise(their, db_url):
+    assert _their_game(their, _made(their)).mv.options.plain() == {
+        "adjacency": "distance", "diagonals": False, "support_results": "follow", "cut_supports_fork": True,
+        "victory": "unique", "winner": "most_centres"}
+    # the request's options override the preset, and may name another preset
+    seeds = _made(their, options={"preset": "seeds", "winner": "most_centres"})
+    assert _their_game(their, seeds).mv.options.plain() == {"winner": "most_centres"}
+    r = their.post("/game", json={"isSandbox": True, "player": None, "options": {"strict_adjacency": True}})
+    assert r.status_code == 400 and "hasStrictAdjacencies" in r.text
+    r = their.post("/game", json={"isSandbox": True, "player": None, "options": {"preset": "nope"}})
+    assert r.status_code == 400 and "unknown preset 'nope'" in r.text
+    # the host's preset (fivedp serve --oliveriver --preset seeds), for their routes and the native API
+    with TestClient(make_app(db_url, deadline_check=None, oliveriver=True, preset="seeds")) as host:
+        assert _their_game(host, _made(host)).mv.options.plain() == {}
+        gid = host.post("/api/games", json={"options": {"diagonals": False}}).json()["id"]
+        assert _game_text(host, gid).mv.options.plain() == {"diagonals": False}
+    with TestClient(make_app(db_url, deadline_check=None, preset="oliveriver")) as host:
+        gid = host.post("/api/games", json={"options": {"diagonals": True}}).json()["id"]
+        options = _game_text(host, gid).mv.options
+        assert options.chosen("diagonals") is True and options.chosen("adjacency") == "distance"
+    with pytest.raises(Exception, match="unknown preset"):
+        make_app(db_url, deadline_check=None, oliveriver=True, preset="nope")
 
 
 def test_a_game_won_takes_no_more_orders(their):
     start = {"turn": 0, "units": {"France": ["A Burgundy", "A Bohemia"], "Germany": ["A Munich"]},
              "centers": {"France": ["Paris", "Marseilles"]}}
-    t, _ = new_game(their, player="France", start=start)
+    # elimination, not the preset's victory by centres: the game is won as soon as Germany is out
+    t, _ = new_game(their, player="France", start=start, options={"victory": "elimination"})
     t.orders(["France"], move("France", loc(*S1, "Bur"), loc(*S1, "Mun")),
              support("France", loc(*S1, "Boh"), loc(*S1, "Bur"), loc(*S1, "Mun")))
     t.orders(["Germany"])

@@ -14,7 +14,8 @@ from typing import Iterator, Sequence
 from ...files.scenarios import Scenario, ScenarioRun, read_scenario, check_scenarios
 from ...errors import AdjudicationError, EncodingError, InputError
 from ...model.options import UserRule
-from ...engine.userrules import scenario_with_rules
+from ...engine.userrules import scenario_with_preset, scenario_with_rules
+from ...model.options import preset as preset_named
 from .workers import in_batches
 
 BATCH = 64  # files run in lockstep at a time: enough to share the fixed cost, few enough to report early
@@ -47,13 +48,14 @@ def _outcome(path: str, run: ScenarioRun | Exception) -> Checked:
     return Checked(path, error="engine", message=crash_message(run).splitlines()[0])
 
 
-def check_batch(paths: Sequence[str], rules: tuple[UserRule, ...] = ()) -> list[Checked]:
+def check_batch(paths: Sequence[str], rules: tuple[UserRule, ...] = (), preset: str | None = None) -> list[Checked]:
     """Loads and runs these files together; every file gets its outcome, whatever the others do.
-    ``rules`` (rules of your own, ``--rule``) are in effect in every file."""
+    ``rules`` (rules of your own, ``--rule``) are in effect in every file, each over the ``preset``
+    (``--preset``) when one is named."""
     loaded: list[Scenario | Exception] = []
     for path in paths:
         try:
-            loaded.append(scenario_with_rules(read_scenario(path), rules))
+            loaded.append(scenario_with_preset(scenario_with_rules(read_scenario(path), rules), preset))
         except Exception as exc:  # noqa: BLE001 - reported as this file's outcome
             loaded.append(exc)
     scenarios = [c for c in loaded if isinstance(c, Scenario)]
@@ -62,8 +64,12 @@ def check_batch(paths: Sequence[str], rules: tuple[UserRule, ...] = ()) -> list[
 
 
 def check_paths(paths: Sequence[str], jobs: int = 1, batch: int = BATCH,
-                rules: tuple[UserRule, ...] = (), scheduler: str | None = None) -> Iterator[Checked]:
+                rules: tuple[UserRule, ...] = (), scheduler: str | None = None,
+                preset: str | None = None) -> Iterator[Checked]:
     """Each file's outcome, in the order given; ``jobs`` worker processes (or the workers of a Dask
     cluster, ``scheduler``) take batches in turn."""
-    return in_batches(paths, partial(check_batch, rules=rules) if rules else check_batch, batch, jobs,
+    if preset is not None:
+        preset_named(preset)  # an unknown name is refused before any work
+    work = partial(check_batch, rules=rules, preset=preset) if rules or preset else check_batch
+    return in_batches(paths, work, batch, jobs,
                       scheduler=scheduler, what="files")

@@ -34,7 +34,7 @@ from ..bots.view import DEFAULT_BUDGET
 from ...errors import UsageError
 from ...model.settings import Settings
 from ...report.jsonout import document
-from .exploration import Asked, Value, column_label, columns_for
+from .exploration import Asked, Value, column_label, column_settings, columns_for
 from .stats import FEW, Difference, Interval, corrected, mean_interval, paired_test, share_interval
 
 BATCH = 4
@@ -43,7 +43,7 @@ BATCH = 4
 
 def column_options(base: Settings, names: Sequence[str], column: Sequence[Value]) -> Settings:
     """The games' own settings with a column's values set."""
-    return base.with_values(dict(zip(names, column)))
+    return column_settings(base, names, column)
 
 
 def exercise(own: str, other: str) -> tuple[int, int]:

@@ -35,8 +35,9 @@ from ...inputs import read_text
 from ..check.workers import in_batches
 from ...model.multiverse import Board, board_name, unit_text
 from ...model.notation import timeline_name
-from ...model.options import UserRule, show
+from ...model.options import PRESET, PRESETS, UserRule, preset as preset_named, same_value, show
 from ...model.settings import Settings, parse_setting, problem
+from ...engine.userrules import with_preset
 from ...engine.step import StepReport
 
 Value = str | bool
@@ -47,13 +48,19 @@ NO_BOARD = "(no board)"
 
 
 def asked_values(settings: Sequence[str], all_values: Sequence[str],
-                 rules: Sequence[UserRule] = ()) -> dict[str, tuple[Value, ...]]:
+                 rules: Sequence[UserRule] = (), presets: str | None = None) -> dict[str, tuple[Value, ...]]:
     """The values asked for per option, from ``--option NAME=V1,V2`` and ``--all-values NAME``; the
     options and values of ``rules`` (``--rule``) are known too, and when nothing else is asked, each
-    rule's value is. Raises InputError naming the option and the values allowed."""
+    rule's value is. ``presets`` (``--preset P1,P2``) compares presets: each is one column, under
+    the key ``preset`` (``column_settings``). Raises InputError naming the option and the values allowed."""
     mine = Settings().with_rules(tuple(rules), in_effect=False)
     known = mine.registry
     asked: dict[str, list[Value]] = {}
+    if presets is not None:
+        names = [part.strip() for part in presets.split(",")]
+        for name in names:
+            preset_named(name)
+        asked[PRESET] = list(dict.fromkeys(names))
     for text in settings:
         name, sep, raw = text.partition("=")
         if not sep or not name.strip() or not raw.strip():
@@ -87,7 +94,7 @@ def columns_for(settings: Settings, asked: Asked) -> tuple[tuple[tuple[Value, ..
     own value of an option comes first when it was not asked for, so it is always compared with."""
     if not isinstance(settings, Settings):
         raise TypeError(f"columns_for: settings must be a Settings, not {type(settings).__name__}")
-    own = tuple(settings.chosen(name) for name in asked)
+    own = tuple(own_preset(settings) if name == PRESET else settings.chosen(name) for name in asked)
     lists = []
     for name, mine in zip(asked, own):
         values = list(asked[name])
@@ -96,6 +103,36 @@ def columns_for(settings: Settings, asked: Asked) -> tuple[tuple[tuple[Value, ..
         lists.append(values)
     columns = tuple(itertools.product(*lists))
     return columns, next(i for i, c in enumerate(columns) if all(_same(a, b) for a, b in zip(c, own)))
+
+
+def own_preset(settings: Settings) -> str:
+    """The preset a scenario's or game's settings play: the one whose values they all give (as a game
+    made with ``--preset oliveriver`` records them, or ``preset: oliveriver`` in a scenario), the one
+    with the most values when several do, else ``seeds`` (which gives none)."""
+    if not isinstance(settings, Settings):
+        raise TypeError(f"own_preset: settings must be a Settings, not {type(settings).__name__}")
+    best, size = "seeds", 0
+    for p in PRESETS.values():
+        if len(p.values) > size and all(same_value(settings.given(n), v) for n, v in p.values):
+            best, size = p.name, len(p.values)
+    return best
+
+
+def column_settings(settings: Settings, names: Sequence[str], column: Sequence[Value]) -> Settings:
+    """``settings`` with a column's values set. A ``preset`` of the column takes the place of the
+    settings' own preset (``own_preset``): its values go under the values the settings give beyond
+    their own preset's (which override it, as beside ``preset:``); the options of the column go over
+    both."""
+    if not isinstance(settings, Settings) or len(names) != len(column):
+        raise TypeError("column_settings: give a Settings and as many option names as values")
+    values = dict(zip(names, column))
+    chosen = values.pop(PRESET, None)
+    if chosen is not None:
+        own = PRESETS[own_preset(settings)].values
+        beyond = tuple((n, v) for n, v in settings.plain().items() if not any(
+            n == m and same_value(v, w) for m, w in own))
+        settings = with_preset(Settings(beyond, settings.rules), str(chosen))
+    return settings.with_values(values)
 
 
 def _same(a: Value, b: Value) -> bool:
@@ -313,7 +350,7 @@ def _variants(scenario: Scenario, asked: Asked) -> tuple[tuple, list, object, li
     column, one scenario per column, expectations dropped since they hold for one reading only)."""
     for name, values in asked.items():
         for value in values:
-            reason = problem(name, value, scenario.options)
+            reason = None if name == PRESET else problem(name, value, scenario.options)
             if reason:
                 raise InputError(f"{scenario.path}: {reason}")
     columns, own = columns_for(scenario.options, asked)
@@ -321,7 +358,7 @@ def _variants(scenario: Scenario, asked: Asked) -> tuple[tuple, list, object, li
     plain = tuple(replace(s, expect={}) for s in scenario.steps)
     variants = []
     for column in columns:
-        start = replace(scenario.start, options=scenario.options.with_values(dict(zip(names, column))))
+        start = replace(scenario.start, options=column_settings(scenario.options, names, column))
         variants.append(replace(scenario, start=start, steps=plain))
     return names, columns, own, variants
 

@@ -32,7 +32,7 @@ import yaml
 
 from ...engine.batch import step_many
 from ...files.scenarios import Scenario, ScenarioStep
-from .exploration import Asked, Exploration, column_label, columns_for, explore_scenarios
+from .exploration import Asked, Exploration, column_label, column_settings, columns_for, explore_scenarios
 from ...inputs import write_file
 from ...report.jsonout import document
 from ...model.map import GameMap, load_map
@@ -281,7 +281,7 @@ BATCH = 8  # games drawn and explored together (in lockstep), the unit of work g
 def other_settings(settings: Settings, asked: Asked) -> list[Settings]:
     """The settings of every compared combination but the games' own (columns_for)."""
     columns, own = columns_for(settings, asked)
-    return [settings.with_values(dict(zip(asked, column))) for i, column in enumerate(columns) if i != own]
+    return [column_settings(settings, tuple(asked), column) for i, column in enumerate(columns) if i != own]
 
 
 def study_batch(numbers: Sequence[int], seed: int, years: int, asked: Asked, options: Settings | None = None,

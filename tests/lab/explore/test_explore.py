@@ -109,7 +109,7 @@ def test_options_markdown_is_the_generated_page_and_json_with_markdown_is_refuse
 @pytest.mark.parametrize("family_path, any_path", [(FAMILY_35, ANY_36), (FAMILY_33, ANY_34)])
 def test_explore_reports_what_the_two_readings_expect_differently(cli, family_path, any_path):
     family, other = read_scenario(family_path), read_scenario(any_path)
-    data = explore_json(cli, family_path, "--all-values", "adjacency")
+    data = explore_json(cli, family_path, "--option", "adjacency=family,any")
     (scenario,) = data["scenarios"]
     fam, anyc = column(data["scenarios"][0], adjacency="family"), column(scenario, adjacency="any")
     assert scenario["own"] == fam  # the file's own option
@@ -163,7 +163,7 @@ def test_explore_text_puts_each_result_under_its_column(cli, monkeypatch):
 
 def test_a_scenario_with_no_difference_says_so_in_one_line(cli):
     scenario = read_scenario(CLASSIC)
-    code, out, _ = cli("explore", CLASSIC, "--all-values", "adjacency")
+    code, out, _ = cli("explore", CLASSIC, "--option", "adjacency=family,any")
     assert code == 0
     assert out.splitlines() == [f"{scenario.id}: no difference under adjacency = family, any"]
 
@@ -176,7 +176,7 @@ def test_each_combination_follows_its_own_history(tmp_path, cli):
         "      Austria: [A b-Ukraine - b-Galicia]\n")
     path = tmp_path / "history.yaml"
     path.write_text(text, encoding="utf-8")
-    data = explore_json(cli, path, "--all-values", "adjacency")
+    data = explore_json(cli, path, "--option", "adjacency=family,any")
     scenario = data["scenarios"][0]
     fam, anyc = column(scenario, adjacency="family"), column(scenario, adjacency="any")
     step5 = next(s for s in scenario["steps"] if s["step"] == 5)
@@ -243,13 +243,13 @@ def test_bad_files_exit_2_with_file_and_line(tmp_path, cli):
     bad = tmp_path / "b-bad.yaml"
     bad.write_text("id: bad\nsteps:\n  - orders:\n      France: [A Paris -- Burgundy]\n", encoding="utf-8")
     (tmp_path / "c-binary.yaml").write_bytes(bytes(range(256)))
-    code, out, err = cli("explore", tmp_path, "--all-values", "adjacency")
+    code, out, err = cli("explore", tmp_path, "--option", "adjacency=family,any")
     assert code == 2
     assert f"{bad}:4:" in err and "A Paris -- Burgundy" in err
     assert "c-binary.yaml" in err and "Traceback" not in err
     assert "no difference" in out  # the good scenario is still explored
     assert "2 not (errors above)" in out
-    code, _, err = cli("explore", tmp_path / "missing.yaml", "--all-values", "adjacency")
+    code, _, err = cli("explore", tmp_path / "missing.yaml", "--option", "adjacency=family,any")
     assert code == 2 and "missing.yaml" in err
 
 
@@ -279,7 +279,7 @@ def test_an_unexpected_error_reading_one_file_names_it_and_the_sweep_goes_on(tmp
         return load(path)
 
     monkeypatch.setattr(explore, "load_scenario", failing)
-    _goes_on_after(crash, *cli("explore", tmp_path, "--all-values", "adjacency"))
+    _goes_on_after(crash, *cli("explore", tmp_path, "--option", "adjacency=family,any"))
 
 
 def test_an_unexpected_error_running_one_file_in_a_batch_names_it_and_the_sweep_goes_on(tmp_path, cli,
@@ -295,7 +295,7 @@ def test_an_unexpected_error_running_one_file_in_a_batch_names_it_and_the_sweep_
         return run_all(scenarios)
 
     monkeypatch.setattr(explore, "check_scenarios", failing)
-    _goes_on_after(crash, *cli("explore", tmp_path, "--all-values", "adjacency"))
+    _goes_on_after(crash, *cli("explore", tmp_path, "--option", "adjacency=family,any"))
     data = json.loads(cli("explore", tmp_path, "--all-values", "adjacency", "--json")[1])
     assert [e["path"] for e in data["errors"]] == [str(crash)]
     assert len(data["scenarios"]) == 2
@@ -311,7 +311,7 @@ def test_an_unexpected_error_comparing_one_file_names_it_and_the_sweep_goes_on(t
         return diff(number, reports)
 
     monkeypatch.setattr(explore, "_diff_step", failing)
-    _goes_on_after(crash, *cli("explore", tmp_path, "--all-values", "adjacency"))
+    _goes_on_after(crash, *cli("explore", tmp_path, "--option", "adjacency=family,any"))
 
 
 # -- game files ----------------------------------------------------------------------------------
@@ -349,11 +349,11 @@ def test_sweep_summary_counts_the_scenarios_each_value_changes(tmp_path, cli):
     # family is an alternative only for MV 36, and changes it
     want = {"any": (3, sorted([ids[FAMILY_33], ids[FAMILY_35]])), "family": (1, [ids[ANY_36]])}
     for jobs in ("1", "2"):
-        data = explore_json(cli, tmp_path, "--all-values", "adjacency", "-j", jobs)
+        data = explore_json(cli, tmp_path, "--option", "adjacency=family,any", "-j", jobs)
         got = {s["options"]["adjacency"]: (s["alternative_in"], sorted(s["changed"])) for s in data["summary"]}
         assert got == want
         assert all(s["changes"] == len(s["changed"]) for s in data["summary"])
-    code, out, _ = cli("explore", tmp_path, "--all-values", "adjacency")
+    code, out, _ = cli("explore", tmp_path, "--option", "adjacency=family,any")
     assert code == 0
     summary = out[out.index("Summary: 4 scenarios explored"):].splitlines()
     assert any(x.split() [:4] == ["adjacency=any", "changes", "2", "of"] and x.split()[4] == "3:" for x in summary)
