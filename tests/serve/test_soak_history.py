@@ -34,6 +34,7 @@ LIMIT = ("--time-limit", "3")
 HOMES = {"Austria": "Vienna", "England": "Liverpool", "France": "Paris", "Germany": "Munich", "Italy": "Venice",
          "Russia": "Warsaw", "Turkey": "Constantinople"}
 START = {"turn": 0, "units": {p: [f"A {h}"] for p, h in HOMES.items()}, "centers": {p: [h] for p, h in HOMES.items()}}
+LOOK = 0.3  # seconds between two looks at the game of a player waiting for the others
 WAIT = 90.0  # seconds a client waits for the game to move before it says the game is stuck
 
 
@@ -92,12 +93,13 @@ def player(base: str, gid: str, power: str, token: str, seed: int, record: Recor
     changes its mind. It looks at the game only when the revision changed."""
     rng = random.Random(seed)
     c = httpx.Client(base_url=base, timeout=120, headers={"Authorization": f"Bearer {token}"})
-    finished, revision, undos, since = None, None, 0, time.monotonic()
+    finished, revision, undos, since, looked = None, None, 0, time.monotonic(), 0.0
     while not record.done.is_set():
         now = c.get(f"/api/games/{gid}/revision").json()["revision"]
         # a step taken back gives the phase before it back, with every order it had: the same key and
-        # the same sets as when this player last submitted for it, so the host's word says it moved
-        if now == revision and len(record.undone) == undos:
+        # the same sets as when this player last submitted for it, so the host's word says it moved.
+        # A player that has submitted looks again at most every LOOK seconds (each look solves)
+        if (now == revision and len(record.undone) == undos) or (finished and time.monotonic() - looked < LOOK):
             if time.monotonic() - since > WAIT:
                 return record.fail(f"{power}: the game stayed at revision {now} for {WAIT:.0f} s")
             time.sleep(0.03)
@@ -105,11 +107,11 @@ def player(base: str, gid: str, power: str, token: str, seed: int, record: Recor
         revision, since = now, time.monotonic()
         if len(record.undone) != undos:
             finished, undos = None, len(record.undone)
-        view = c.get(f"/api/games/{gid}").json()
+        view, looked = c.get(f"/api/games/{gid}").json(), time.monotonic()
         key = view["next"]["key"]
         if key == finished and power in view["submitted"]:
             continue
-        time.sleep(rng.uniform(0, 0.15))  # the host's moment to take the step back
+        time.sleep(rng.uniform(0, 0.1))  # the host's moment to take the step back
         due = [d for d in view["next"]["due"] if d["power"] == power]
         actions = ["submit"]
         if rng.random() < 0.25:
