@@ -170,6 +170,26 @@ def test_the_servers_limits_hold_around_solving(tmp_path, monkeypatch):
     assert seen == [("seal", 7.0, 300), ("step", 7.0, 300)]
 
 
+def test_a_step_over_the_time_limit_is_refused_with_what_a_served_games_players_can_do(tmp_path):
+    """Past the server's time limit, a check and an adjudication are refused with 400 naming the limit
+    and what can be done about it here: simpler orders, or the operator's ``fivedp serve
+    --time-limit``; never the command line's flag or the API's argument, which a player cannot
+    change. Nothing is changed."""
+    from starlette.testclient import TestClient
+
+    with TestClient(make_app(f"sqlite:///{tmp_path}/g.db", deadline_check=None, time_limit=0.001)) as client:
+        t = new_table(client, {"start": TWO_POWERS})
+        t.join("France")
+        refused = [t.orders("France", "A Par - Bur"), t.adjudicate()]
+        view = t.view()
+    for r in refused:
+        assert r.status_code == 400, r.text
+        error = r.json()["error"]
+        assert "time limit of 0.001 s" in error and "fivedp serve --time-limit" in error, error
+        assert "time_limit=" not in error and "raise --time-limit" not in error, error
+    assert view["steps"] == 0 and view["submitted"] == []
+
+
 def test_the_solving_done_at_once_is_bounded_and_one_per_game():
     async def run(count: int, keys: list[str]) -> int:
         solvers = Solvers(count)
@@ -271,7 +291,8 @@ def test_a_grinding_rule_is_stopped_by_the_time_limit_while_another_game_plays_o
           f"{max(g[2] for g in grinding):.1f} s")
     assert view["steps"] == 1 and adjudicated_after < 20, adjudicated_after
     assert max(latencies) < 2.0, latencies
-    assert grinding and all(s == 400 and "time limit of 3 s" in d["error"] for s, d, _ in grinding), grinding[:3]
+    assert grinding and all(s == 400 and "time limit of 3 s" in d["error"] and "fivedp serve --time-limit" in d["error"]
+                            and "time_limit=" not in d["error"] for s, d, _ in grinding), grinding[:3]
     # each refused after about 3 s, waiting for the others of its game (a game solves one thing at a time)
     assert all(took < 12 for _, _, took in grinding)
 
