@@ -140,6 +140,43 @@ def test_each_due_game_is_adjudicated_on_its_own(db_url, monkeypatch):
     assert games.view(slow, None)["steps"] == 1
 
 
+def test_a_due_game_that_keeps_failing_is_tried_less_and_less_often_until_it_changes(db_url, monkeypatch):
+    """A due game whose every adjudication fails (here: past the time limit) is not tried at every look
+    (every 0.01 s here), each try holding a worker, but after growing intervals; once the game
+    changes (a player joins), it is tried again at once."""
+    from fivedp_asp.errors import TimeLimitError
+
+    now = [1000.0]
+    games = Games(Database(db_url), clock=lambda: now[0])
+    gid, _ = games.create(game_from_start({}, None), deadline=30)
+    now[0] += 31
+    tries: list[float] = []
+
+    def adjudicate_due(game_id):
+        tries.append(time.monotonic())
+        raise TimeLimitError("this step is too big to settle within the time limit of 1 s")
+
+    monkeypatch.setattr(games, "adjudicate_due", adjudicate_due)
+
+    async def run():
+        task = asyncio.create_task(_deadlines(games, 0.01, Solvers(2)))
+        await asyncio.sleep(1.5)
+        before = len(tries)
+        changed = time.monotonic()
+        games.join(gid, "France")
+        while len(tries) == before and time.monotonic() - changed < 5:
+            await asyncio.sleep(0.01)
+        task.cancel()
+        return before, time.monotonic() - changed
+
+    before, retried_after = asyncio.run(run())
+    # looks at 0.01 s; tries after 0.02, 0.04, ... 0.64 s: seven or so in 1.5 s (some 150 without)
+    assert 3 <= before <= 10, before
+    gaps = [b - a for a, b in zip(tries, tries[1:before])]
+    assert gaps and gaps[-1] > 4 * gaps[0], gaps
+    assert len(tries) > before and retried_after < 0.5, retried_after
+
+
 def test_the_servers_limits_hold_around_solving(tmp_path, monkeypatch):
     """``--time-limit`` and ``--memory-limit`` (here through make_app) are the limits in effect where
     a submission's lines are checked and where a step is solved."""
