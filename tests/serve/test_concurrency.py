@@ -38,7 +38,9 @@ def grinding(base: str, stop: threading.Event) -> dict:
 
     c = httpx.Client(base_url=base, timeout=120)
     game = game_from_start({}, None, {"spin": {"text": GRINDING}})
-    made = c.post("/api/games", json={"file": game_text(replace(game, pending={"France": ["A Par - Bur"]}))}).json()
+    r = c.post("/api/games", json={"file": game_text(replace(game, pending={"France": ["A Par - Bur"]}))})
+    assert r.status_code == 200, f"the grinding game was not made: {r.status_code} {r.text[:300]}"
+    made = r.json()
     key = c.get(f"/api/games/{made['id']}").json()["next"]["key"]
     statuses = []
     while not stop.is_set():

@@ -201,7 +201,14 @@ def soak(bases: list[str], tmp_path) -> dict:
     tokens = {p: first.post(f"/api/games/{gid}/players", json={"power": p}).json()["token"] for p in HOMES}
     record, near = Record(), _neighbours()
     stop, ground = threading.Event(), {}
-    grinder = threading.Thread(target=lambda: ground.update(grinding(bases[-1], stop)))
+
+    def grind() -> None:
+        try:
+            ground.update(grinding(bases[-1], stop))
+        except Exception as exc:  # noqa: BLE001 - said by the test, not lost in the thread
+            record.fail(f"the grinding game: {type(exc).__name__}: {exc}")
+
+    grinder = threading.Thread(target=grind)
     grinder.start()
     threads = [threading.Thread(target=player, args=(bases[n % len(bases)], gid, p, tokens[p], SEED + n, record, near))
                for n, p in enumerate(HOMES)]
@@ -217,6 +224,7 @@ def soak(bases: list[str], tmp_path) -> dict:
         stop.set()
         grinder.join(120)
     played = time.monotonic() - began
+    assert not record.failures, record.failures[:5]
     history = first.get(f"/api/games/{gid}/history").json()["steps"]
     verified(bases[0], gid, host_token, tmp_path, "played")
     verified(bases[-1], ground["game"], ground["host"], tmp_path, "ground")
