@@ -1,4 +1,4 @@
-"""A soak: seven players for a hundred steps against real servers, each submitting, changing its mind
+"""A soak of the history (test_soak.py holds each power's sets): seven players for a hundred steps against real servers, each submitting, changing its mind
 and withdrawing at random, the host taking back steps at random, while another game's rule of your
 own grinds on every adjudication (each stopped by the server's time limit). On SQLite with one
 server process; on PostgreSQL with two sharing the database.
@@ -28,8 +28,8 @@ from tests.serve.test_concurrency import grinding
 
 httpx = pytest.importorskip("httpx")
 
-ROUNDS = int(os.environ.get("FIVEDP_SOAK_ROUNDS", "100"))
-SEED = int(os.environ.get("FIVEDP_SOAK_SEED", "2026"))
+ROUNDS = int(os.environ.get("FIVEDP_SOAK_HISTORY_ROUNDS", "100"))
+SEED = int(os.environ.get("FIVEDP_SOAK_HISTORY_SEED", "2026"))
 LIMIT = ("--time-limit", "3")
 HOMES = {"Austria": "Vienna", "England": "Liverpool", "France": "Paris", "Germany": "Munich", "Italy": "Venice",
          "Russia": "Warsaw", "Turkey": "Constantinople"}
