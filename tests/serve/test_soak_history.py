@@ -1,7 +1,8 @@
-"""A soak of the history (test_soak.py holds each power's sets): seven players for a hundred steps against real servers, each submitting, changing its mind
-and withdrawing at random, the host taking back steps at random, while another game's rule of your
-own grinds on every adjudication (each stopped by the server's time limit). On SQLite with one
-server process; on PostgreSQL with two sharing the database.
+"""A soak of the history (test_soak.py holds each power's sets): seven players for a hundred steps
+against real servers, each submitting, changing its mind and withdrawing at random, the host
+taking back steps at random, while another game's rule of your own grinds on every adjudication
+(each stopped by the server's time limit). On SQLite with one server process; on PostgreSQL with
+two sharing the database.
 
 Every answer a client gets is recorded: each step adjudicated that a submission's answer carried
 (with its phase key, ``next.key``) and each step the host was told it took back (the phase it named).
