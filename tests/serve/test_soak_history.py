@@ -23,7 +23,7 @@ from collections import Counter
 
 import pytest
 
-from tests.serve.conftest import POSTGRES
+from tests.serve.conftest import postgres
 from tests.serve.live import server
 from tests.serve.test_concurrency import grinding
 
@@ -268,10 +268,10 @@ def test_soak_on_sqlite(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not POSTGRES, reason="no PostgreSQL server: set FIVEDP_TEST_POSTGRES (.ci/run does)")
+@pytest.mark.skipif(not postgres(), reason="no PostgreSQL server: set FIVEDP_TEST_POSTGRES (.ci/run does)")
 def test_soak_on_two_server_processes_sharing_postgresql(tmp_path):
     pytest.importorskip("psycopg")
-    with server(POSTGRES, tmp_path, args=LIMIT) as a, server(POSTGRES, tmp_path, args=LIMIT) as b:
+    with server(postgres(), tmp_path, args=LIMIT) as a, server(postgres(), tmp_path, args=LIMIT) as b:
         result = soak([a, b], tmp_path)
     _report("PostgreSQL, two processes", result)
     counts = check(result)
