@@ -48,6 +48,7 @@ from .store import SERVE_MEMORY_LIMIT, SERVE_TIME_LIMIT, Games, ServeError, game
 log = logging.getLogger("fivedp.serve")
 T = TypeVar("T")
 DEADLINE_CHECK_SECONDS = 5.0
+BACKOFF_DOUBLINGS = 6  # a due game that keeps failing is tried at most every 5 s x 2 ** 6 = 320 s
 SOLVERS = 2  # solving at once in one server process (fivedp serve --solvers)
 GAMES_PER_MINUTE = 10  # games one address may make in a minute (fivedp serve --games-per-minute)
 EVENTS_SECONDS = 600.0  # an /events stream ends after this long; the browser's EventSource opens another
@@ -428,16 +429,24 @@ def uploaded_game(text: str, games: Games):
 
 async def _deadlines(games: Games, every: float, solvers: Solvers | None = None) -> None:
     """Adjudicates the games whose phase is past its deadline, every ``every`` seconds, each in a task
-    of its own: a game whose adjudication is slow delays no other game's."""
+    of its own: a game whose adjudication is slow delays no other game's. A game whose adjudication
+    failed (a step past the time limit, say) would fail again on the same game and hold a worker each
+    time: it is tried again as soon as it changes (its revision), otherwise after twice as long as the
+    last time (``every`` × 2, 4, … 2 ** BACKOFF_DOUBLINGS)."""
     own = solvers is None
     solvers = solvers or Solvers(SOLVERS)
     running: dict[str, asyncio.Task] = {}
+    failed: dict[str, tuple[int, int, float]] = {}  # game -> its revision when tried, failures in a row, next try
+    loop = asyncio.get_running_loop()
 
-    async def adjudicate(gid: str) -> None:
+    async def adjudicate(gid: str, revision: int) -> None:
         try:
             await solvers.run(gid, lambda: games.adjudicate_due(gid))
-        except Exception as exc:  # noqa: BLE001 - the failure is logged without input; the next look tries again
+            failed.pop(gid, None)
+        except Exception as exc:  # noqa: BLE001 - the failure is logged without input; tried again later
             log.error("deadline of game %s: %s: %s", gid, type(exc).__name__, str(exc)[:300])
+            times = failed[gid][1] + 1 if gid in failed else 1
+            failed[gid] = (revision, times, loop.time() + every * 2 ** min(times, BACKOFF_DOUBLINGS))
         finally:
             running.pop(gid, None)
 
@@ -446,12 +455,19 @@ async def _deadlines(games: Games, every: float, solvers: Solvers | None = None)
             await asyncio.sleep(every)
             try:
                 due = await run_in_threadpool(games.due)
+                waiting = [gid for gid in due if gid not in running]
+                now = await run_in_threadpool(lambda: {gid: games.revision(gid) for gid in waiting})
             except Exception as exc:  # noqa: BLE001 - the loop goes on; the failure is logged without input
                 log.error("deadline check failed: %s: %s", type(exc).__name__, str(exc)[:300])
                 continue
-            for gid in due:
-                if gid not in running:
-                    running[gid] = asyncio.create_task(adjudicate(gid))
+            for gid in [g for g in failed if g not in due]:
+                del failed[gid]
+            for gid, revision in now.items():
+                if gid in failed and failed[gid][0] == revision and loop.time() < failed[gid][2]:
+                    continue  # failed on this very game not long ago
+                if gid in failed and failed[gid][0] != revision:
+                    del failed[gid]  # it changed: tried afresh
+                running[gid] = asyncio.create_task(adjudicate(gid, revision))
     finally:
         for task in list(running.values()):
             task.cancel()

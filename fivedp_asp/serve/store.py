@@ -37,7 +37,7 @@ from ..game.play import duties, waiting_for
 from ..game.state import Game, new_game, phase_key
 from ..game.table import Sealed, open_and_adjudicate, seal, take_back
 from ..inputs import check_order_lines
-from ..solver.driver import check_memory_limit, check_time_limit, memory_limit, time_limit
+from ..solver.driver import check_memory_limit, check_time_limit, limit_remedies, memory_limit, time_limit
 from ..report.jsonout import game_document, game_step_document, history_document, orders_document, possible_document
 from .database import Database, GameRow, Transaction
 
@@ -47,6 +47,10 @@ CHANGE_TRIES = 3  # a change worked out again on what others wrote meanwhile, at
 # the limits of one solver program in a served game: a server is shared, one user's machine is not
 SERVE_TIME_LIMIT = 60.0
 SERVE_MEMORY_LIMIT = 1024
+# what a refusal at those limits tells the players of a served game, who cannot change the server's flags
+SERVE_TIME_REMEDY = ("simpler orders may settle in time; the server's operator can raise fivedp serve "
+                     "--time-limit")
+SERVE_MEMORY_REMEDY = "the server's operator can raise fivedp serve --memory-limit"
 # the host digest (and player digest) of an open table (serve.oliveriver): not a SHA-256 digest, so no
 # token ever matches it, and nobody holds the roles of such a game
 OPEN_TABLE = "open-table"
@@ -301,7 +305,8 @@ class Games:
     def _limits(self) -> Iterator[None]:
         """The server's time and memory limits around solving (``fivedp serve --time-limit``,
         ``--memory-limit``)."""
-        with time_limit(self.time_limit), memory_limit(self.memory_limit):
+        with time_limit(self.time_limit), memory_limit(self.memory_limit), \
+                limit_remedies(SERVE_TIME_REMEDY, SERVE_MEMORY_REMEDY):
             yield
 
     def _read(self, game_id: str, token: str | None = None, *, roles: bool = True) -> tuple[GameRow, Role, Game, Sealed]:

@@ -25,14 +25,15 @@ from .apart import LimitHit, run_apart
 from .backup import DECISIONS, _Driver, _Model
 from .calls import _FIRST_MODELS, _solve
 from .encodings import RuleText, asp_dir, is_rule_text
-from .limits import (_MEMORY_LIMIT, _MIB, _TIME_LIMIT, DEFAULT_MEMORY_LIMIT, DEFAULT_TIME_LIMIT, _Clock, _count,
-                     check_memory_limit, check_time_limit, memory_limit, time_limit, time_limit_in_effect)
+from .limits import (_MEMORY_LIMIT, _MEMORY_REMEDY, _MIB, _TIME_LIMIT, _TIME_REMEDY, DEFAULT_MEMORY_LIMIT,
+                     DEFAULT_TIME_LIMIT, _Clock, _count, check_memory_limit, check_time_limit, limit_remedies,
+                     memory_limit, time_limit, time_limit_in_effect)
 from .program import _control, _statements, _static_statements, encoding_size, refusals_alone
 from .terms import symbol_texts
 
 __all__ = ["DECISIONS", "DEFAULT_MEMORY_LIMIT", "DEFAULT_TIME_LIMIT", "RuleText", "Solution", "Universe", "asp_dir",
-           "check_memory_limit", "check_time_limit", "encoding_size", "is_rule_text", "memory_limit", "refusals_alone",
-           "solve_decisions", "solve_in_universe", "time_limit", "time_limit_in_effect"]
+           "check_memory_limit", "check_time_limit", "encoding_size", "is_rule_text", "limit_remedies", "memory_limit",
+           "refusals_alone", "solve_decisions", "solve_in_universe", "time_limit", "time_limit_in_effect"]
 
 
 @dataclass(frozen=True)
@@ -217,10 +218,10 @@ def _solved_apart(programs: Sequence[str], facts: str, static: str, names: froze
                 f"{_count(len(_ORDERS.findall(facts)), 'order')}")
         if hit.kind == "time":
             raise TimeLimitError(f"this step is too big to ground and settle within the time limit of "
-                                 f"{clock.limit:g} s with your {rules} ({size}); raise --time-limit (time_limit= "
-                                 "in the API), or look in the rule for one that grounds without end") from None
+                                 f"{clock.limit:g} s with your {rules} ({size}); {_TIME_REMEDY.get()}, or look in the "
+                                 "rule for one that grounds without end") from None
         raise MemoryLimitError(f"this step is too big to ground within the memory limit of {mib:,} MiB with your "
-                               f"{rules} ({size}{'; ' + hit.detail if hit.detail else ''}); raise --memory-limit, or "
+                               f"{rules} ({size}{'; ' + hit.detail if hit.detail else ''}); {_MEMORY_REMEDY.get()}, or "
                                "look in the rule for one that grounds without end") from None
     parse = clingo.parse_term
     models_seen, ground_seconds, solve_seconds, atoms_count, rules_count, add_seconds, statistics_seconds = numbers

@@ -14,7 +14,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
-from ..errors import InputError, TimeLimitError
+from ..errors import InputError, TimeLimitError, UsageError
 
 DEFAULT_TIME_LIMIT = 600.0  # seconds for one solver program: far beyond any real game's step
 
@@ -84,6 +84,27 @@ def check_time_limit(seconds: float | None) -> float:
     return value
 
 
+# What the message of a limit reached tells its reader to do: the command line's flags by default; a
+# server sets what its players and its operator can do instead (``limit_remedies``, serve.store).
+_TIME_REMEDY: ContextVar[str] = ContextVar("fivedp_time_remedy", default="raise --time-limit (time_limit= in the API)")
+_MEMORY_REMEDY: ContextVar[str] = ContextVar("fivedp_memory_remedy", default="raise --memory-limit")
+
+
+@contextmanager
+def limit_remedies(time_remedy: str, memory_remedy: str) -> Iterator[None]:
+    """Inside the block, a time or memory limit reached says ``time_remedy`` or ``memory_remedy`` as
+    what to do about it (the caller knows what its readers can change; the command line's flags are
+    no use to a player of a served game)."""
+    if not all(isinstance(r, str) and r.strip() for r in (time_remedy, memory_remedy)):
+        raise UsageError("limit_remedies: give what to do about each limit as a sentence")
+    tokens = _TIME_REMEDY.set(time_remedy), _MEMORY_REMEDY.set(memory_remedy)
+    try:
+        yield
+    finally:
+        _TIME_REMEDY.reset(tokens[0])
+        _MEMORY_REMEDY.reset(tokens[1])
+
+
 def _count(n: int, noun: str) -> str:
     return f"{n:,} {noun}" + ("" if n == 1 else "s")
 
@@ -107,4 +128,4 @@ class _Clock:
     def exceeded(self) -> None:
         size = self.size()
         raise TimeLimitError(f"this step is too big to settle within the time limit of {self.limit:g} s"
-                             f"{f' ({size})' if size else ''}; raise --time-limit (time_limit= in the API)")
+                             f"{f' ({size})' if size else ''}; {_TIME_REMEDY.get()}")

@@ -27,9 +27,9 @@ UNITS = {"Austria": ["A Bud", "A Vie", "F Tri"], "England": ["A Lvp", "F Edi", "
          "Turkey": ["A Con", "A Smy", "F Ank"]}
 
 
-def grinding(base: str, stop: threading.Event) -> list[int]:
+def grinding(base: str, stop: threading.Event) -> dict:
     """A game whose every adjudication grinds until the time limit, adjudicated by its host again and
-    again until ``stop``; the statuses answered."""
+    again until ``stop``: its id (``game``), its host's token (``host``) and the statuses answered."""
     from dataclasses import replace
 
     from fivedp_asp.files.games import game_text
@@ -38,20 +38,22 @@ def grinding(base: str, stop: threading.Event) -> list[int]:
 
     c = httpx.Client(base_url=base, timeout=120)
     game = game_from_start({}, None, {"spin": {"text": GRINDING}})
-    made = c.post("/api/games", json={"file": game_text(replace(game, pending={"France": ["A Par - Bur"]}))}).json()
+    r = c.post("/api/games", json={"file": game_text(replace(game, pending={"France": ["A Par - Bur"]}))})
+    assert r.status_code == 200, f"the grinding game was not made: {r.status_code} {r.text[:300]}"
+    made = r.json()
     key = c.get(f"/api/games/{made['id']}").json()["next"]["key"]
     statuses = []
     while not stop.is_set():
         statuses.append(c.post(f"/api/games/{made['id']}/adjudicate", json={"phase": key},
                                headers={"Authorization": f"Bearer {made['host_token']}"}).status_code)
-    return statuses
+    return {"game": made["id"], "host": made["host_token"], "statuses": statuses}
 
 
 def play(bases: list[str], rounds: int) -> dict:
     """The rounds played by seven clients, while another game grinds; what each was told and what the
     game recorded."""
     stop, ground = threading.Event(), []
-    grinder = threading.Thread(target=lambda: ground.extend(grinding(bases[-1], stop)))
+    grinder = threading.Thread(target=lambda: ground.extend(grinding(bases[-1], stop)["statuses"]))
     grinder.start()
     try:
         result = _play(bases, rounds)

@@ -140,6 +140,42 @@ def test_each_due_game_is_adjudicated_on_its_own(db_url, monkeypatch):
     assert games.view(slow, None)["steps"] == 1
 
 
+@pytest.mark.slow
+def test_a_due_game_that_keeps_failing_is_tried_less_and_less_often_until_it_changes(db_url, monkeypatch):
+    """A due game whose every adjudication fails (here: past the time limit) is not tried at every look
+    (every 0.05 s here), each try holding a worker, but after growing intervals; once the game
+    changes (a player joins), it is tried again at once."""
+    from fivedp_asp.errors import TimeLimitError
+
+    now = [1000.0]
+    games = Games(Database(db_url), clock=lambda: now[0])
+    gid, _ = games.create(game_from_start({}, None), deadline=30)
+    now[0] += 31
+    tries: list[float] = []
+
+    def adjudicate_due(game_id):
+        tries.append(time.monotonic())
+        raise TimeLimitError("this step is too big to settle within the time limit of 1 s")
+
+    monkeypatch.setattr(games, "adjudicate_due", adjudicate_due)
+
+    async def run():
+        task = asyncio.create_task(_deadlines(games, 0.05, Solvers(2)))
+        await asyncio.sleep(2.5)
+        before = len(tries)
+        changed = time.monotonic()
+        games.join(gid, "France")
+        while len(tries) == before and time.monotonic() - changed < 5:
+            await asyncio.sleep(0.01)
+        task.cancel()
+        return before, time.monotonic() - changed
+
+    before, retried_after = asyncio.run(run())
+    # looks every 0.05 s; tries 0.1, 0.2, 0.4, 0.8 s apart: five or so in 2.5 s (some 50 without)
+    assert 3 <= before <= 8, before
+    assert len(tries) > before and retried_after < 0.5, retried_after
+
+
 def test_the_servers_limits_hold_around_solving(tmp_path, monkeypatch):
     """``--time-limit`` and ``--memory-limit`` (here through make_app) are the limits in effect where
     a submission's lines are checked and where a step is solved."""
@@ -168,6 +204,26 @@ def test_the_servers_limits_hold_around_solving(tmp_path, monkeypatch):
         t.orders("France", "A Par - Bur")
         t.adjudicate()
     assert seen == [("seal", 7.0, 300), ("step", 7.0, 300)]
+
+
+def test_a_step_over_the_time_limit_is_refused_with_what_a_served_games_players_can_do(tmp_path):
+    """Past the server's time limit, a check and an adjudication are refused with 400 naming the limit
+    and what can be done about it here: simpler orders, or the operator's ``fivedp serve
+    --time-limit``; never the command line's flag or the API's argument, which a player cannot
+    change. Nothing is changed."""
+    from starlette.testclient import TestClient
+
+    with TestClient(make_app(f"sqlite:///{tmp_path}/g.db", deadline_check=None, time_limit=0.001)) as client:
+        t = new_table(client, {"start": TWO_POWERS})
+        t.join("France")
+        refused = [t.orders("France", "A Par - Bur"), t.adjudicate()]
+        view = t.view()
+    for r in refused:
+        assert r.status_code == 400, r.text
+        error = r.json()["error"]
+        assert "time limit of 0.001 s" in error and "fivedp serve --time-limit" in error, error
+        assert "time_limit=" not in error and "raise --time-limit" not in error, error
+    assert view["steps"] == 0 and view["submitted"] == []
 
 
 def test_the_solving_done_at_once_is_bounded_and_one_per_game():
@@ -271,7 +327,8 @@ def test_a_grinding_rule_is_stopped_by_the_time_limit_while_another_game_plays_o
           f"{max(g[2] for g in grinding):.1f} s")
     assert view["steps"] == 1 and adjudicated_after < 20, adjudicated_after
     assert max(latencies) < 2.0, latencies
-    assert grinding and all(s == 400 and "time limit of 3 s" in d["error"] for s, d, _ in grinding), grinding[:3]
+    assert grinding and all(s == 400 and "time limit of 3 s" in d["error"] and "fivedp serve --time-limit" in d["error"]
+                            and "time_limit=" not in d["error"] for s, d, _ in grinding), grinding[:3]
     # each refused after about 3 s, waiting for the others of its game (a game solves one thing at a time)
     assert all(took < 12 for _, _, took in grinding)
 

@@ -15,7 +15,7 @@ from collections import Counter
 
 import pytest
 
-from tests.serve.conftest import POSTGRES
+from tests.serve.conftest import postgres
 from tests.serve.live import server
 from tests.serve.test_concurrency import UNITS
 
@@ -142,8 +142,8 @@ def test_seven_players_and_an_undoing_host_on_sqlite(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not POSTGRES, reason="no PostgreSQL server: set FIVEDP_TEST_POSTGRES (.ci/run does)")
+@pytest.mark.skipif(not postgres(), reason="no PostgreSQL server: set FIVEDP_TEST_POSTGRES (.ci/run does)")
 def test_seven_players_and_an_undoing_host_on_two_server_processes_sharing_postgresql(tmp_path):
     pytest.importorskip("psycopg")
-    with server(POSTGRES, tmp_path) as a, server(POSTGRES, tmp_path) as b:
+    with server(postgres(), tmp_path) as a, server(postgres(), tmp_path) as b:
         _run([a, b])
