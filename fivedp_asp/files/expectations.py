@@ -242,10 +242,7 @@ def _check_sustain(report: StepReport, expect: dict, where: str, path: str) -> l
         if want != list(report.after.in_play):
             problems.append(f"{where}: in_play: expected {names(want)}, got {names(report.after.in_play)}")
     if "winner" in expect:
-        raw = expect["winner"]
-        want_w = None if raw is None or str(raw).lower() == "none" else _power(raw, report.after.game_map, path)
-        if want_w != report.after.winner:
-            problems.append(f"{where}: winner: expected {want_w or 'none'}, got {report.after.winner or 'none'}")
+        problems += check_winner(where, expect["winner"], report.after, path)
     result = report.sustain
     if "dissolved" in expect:
         want = _timeline_list(expect["dissolved"], path)
@@ -267,6 +264,14 @@ def _check_sustain(report: StepReport, expect: dict, where: str, path: str) -> l
             problems.append(f"{where}: sustained: {centre} expected {timeline if want_tl is not None else 'none'}, "
                             f"got {got}")
     return problems
+
+
+def check_winner(where: str, raw: Any, mv: Multiverse, path: str) -> list[str]:
+    """The expected winner (a power, or ``none``) held to the standing of ``mv``: one line when they differ."""
+    want = None if raw is None or str(raw).lower() == "none" else _power(raw, mv.game_map, path)
+    if want != mv.winner:
+        return [f"{where}: winner: expected {want or 'none'}, got {mv.winner or 'none'}"]
+    return []
 
 
 def _matches_owned(want: set, got: set) -> bool:

@@ -22,7 +22,7 @@ from ..model.settings import Settings, problem as option_problem
 from ..engine.userrules import validated
 from ..engine.batch import step_many
 from .expectations import (EXPECT_KEYS, RESULTS, _check_expect_shape, _check_expected_centres, _reason_kinds,
-                           check_step)
+                           check_step, check_winner)
 from .positions import ScenarioError, _key_line, _line, _list, _mapping, _power, _start, _within, read_start
 
 if TYPE_CHECKING:
@@ -266,6 +266,26 @@ def _step_error(scenario: Scenario, s: ScenarioStep, exc: Exception, mv: Multive
     return ScenarioError(scenario.path, s.line, str(exc)) if isinstance(exc, InputError) else exc
 
 
+def _after_win(scenario: Scenario, first: int, mv: Multiverse) -> list[str]:
+    """The steps from ``first`` (counted from 0) on, which come after the game was won: the game is over
+    (docs/rules.md §6.7), so none is adjudicated. Such a step gives no orders and may expect only
+    ``winner`` (checked against the standing); any other is refused, with its line, rather than played
+    as if the game went on."""
+    problems = []
+    for i in range(first, len(scenario.steps)):
+        s = scenario.steps[i]
+        extra = sorted(str(k) for k in s.expect if str(k) != "winner")
+        if any(s.orders.values()) or extra:
+            what = "gives orders" if any(s.orders.values()) else f"expects {', '.join(map(repr, extra))}"
+            raise ScenarioError(scenario.path, s.line,
+                                f"step {i + 1} {what}, but {mv.winner} won the game in step {first}: no step "
+                                "is played after a win (a step after it may only expect 'winner')")
+        if "winner" in s.expect:
+            with _within(scenario.path, s.line):
+                problems += check_winner(f"step {i + 1} (after the win)", s.expect["winner"], mv, scenario.path)
+    return problems
+
+
 def check_scenarios(scenarios: Sequence[Scenario]) -> list[ScenarioRun | Exception]:
     """Runs scenarios in lockstep, step by step, the phases waiting at each step adjudicated together
     (``batch.step_many``): the same runs as one at a time, in the same order. A scenario that cannot run
@@ -279,6 +299,20 @@ def check_scenarios(scenarios: Sequence[Scenario]) -> list[ScenarioRun | Excepti
         if not scenario.steps:
             runs[n] = ScenarioRun(scenario, (), ())
     while waiting:
+        playing = []
+        for n in waiting:
+            if positions[n].winner is None:
+                playing.append(n)
+                continue
+            try:
+                problems[n] += _after_win(scenarios[n], len(reports[n]), positions[n])
+            except ScenarioError as exc:
+                runs[n] = exc
+                continue
+            runs[n] = ScenarioRun(scenarios[n], tuple(reports[n]), tuple(problems[n]))
+        waiting = playing
+        if not waiting:
+            break
         done = step_many([(positions[n], scenarios[n].steps[len(reports[n])].orders) for n in waiting])
         still = []
         for n, report in zip(waiting, done):
