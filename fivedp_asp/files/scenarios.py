@@ -55,7 +55,8 @@ class Scenario:
 
 _NAMED_UNITS = Opt(MapOf(Text(), Opt(ListOf(Text()))))
 START_SCHEMA = Fields({"turn": Whole(0, MAX_TURN), "phase": Choice(PHASES), "units": _NAMED_UNITS,
-                       "centers": _NAMED_UNITS, "dislodged": Opt(MapOf(Text(), Opt(ListOf(Anything()))))})
+                       "centers": _NAMED_UNITS, "dislodged": Opt(MapOf(Text(), Opt(ListOf(Anything())))),
+                       "boards": Opt(MapOf(Text(numbers=True), Anything())), "forks": Opt(MapOf(Text(), Text(numbers=True)))})
 SCENARIO_SCHEMA = Fields({"id": Text(numbers=True), "title": Opt(Text(numbers=True)), "description": Opt(Text(numbers=True)),
                       "options": Opt(MapOf(Text(), Anything())), "start": Opt(START_SCHEMA),
                       "steps": ListOf(Anything()), "map": Text()}, required=("id", "steps"))
@@ -86,6 +87,9 @@ _EMPTY_HINTS = {
     ("steps", "expect", "sustained", "*"): "write 'none' for a centre that sustained no timeline",
     ("start", "units"): "write '{}' for a board without units, or leave it out for the map's opening position",
     ("start", "centers"): "write '{}' for no centre owned, or leave it out for every power's home centres",
+    ("start", "boards", "*", "units"): "write '{}' for a board without units",
+    ("start", "boards", "*", "centers"): "write '{}' for no centre owned, or leave it out for every power's home centres",
+    ("start", "boards", "*", "orders"): "write the orders recorded on the board, or leave it out when its units held",
 }
 """How to write a value left out, by where the key is (``*``: any power or centre); else ``_EMPTY_HINT``."""
 _EMPTY_HINT = "write '{}' for an empty mapping or '[]' for an empty list, or leave the key out"
