@@ -51,6 +51,8 @@ class Scenario:
     steps: tuple[ScenarioStep, ...]
     description: str = ""
     options: Settings = field(default_factory=Settings)  # the same value as ``start.options``
+    # a start of several boards as written (plain values): what a game begun from it records as its start
+    start_document: Mapping[str, Any] | None = None
 
 
 _NAMED_UNITS = Opt(MapOf(Text(), Opt(ListOf(Text()))))
@@ -72,7 +74,8 @@ STEP_SCHEMA = Fields({
                           "boards": _PLACED, "retreats": _PLACED, "centers": _PLACED,
                           "timelines": Opt(ListOf(Text(numbers=True))), "phase": Anything(),
                           "in_play": Opt(ListOf(Text(numbers=True))), "dissolved": Opt(ListOf(Text(numbers=True))),
-                          "sustained": Opt(MapOf(Text(), Anything())), "winner": Anything()})),
+                          "sustained": Opt(MapOf(Text(), Anything())), "winner": Anything(),
+                          "no_boards": Opt(ListOf(Text(numbers=True))), "rejudged": Opt(MapOf(Text(), Anything()))})),
 })
 """The types within a step, checked after the step's own checks (which give the scenario format's messages)."""
 
@@ -192,8 +195,9 @@ def read_scenario(path: str | Path) -> Scenario:
     for n, raw in enumerate(_list(data["steps"], "steps", path, steps_line)):
         with _within(path, value_line(data["steps"], n) or steps_line):
             steps.append(_step(raw, n, game_map, path, steps_line))
+    several = isinstance(data.get("start"), Mapping) and "boards" in data["start"]
     return Scenario(str(data["id"]), str(data.get("title", "")), path, start, tuple(steps),
-                str(data.get("description", "") or ""), options)
+                    str(data.get("description", "") or ""), options, plain(data["start"]) if several else None)
 
 
 def _step(raw: Any, n: int, game_map: GameMap, path: str, steps_line: int) -> ScenarioStep:
@@ -216,9 +220,10 @@ def _step(raw: Any, n: int, game_map: GameMap, path: str, steps_line: int) -> Sc
         if key not in EXPECT_KEYS:
             raise ScenarioError(path, _line(key), f"unknown key {str(key)!r} in expect (known: {', '.join(sorted(EXPECT_KEYS))})")
     _check_expect_shape(expect, path)
-    for line, result in (expect.get("results") or {}).items():
-        if result not in RESULTS:
-            raise ScenarioError(path, _line(line), f"result of {line!r} must be one of {', '.join(RESULTS)}")
+    for key in ("results", "rejudged"):
+        for line, result in (expect.get(key) or {}).items():
+            if result not in RESULTS:
+                raise ScenarioError(path, _line(line), f"result of {line!r} must be one of {', '.join(RESULTS)}")
     for line, want in (expect.get("reasons") or {}).items():
         _reason_kinds(line, want, path)
     STEP_SCHEMA.check(raw, f"step {n + 1}", path, line_of(raw) or steps_line)

@@ -44,9 +44,17 @@ def position_data(m: GameMap, b: Board) -> tuple[dict[str, list[str]], dict[str,
     return units, centers
 
 
-def new_game(mv: Multiverse) -> Game:
+def new_game(mv: Multiverse, start: dict | None = None) -> Game:
     """A game beginning at ``mv``, its root board recorded as the start (with any units waiting to
-    retreat there)."""
+    retreat there); or ``start``, the scenario's start of several boards that ``mv`` was read from
+    (``start.boards``), recorded as written. A multiverse of several boards without it records no
+    start (the game cannot then be replayed from its beginning)."""
+    if start is not None:
+        if not isinstance(start, dict) or "boards" not in start:
+            raise UsageError("new_game: start must be a scenario's start of several boards (with 'boards')")
+        return Game(mv, start=dict(start))
+    if len(mv.boards) > 1:
+        return Game(mv)
     root = mv.boards[min(mv.boards)]
     units, centers = position_data(mv.game_map, root)
     start: dict[str, Any] = {"turn": root.turn, "phase": root.phase, "units": units, "centers": centers}
