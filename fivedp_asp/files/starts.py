@@ -255,15 +255,18 @@ def _records(mv: Multiverse, raws: Mapping[Key, tuple[Any, Mapping]], latest: Ma
     incoming: dict[Key, set[Place3]] = {k: set() for k in past}
     into: dict[Place3, list[tuple[Place3, bool, Any]]] = {}
     convoyed_ok: dict[Place3, bool] = {}
+    convoyed_by: dict[Place3, set[str]] = {}  # the powers whose fleets were ordered to convoy the army
 
     def together(a: Key, b: Key) -> bool:
         return b in behind and behind[b] == behind[a]
 
+    order_at = {(*k, r.unit.province): r for k in past for r, _, _ in recorded[k]}
     for key in past:
         for r, ok, _text in recorded[key]:
             if r.kind is OrderKind.CONVOY:
                 at = (*r.target.board, r.target.province)
                 convoyed_ok[at] = convoyed_ok.get(at, False) or ok
+                convoyed_by.setdefault(at, set()).add(r.power)
     for key in past:
         for r, ok, text in recorded[key]:
             place = (*key, r.unit.province)
@@ -275,25 +278,37 @@ def _records(mv: Multiverse, raws: Mapping[Key, tuple[Any, Mapping]], latest: Ma
                     incoming[dest].add(place)
                 if dest == key or together(key, dest):
                     into.setdefault((*dest, r.dest.province), []).append((place, ok, text))
+                # an army goes by convoy when it cannot step there, when its order says so, or when a
+                # fleet of its own power convoys it (asp/movement/orders.lp, convoyed/1): its path is a
+                # decision, true when a convoy of it succeeded
                 unit = mv.boards[key].units[r.unit.province]
-                if unit.kind == "army" and (r.via_convoy or (unit.location, r.dest.province) not in m.edges("army")):
+                step = r.dest.province == unit.province or (unit.location, r.dest.province) in m.edges("army")
+                if unit.kind == "army" and (not step or r.via_convoy or unit.power in convoyed_by.get(place, ())):
                     decisions[key][("path", place)] = convoyed_ok.get(place, False)
             elif r.kind in (OrderKind.SUPPORT_HOLD, OrderKind.SUPPORT_MOVE):
-                decisions[key][("given", place)] = ok
+                # only a support that matches what its unit did is given or cut (docs/rules.md §3.3)
+                if _matches(r, order_at.get((*r.target.board, r.target.province))):
+                    decisions[key][("given", place)] = ok
+                elif ok:
+                    raise ScenarioError(path, _line(text), f"board {raws[key][0]}: the recorded support "
+                                                           f"{quoted(str(text))} succeeds, but it does not match "
+                                                           "what the supported unit did: such a support fails")
                 target = (r.dest or r.target).board
                 if target != key and together(key, target):
                     incoming[target].add(place)
+    for (tl, turn, _prov), attacks in sorted(into.items()):
+        arrived = [text for _, ok, text in attacks if ok]
+        if len(arrived) > 1:
+            raise ScenarioError(path, _line(arrived[1]), f"board {raws[(tl, turn)][0]}: the recorded moves "
+                                                         f"{quoted(str(arrived[0]))} and {quoted(str(arrived[1]))} "
+                                                         "both succeed: one unit at most arrives in a province")
     for key in past:
         name = raws[key][0]
         orders = {r.unit.province: (r, ok, text) for r, ok, text in recorded[key]}
-        for prov, unit in mv.boards[key].units.items():
+        for prov in mv.boards[key].units:
             place = (*key, prov)
             attacks = into.get(place, [])
             arrived = [text for _, ok, text in attacks if ok]
-            if len(arrived) > 1:
-                raise ScenarioError(path, _line(arrived[1]), f"board {name}: the recorded moves {quoted(str(arrived[0]))} "
-                                                             f"and {quoted(str(arrived[1]))} both succeed: one unit "
-                                                             "at most arrives in a province")
             dislodged = bool(arrived) and not decisions[key].get(("moves", place), False)
             if attacks:
                 decisions[key][("dislodged", place)] = dislodged
@@ -306,3 +321,12 @@ def _records(mv: Multiverse, raws: Mapping[Key, tuple[Any, Mapping]], latest: Ma
                                                          "hold fails exactly when its unit is dislodged")
     return {k: Record(tuple(r for r, _, _ in recorded[k]), tuple(sorted(incoming[k])),
                       MappingProxyType(decisions[k])) for k in past}
+
+
+def _matches(support: ResolvedOrder, supported: ResolvedOrder | None) -> bool:
+    """Whether a support matches the recorded order of the unit it names: a support to hold one
+    that did not move, a support of a move the very move (destination province and board)."""
+    moved = supported is not None and supported.kind is OrderKind.MOVE
+    if support.kind is OrderKind.SUPPORT_HOLD:
+        return not moved
+    return moved and supported.dest.board == support.dest.board and supported.dest.province == support.dest.province
