@@ -167,10 +167,6 @@ def _dislodged(raw: Any, game_map: GameMap, path: str, line: int,
 
 def _start(data: dict, game_map: GameMap, settings: Settings, path: str) -> Multiverse:
     start = _mapping(data.get("start"), "start", path, _key_line(data, "start"))
-    if "boards" in start:
-        from .starts import read_boards_start
-
-        return read_boards_start(start, game_map, settings, path)
     for key in start:
         if key not in START_KEYS:
             raise ScenarioError(path, _line(key), f"unknown key {str(key)!r} in start (known: {', '.join(sorted(START_KEYS))})")
@@ -199,11 +195,3 @@ def _start(data: dict, game_map: GameMap, settings: Settings, path: str) -> Mult
     players = tuple(p for p in game_map.powers if p in {u.power for u in units} | set(centers.values()))
     return Multiverse(game_map, MappingProxyType({board.key: board}), MappingProxyType({}),
                       settings, players=players)
-
-
-def read_start(data: dict, game_map: GameMap, settings: Settings, path: str) -> Multiverse:
-    """The multiverse a scenario document's ``start`` describes, checked as ``read_scenario`` checks it
-    (a ScenarioError naming the line): a game's recorded start is read so when the game is replayed."""
-    if not isinstance(settings, Settings):
-        raise TypeError(f"read_start: settings must be a Settings, not {type(settings).__name__}")
-    return _start(data, game_map, settings, path)

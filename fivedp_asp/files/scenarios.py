@@ -23,7 +23,8 @@ from ..engine.userrules import validated
 from ..engine.batch import step_many
 from .expectations import (EXPECT_KEYS, RESULTS, _check_expect_shape, _check_expected_centres, _reason_kinds,
                            check_step, check_winner)
-from .positions import ScenarioError, _key_line, _line, _list, _mapping, _power, _start, _within, read_start
+from .positions import ScenarioError, _key_line, _line, _list, _mapping, _power, _within
+from .starts import read_start
 
 if TYPE_CHECKING:
     from ..engine.step import StepReport
@@ -189,7 +190,7 @@ def read_scenario(path: str | Path) -> Scenario:
     # plain values, not the loader's line-numbered strings: options are saved in game files
     options = validated(plain(raw_options), Path(path).parent)
     with _within(path, _key_line(data, "start") or 1):
-        start = _start(data, game_map, options, path)
+        start = read_start(data, game_map, options, path)
     steps = []
     steps_line = _key_line(data, "steps")
     for n, raw in enumerate(_list(data["steps"], "steps", path, steps_line)):

@@ -28,7 +28,7 @@ from ..model.notation import parse_order, parse_timeline, timeline_name
 from ..model.orders import OrderKind, ResolvedOrder
 from ..model.settings import Settings
 from ..engine.resolve import resolve, resolved_text
-from .positions import (ScenarioError, _centres, _dislodged, _key_line, _line, _mapping, _power, _units)
+from .positions import ScenarioError, _centres, _dislodged, _key_line, _line, _mapping, _power, _start, _units
 
 MULTI_KEYS = ("boards", "forks")
 BOARD_KEYS = ("units", "centers", "phase", "dislodged", "orders")
@@ -37,6 +37,18 @@ _RECORDABLE = (OrderKind.HOLD, OrderKind.MOVE, OrderKind.SUPPORT_HOLD, OrderKind
 
 Key = tuple[int, int]
 Place3 = tuple[int, int, str]
+
+
+def read_start(data: dict, game_map: GameMap, settings: Settings, path: str) -> Multiverse:
+    """The multiverse a scenario document's ``start`` describes — one board (``start.turn``,
+    ``units``, …) or several (``start.boards``) — checked as ``read_scenario`` checks it (a
+    ScenarioError naming the line): a game's recorded start is read so when the game is replayed."""
+    if not isinstance(settings, Settings):
+        raise TypeError(f"read_start: settings must be a Settings, not {type(settings).__name__}")
+    start = data.get("start")
+    if isinstance(start, Mapping) and "boards" in start:
+        return read_boards_start(start, game_map, settings, path)
+    return _start(data, game_map, settings, path)
 
 
 def read_boards_start(start: Mapping, game_map: GameMap, settings: Settings, path: str) -> Multiverse:

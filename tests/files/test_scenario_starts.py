@@ -14,7 +14,7 @@ import yaml
 from fivedp_asp.engine.resolve import resolved_text
 from fivedp_asp.files.games import load_game
 from fivedp_asp.files.scenarios import ScenarioError, check_scenario, read_scenario
-from fivedp_asp.game.state import position_data
+from fivedp_asp.game.state import new_game, position_data
 from fivedp_asp.model.map import load_map
 from fivedp_asp.model.multiverse import board_name, unit_text
 from fivedp_asp.model.notation import timeline_name
@@ -80,7 +80,12 @@ def test_the_records_derived_from_results_are_those_play_writes(tmp_path, seed):
 
     game = random_game(f"fivedp-starts/{seed}", {}, steps=6)
     assert len(game.mv.timelines) > 1, "the game should have forked"
-    mv = read_scenario(_write(tmp_path, _start_of(game))).start
+    _same_records(read_scenario(_write(tmp_path, _start_of(game))).start, game)
+    # a game begun from a multiverse of several boards records every board as its start: the same records
+    _same_records(read_scenario(_write(tmp_path, new_game(game.mv).start)).start, game)
+
+
+def _same_records(mv, game) -> None:
     assert set(mv.boards) == set(game.mv.boards) and dict(mv.forks) == dict(game.mv.forks)
     fought = 0
     for key, played in game.mv.boards.items():
