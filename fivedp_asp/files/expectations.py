@@ -11,9 +11,8 @@ from typing import TYPE_CHECKING, Any, Mapping
 from ..errors import InputError, NotationError
 from ..model.map import GameMap
 from ..model.multiverse import PHASES, SUSTAIN, Board, Multiverse, Unit, board_name_readings
-from ..model.notation import parse_timeline, parse_unit, timeline_name
+from ..model.notation import parse_order, parse_timeline, parse_unit, timeline_name
 from ..engine.resolve import resolve, resolved_text, subject_place
-from ..model.notation import parse_order
 from ..engine.answer import CAUSE_KINDS
 from .positions import ScenarioError, _key_line, _line, _list, _mapping, _power, _province
 

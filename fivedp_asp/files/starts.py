@@ -208,6 +208,10 @@ def _recorded_orders(mv: Multiverse, key: Key, name: Any, raw: Mapping,
     for power_text, lines in _mapping(raw.get("orders"), f"orders of board {name}", path,
                                       _key_line(raw, "orders")).items():
         power = _power(power_text, m, path)
+        if isinstance(lines, (list, tuple)):
+            raise ScenarioError(path, _line(power_text), f"board {name}: the recorded orders of {power} are written "
+                                                         "each with its result, as a mapping: "
+                                                         "{A Munich - Ruhr: succeeds}")
         for text, result in _mapping(lines, f"orders of {power} on board {name}", path, _line(power_text)).items():
             at = _line(text) or _line(power_text)
             said = f"board {name}: recorded order {quoted(str(text))}"

@@ -15,7 +15,9 @@ from typing import Any, Sequence
 
 from ..errors import InputError, UsageError, quoted
 from ..model.map import GameMap
-from ..model.multiverse import Board, Multiverse, unit_text
+from ..model.multiverse import Board, Multiverse, board_name, unit_text
+from ..model.notation import timeline_name
+from ..engine.resolve import resolved_text
 
 
 @dataclass(frozen=True)
@@ -68,10 +70,6 @@ def boards_start(mv: Multiverse) -> dict[str, Any]:
     its record gives them (a move its ``moves`` decision, a support ``given``, a hold not being
     dislodged, a convoy its army's ``path``), and the forks. Read back (``files.starts``), the results
     give the same records."""
-    from ..engine.resolve import resolved_text
-    from ..model.multiverse import board_name
-    from ..model.notation import timeline_name
-
     def decided(name: str, place: Any) -> bool:
         record = mv.boards[place.board].record if place.board in mv.boards else None
         return bool(record and record.decisions.get((name, (place.timeline, place.turn, place.province))))
