@@ -186,7 +186,8 @@ def run_scenario(path: str | Path, *, time_limit: float | None = None) -> Scenar
 
 def game_from_scenario(path: str | Path) -> Game:
     """A game that starts where the scenario starts (its root board and options); its steps are not played."""
-    return _state.new_game(read_scenario(_need_path("game_from_scenario", path, "scenario")).start)
+    scenario = read_scenario(_need_path("game_from_scenario", path, "scenario"))
+    return _state.new_game(scenario.start, scenario.start_document)
 
 
 def load_game(path: str | Path) -> Game:

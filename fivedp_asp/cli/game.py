@@ -44,9 +44,10 @@ def cmd_new(args: argparse.Namespace) -> int:
         raise InputError(f"{path}: a game file is already there (use --force to replace it)")
     if args.preset is not None:
         preset(args.preset)  # an unknown name is refused before any file is read
+    start = None
     if args.from_scenario:
         scenario = read_scenario(args.from_scenario)
-        mv = scenario.start
+        mv, start = scenario.start, scenario.start_document
         if args.option:
             raise InputError("--option cannot be combined with --from (the scenario sets its options)")
         if args.preset is not None:
@@ -63,7 +64,7 @@ def cmd_new(args: argparse.Namespace) -> int:
 
         # rules of your own: in effect, and recorded with their text in the game file
         mv = replace(mv, options=mv.options.with_rules(parse_specs(args.rule), in_effect=True))
-    create(path, new_game(mv), force=args.force)
+    create(path, new_game(mv, start), force=args.force)
     args.saved = f"the new game was saved in {path}"
     print(f"New game in {path}: {', '.join(b.name for b in mv.heads)} waiting for {next_phase(mv)} orders.")
     return 0

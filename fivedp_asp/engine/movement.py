@@ -14,7 +14,7 @@ from types import MappingProxyType
 
 from ..solver import terms as t
 from ..solver.terms import Timeline
-from .facts import map_facts, movement_facts
+from .facts import map_facts, movement_facts, reached_board
 from ..model.multiverse import MOVEMENT, Board, Multiverse, Record, Retreat, Unit, make_board
 from .answer import Answer, backup_words
 from ..solver.backup import BackupRule
@@ -142,6 +142,11 @@ def adjudicate(mv: Multiverse, orders, statistics: bool = False, reasons: bool =
     by_id = dict(orders)
     refought = tuple((key, tuple(sorted({resolved_text(by_id[i], mv.game_map) for i in ids})))
                      for key, ids in sorted(answer.reaching().items()))
+    # a recorded order is judged again with the past board it stands on, or the one it acts on
+    again = fought - {h.key for h in mv.heads}
+    rejudged = tuple((resolved_text(r, mv.game_map), results[i][0]) for i, r in facts.recorded
+                     if i in results and r.unit is not None and (r.unit.board in again or reached_board(r) in again))
     return StepReport(MOVEMENT, mv, after, outcomes(mv, orders, answer, solution.backups, reasons, results), tuple(dislodged), disbanded,
-                      _backup_notes(mv, solution.backups), solution, dislodgers=dislodgers, refought=refought)
+                      _backup_notes(mv, solution.backups), solution, dislodgers=dislodgers, refought=refought,
+                      rejudged=rejudged)
 

@@ -81,6 +81,8 @@ class StepReport:
     dislodgers: tuple[str, ...] = ()  # for each dislodged unit, the unit that dislodged it (``A a-Mun@0``)
     # the past boards fought again (docs/rules.md §5), each with the new orders that reached it, fully designated
     refought: tuple[tuple[tuple[int, int], tuple[str, ...]], ...] = ()
+    # the recorded orders of those boards judged again, fully designated, each with its result now
+    rejudged: tuple[tuple[str, str], ...] = ()
 
 
 def designation(mv: Multiverse, place: tuple[int, int, str]) -> str:

@@ -22,16 +22,16 @@ from ..model.orders import ResolvedOrder, OrderKind
 
 
 def _unit(mv: Multiverse, r: ResolvedOrder) -> Unit | None:
-    """The unit the line orders: one standing on its board, or one waiting there to retreat."""
+    """The unit the line orders: one waiting on its board to retreat, or one standing there. A
+    dislodged unit waits in the province its attacker now holds; while it waits, its board's step is
+    a retreat phase and every order for that province is the dislodged unit's, never the attacker's."""
     if r.unit is None or r.kind in (OrderKind.BUILD, OrderKind.WAIVE, OrderKind.UNPLACED):
         return None
     board = mv.boards.get(r.unit.board)
     if board is None:
         return None
-    unit = board.units.get(r.unit.province)
-    if unit is None:
-        unit = next((x.unit for x in board.retreats if x.unit.province == r.unit.province), None)
-    return unit
+    waiting = next((x.unit for x in board.retreats if x.unit.province == r.unit.province), None)
+    return waiting if waiting is not None else board.units.get(r.unit.province)
 
 
 def _kind_problem(mv: Multiverse, r: ResolvedOrder, unit: Unit, others: Sequence[ResolvedOrder]) -> str | None:

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any, Mapping
 from ..errors import InputError, NotationError
 from ..model.map import GameMap
 from ..model.multiverse import PHASES, SUSTAIN, Board, Multiverse, Unit, board_name_readings
-from ..model.notation import parse_timeline, parse_unit, timeline_name
-from ..engine.resolve import subject_place
+from ..model.notation import parse_order, parse_timeline, parse_unit, timeline_name
+from ..engine.resolve import resolve, resolved_text, subject_place
 from ..engine.answer import CAUSE_KINDS
 from .positions import ScenarioError, _key_line, _line, _list, _mapping, _power, _province
 
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 RESULTS = ("succeeds", "fails", "invalid")
 EXPECT_KEYS = {"results", "reasons", "dislodged", "boards", "retreats", "timelines", "centers",
-               "phase", "in_play", "sustained", "dissolved", "winner"}
+               "phase", "in_play", "sustained", "dissolved", "winner", "no_boards", "rejudged"}
 
 
 def _reason_kinds(line: Any, want: Any, path: str) -> dict[str, list | None]:
@@ -48,8 +48,12 @@ def _reason_kinds(line: Any, want: Any, path: str) -> dict[str, list | None]:
 
 def _check_expect_shape(expect: dict, path: str) -> None:
     """Each expectation key has the shape the contract gives it, so checking never trips over a list."""
-    for key in ("results", "reasons", "boards", "retreats", "centers"):
+    for key in ("results", "reasons", "boards", "retreats", "centers", "rejudged"):
         _mapping(expect.get(key), key, path, _key_line(expect, key))
+    for name in _list(expect.get("no_boards"), "no_boards", path, _key_line(expect, "no_boards")):
+        if not board_name_readings(str(name)):
+            raise ScenarioError(path, _line(name) or _key_line(expect, "no_boards"),
+                                f"no_boards: {str(name)!r} must be a board name, like a1, b3 or b1@0")
     _list(expect.get("dislodged"), "dislodged", path, _key_line(expect, "dislodged"))
     _list(expect.get("timelines"), "timelines", path, _key_line(expect, "timelines"))
     _list(expect.get("in_play"), "in_play", path, _key_line(expect, "in_play"))
@@ -207,6 +211,10 @@ def check_step(path: str, index: int, report: StepReport, expect: dict) -> list[
         if want_t != list(after.timelines):
             problems.append(f"{where}: timelines: expected {[timeline_name(x) for x in want_t]}, "
                             f"got {[timeline_name(x) for x in after.timelines]}")
+    for name in expect.get("no_boards") or ():
+        if _board_named(name, after, path) is not None:
+            problems.append(f"{where}: no_boards: board {name} exists")
+    problems += _check_rejudged(report, expect, where, path)
     problems += _check_sustain(report, expect, where, path)
     for name, powers in (expect.get("centers") or {}).items():
         board = _board_named(name, after, path)
@@ -217,6 +225,30 @@ def check_step(path: str, index: int, report: StepReport, expect: dict) -> list[
                   for pw, provs in (powers or {}).items() for p in provs or ()}
         if want_c != dict(board.centers):
             problems.append(f"{where}: centers: {name} expected {sorted(want_c.items())}, got {sorted(board.centers.items())}")
+    return problems
+
+
+def _check_rejudged(report: StepReport, expect: dict, where: str, path: str) -> list[str]:
+    """``rejudged``: the results that orders recorded on past boards get when this step fights those
+    boards again (docs/rules.md §6.4). A line is read against the multiverse before the step and
+    matched, fully designated, with a recorded order judged again."""
+    if "rejudged" not in expect:
+        return []
+    before = report.before
+    again = dict(report.rejudged)
+    problems = []
+    for line, want in (expect.get("rejudged") or {}).items():
+        try:
+            r = resolve(parse_order(str(line), before.game_map), "?", str(line), before)
+        except (NotationError, InputError) as exc:
+            raise ScenarioError(path, _line(line), f"rejudged: {str(line)!r}: {exc}") from None
+        text = resolved_text(r, before.game_map)
+        if text not in again:
+            judged = ", ".join(repr(t) for t in sorted(again)) or "none"
+            problems.append(f"{where}: rejudged: {str(line)!r} ({text}) is no recorded order judged again in this "
+                            f"step (judged again: {judged})")
+        elif again[text] != str(want):
+            problems.append(f"{where}: rejudged: {str(line)!r} expected {want}, got {again[text]}")
     return problems
 
 
@@ -242,10 +274,7 @@ def _check_sustain(report: StepReport, expect: dict, where: str, path: str) -> l
         if want != list(report.after.in_play):
             problems.append(f"{where}: in_play: expected {names(want)}, got {names(report.after.in_play)}")
     if "winner" in expect:
-        raw = expect["winner"]
-        want_w = None if raw is None or str(raw).lower() == "none" else _power(raw, report.after.game_map, path)
-        if want_w != report.after.winner:
-            problems.append(f"{where}: winner: expected {want_w or 'none'}, got {report.after.winner or 'none'}")
+        problems += check_winner(where, expect["winner"], report.after, path)
     result = report.sustain
     if "dissolved" in expect:
         want = _timeline_list(expect["dissolved"], path)
@@ -267,6 +296,14 @@ def _check_sustain(report: StepReport, expect: dict, where: str, path: str) -> l
             problems.append(f"{where}: sustained: {centre} expected {timeline if want_tl is not None else 'none'}, "
                             f"got {got}")
     return problems
+
+
+def check_winner(where: str, raw: Any, mv: Multiverse, path: str) -> list[str]:
+    """The expected winner (a power, or ``none``) held to the standing of ``mv``: one line when they differ."""
+    want = None if raw is None or str(raw).lower() == "none" else _power(raw, mv.game_map, path)
+    if want != mv.winner:
+        return [f"{where}: winner: expected {want or 'none'}, got {mv.winner or 'none'}"]
+    return []
 
 
 def _matches_owned(want: set, got: set) -> bool:

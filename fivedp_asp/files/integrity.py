@@ -240,6 +240,8 @@ def _start_problem(game: "Game") -> str | None:
         return None
     if not isinstance(start, Mapping):
         return "start is not a mapping"
+    if "boards" in start:  # a start of several boards, read (and checked) as a scenario's when replayed
+        return None if isinstance(start["boards"], Mapping) and start["boards"] else "start: 'boards' names no board"
     turn = start.get("turn")
     first = min((n for t, n in game.mv.boards if t == 0), default=None)
     if not isinstance(turn, int) or isinstance(turn, bool) or turn != first:

@@ -20,7 +20,7 @@ from ..model.multiverse import ADJUSTMENT, MOVEMENT, PHASES, RETREAT, Multiverse
 from ..model.notation import parse_unit
 from ..model.settings import Settings
 
-START_KEYS = {"turn", "phase", "units", "centers", "dislodged"}
+START_KEYS = {"turn", "phase", "units", "centers", "dislodged", "boards", "forks"}
 
 
 # -- lines ---------------------------------------------------------------------------------------
@@ -96,11 +96,83 @@ def _province(text: Any, game_map: GameMap, path: str) -> str:
     return prov
 
 
+def _on_board(spec: Any, text: Any, on: tuple[tuple[int, int], str] | None, path: str) -> None:
+    """A unit listed under a board of a start of several boards stands on that board: a designation
+    written with it must name that board, or the unit would stand on two boards at once."""
+    if on is None:
+        return
+    (tl, turn), name = on
+    w = spec.where
+    if (w.timeline is not None and w.timeline != tl) or (w.turn is not None and w.turn != turn):
+        raise ScenarioError(path, _line(text), f"unit {str(text)!r} is listed under board {name} but names another "
+                                               "board: a unit stands on the one board it is listed under")
+
+
+def _units(raw: Any, game_map: GameMap, path: str, line: int,
+           on: tuple[tuple[int, int], str] | None = None) -> list[Unit]:
+    """A board's units by power, no two in one province."""
+    units: list[Unit] = []
+    for power_text, lines in _mapping(raw, "units", path, line).items():
+        power = _power(power_text, game_map, path)
+        for text in _list(lines, f"units of {power}", path, _line(power_text)):
+            unit, spec = _unit(text, power, game_map, path)
+            _on_board(spec, text, on, path)
+            if any(u.province == unit.province for u in units):
+                raise ScenarioError(path, _line(text), f"two units in {game_map.provinces[unit.province].name}")
+            units.append(unit)
+    return units
+
+
+def _centres(raw: Any, game_map: GameMap, path: str, line: int) -> dict[str, str]:
+    """A board's supply-centre owners, complete: a centre not listed is unowned."""
+    centers: dict[str, str] = {}
+    for power_text, provs in _mapping(raw, "centers", path, line).items():
+        power = _power(power_text, game_map, path)
+        for text in _list(provs, f"centers of {power}", path, _line(power_text)):
+            prov = _province(text, game_map, path)
+            if not game_map.provinces[prov].center:
+                raise ScenarioError(path, _line(text), f"{game_map.provinces[prov].name} is not a supply centre")
+            if prov in centers:
+                owners = power if centers[prov] == power else f"{centers[prov]} and {power}"
+                raise ScenarioError(path, _line(text), f"{game_map.provinces[prov].name} is owned twice (by {owners}): "
+                                                   "a centre has one owner")
+            centers[prov] = power
+    return centers
+
+
+def _dislodged(raw: Any, game_map: GameMap, path: str, line: int,
+               on: tuple[tuple[int, int], str] | None = None) -> list[Retreat]:
+    """The units waiting to retreat onto a board, each with the province its attack came from."""
+    retreats: list[Retreat] = []
+    for power_text, items in _mapping(raw, "dislodged", path, line).items():
+        power = _power(power_text, game_map, path)
+        for item in _list(items, f"dislodged of {power}", path, _line(power_text)):
+            if isinstance(item, Mapping):
+                Fields({"unit": Text(), "attacker_from": Opt(Text())}, required=("unit",)).check(
+                    item, f"a dislodged unit of {power}", path, _line(power_text))
+            else:
+                Text().check(item, f"a dislodged unit of {power}", path, _line(power_text))
+                item = {"unit": item}
+            if not item.get("unit"):
+                raise ScenarioError(path, _line(power_text), f"a dislodged unit of {power} needs 'unit'")
+            unit, spec = _unit(item.get("unit"), power, game_map, path)
+            _on_board(spec, item.get("unit"), on, path)
+            if any(r.unit.province == unit.province for r in retreats):
+                raise ScenarioError(path, _line(item.get("unit")), f"two dislodged units in "
+                                                               f"{game_map.provinces[unit.province].name}")
+            attacker = item.get("attacker_from")
+            retreats.append(Retreat(unit, _province(attacker, game_map, path) if attacker else None))
+    return retreats
+
+
 def _start(data: dict, game_map: GameMap, settings: Settings, path: str) -> Multiverse:
     start = _mapping(data.get("start"), "start", path, _key_line(data, "start"))
     for key in start:
         if key not in START_KEYS:
             raise ScenarioError(path, _line(key), f"unknown key {str(key)!r} in start (known: {', '.join(sorted(START_KEYS))})")
+    if "forks" in start:
+        raise ScenarioError(path, _key_line(start, "forks"), "start.forks needs start.boards: the boards the "
+                                                             "timelines forked from")
     turn = start.get("turn", 0)
     if not isinstance(turn, int) or isinstance(turn, bool) or not 0 <= turn <= MAX_TURN:
         raise ScenarioError(path, _line(turn) or _key_line(start, "turn"), f"start.turn must be a whole number from 0 to {MAX_TURN}")
@@ -108,60 +180,18 @@ def _start(data: dict, game_map: GameMap, settings: Settings, path: str) -> Mult
     phase = str(start.get("phase", MOVEMENT))
     if phase not in PHASES:
         raise ScenarioError(path, _line(start.get("phase")) or _key_line(start, "phase"), f"start.phase must be one of {', '.join(PHASES)}")
-    units: list[Unit] = []
     raw_units = start["units"] if "units" in start else game_map.start
-    for power_text, lines in _mapping(raw_units, "units", path, _key_line(start, "units")).items():
-        power = _power(power_text, game_map, path)
-        for text in _list(lines, f"units of {power}", path, _line(power_text)):
-            unit, _ = _unit(text, power, game_map, path)
-            if any(u.province == unit.province for u in units):
-                raise ScenarioError(path, _line(text), f"two units in {game_map.provinces[unit.province].name}")
-            units.append(unit)
+    units = _units(raw_units, game_map, path, _key_line(start, "units"))
     if "centers" in start:
-        centers = {}
-        for power_text, provs in _mapping(start["centers"], "centers", path, _key_line(start, "centers")).items():
-            power = _power(power_text, game_map, path)
-            for text in _list(provs, f"centers of {power}", path, _line(power_text)):
-                prov = _province(text, game_map, path)
-                if not game_map.provinces[prov].center:
-                    raise ScenarioError(path, _line(text), f"{game_map.provinces[prov].name} is not a supply centre")
-                if prov in centers:
-                    owners = power if centers[prov] == power else f"{centers[prov]} and {power}"
-                    raise ScenarioError(path, _line(text), f"{game_map.provinces[prov].name} is owned twice (by {owners}): "
-                                                       "a centre has one owner")
-                centers[prov] = power
+        centers = _centres(start["centers"], game_map, path, _key_line(start, "centers"))
     else:
         centers = {p.id: p.home for p in game_map.provinces.values() if p.center and p.home}
-    retreats = []
+    retreats: list[Retreat] = []
     if "dislodged" in start:
         if phase != RETREAT:
             raise ScenarioError(path, _key_line(start, "dislodged"), "start.dislodged needs start.phase: retreat")
-        for power_text, items in _mapping(start["dislodged"], "dislodged", path, _key_line(start, "dislodged")).items():
-            power = _power(power_text, game_map, path)
-            for item in _list(items, f"dislodged of {power}", path, _line(power_text)):
-                if isinstance(item, Mapping):
-                    Fields({"unit": Text(), "attacker_from": Opt(Text())}, required=("unit",)).check(
-                        item, f"a dislodged unit of {power}", path, _line(power_text))
-                else:
-                    Text().check(item, f"a dislodged unit of {power}", path, _line(power_text))
-                    item = {"unit": item}
-                if not item.get("unit"):
-                    raise ScenarioError(path, _line(power_text), f"a dislodged unit of {power} needs 'unit'")
-                unit, _ = _unit(item.get("unit"), power, game_map, path)
-                if any(r.unit.province == unit.province for r in retreats):
-                    raise ScenarioError(path, _line(item.get("unit")), f"two dislodged units in "
-                                                                   f"{game_map.provinces[unit.province].name}")
-                attacker = item.get("attacker_from")
-                retreats.append(Retreat(unit, _province(attacker, game_map, path) if attacker else None))
+        retreats = _dislodged(start["dislodged"], game_map, path, _key_line(start, "dislodged"))
     board = make_board(0, turn, units, centers, retreats=tuple(retreats), adjustment_due=phase == ADJUSTMENT)
     players = tuple(p for p in game_map.powers if p in {u.power for u in units} | set(centers.values()))
     return Multiverse(game_map, MappingProxyType({board.key: board}), MappingProxyType({}),
                       settings, players=players)
-
-
-def read_start(data: dict, game_map: GameMap, settings: Settings, path: str) -> Multiverse:
-    """The multiverse a scenario document's ``start`` describes, checked as ``read_scenario`` checks it
-    (a ScenarioError naming the line): a game's recorded start is read so when the game is replayed."""
-    if not isinstance(settings, Settings):
-        raise TypeError(f"read_start: settings must be a Settings, not {type(settings).__name__}")
-    return _start(data, game_map, settings, path)

@@ -22,8 +22,9 @@ from ..model.settings import Settings, problem as option_problem
 from ..engine.userrules import validated
 from ..engine.batch import step_many
 from .expectations import (EXPECT_KEYS, RESULTS, _check_expect_shape, _check_expected_centres, _reason_kinds,
-                           check_step)
-from .positions import ScenarioError, _key_line, _line, _list, _mapping, _power, _start, _within, read_start
+                           check_step, check_winner)
+from .positions import ScenarioError, _key_line, _line, _list, _mapping, _power, _within
+from .starts import read_start
 
 if TYPE_CHECKING:
     from ..engine.step import StepReport
@@ -51,11 +52,14 @@ class Scenario:
     steps: tuple[ScenarioStep, ...]
     description: str = ""
     options: Settings = field(default_factory=Settings)  # the same value as ``start.options``
+    # a start of several boards as written (plain values): what a game begun from it records as its start
+    start_document: Mapping[str, Any] | None = None
 
 
 _NAMED_UNITS = Opt(MapOf(Text(), Opt(ListOf(Text()))))
 START_SCHEMA = Fields({"turn": Whole(0, MAX_TURN), "phase": Choice(PHASES), "units": _NAMED_UNITS,
-                       "centers": _NAMED_UNITS, "dislodged": Opt(MapOf(Text(), Opt(ListOf(Anything()))))})
+                       "centers": _NAMED_UNITS, "dislodged": Opt(MapOf(Text(), Opt(ListOf(Anything())))),
+                       "boards": Opt(MapOf(Text(numbers=True), Anything())), "forks": Opt(MapOf(Text(), Text(numbers=True)))})
 SCENARIO_SCHEMA = Fields({"id": Text(numbers=True), "title": Opt(Text(numbers=True)), "description": Opt(Text(numbers=True)),
                       "options": Opt(MapOf(Text(), Anything())), "start": Opt(START_SCHEMA),
                       "steps": ListOf(Anything()), "map": Text()}, required=("id", "steps"))
@@ -71,7 +75,8 @@ STEP_SCHEMA = Fields({
                           "boards": _PLACED, "retreats": _PLACED, "centers": _PLACED,
                           "timelines": Opt(ListOf(Text(numbers=True))), "phase": Anything(),
                           "in_play": Opt(ListOf(Text(numbers=True))), "dissolved": Opt(ListOf(Text(numbers=True))),
-                          "sustained": Opt(MapOf(Text(), Anything())), "winner": Anything()})),
+                          "sustained": Opt(MapOf(Text(), Anything())), "winner": Anything(),
+                          "no_boards": Opt(ListOf(Text(numbers=True))), "rejudged": Opt(MapOf(Text(), Anything()))})),
 })
 """The types within a step, checked after the step's own checks (which give the scenario format's messages)."""
 
@@ -86,6 +91,9 @@ _EMPTY_HINTS = {
     ("steps", "expect", "sustained", "*"): "write 'none' for a centre that sustained no timeline",
     ("start", "units"): "write '{}' for a board without units, or leave it out for the map's opening position",
     ("start", "centers"): "write '{}' for no centre owned, or leave it out for every power's home centres",
+    ("start", "boards", "*", "units"): "write '{}' for a board without units",
+    ("start", "boards", "*", "centers"): "write '{}' for no centre owned, or leave it out for every power's home centres",
+    ("start", "boards", "*", "orders"): "write the orders recorded on the board, or leave it out when its units held",
 }
 """How to write a value left out, by where the key is (``*``: any power or centre); else ``_EMPTY_HINT``."""
 _EMPTY_HINT = "write '{}' for an empty mapping or '[]' for an empty list, or leave the key out"
@@ -182,14 +190,15 @@ def read_scenario(path: str | Path) -> Scenario:
     # plain values, not the loader's line-numbered strings: options are saved in game files
     options = validated(plain(raw_options), Path(path).parent)
     with _within(path, _key_line(data, "start") or 1):
-        start = _start(data, game_map, options, path)
+        start = read_start(data, game_map, options, path)
     steps = []
     steps_line = _key_line(data, "steps")
     for n, raw in enumerate(_list(data["steps"], "steps", path, steps_line)):
         with _within(path, value_line(data["steps"], n) or steps_line):
             steps.append(_step(raw, n, game_map, path, steps_line))
+    several = isinstance(data.get("start"), Mapping) and "boards" in data["start"]
     return Scenario(str(data["id"]), str(data.get("title", "")), path, start, tuple(steps),
-                str(data.get("description", "") or ""), options)
+                    str(data.get("description", "") or ""), options, plain(data["start"]) if several else None)
 
 
 def _step(raw: Any, n: int, game_map: GameMap, path: str, steps_line: int) -> ScenarioStep:
@@ -212,9 +221,10 @@ def _step(raw: Any, n: int, game_map: GameMap, path: str, steps_line: int) -> Sc
         if key not in EXPECT_KEYS:
             raise ScenarioError(path, _line(key), f"unknown key {str(key)!r} in expect (known: {', '.join(sorted(EXPECT_KEYS))})")
     _check_expect_shape(expect, path)
-    for line, result in (expect.get("results") or {}).items():
-        if result not in RESULTS:
-            raise ScenarioError(path, _line(line), f"result of {line!r} must be one of {', '.join(RESULTS)}")
+    for key in ("results", "rejudged"):
+        for line, result in (expect.get(key) or {}).items():
+            if result not in RESULTS:
+                raise ScenarioError(path, _line(line), f"result of {line!r} must be one of {', '.join(RESULTS)}")
     for line, want in (expect.get("reasons") or {}).items():
         _reason_kinds(line, want, path)
     STEP_SCHEMA.check(raw, f"step {n + 1}", path, line_of(raw) or steps_line)
@@ -266,6 +276,26 @@ def _step_error(scenario: Scenario, s: ScenarioStep, exc: Exception, mv: Multive
     return ScenarioError(scenario.path, s.line, str(exc)) if isinstance(exc, InputError) else exc
 
 
+def _after_win(scenario: Scenario, first: int, mv: Multiverse) -> list[str]:
+    """The steps from ``first`` (counted from 0) on, which come after the game was won: the game is over
+    (docs/rules.md §6.7), so none is adjudicated. Such a step gives no orders and may expect only
+    ``winner`` (checked against the standing); any other is refused, with its line, rather than played
+    as if the game went on."""
+    problems = []
+    for i in range(first, len(scenario.steps)):
+        s = scenario.steps[i]
+        extra = sorted(str(k) for k in s.expect if str(k) != "winner")
+        if any(s.orders.values()) or extra:
+            what = "gives orders" if any(s.orders.values()) else f"expects {', '.join(map(repr, extra))}"
+            raise ScenarioError(scenario.path, s.line,
+                                f"step {i + 1} {what}, but {mv.winner} won the game in step {first}: no step "
+                                "is played after a win (a step after it may only expect 'winner')")
+        if "winner" in s.expect:
+            with _within(scenario.path, s.line):
+                problems += check_winner(f"step {i + 1} (after the win)", s.expect["winner"], mv, scenario.path)
+    return problems
+
+
 def check_scenarios(scenarios: Sequence[Scenario]) -> list[ScenarioRun | Exception]:
     """Runs scenarios in lockstep, step by step, the phases waiting at each step adjudicated together
     (``batch.step_many``): the same runs as one at a time, in the same order. A scenario that cannot run
@@ -279,6 +309,20 @@ def check_scenarios(scenarios: Sequence[Scenario]) -> list[ScenarioRun | Excepti
         if not scenario.steps:
             runs[n] = ScenarioRun(scenario, (), ())
     while waiting:
+        playing = []
+        for n in waiting:
+            if positions[n].winner is None:
+                playing.append(n)
+                continue
+            try:
+                problems[n] += _after_win(scenarios[n], len(reports[n]), positions[n])
+            except ScenarioError as exc:
+                runs[n] = exc
+                continue
+            runs[n] = ScenarioRun(scenarios[n], tuple(reports[n]), tuple(problems[n]))
+        waiting = playing
+        if not waiting:
+            break
         done = step_many([(positions[n], scenarios[n].steps[len(reports[n])].orders) for n in waiting])
         still = []
         for n, report in zip(waiting, done):

@@ -244,7 +244,7 @@ class _Replay:
             self.stopped = Divergence(0, None, str(exc), "", "")
             self.game = None
             return
-        self.game = new_game(mv)
+        self.game = new_game(mv, recorded.start if "boards" in recorded.start else None)
         self._note(None, mv, "", 0)
 
     @property

@@ -15,7 +15,9 @@ from typing import Any, Sequence
 
 from ..errors import InputError, UsageError, quoted
 from ..model.map import GameMap
-from ..model.multiverse import Board, Multiverse, unit_text
+from ..engine.resolve import resolved_text
+from ..model.multiverse import Board, Multiverse, board_name, unit_text
+from ..model.notation import timeline_name
 from ..yaml_lines import json_line
 
 
@@ -45,21 +47,69 @@ def position_data(m: GameMap, b: Board) -> tuple[dict[str, list[str]], dict[str,
     return units, centers
 
 
-def new_game(mv: Multiverse) -> Game:
+def new_game(mv: Multiverse, start: dict | None = None) -> Game:
     """A game beginning at ``mv``, its root board recorded as the start (with any units waiting to
-    retreat there)."""
+    retreat there); of several boards, all of them (``boards_start``); or ``start``, the scenario's
+    start of several boards that ``mv`` was read from (``start.boards``), recorded as written."""
+    if start is not None:
+        if not isinstance(start, dict) or "boards" not in start:
+            raise UsageError("new_game: start must be a scenario's start of several boards (with 'boards')")
+        return Game(mv, start=dict(start))
+    if len(mv.boards) > 1:
+        return Game(mv, start=boards_start(mv))
     root = mv.boards[min(mv.boards)]
     units, centers = position_data(mv.game_map, root)
     start: dict[str, Any] = {"turn": root.turn, "phase": root.phase, "units": units, "centers": centers}
     if root.retreats:
-        dislodged: dict[str, list] = {}
-        for r in root.retreats:
-            item = {"unit": unit_text(r.unit, mv.game_map)}
-            if r.attacker_from:
-                item["attacker_from"] = r.attacker_from.capitalize()
-            dislodged.setdefault(r.unit.power, []).append(item)
-        start["dislodged"] = dislodged
+        start["dislodged"] = _dislodged_data(mv.game_map, root)
     return Game(mv, start=start)
+
+
+def boards_start(mv: Multiverse) -> dict[str, Any]:
+    """Every board of ``mv`` written as a scenario's start of several boards (docs/case-format.md):
+    each board's units and centres, a head's phase, a past board's recorded orders with the results
+    its record gives them (a move its ``moves`` decision, a support ``given``, a hold not being
+    dislodged, a convoy its army's ``path``), and the forks. Read back (``files.starts``), the results
+    give the same records."""
+    def decided(name: str, place: Any) -> bool:
+        record = mv.boards[place.board].record if place.board in mv.boards else None
+        return bool(record and record.decisions.get((name, (place.timeline, place.turn, place.province))))
+
+    def succeeded(r: Any) -> bool:
+        if r.kind == "move":
+            return decided("moves", r.unit)
+        if r.kind == "hold":
+            return not decided("dislodged", r.unit)
+        if r.kind == "convoy":
+            return decided("path", r.target)
+        return decided("given", r.unit)
+
+    boards: dict[str, Any] = {}
+    for key in sorted(mv.boards):
+        b = mv.boards[key]
+        units, centers = position_data(mv.game_map, b)
+        data: dict[str, Any] = {"units": units, "centers": centers}
+        if b.record is not None:
+            orders: dict[str, dict[str, str]] = {}
+            for r in b.record.orders:
+                orders.setdefault(r.power, {})[resolved_text(r, mv.game_map)] = "succeeds" if succeeded(r) else "fails"
+            data["orders"] = orders
+        elif b.phase != "movement":
+            data["phase"] = b.phase
+        if b.retreats:
+            data["dislodged"] = _dislodged_data(mv.game_map, b)
+        boards[board_name(*key)] = data
+    return {"boards": boards, "forks": {timeline_name(t): board_name(*p) for t, p in sorted(mv.forks.items())}}
+
+
+def _dislodged_data(m: GameMap, b: Board) -> dict[str, list]:
+    dislodged: dict[str, list] = {}
+    for r in b.retreats:
+        item = {"unit": unit_text(r.unit, m)}
+        if r.attacker_from:
+            item["attacker_from"] = r.attacker_from.capitalize()
+        dislodged.setdefault(r.unit.power, []).append(item)
+    return dislodged
 
 
 #: the digits of a phase key's digest (64 bits); the keys of releases before the chained digest had 8

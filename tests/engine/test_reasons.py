@@ -147,3 +147,17 @@ def test_a_reason_on_one_board_keeps_the_short_names(capsys):
     assert main(["adjudicate", "--json", str(DATC / "6.A.11.yaml")]) == 0
     orders = {o["text"]: o for o in json.loads(capsys.readouterr().out)["steps"][0]["orders"]}
     assert orders["A Vienna - Tyrolia"]["reason"] == "bounced with A Ven (attack 1 against prevent 1)"
+
+
+def test_an_invalid_retreat_is_explained_by_the_dislodged_unit_not_its_attacker():
+    # the French fleet that dislodged the army now stands in London; the retreat order is the army's,
+    # whose type the line gives rightly: the reason must not speak of the fleet (docs/rules.md §4)
+    case = Path(__file__).parent.parent.parent / "cases" / "rules" / "retreat-of-the-unit-under-its-attacker.yaml"
+    scenario = read_scenario(case)
+    after = step(scenario.start, scenario.steps[0].orders).after
+    report = step(after, {"England": ["A London - Belgium", "F Liverpool - Clyde"]})
+    assert _outcome(report, "A London - Belgium").result == "invalid"
+    assert _outcome(report, "A London - Belgium").reason == "not adjacent"
+    # a line that calls the dislodged army a fleet is refused under datc_4c2: invalid, for its own type
+    assert (_outcome(report, "F Liverpool - Clyde").result, _outcome(report, "F Liverpool - Clyde").reason) \
+        == ("invalid", "wrong unit type")

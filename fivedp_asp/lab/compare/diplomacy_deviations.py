@@ -452,13 +452,17 @@ def _own_support_via_convoy(ctx: Context) -> list[Emulation]:
 def _swappable(ctx: Context, unit: Unit) -> bool:
     """Handing ``unit`` to another power changes nothing but the supports against it when none of its
     orders concerns another unit of its power (a harmless move against one excepted, see
-    ``_harmless_move``) and no unit of its power moves against it."""
+    ``_harmless_move``, and a support to hold: its strength counts whoever gives it, and whether it is
+    cut depends on the power of the units attacking ``unit``, none of which is its own, below) and no
+    unit of its power moves against it."""
     for g in ctx.given:
         o = g.order
         spec = getattr(o, "unit", None)
         if spec is None:
             continue
         if spec.where.province == unit.province and g.power == unit.power:
+            if isinstance(o, SupportHold):
+                continue
             for part in (getattr(o, "target", None), getattr(o, "dest", None)):
                 where = getattr(part, "where", part)
                 other = ctx.board.units.get(where.province) if where is not None else None

@@ -50,3 +50,22 @@ def test_random_games_have_no_real_disagreement(diplomacy, tmp_path):
         tally = play_game(index, SEED, diplomacy, GM, years=YEARS, out=tmp_path, shrink_budget=50, seen=seen)
         found += [f"game {index}: {f}" for f in tally.findings]
     assert not found, found
+
+
+def test_the_own_support_excuse_still_reports_what_it_cannot_explain(diplomacy):
+    """Game 52 of seed 19959 is excused (6.D.12 with 6.F.21) only because emulating the reference's
+    reading gives exactly its answer: a reference that answers the same phase otherwise in one more
+    order (Italy's A Ven - Rom said to succeed) is a real disagreement, not excused."""
+    scenario = read_scenario(HERE / "s19959-g052-S1906M.yaml")
+    given = parse_given(scenario.steps[0].orders, GM)
+
+    class Otherwise(type(diplomacy)):
+        def adjudicate(self, orders):
+            res = super().adjudicate(orders)
+            flipped = tuple("succeeds" if g.text == "A Ven - Rom" else r for g, r in zip(orders, res.results))
+            return type(res)(flipped, res.dislodged, res.after, res.notes)
+
+    excused = play_phase(scenario.start, given, diplomacy, GEO, load=True).verdict
+    assert excused.differences and not excused.real and set(excused.excused_by) == {"6.D.12", "6.F.21"}
+    run = play_phase(scenario.start, given, Otherwise(GM), GEO, load=True)
+    assert run.verdict.real
