@@ -54,7 +54,7 @@ def test_scenario(path: Path):
     ("jump_assists/03-three-back-one-assist-cut-support-stands.yaml", "A Munich - a-Bohemia@0",
      "too few jump assists given (1 of 2)"),
     ("jump_assists/03-three-back-one-assist-cut-support-stands.yaml", "A Berlin J A Munich - a-Bohemia@0",
-     "cut by A Pru"),
+     "cut by A a-Pru@3"),  # the assisted move reaches a second board: every unit named with its board
     ("open_convoys/05-no-intent-from-open-convoy.yaml", "F North Sea C", "open convoy not used by any army"),
     ("sustain/02-contested-centres.yaml", "Sustain b", "London sustains a"),
     ("sustain/03-centre-order-beats-power-wide.yaml", "Sustain bravo", "overridden by a later order"),
