@@ -68,6 +68,8 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
         raise InputError("--jobs must be at least 1")
     if args.budget < 0:
         raise InputError("--budget must be at least 0")
+    if args.bot_time_limit is not None and not args.bot_time_limit > 0:
+        raise InputError("--bot-time-limit must be a number of seconds above 0")
     game_map = load_map("standard")
     seats = parse_seats(args.bot or [], game_map)
     options = game_options(args.option, args.rule, args.preset)
@@ -78,7 +80,7 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
     # made before anything is printed: a bad --scheduler address is told at once (workers.in_batches)
     results = play_games(args.games, args.seed, args.years, seats, options=options,
                          travel=args.multiverse, budget=args.budget, text=out is not None, jobs=args.jobs,
-                         scheduler=args.scheduler)
+                         scheduler=args.scheduler, time_limit=args.bot_time_limit)
     kind = "multiverse" if args.multiverse else "classic"
     if not args.json:
         print(f"Selfplay: {args.games} {kind} game{'' if args.games == 1 else 's'} of {args.years} "
@@ -134,6 +136,9 @@ def add_selfplay_parser(sub: argparse._SubParsersAction) -> None:
                         "docs/rules-of-your-own.md)")
     p.add_argument("--budget", type=int, default=3,
                    help="order sets each bot may try on a copy of the game per phase (default 3)")
+    p.add_argument("--bot-time-limit", type=float, metavar="S",
+                   help="seconds a bot of your own may take to give one phase's orders; one that takes longer "
+                        "is stopped and the run fails (default: no limit)")
     p.add_argument("--json", action="store_true", help="print the games as one JSON document")
     p.add_argument("--out", metavar="DIR", help="write each game as a game file into DIR (selfplay-sS-gNNN.yaml)")
     p.add_argument("--force", action="store_true", help="replace game files of the same names in --out DIR")
