@@ -32,6 +32,7 @@ import struct
 import subprocess
 import sys
 import time
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Callable, Iterable
 
@@ -148,8 +149,11 @@ class Sandbox:
         """The child, once it has loaded the bot (an InputError saying why it could not)."""
         if self.process is not None and self.process.poll() is None:
             return self.process
+        # the child imports this package as this process did, installed or not
+        home = str(Path(__file__).resolve().parents[3])
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [home, os.environ.get("PYTHONPATH")])))
         self.process = subprocess.Popen([sys.executable, "-m", "fivedp_asp.lab.bots.sandbox", self.name],
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
         try:
             first = _receive(self.process.stdout.fileno(), as_json=True)
         except (EOFError, ValueError):
