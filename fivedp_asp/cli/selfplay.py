@@ -126,7 +126,7 @@ def add_selfplay_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=1, help="seed of the games (default 1)")
     p.add_argument("--years", type=int, default=10, help="game years before a game without a winner ends (default 10)")
     p.add_argument("--bot", action="append", metavar="POWER=NAME",
-                   help="the bot of a power: random, greedy, or a bot of your own as MODULE:FUNCTION or "
+                   help="the bot of a power: random, greedy, search, or a bot of your own as MODULE:FUNCTION or "
                         "FILE.py:FUNCTION; all=NAME for every power not named (default random; repeatable)")
     p.add_argument("--multiverse", action="store_true",
                    help="the bots play across boards too: moves and supports into the past and onto other timelines")

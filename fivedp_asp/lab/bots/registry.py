@@ -2,7 +2,7 @@
 
 A bot is named on the command line (``--bot England=greedy``) by one of these:
 
-- a built-in name: ``random`` or ``greedy`` (``BUILTIN``);
+- a built-in name: ``random``, ``greedy`` or ``search`` (``BUILTIN``);
 - ``MODULE:FUNCTION``, a callable of an importable module (``mybots.cautious:play``), imported as
   Python imports it (the module must be on the path: installed, or in the current folder);
 - ``FILE.py:FUNCTION``, a callable defined in a Python file, loaded from that file.
@@ -28,9 +28,10 @@ from ...errors import InputError, UsageError, quoted
 from ...model.map import GameMap
 from .greedy import greedy_bot
 from .random_bot import random_bot
+from .search import search_bot
 from .view import Bot
 
-BUILTIN: Mapping[str, Bot] = {"random": random_bot, "greedy": greedy_bot}
+BUILTIN: Mapping[str, Bot] = {"random": random_bot, "greedy": greedy_bot, "search": search_bot}
 """The bots every game knows, by name."""
 
 DEFAULT = "random"
