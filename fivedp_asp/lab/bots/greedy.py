@@ -91,7 +91,7 @@ def greedy_bot(view: View) -> list[str]:
 # -- movement ------------------------------------------------------------------------------------
 
 
-def _options(view: View, head: Board) -> dict[str, list[_Option]]:
+def options_of(view: View, head: Board) -> dict[str, list[_Option]]:
     """The orders of the power's units on ``head`` that stay on it, read, by the unit's province."""
     m = view.game_map
     out: dict[str, list[_Option]] = {}
@@ -158,7 +158,7 @@ def _carrier(view: View, head: Board, option: _Option, options: Mapping[str, lis
 def _plan_head(view: View, head: Board, rng: random.Random) -> _Plan:
     m = view.game_map
     values = board_values(head, view.power, m)
-    options = _options(view, head)
+    options = options_of(view, head)
     mine = sorted((u for u in head.units.values() if u.power == view.power), key=lambda u: u.location)
     rng.shuffle(mine)
     orders: dict[str, _Option] = {}
@@ -397,7 +397,7 @@ def _open_convoys(view: View, plans: Sequence[_Plan], base: list[str]) -> list[l
     m = view.game_map
     variants = []
     for plan in plans:
-        options = _options(view, plan.head)
+        options = options_of(view, plan.head)
         opens = {o.unit: o for opts in options.values() for o in opts if o.kind == "open_convoy"}
         for sea, fleet_open in sorted(opens.items()):
             if plan.orders.get(sea) is None or plan.orders[sea].kind != "hold":

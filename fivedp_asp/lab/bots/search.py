@@ -3,8 +3,9 @@
 In a movement phase (retreats, adjustments and the sustain phase are the greedy bot's):
 
 1. Candidates: the greedy bot's orders for the power (``greedy.plan_movement``), its orders under
-   other draws of its random choices, and its variants — orders across boards and jumps where the
-   game allows them, open convoys, units whose two best options were nearly worth the same.
+   other draws of its random choices, its variants — orders across boards and jumps where the game
+   allows them, open convoys, units whose two best options were nearly worth the same — and its
+   orders with one unit's changed (to its best other move, or to support another of its moves).
 2. The other powers' likely orders: a few samples of their own greedy plans on every head they have
    units on (their draws seeded by this view, which knows nothing of their seeds), made without trying
    anything on a copy.
@@ -25,7 +26,7 @@ import random
 from ...engine.phase import StepReport
 from ...errors import UsageError
 from ...model.multiverse import MOVEMENT
-from .greedy import greedy_bot, plan_heads, plan_movement, score
+from .greedy import greedy_bot, options_of, plan_heads, plan_movement, score
 from .view import View
 
 SAMPLES = 2
@@ -51,8 +52,8 @@ def search_bot(view: View) -> list[str]:
     samples = SAMPLES if budget >= SAMPLES * MIN_CANDIDATES else 1
     if budget < 2 * samples:
         return base
-    candidates = _distinct([base] + [plan_heads(view, random.Random(f"{view.seed}/draw/{k}"))[1]
-                                     for k in range(DRAWS)] + variants)[:budget // samples]
+    draws = [plan_heads(view, random.Random(f"{view.seed}/draw/{k}"))[1] for k in range(DRAWS)]
+    candidates = _distinct([base] + draws + variants + _deviations(view, plans, base))[:budget // samples]
     others = _likely_orders(view, samples)
     tried = [{**other, view.power: lines} for lines in candidates for other in others]
     reports = view.simulate(tried)
@@ -64,6 +65,27 @@ def search_bot(view: View) -> list[str]:
         return base
     best = max(range(done), key=lambda i: (totals[i], -i))
     return candidates[best]
+
+
+def _deviations(view: View, plans, base: list[str]) -> list[list[str]]:
+    """``base`` with one unit's order changed: to its most valuable other move or hold, or to a support
+    of another of the power's moves it can reach; the units of most worth first."""
+    out: list[tuple[float, list[str]]] = []
+    for plan in plans:
+        options = options_of(view, plan.head)
+        moves = {o.dest: o for o in plan.orders.values() if o.kind in ("move", "convoyed")}
+        for province, order in plan.orders.items():
+            unit = plan.head.units[province]
+            others = [(plan.values.value(unit.kind, o.dest), o.text) for o in options.get(province, [])
+                      if o.kind in ("hold", "move") and o.text != order.text]
+            others += [(plan.values.value(unit.kind, o.dest), o.text) for o in options.get(province, [])
+                       if o.kind == "support" and o.dest in moves and moves[o.dest].unit == o.target
+                       and o.text != order.text]
+            if others:
+                worth, text = max(others)
+                out.append((worth, [text if line == order.text else line for line in base]))
+    out.sort(key=lambda d: -d[0])
+    return [lines for _, lines in out]
 
 
 def _distinct(sets: list[list[str]]) -> list[list[str]]:

@@ -30,7 +30,7 @@ def test_greedy_tries_an_open_convoy_that_carries_its_army_where_they_are_allowe
         plans, _ = greedy.plan_heads(view, random.Random(1))
         plan = plans[0]
         for province in ("nth", "yor"):
-            plan.orders[province] = next(o for o in greedy._options(view, plan.head)[province] if o.kind == "hold")
+            plan.orders[province] = next(o for o in greedy.options_of(view, plan.head)[province] if o.kind == "hold")
             plan.going = {d: u for d, u in plan.going.items() if u != province and d != province}
         base = greedy._lines(plans)
         variants = greedy._open_convoys(view, plans, base)
