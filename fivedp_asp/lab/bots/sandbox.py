@@ -58,11 +58,20 @@ def dumps(value: Any) -> bytes:
     return buffer.getvalue()
 
 
-def _send(fd: int, value: Any, *, as_json: bool = False) -> None:
+def _send(fd: int, value: Any, *, as_json: bool = False, deadline: float | None = None) -> bool:
+    """``value`` written to ``fd``; False when the deadline passes first (a non-blocking ``fd``: the
+    runner's pipe to a bot, which a bot that reads nothing must not be able to hang)."""
     data = json.dumps(value).encode("utf-8") if as_json else dumps(value)
     view = memoryview(_HEADER.pack(len(data)) + data)
     while view:
-        view = view[os.write(fd, view):]
+        left = None if deadline is None else deadline - time.monotonic()
+        if (left is not None and left <= 0) or not select.select([], [fd], [], left)[1]:
+            return False
+        try:
+            view = view[os.write(fd, view):]
+        except BlockingIOError:
+            continue
+    return True
 
 
 def _read(fd: int, n: int, deadline: float | None) -> bytes | None:
@@ -180,22 +189,31 @@ class Sandbox:
         process = self._start()
         fault = f"bot {quoted(self.name)} ({where})"
         to_child, from_child = process.stdin.fileno(), process.stdout.fileno()
+        os.set_blocking(to_child, False)
+        waited = 0.0
+
+        def talk(value: Any) -> Any:
+            """``value`` sent, then the bot's next message, within what remains of its time; the time
+            counted is the bot's, not the runner's."""
+            nonlocal waited
+            started = time.monotonic()
+            deadline = None if self.time_limit is None else started + self.time_limit - waited
+            sent = _send(to_child, value, deadline=deadline)
+            message = _receive(from_child, deadline, as_json=True) if sent else None
+            waited += time.monotonic() - started
+            if message is None:
+                self.close()
+                raise InputError(f"{fault} failed: gave no orders within {self.time_limit:g} s (--bot-time-limit)")
+            return message
+
         try:
-            _send(to_child, ("call", view.game, view.power, view.seed, view.settings, view.travel))
-            waited = 0.0
+            message = talk(("call", view.game, view.power, view.seed, view.settings, view.travel))
             while True:
-                started = time.monotonic()
-                deadline = None if self.time_limit is None else started + self.time_limit - waited
-                message = _receive(from_child, deadline, as_json=True)
-                waited += time.monotonic() - started
-                if message is None:
-                    self.close()
-                    raise InputError(f"{fault} failed: gave no orders within {self.time_limit:g} s "
-                                     "(--bot-time-limit)")
                 if message[0] == "remaining":
-                    _send(to_child, runner.remaining())
+                    message = talk(runner.remaining())
                 elif message[0] == "simulate":
-                    _send(to_child, _plain(runner.simulate(view.mv, _order_sets(message[1:]))))
+                    reports = _plain(runner.simulate(view.mv, _order_sets(message[1:])))
+                    message = talk(reports)
                 elif message[0] in ("failed", "bad") and len(message) == 2 and isinstance(message[1], str):
                     failed = " failed:" if message[0] == "failed" else ""
                     raise InputError(f"{fault}{failed} {message[1][:300]}")
