@@ -102,7 +102,10 @@ def _receive(fd: int, deadline: float | None = None, *, as_json: bool = False) -
     body = _read(fd, size, deadline)
     if body is None or not as_json:
         return None if body is None else pickle.loads(body)
-    message = json.loads(body.decode("utf-8"))
+    try:
+        message = json.loads(body.decode("utf-8"))
+    except RecursionError:
+        raise ValueError("sent a message nested too deep") from None
     if not isinstance(message, list) or not message or not isinstance(message[0], str):
         raise ValueError("sent a message the runner does not read")
     return message
@@ -163,14 +166,19 @@ class Sandbox:
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [home, os.environ.get("PYTHONPATH")])))
         self.process = subprocess.Popen([sys.executable, "-m", "fivedp_asp.lab.bots.sandbox", self.name],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+        deadline = None if self.time_limit is None else time.monotonic() + self.time_limit
         try:
-            first = _receive(self.process.stdout.fileno(), as_json=True)
-        except (EOFError, ValueError):
-            first = ["error", f"bot {quoted(self.name)}: its process ended as it loaded "
-                              f"(exit status {self.process.wait()})"]
-        if first[0] != "ready":
+            first = _receive(self.process.stdout.fileno(), deadline, as_json=True)
+        except EOFError:
+            first = ["error", f"bot {quoted(self.name)}: its process ended as it loaded"]
+        except ValueError:
+            first = ["bad"]
+        if first is None:
+            first = ["error", f"bot {quoted(self.name)}: not loaded within {self.time_limit:g} s (--bot-time-limit)"]
+        if first[0] != "ready" or len(first) != 1:
             self.close()
-            raise InputError(str(first[1]) if len(first) > 1 else f"bot {quoted(self.name)}: could not be loaded")
+            raise InputError(str(first[1])[:400] if first[0] == "error" and len(first) == 2
+                             else f"bot {quoted(self.name)}: its process sent what the runner does not read")
         return self.process
 
     def close(self) -> None:

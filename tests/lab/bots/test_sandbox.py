@@ -167,3 +167,12 @@ def test_a_bot_module_that_fails_to_load_is_told_and_never_imported_by_the_runne
     status, _, err = cli("selfplay", "--years", "1", "--bot", f"England={bad}:play")
     assert status == 2 and "loading" in err and "SystemExit" in err and len(err.strip().splitlines()) == 1, err
     assert str(os.getpid()) not in marker.read_text().split()
+
+
+@pytest.mark.slow
+def test_a_bot_module_that_hangs_as_it_loads_is_stopped_at_its_time_limit(cli, tmp_path):
+    slow = tmp_path / "slow.py"
+    slow.write_text("import time\nwhile True:\n    try:\n        time.sleep(60)\n    except BaseException:\n"
+                    "        pass\n", encoding="utf-8")
+    status, _, err = cli("selfplay", "--years", "1", "--bot", f"England={slow}:play", "--bot-time-limit", "1")
+    assert status == 2 and "not loaded within 1 s" in err and len(err.strip().splitlines()) == 1, err
