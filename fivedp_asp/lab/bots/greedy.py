@@ -423,6 +423,8 @@ def _jumps(view: View, plans: Sequence[_Plan], base: list[str]) -> list[list[str
     onto a centre worth taking that stands empty there, each with the assist of another of its units
     that lends the turn (``View.legal``, kind ``jump_assist``), which gives up its own order for it;
     the most valuable first."""
+    if not any(s.chosen("jump_assists") for s in view.option_sets()):
+        return []  # not asked of the engine where no option set allows them
     m = view.game_map
     own = {(p.head.key, province): o for p in plans for province, o in p.orders.items()}
     found: list[tuple[float, list[str]]] = []
