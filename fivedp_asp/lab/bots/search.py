@@ -12,7 +12,8 @@ In a movement phase (retreats, adjustments and the sustain phase are the greedy 
 3. Each candidate is adjudicated on copies against each sample (``View.simulate``, within the budget
    the runner gives the power for the phase), scored by the greedy bot's score (centres, units and
    the worth of where they stand, over the heads in play), and the candidate with the best mean score
-   is kept; with no budget left, the greedy bot's first plan.
+   is kept; with no budget left, the greedy bot's first plan. Playing across boards, a try also
+   counts the distinct centres the power owns over the heads in play (``_score``).
 
 This is the shape of the search-based no-press Diplomacy agents (candidate actions from a policy, the
 others' actions sampled from a policy of theirs, the best response on average kept), with the greedy
@@ -59,12 +60,28 @@ def search_bot(view: View) -> list[str]:
     reports = view.simulate(tried)
     totals = [0.0] * len(candidates)
     for i, report in enumerate(reports):
-        totals[i // samples] += score(view, plans, report) if isinstance(report, StepReport) else float("-inf")
+        totals[i // samples] += _score(view, plans, report) if isinstance(report, StepReport) else float("-inf")
     done = len(reports) // samples  # candidates adjudicated against every sample
     if done == 0:
         return base
     best = max(range(done), key=lambda i: (totals[i], -i))
     return candidates[best]
+
+
+def _score(view: View, plans, report: StepReport) -> float:
+    """The greedy bot's score of a try; across boards, plus the distinct supply centres the power owns
+    or stands on over the heads in play (what the ``unique`` victory condition counts, a centre stood
+    on being one the next adjustment gives it), so that a move into the past that takes a centre it
+    holds nowhere else counts for what it wins, even as the mean over the heads, which the new
+    timeline's older position lowers, falls."""
+    out = score(view, plans, report)
+    if view.travel:
+        provinces = view.game_map.provinces
+        held = {p for h in report.after.heads for p, o in h.centers.items() if o == view.power}
+        held |= {u.province for h in report.after.heads for u in h.units.values()
+                 if u.power == view.power and provinces[u.province].center}
+        out += len(held)
+    return out
 
 
 def _deviations(view: View, plans, base: list[str]) -> list[list[str]]:
