@@ -135,7 +135,8 @@ def add_selfplay_parser(sub: argparse._SubParsersAction) -> None:
                    help="a rule of your own, in effect: NAME=FILE.lp or NAME=VALUE:FILE.lp (repeatable; "
                         "docs/rules-of-your-own.md)")
     p.add_argument("--budget", type=int, default=3,
-                   help="order sets each power's bot may try on copies of the game per phase, counted by the runner (default 3)")
+                   help="order sets each power's bot may try on copies of the game per phase, counted by the "
+                        "runner (default 3)")
     p.add_argument("--bot-time-limit", type=float, metavar="S",
                    help="seconds a bot of your own may take to give one phase's orders; one that takes longer "
                         "is stopped and the run fails (default: no limit)")
