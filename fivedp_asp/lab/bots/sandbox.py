@@ -166,9 +166,12 @@ class Sandbox:
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [home, os.environ.get("PYTHONPATH")])))
         self.process = subprocess.Popen([sys.executable, "-m", "fivedp_asp.lab.bots.sandbox", self.name],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
-        deadline = None if self.time_limit is None else time.monotonic() + self.time_limit
         try:
-            first = _receive(self.process.stdout.fileno(), deadline, as_json=True)
+            # the package imported (no bot code has run yet: not counted), then the bot's module loaded
+            started = _receive(self.process.stdout.fileno(), as_json=True)
+            deadline = None if self.time_limit is None else time.monotonic() + self.time_limit
+            first = _receive(self.process.stdout.fileno(), deadline, as_json=True) if started == ["started"] \
+                else ["bad"]
         except EOFError:
             first = ["error", f"bot {quoted(self.name)}: its process ended as it loaded"]
         except ValueError:
@@ -306,6 +309,7 @@ def main() -> None:
     os.dup2(devnull, 0)
     from .registry import load_bot
 
+    _send(to_parent, ["started"], as_json=True)
     _serve(sys.argv[1], to_parent, from_parent, load_bot)
 
 
