@@ -20,7 +20,9 @@ boards (``View.travel``), the bot also weighs its moves into the past and onto o
 ``View.legal``): a move that can take a centre of another power, or a neutral one, standing empty on
 the board it reaches, and a support to hold of one of its units that was dislodged on a past board,
 each tried on a copy; and its units with nothing better to do support, across timelines, its moves
-into contested provinces on other heads. Every try is adjudicated with the other powers' units
+into contested provinces on other heads. Where the options allow them, it also tries open convoys (a
+fleet at sea left holding carries one of its armies left holding) and, across boards, jumps two turns
+back onto an empty centre with the assist of another of its units. Every try is adjudicated with the other powers' units
 holding, and scored by the power's centres and units over the heads in play (their mean, so that a
 timeline it forks where it is weak lowers its score) and the worth of where its units stand.
 
