@@ -68,6 +68,8 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
         raise InputError("--jobs must be at least 1")
     if args.budget < 0:
         raise InputError("--budget must be at least 0")
+    if args.bot_time_limit is not None and not args.bot_time_limit > 0:
+        raise InputError("--bot-time-limit must be a number of seconds above 0")
     game_map = load_map("standard")
     seats = parse_seats(args.bot or [], game_map)
     options = game_options(args.option, args.rule, args.preset)
@@ -78,7 +80,7 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
     # made before anything is printed: a bad --scheduler address is told at once (workers.in_batches)
     results = play_games(args.games, args.seed, args.years, seats, options=options,
                          travel=args.multiverse, budget=args.budget, text=out is not None, jobs=args.jobs,
-                         scheduler=args.scheduler)
+                         scheduler=args.scheduler, time_limit=args.bot_time_limit)
     kind = "multiverse" if args.multiverse else "classic"
     if not args.json:
         print(f"Selfplay: {args.games} {kind} game{'' if args.games == 1 else 's'} of {args.years} "
@@ -124,7 +126,7 @@ def add_selfplay_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=1, help="seed of the games (default 1)")
     p.add_argument("--years", type=int, default=10, help="game years before a game without a winner ends (default 10)")
     p.add_argument("--bot", action="append", metavar="POWER=NAME",
-                   help="the bot of a power: random, greedy, or a bot of your own as MODULE:FUNCTION or "
+                   help="the bot of a power: random, greedy, search, or a bot of your own as MODULE:FUNCTION or "
                         "FILE.py:FUNCTION; all=NAME for every power not named (default random; repeatable)")
     p.add_argument("--multiverse", action="store_true",
                    help="the bots play across boards too: moves and supports into the past and onto other timelines")
@@ -133,7 +135,11 @@ def add_selfplay_parser(sub: argparse._SubParsersAction) -> None:
                    help="a rule of your own, in effect: NAME=FILE.lp or NAME=VALUE:FILE.lp (repeatable; "
                         "docs/rules-of-your-own.md)")
     p.add_argument("--budget", type=int, default=3,
-                   help="order sets each bot may try on a copy of the game per phase (default 3)")
+                   help="order sets each power's bot may try on copies of the game per phase, counted by the "
+                        "runner (default 3)")
+    p.add_argument("--bot-time-limit", type=float, metavar="S",
+                   help="seconds a bot of your own may take to give one phase's orders; one that takes longer "
+                        "is stopped and the run fails (default: no limit)")
     p.add_argument("--json", action="store_true", help="print the games as one JSON document")
     p.add_argument("--out", metavar="DIR", help="write each game as a game file into DIR (selfplay-sS-gNNN.yaml)")
     p.add_argument("--force", action="store_true", help="replace game files of the same names in --out DIR")

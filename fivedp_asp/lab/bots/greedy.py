@@ -20,7 +20,9 @@ boards (``View.travel``), the bot also weighs its moves into the past and onto o
 ``View.legal``): a move that can take a centre of another power, or a neutral one, standing empty on
 the board it reaches, and a support to hold of one of its units that was dislodged on a past board,
 each tried on a copy; and its units with nothing better to do support, across timelines, its moves
-into contested provinces on other heads. Every try is adjudicated with the other powers' units
+into contested provinces on other heads. Where the options allow them, it also tries open convoys (a
+fleet at sea left holding carries one of its armies left holding) and, across boards, jumps two turns
+back onto an empty centre with the assist of another of its units. Every try is adjudicated with the other powers' units
 holding, and scored by the power's centres and units over the heads in play (their mean, so that a
 timeline it forks where it is weak lowers its score) and the worth of where its units stand.
 
@@ -38,8 +40,9 @@ from typing import Mapping, Sequence
 from ...engine.phase import StepReport
 from ...game.play import unit_designation
 from ...model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, SUSTAIN, Board, Multiverse
-from ...model.notation import parse_order, timeline_name
-from ...model.orders import ARMY, FLEET, Build, Convoy, Disband, Hold, Move, SupportHold, SupportMove
+from ...model.notation import format_order, parse_order, timeline_name
+from ...model.orders import (ARMY, FLEET, Build, Convoy, Disband, Hold, Move, OpenConvoy, SupportHold, SupportMove,
+                             UnitSpec)
 from .values import Values, board_values
 from ...errors import UsageError
 from .view import View
@@ -90,7 +93,7 @@ def greedy_bot(view: View) -> list[str]:
 # -- movement ------------------------------------------------------------------------------------
 
 
-def _options(view: View, head: Board) -> dict[str, list[_Option]]:
+def options_of(view: View, head: Board) -> dict[str, list[_Option]]:
     """The orders of the power's units on ``head`` that stay on it, read, by the unit's province."""
     m = view.game_map
     out: dict[str, list[_Option]] = {}
@@ -107,8 +110,10 @@ def _options(view: View, head: Board) -> dict[str, list[_Option]]:
             option = _Option(p.order, "support", unit, None, order.target.where.province)
         elif isinstance(order, Convoy):
             option = _Option(p.order, "convoy", unit, order.dest.province, order.target.where.province)
+        elif isinstance(order, OpenConvoy):
+            option = _Option(p.order, "open_convoy", unit, None)
         else:
-            continue  # open convoys: the greedy bot carries its own armies only
+            continue
         out.setdefault(unit, []).append(option)
     return out
 
@@ -155,7 +160,7 @@ def _carrier(view: View, head: Board, option: _Option, options: Mapping[str, lis
 def _plan_head(view: View, head: Board, rng: random.Random) -> _Plan:
     m = view.game_map
     values = board_values(head, view.power, m)
-    options = _options(view, head)
+    options = options_of(view, head)
     mine = sorted((u for u in head.units.values() if u.power == view.power), key=lambda u: u.location)
     rng.shuffle(mine)
     orders: dict[str, _Option] = {}
@@ -238,29 +243,44 @@ def _lines(plans: Sequence[_Plan]) -> list[str]:
     return [o.text for p in plans for _, o in sorted(p.orders.items())]
 
 
-def _movement(view: View, rng: random.Random) -> list[str]:
+def plan_heads(view: View, rng: random.Random) -> tuple[list[_Plan], list[str]]:
+    """The power's plan on each head it has units on, and the orders they give (nothing across boards,
+    nothing tried): the greedy bot's policy as the search bot samples it."""
     plans = [_plan_head(view, head, rng) for head in view.heads()
              if any(u.power == view.power for u in head.units.values())]
-    base = _lines(plans)
+    return plans, _lines(plans)
+
+
+def plan_movement(view: View, rng: random.Random) -> tuple[list[_Plan], list[str], list[list[str]]]:
+    """The power's plans per head, the orders they give, and the variants worth trying on a copy, the
+    most promising first: orders across boards and jumps (``travel``), open convoys, then the units
+    that nearly chose otherwise."""
+    plans, base = plan_heads(view, rng)
     if view.travel:
         base = _helpers(view, plans, base)
     variants: list[list[str]] = []
+    if view.travel:
+        variants += _travel(view, plans, base) + _jumps(view, plans, base)
+    variants += _open_convoys(view, plans, base)
     for plan in plans:
         for _, province, other in plan.doubts:
             variants.append([other.text if line == plan.orders[province].text else line for line in base])
-    if view.travel:
-        variants = _travel(view, plans, base) + variants
+    return plans, base, variants
+
+
+def _movement(view: View, rng: random.Random) -> list[str]:
+    plans, base, variants = plan_movement(view, rng)
     variants = variants[:max(view.remaining - 1, 0)]
     if not variants:
         return base
     tried = [base] + variants
     reports = view.simulate([{view.power: lines} for lines in tried])
-    scores = [_score(view, plans, r) if isinstance(r, StepReport) else float("-inf") for r in reports]
+    scores = [score(view, plans, r) if isinstance(r, StepReport) else float("-inf") for r in reports]
     best = max(range(len(scores)), key=lambda i: (scores[i], -i))
     return tried[best]
 
 
-def _score(view: View, plans: Sequence[_Plan], report: StepReport) -> float:
+def score(view: View, plans: Sequence[_Plan], report: StepReport) -> float:
     """What a tried step leaves the power: over the heads in play, the mean of its centres, half its
     units and a quarter of its units waiting to retreat (so that a timeline it forks where it is weak
     lowers the score, and one where it is strong raises it); plus a tenth of the worth of where its
@@ -370,6 +390,67 @@ def _travel(view: View, plans: Sequence[_Plan], base: list[str]) -> list[list[st
     for _, replaced, line in found[:MAX_TRAVEL]:
         variants.append([line if x == replaced else x for x in base])
     return variants
+
+
+def _open_convoys(view: View, plans: Sequence[_Plan], base: list[str]) -> list[list[str]]:
+    """Where open convoys are allowed: for each of the power's fleets at sea left holding, the variant
+    in which it gives an open convoy and one of the power's armies left holding next to it moves
+    through it to the most valuable place such a move reaches (a move listed as convoyed)."""
+    m = view.game_map
+    variants = []
+    for plan in plans:
+        options = options_of(view, plan.head)
+        opens = {o.unit: o for opts in options.values() for o in opts if o.kind == "open_convoy"}
+        for sea, fleet_open in sorted(opens.items()):
+            if plan.orders.get(sea) is None or plan.orders[sea].kind != "hold":
+                continue
+            best: tuple[float, str, str] | None = None
+            for army, order in sorted(plan.orders.items()):
+                unit = plan.head.units[army]
+                if order.kind != "hold" or unit.kind != ARMY or sea not in m.seas_next_to(army):
+                    continue
+                for o in options.get(army, []):
+                    if o.kind == "convoyed" and sea in m.seas_next_to(o.dest) and o.dest not in plan.going:
+                        worth = plan.values.value(ARMY, o.dest)
+                        if best is None or worth > best[0]:
+                            best = (worth, order.text, o.text)
+            if best is not None:
+                swap = {plan.orders[sea].text: fleet_open.text, best[1]: best[2]}
+                variants.append([swap.get(line, line) for line in base])
+    return variants
+
+
+def _jumps(view: View, plans: Sequence[_Plan], base: list[str]) -> list[list[str]]:
+    """Where jump assists are allowed: jumps of the power's units two turns back on their own timeline
+    onto a centre worth taking that stands empty there, each with the assist of another of its units
+    that lends the turn (``View.legal``, kind ``jump_assist``), which gives up its own order for it;
+    the most valuable first."""
+    if not any(s.chosen("jump_assists") for s in view.option_sets()):
+        return []  # not asked of the engine where no option set allows them
+    m = view.game_map
+    own = {(p.head.key, province): o for p in plans for province, o in p.orders.items()}
+    found: list[tuple[float, list[str]]] = []
+    for p in view.legal(kind="jump_assist"):
+        order = parse_order(p.order, m)
+        helper, target = order.unit.where, order.target.where
+        helper_order = own.get(((helper.timeline, helper.turn), helper.province))
+        target_order = own.get(((target.timeline, target.turn), target.province))
+        board = view.mv.boards.get((order.dest.timeline, order.dest.turn))
+        unit = view.mv.boards[(target.timeline, target.turn)].units.get(target.province)
+        if helper_order is None or target_order is None or board is None or unit is None \
+                or order.dest.timeline != target.timeline or target.turn - order.dest.turn != 2:
+            continue
+        province = order.dest.province
+        if board.centers.get(province) == view.power or province in board.units:
+            continue
+        worth = board_values(board, view.power, m).worth.get(province)
+        if worth is None:
+            continue
+        jump = format_order(Move(UnitSpec(target, unit.kind), order.dest), m)
+        swap = {helper_order.text: p.order, target_order.text: jump}
+        found.append((worth, [swap.get(line, line) for line in base]))
+    found.sort(key=lambda f: -f[0])
+    return [v for _, v in found[:MAX_TRAVEL]]
 
 
 # -- retreats, adjustments, the sustain phase ------------------------------------------------------

@@ -2,7 +2,7 @@
 
 A bot is named on the command line (``--bot England=greedy``) by one of these:
 
-- a built-in name: ``random`` or ``greedy`` (``BUILTIN``);
+- a built-in name: ``random``, ``greedy`` or ``search`` (``BUILTIN``);
 - ``MODULE:FUNCTION``, a callable of an importable module (``mybots.cautious:play``), imported as
   Python imports it (the module must be on the path: installed, or in the current folder);
 - ``FILE.py:FUNCTION``, a callable defined in a Python file, loaded from that file.
@@ -28,9 +28,10 @@ from ...errors import InputError, UsageError, quoted
 from ...model.map import GameMap
 from .greedy import greedy_bot
 from .random_bot import random_bot
+from .search import search_bot
 from .view import Bot
 
-BUILTIN: Mapping[str, Bot] = {"random": random_bot, "greedy": greedy_bot}
+BUILTIN: Mapping[str, Bot] = {"random": random_bot, "greedy": greedy_bot, "search": search_bot}
 """The bots every game knows, by name."""
 
 DEFAULT = "random"
@@ -43,19 +44,36 @@ def is_builtin(name: str) -> bool:
     return name in BUILTIN
 
 
-def load_bot(name: str) -> Bot:
-    """The bot a name names (see the module); InputError saying what is wrong with the name."""
+def check_name(name: str) -> tuple[str, str, str]:
+    """A bot's name read without running any of its code: (the name, where its code is, the callable's
+    name), where being empty for a built-in bot; InputError saying what is wrong with the name (a file
+    that is not there, a module name that is not one)."""
     if not isinstance(name, str):
-        raise UsageError(f"load_bot: the name must be text, not {type(name).__name__}")
+        raise UsageError(f"check_name: the name must be text, not {type(name).__name__}")
     text = name.strip()
     if text in BUILTIN:
-        return BUILTIN[text]
+        return text, "", ""
     where, sep, attr = text.rpartition(":")
     if not sep or not where or not attr:
         raise InputError(f"bot {quoted(text)}: not a bot (built in: {', '.join(BUILTIN)}; or MODULE:FUNCTION, "
                          "or FILE.py:FUNCTION for a bot of your own)")
     if not _DOTTED.fullmatch(attr):
         raise InputError(f"bot {quoted(text)}: {quoted(attr)} is not a Python name")
+    if where.endswith(".py"):
+        if not Path(where).expanduser().is_file():
+            raise InputError(f"bot {quoted(text)}: {quoted(where)}: no such file")
+    elif not _DOTTED.fullmatch(where):
+        raise InputError(f"bot {quoted(text)}: {quoted(where)} is not a module name (or a file ending in .py)")
+    return text, where, attr
+
+
+def load_bot(name: str) -> Bot:
+    """The bot a name names (see the module); InputError saying what is wrong with the name. A bot of
+    your own is loaded by running its module: the runner of games does that only in the bot's own
+    process (bots/sandbox.py)."""
+    text, where, attr = check_name(name)
+    if not where:
+        return BUILTIN[text]
     module = _from_file(text, where) if where.endswith(".py") else _import(text, where)
     found = module
     for part in attr.split("."):
@@ -123,8 +141,10 @@ class Seats:
 
 def parse_seats(specs: Iterable[str], game_map: GameMap) -> Seats:
     """``--bot POWER=NAME`` and ``--bot all=NAME`` arguments: a power named plays its bot, ``all``
-    sets the bot of the powers not named (``random`` without it). Every bot is loaded here, so that
-    a bad name is told before any game is played."""
+    sets the bot of the powers not named (``random`` without it). Every name is checked here, so that
+    a bad one is told before any game is played; a bot of your own is not loaded here (its code runs
+    only in a process of its own, bots/sandbox.py), so a module that cannot be imported is told when
+    the games start."""
     if isinstance(specs, str):
         raise UsageError("parse_seats: give a list of POWER=NAME texts, not one text")
     named: dict[str, str] = {}
@@ -135,7 +155,7 @@ def parse_seats(specs: Iterable[str], game_map: GameMap) -> Seats:
         if not sep or not power or not bot:
             raise InputError(f"--bot {quoted(spec)}: write POWER=NAME or all=NAME (bots: {', '.join(BUILTIN)}, "
                              "or MODULE:FUNCTION)")
-        load_bot(bot)
+        bot = check_name(bot)[0]
         if power.lower() == "all":
             if everyone is not None and everyone != bot:
                 raise InputError(f"--bot {quoted(spec)}: all is given twice")

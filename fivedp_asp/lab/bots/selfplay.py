@@ -3,9 +3,14 @@
 Each game starts from the standard opening with the options given and is played step by step: every
 power that is still in the game gets a :class:`~fivedp_asp.lab.bots.view.View` of it and its bot's order
 lines, then the phase is adjudicated. A game ends when a power has won or after ``years`` game years
-(twice as many movement steps: in a multiverse every head moves in each). A view's seed is made of the
-run's seed, the game's number, the step and the power, so that a game is played again the same way,
-and the same game number under other options starts from the same draws (a study's columns).
+(twice as many movement steps: in a multiverse every head moves in each). A view's seed is drawn from
+the run's secret, the game's number, the step and the power (``view_seed``), so that the same game
+number under other options starts from the same draws (a study's columns). When only built-in bots
+play, the secret is made of the run's seed, and a game is played again the same way; when a bot of your
+own plays, it is drawn at random for the run, and that bot, in a process of its own
+(bots/sandbox.py), is given only its own seed, a hash from which neither the secret nor another
+power's seed can be worked out. Each power's tries (``View.simulate``) are counted by the runner per
+phase (``view.Ledger``), whatever views a bot makes.
 
 Many games are played in lockstep: each step, the phases all of them wait for are adjudicated
 together (``batch.step_many``); a batch of games goes to a worker process or a Dask worker as a unit
@@ -16,6 +21,9 @@ text when it is to be written.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import secrets
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -29,7 +37,8 @@ from ...model.multiverse import MOVEMENT, Multiverse, opening
 from ...model.notation import parse_order, timeline_name
 from ...model.settings import Settings
 from .registry import Seats, is_builtin, load_bot
-from .view import DEFAULT_BUDGET, View
+from .sandbox import Sandbox, answer_lines
+from .view import DEFAULT_BUDGET, RUNNER, Ledger, View
 
 BATCH = 8
 """Games played together in lockstep: the unit of work given to a worker."""
@@ -104,45 +113,58 @@ def played(number: int, game: Game, steps: int, moves: int, *, text: bool = Fals
                   unique, per, tuple(sorted(mv.eliminated)), file_text, error, status)
 
 
+def run_secret(seed: int, seats: Seats) -> str:
+    """The secret the views' seeds are drawn from: made of ``seed`` when only built-in bots play (the
+    games are played again the same way), drawn at random when a bot of your own plays."""
+    if all(is_builtin(name) for _, name in seats.bots):
+        return f"fivedp-selfplay/{seed}"
+    return "fivedp-selfplay-secret/" + secrets.token_hex(32)
+
+
+def view_seed(secret: str, number: int, step: int, power: str, *, own: bool) -> str:
+    """The seed of ``power``'s view at ``step`` of game ``number``. A built-in bot, which runs in the
+    runner, gets the text itself; a bot of your own (``own``) a hash of it, which tells nothing of the
+    secret."""
+    text = f"{secret}/{number}/{step}/{power}"
+    return hashlib.sha256(text.encode("utf-8")).hexdigest() if own else text
+
+
 def _check_lines(lines: Any, name: str, power: str, where: str, game_map: GameMap) -> list[str]:
     """A bot's answer as order lines, each one that can be read; InputError naming the bot otherwise."""
-    if isinstance(lines, str) or not isinstance(lines, Iterable):
-        raise InputError(f"bot {quoted(name)} ({power}, {where}) returned {type(lines).__name__}: a bot returns "
-                         "a list of order lines")
-    out = []
+    lines = answer_lines(lines)
+    if isinstance(lines, str):
+        raise InputError(f"bot {quoted(name)} ({power}, {where}) {lines}")
     for line in lines:
-        if not isinstance(line, str):
-            raise InputError(f"bot {quoted(name)} ({power}, {where}) returned {type(line).__name__} among its "
-                             "orders: an order is a line of text")
         try:
             parse_order(line, game_map)
         except NotationError as exc:
             raise InputError(f"bot {quoted(name)} ({power}, {where}): order {quoted(line)}: {exc.problem}") from None
-        out.append(line)
-    return out
+    return lines
 
 
-def _orders(game: Game, seats: Seats, bots: Mapping[str, Any], seed: int, number: int, step: int, *,
+def _orders(game: Game, seats: Seats, bots: Mapping[str, Any], secret: str, number: int, step: int, *,
             travel: bool, settings: tuple[Settings, ...], budget: int) -> dict[str, list[str]]:
-    """Every power's orders for the game's next phase, from its bot."""
+    """Every power's orders for the game's next phase, from its bot: a built-in one called here, a bot
+    of your own in its process (``bots[name]`` is then its :class:`Sandbox`); each power's tries
+    counted by a ledger of its own for the phase."""
     mv = game.mv
     out: dict[str, list[str]] = {}
     for power in mv.players:
         if power in mv.eliminated:
             continue
         name = seats.of(power)
-        view = View(game, power, f"fivedp-selfplay/{seed}/{number}/{step}/{power}", settings, travel, budget)
+        own = not is_builtin(name)
+        view = View(game, power, view_seed(secret, number, step, power, own=own), settings, travel, budget)
         where = f"game {number}, step {step + 1}"
-        if is_builtin(name):
-            lines = bots[name](view)
+        ledger = Ledger(budget)
+        if own:
+            lines = bots[name].call(view, ledger, f"{power}, {where}")
         else:
+            token = RUNNER.set(ledger)
             try:
                 lines = bots[name](view)
-            except InputError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - a bot of your own failed: its own defect, told as such
-                raise InputError(f"bot {quoted(name)} ({power}, {where}) failed: {type(exc).__name__}: "
-                                 f"{quoted(str(exc), 120)}") from None
+            finally:
+                RUNNER.reset(token)
         lines = _check_lines(lines, name, power, where, mv.game_map)
         if lines:
             out[power] = lines
@@ -151,19 +173,35 @@ def _orders(game: Game, seats: Seats, bots: Mapping[str, Any], seed: int, number
 
 def play_tables(tables: Sequence[Table], seed: int, years: int, seats: Seats, *, travel: bool = False,
                 settings: tuple[Settings, ...] = (), budget: int = DEFAULT_BUDGET, text: bool = False,
-                game_map: GameMap | None = None) -> list[Played]:
+                game_map: GameMap | None = None, secret: str | None = None,
+                time_limit: float | None = None) -> list[Played]:
     """The games of ``tables`` played in lockstep to a win or ``years`` years, each summed up (with its
     game file's text when ``text``). ``travel``: the bots play across boards. ``settings``: further
-    option settings whose orders the bots may draw from (a study's other columns)."""
+    option settings whose orders the bots may draw from (a study's other columns). ``secret``: the
+    run's secret (``run_secret`` by default). ``time_limit``: seconds a call of a bot of your own may
+    take."""
     if not isinstance(seats, Seats):
         raise UsageError(f"play_tables: seats must be Seats, not {type(seats).__name__}")
+    with ExitStack() as stack:
+        sandboxes = {name: stack.enter_context(Sandbox(name, time_limit))
+                     for _, name in seats.bots if not is_builtin(name)}
+        return _play(tables, seed, years, seats, sandboxes, travel=travel, settings=settings, budget=budget,
+                     text=text, game_map=game_map, secret=secret)
+
+
+def _play(tables: Sequence[Table], seed: int, years: int, seats: Seats, sandboxes: Mapping[str, Sandbox], *,
+          travel: bool, settings: tuple[Settings, ...], budget: int, text: bool, game_map: GameMap | None,
+          secret: str | None) -> list[Played]:
     for name, value in (("seed", seed), ("years", years), ("budget", budget)):
         if isinstance(value, bool) or not isinstance(value, int):
             raise UsageError(f"play_tables: {name} must be a whole number, not {value!r:.40}")
     if years < 1 or budget < 0:
         raise UsageError("play_tables: years must be at least 1 and budget at least 0")
     game_map = game_map or load_map("standard")
-    bots = {name: load_bot(name) for _, name in seats.bots}
+    if secret is not None and not isinstance(secret, str):
+        raise UsageError(f"play_tables: secret must be text, not {type(secret).__name__}")
+    secret = secret if secret is not None else run_secret(seed, seats)
+    bots = {name: sandboxes[name] if name in sandboxes else load_bot(name) for _, name in seats.bots}
     games = [new_game(opening(game_map, t.options)) for t in tables]
     steps = [0] * len(tables)
     moves = [0] * len(tables)
@@ -173,7 +211,7 @@ def play_tables(tables: Sequence[Table], seed: int, years: int, seats: Seats, *,
     while playing:
         asked = []
         for i in playing:
-            orders = _orders(games[i], seats, bots, seed, tables[i].number, steps[i], travel=travel,
+            orders = _orders(games[i], seats, bots, secret, tables[i].number, steps[i], travel=travel,
                              settings=settings, budget=budget)
             games[i] = dataclasses.replace(games[i], pending=orders)
             asked.append((games[i].mv, orders))
@@ -200,17 +238,19 @@ def play_tables(tables: Sequence[Table], seed: int, years: int, seats: Seats, *,
 
 
 def play_batch(numbers: Sequence[int], seed: int, years: int, seats: Seats, options: Settings,
-               travel: bool, budget: int, text: bool) -> list[Played]:
+               travel: bool, budget: int, text: bool, secret: str | None = None,
+               time_limit: float | None = None) -> list[Played]:
     """Games ``numbers`` under ``options``, as a worker plays a batch of them."""
     return play_tables([Table(n, options) for n in numbers], seed, years, seats, travel=travel, budget=budget,
-                       text=text)
+                       text=text, secret=secret, time_limit=time_limit)
 
 
 def play_games(count: int, seed: int, years: int, seats: Seats, *, options: Settings | None = None,
                travel: bool = False, budget: int = DEFAULT_BUDGET, text: bool = False, jobs: int = 1,
-               scheduler: str | None = None) -> Iterable[Played]:
+               scheduler: str | None = None, time_limit: float | None = None) -> Iterable[Played]:
     """Games 1 to ``count``, in order, a batch at a time (in worker processes with ``jobs``, on a Dask
-    cluster with ``scheduler``)."""
+    cluster with ``scheduler``), all from one secret (``run_secret``). ``time_limit``: seconds a call
+    of a bot of your own may take."""
     from functools import partial
 
     from ..check.workers import in_batches
@@ -219,8 +259,11 @@ def play_games(count: int, seed: int, years: int, seats: Seats, *, options: Sett
         raise UsageError(f"play_games: count must be a whole number of at least 1, not {count!r:.40}")
     if options is not None and not isinstance(options, Settings):
         raise UsageError(f"play_games: options must be a Settings, not {type(options).__name__}")
+    if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float))
+                                   or not time_limit > 0):
+        raise UsageError(f"play_games: time_limit must be a number of seconds above 0, not {time_limit!r:.40}")
     run = partial(play_batch, seed=seed, years=years, seats=seats, options=options or Settings(), travel=travel,
-                  budget=budget, text=text)
+                  budget=budget, text=text, secret=run_secret(seed, seats), time_limit=time_limit)
     return in_batches(list(range(1, count + 1)), run, BATCH, jobs, scheduler=scheduler, what="games")
 
 

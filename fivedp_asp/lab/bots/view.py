@@ -14,7 +14,9 @@ the view holds the whole game; what it adds are the questions a bot asks of the 
   order is judged by that board alone (its units, its fleets' convoy routes), so they are listed on a
   multiverse of that board only, which costs what a classic board costs however large the game is.
 - ``simulate(order_sets)``: the next phase adjudicated on copies, once for each set of orders, within
-  a budget of sets per phase, so that a bot can try where its heuristic cannot tell.
+  a budget of sets per phase, so that a bot can try where its heuristic cannot tell. While a game's
+  runner asks a bot for its orders (``RUNNER``), every view's ``simulate`` goes to the runner, which
+  counts the sets per power and phase: a view the bot makes for itself draws on the same budget.
 
 Nothing here is kept between phases: a view is made for one power and one phase, and what it has
 worked out (``memo``) goes with it.
@@ -24,9 +26,10 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
 
 from ...engine.adjustment import adjustment_balances
 from ...engine.batch import step_many
@@ -47,6 +50,21 @@ Bot = Callable[["View"], Iterable[str]]
 
 DEFAULT_BUDGET = 3
 """Order sets a bot may adjudicate on copies in one phase (``View.simulate``)."""
+
+
+class Runner(Protocol):
+    """What adjudicates a bot's tries while a game's runner waits for its orders: it holds the budget
+    of the power and phase being played, whatever view the sets come from."""
+
+    def remaining(self) -> int: ...
+
+    def simulate(self, mv: Multiverse, order_sets: list[dict[str, list[str]]]) -> list[StepReport | Exception]: ...
+
+
+RUNNER: ContextVar[Runner | None] = ContextVar("fivedp_bot_runner", default=None)
+"""The runner of the call in progress (set by bots/selfplay.py around each bot's call, and in a bot's own
+process by bots/sandbox.py): a context value rather than a field of the view, so that a view a bot makes
+for itself is counted too."""
 
 
 @dataclass(frozen=True)
@@ -163,21 +181,50 @@ class View:
 
     @property
     def remaining(self) -> int:
-        """Order sets ``simulate`` may still adjudicate this phase."""
+        """Order sets ``simulate`` may still adjudicate this phase (the runner's count, in a game)."""
+        runner = RUNNER.get()
+        if runner is not None:
+            return runner.remaining()
         return self.budget - self.memo.get("spent", 0)
 
     def simulate(self, order_sets: Sequence[Mapping[str, Sequence[str]]]) -> list[StepReport | Exception]:
         """The next phase adjudicated on copies of the game, once for each set of orders (power ->
         lines; a power without lines gives none: its units hold, its retreats disband), without
         reasons, all at once. Only the first ``remaining`` sets are adjudicated: the list may be
-        shorter than the sets given. A set the engine refuses gives its exception."""
+        shorter than the sets given. A set the engine refuses gives its exception. In a game, the
+        runner adjudicates them and counts them against the power's budget for the phase."""
         if isinstance(order_sets, (str, Mapping)) or not all(isinstance(s, Mapping) for s in order_sets):
             raise UsageError("View.simulate: give a list of order sets, each a mapping of power to lines")
-        wanted = list(order_sets)[:max(self.remaining, 0)]
+        sets = [{str(p): [str(line) for line in v] for p, v in s.items()} for s in order_sets]
+        runner = RUNNER.get()
+        if runner is not None:
+            return runner.simulate(self.mv, sets)
+        wanted = sets[:max(self.remaining, 0)]
         if not wanted:
             return []
         self.memo["spent"] = self.memo.get("spent", 0) + len(wanted)
-        return step_many([(self.mv, {p: list(v) for p, v in s.items()}) for s in wanted], reasons=False)
+        return step_many([(self.mv, s) for s in wanted], reasons=False)
+
+
+@dataclass
+class Ledger:
+    """The runner's count of one power's tries in one phase: ``budget`` sets at most, whatever views
+    they come from (see ``RUNNER``)."""
+
+    budget: int
+    spent: int = 0
+
+    def remaining(self) -> int:
+        return max(self.budget - self.spent, 0)
+
+    def simulate(self, mv: Multiverse, order_sets: list[dict[str, list[str]]]) -> list[StepReport | Exception]:
+        if not isinstance(mv, Multiverse):
+            raise UsageError(f"simulate: the position must be a Multiverse, not {type(mv).__name__}")
+        wanted = list(order_sets)[:self.remaining()]
+        if not wanted:
+            return []
+        self.spent += len(wanted)
+        return step_many([(mv, s) for s in wanted], reasons=False)
 
 
 def _legality(settings: Settings) -> tuple:

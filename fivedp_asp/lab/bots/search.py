@@ -1,0 +1,130 @@
+"""The ``search`` bot: the greedy bot's judgement, checked against what the other powers are likely to do.
+
+In a movement phase (retreats, adjustments and the sustain phase are the greedy bot's):
+
+1. Candidates: the greedy bot's orders for the power (``greedy.plan_movement``), its orders under
+   other draws of its random choices, its variants — orders across boards and jumps where the game
+   allows them, open convoys, units whose two best options were nearly worth the same — and its
+   orders with one unit's changed (to its best other move, or to support another of its moves).
+2. The other powers' likely orders: a few samples of their own greedy plans on every head they have
+   units on (their draws seeded by this view, which knows nothing of their seeds), made without trying
+   anything on a copy.
+3. Each candidate is adjudicated on copies against each sample (``View.simulate``, within the budget
+   the runner gives the power for the phase), scored by the greedy bot's score (centres, units and
+   the worth of where they stand, over the heads in play), and the candidate with the best mean score
+   is kept; with no budget left, the greedy bot's first plan. Playing across boards, a try also
+   counts the distinct centres the power owns over the heads in play (``_score``).
+
+This is the shape of the search-based no-press Diplomacy agents (candidate actions from a policy, the
+others' actions sampled from a policy of theirs, the best response on average kept), with the greedy
+heuristic as both policies and a one-phase lookahead.
+"""
+
+from __future__ import annotations
+
+import random
+
+from ...engine.phase import StepReport
+from ...errors import UsageError
+from ...model.multiverse import MOVEMENT
+from .greedy import greedy_bot, options_of, plan_heads, plan_movement, score
+from .view import View
+
+SAMPLES = 2
+"""Samples of the other powers' orders each candidate is tried against (1 when the budget is below
+``2 * MIN_CANDIDATES``)."""
+
+MIN_CANDIDATES = 3
+"""Below this many candidates per sample, one sample is drawn rather than two."""
+
+DRAWS = 3
+"""Further draws of the greedy bot's own random choices, as candidates."""
+
+
+def search_bot(view: View) -> list[str]:
+    """The power's orders for the next phase (see the module)."""
+    if not isinstance(view, View):
+        raise UsageError(f"search_bot: view must be a View, not {type(view).__name__}")
+    if view.phase != MOVEMENT:
+        return greedy_bot(view)
+    rng = view.rng()
+    plans, base, variants = plan_movement(view, rng)
+    budget = view.remaining
+    samples = SAMPLES if budget >= SAMPLES * MIN_CANDIDATES else 1
+    if budget < 2 * samples:
+        return base
+    draws = [plan_heads(view, random.Random(f"{view.seed}/draw/{k}"))[1] for k in range(DRAWS)]
+    candidates = _distinct([base] + draws + variants + _deviations(view, plans, base))[:budget // samples]
+    others = _likely_orders(view, samples)
+    tried = [{**other, view.power: lines} for lines in candidates for other in others]
+    reports = view.simulate(tried)
+    totals = [0.0] * len(candidates)
+    for i, report in enumerate(reports):
+        totals[i // samples] += _score(view, plans, report) if isinstance(report, StepReport) else float("-inf")
+    done = len(reports) // samples  # candidates adjudicated against every sample
+    if done == 0:
+        return base
+    best = max(range(done), key=lambda i: (totals[i], -i))
+    return candidates[best]
+
+
+def _score(view: View, plans, report: StepReport) -> float:
+    """The greedy bot's score of a try; across boards, plus the distinct supply centres the power owns
+    or stands on over the heads in play (what the ``unique`` victory condition counts, a centre stood
+    on being one the next adjustment gives it), so that a move into the past that takes a centre it
+    holds nowhere else counts for what it wins, even as the mean over the heads, which the new
+    timeline's older position lowers, falls."""
+    out = score(view, plans, report)
+    if view.travel:
+        provinces = view.game_map.provinces
+        held = {p for h in report.after.heads for p, o in h.centers.items() if o == view.power}
+        held |= {u.province for h in report.after.heads for u in h.units.values()
+                 if u.power == view.power and provinces[u.province].center}
+        out += len(held)
+    return out
+
+
+def _deviations(view: View, plans, base: list[str]) -> list[list[str]]:
+    """``base`` with one unit's order changed: to its most valuable other move or hold, or to a support
+    of another of the power's moves it can reach; the units of most worth first."""
+    out: list[tuple[float, list[str]]] = []
+    for plan in plans:
+        options = options_of(view, plan.head)
+        moves = {o.dest: o for o in plan.orders.values() if o.kind in ("move", "convoyed")}
+        for province, order in plan.orders.items():
+            unit = plan.head.units[province]
+            others = [(plan.values.value(unit.kind, o.dest), o.text) for o in options.get(province, [])
+                      if o.kind in ("hold", "move") and o.text != order.text]
+            others += [(plan.values.value(unit.kind, o.dest), o.text) for o in options.get(province, [])
+                       if o.kind == "support" and o.dest in moves and moves[o.dest].unit == o.target
+                       and o.text != order.text]
+            if others:
+                worth, text = max(others)
+                out.append((worth, [text if line == order.text else line for line in base]))
+    out.sort(key=lambda d: -d[0])
+    return [lines for _, lines in out]
+
+
+def _distinct(sets: list[list[str]]) -> list[list[str]]:
+    seen: set[tuple[str, ...]] = set()
+    out = []
+    for lines in sets:
+        key = tuple(sorted(lines))
+        if key not in seen:
+            seen.add(key)
+            out.append(lines)
+    return out
+
+
+def _likely_orders(view: View, samples: int) -> list[dict[str, list[str]]]:
+    """``samples`` sets of the other powers' orders, each power's from its greedy plans on the heads it
+    has units on, its random choices drawn from this view's seed."""
+    out: list[dict[str, list[str]]] = [{} for _ in range(samples)]
+    powers = sorted({u.power for head in view.heads() for u in head.units.values()} - {view.power})
+    for power in powers:
+        theirs = View(view.game, power, f"{view.seed}/{power}", view.settings, view.travel, budget=0)
+        for k in range(samples):
+            lines = plan_heads(theirs, random.Random(f"{view.seed}/{power}/{k}"))[1]
+            if lines:
+                out[k][power] = lines
+    return out
