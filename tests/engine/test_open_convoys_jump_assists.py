@@ -45,7 +45,7 @@ def test_reasons_with_the_options_on():
     ja9 = _outcomes(CASES / "jump_assists" / "09-too-few-assists-ordered.yaml")
     assert ja9["A Munich - a-Tyrolia@0"] == ("invalid", "too few jump assists ordered for the length of the jump")
     # the assisted jump is illegal, so Munich holds and the assist matches no move (docs/rules.md §6.8.2)
-    assert ja9["A Berlin J A Munich - a-Tyrolia@0"] == ("fails", "not matching: A Mun does not move")
+    assert ja9["A Berlin J A Munich - a-Tyrolia@0"] == ("fails", "not matching: A a-Mun@3 does not move")
     assert ja9["A Kiel - a-Holland@1 via convoy"] == ("invalid", "a convoyed move cannot be a jump")
     ja7 = _outcomes(CASES / "jump_assists" / "07-two-timelines-any.yaml")
     assert ja7["A c-Silesia J A c-Galicia - a-Galicia@2"] == ("invalid", "the assisted move is no jump")

@@ -48,6 +48,10 @@ IN_SCENARIOS = [
     # units of a backup rule are named in the order of their full designations: A a-Bre@0, F a-Wal@0)
     ("datc-options/6.F.14-datc_4a2-all_hold-hand.yaml", 1, "A Brest - London", "paradox",
      "convoy paradox, 'All Hold' rule: the moves of A Bre, F Wal fail"),
+    # SR 1 (support_results: follow): Munich's support of Berlin into Silesia is given (nobody cuts
+    # it), but Berlin's attack of 2 meets Silesia's hold of 2 and fails, so the support fails with it
+    ("options/support_results/01-follow.yaml", 1, "A Munich S A Berlin - Silesia", "supported_failed",
+     "given, but the supported order of A Ber fails"),
     # DATC 6.C.1: three units in a ring, each moving into the next's place: the circular movement
     # succeeds (A a-Con@0, A a-Smy@0, F a-Ank@0 in that order)
     ("datc/6.C.01.yaml", 1, "F Ankara - Constantinople", "paradox",
