@@ -51,7 +51,7 @@ def test_an_adjudication_saved_but_not_reported_is_status_4(game_file):
 
 
 @pytest.mark.parametrize("args, saved", [
-    (["game", "orders", "g.yaml", "A Ber - Kie"], "the orders taken were saved in g.yaml"),
+    (["game", "orders", "g.yaml", "A Ber - Kie"], "the orders taken were saved in g.yaml for step 1"),
     (["game", "orders", "g.yaml", "--power", "Austria", "--sealed", "A Vie - Gal"],
      "the sealed set was saved beside g.yaml"),
     (["game", "new", "h.yaml"], "the new game was saved in h.yaml"),

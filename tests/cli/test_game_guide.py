@@ -372,7 +372,7 @@ def test_game_adjudicate_into_a_closed_pipe_saves_once(tmp_path):
     ok(fivedp(tmp_path, "game", "new", "g.yaml"))
     ok(fivedp(tmp_path, "game", "orders", "g.yaml", "A Mun - Boh", "A Vie - Gal"))
     status, first = piped_to_head(tmp_path, "game", "adjudicate", "g.yaml")
-    assert status == 0 and first.startswith("Step 1: movement on a0")
+    assert status == 0 and first.startswith("Adjudicated step 1: movement on a0 (phase 1-")
     assert history_len(tmp_path / "g.yaml") == 1
     ok(fivedp(tmp_path, "game", "orders", "g.yaml", "A Boh - Mun"))
     p = closed_at_once(tmp_path, "game", "adjudicate", "g.yaml")

@@ -141,7 +141,8 @@ def test_twelve_steps_of_a_three_timeline_game_from_printed_text(tmp_path, progr
             verdicts = [line for line in out.splitlines() if line.endswith(": legal") or ": ILLEGAL" in line]
             assert len(verdicts) == len(lines) and all(v.endswith(": legal") for v in verdicts), (step, out)
         out = ok(fivedp(tmp, "game", "adjudicate", "g.yaml"))
-        assert out.startswith(f"Step {step}: ")
+        acted, report = out.split("\n", 1)
+        assert acted.startswith(f"Adjudicated step {step}: ") and report.startswith(f"Step {step}: ")
         assert " invalid" not in out, (step, lines, out)
     assert timelines(tmp) == 3
     history = json.loads(ok(program(tmp, "game", "history", "g.yaml", "--json", env={"PYTHONPATH": str(ROOT)})))
@@ -404,7 +405,9 @@ def test_undo_takes_back_the_last_step_and_keeps_it_in_the_log(tmp_path):
     recorded = game.history[-1]
     fd.save_game(fd.Game(game.mv, {}, game.history, game.start), tmp / "g.yaml")
     out = ok(fivedp(tmp, "game", "undo", "g.yaml"))
-    assert out.startswith("Undone step 2: movement on a1; its 1 order wait again; the step is kept in ")
+    acted, undone = out.split("\n", 1)
+    assert acted.startswith("Undone while the game waited for step 3: adjustment on a2 (phase 3-")
+    assert undone.startswith("Undone step 2: movement on a1; its 1 order wait again; the step is kept in ")
     now = json.loads(ok(fivedp(tmp, "game", "show", "g.yaml", "--json")))
     assert now["pending"] == {"Germany": ["A Tyr - a-Boh@0"]}
     same = ("heads", "timelines", "boards", "steps", "eliminated", "winner")

@@ -414,7 +414,8 @@ def test_cli_game(tmp_path):
                 assert "Germany: 3 orders waiting" in p.stdout.splitlines()
         p = fivedp(tmp_path, "game", "adjudicate", "g.yaml")
         assert p.returncode == 0, p.stderr
-        first = p.stdout.splitlines()[0]
+        acted, first = p.stdout.splitlines()[:2]
+        assert acted.startswith(f"Adjudicated step {i}: ")
         assert first.startswith(f"Step {i}: ") and all(f"{b} (" in first for b in plan.boards), first
         if i == 2:
             assert "  New timeline b: forked from a0\n" in p.stdout
@@ -441,7 +442,9 @@ def test_cli_game(tmp_path):
 
     # waiting orders are shown; an empty line list is refused
     p = fivedp(tmp_path, "game", "orders", "g.yaml", "--power", "Austria", "A c-Vie - c-Gal")
-    assert p.returncode == 0 and p.stdout == "Austria: A c-Vie - c-Gal: legal\nAustria: 1 order waiting\n  A c-Vie - c-Gal\n"
+    acted, rest = p.stdout.split("\n", 1)
+    assert p.returncode == 0 and acted.startswith("Orders for step 6: retreat on c2 (phase 6-")
+    assert rest == "Austria: A c-Vie - c-Gal: legal\nAustria: 1 order waiting\n  A c-Vie - c-Gal\n"
     p = fivedp(tmp_path, "game", "show", "g.yaml")
     assert "Next: retreat (step 6)\n  Austria: A c-Vie - c-Gal\n" in p.stdout
     assert_clean_error(fivedp(tmp_path, "game", "orders", "g.yaml"), "no orders given")

@@ -28,6 +28,7 @@ import yaml
 
 from fivedp_asp.files.games import game_data, load_game, read_game, save_game
 from fivedp_asp.files.store import Change, transact
+from fivedp_asp.game.state import phase_key
 from fivedp_asp.game.play import adjudicate, submit, submit_orders
 from fivedp_asp.game.state import Game
 from fivedp_asp.files.layout import checked_digest, json_line, split
@@ -113,7 +114,10 @@ def test_adjudicating_appends_to_the_past_and_the_history(played, tmp_path, prog
     assert p.returncode == 0, p.stderr
     # the step as printed (results, the boards it changed) is the step adjudicated in memory
     after_memory, report = adjudicate(memory)
-    assert json.loads(p.stdout) == json.loads(json.dumps(game_step_document(after_memory, report)))
+    printed = json.loads(p.stdout)
+    # the command says the phase it acted on: the one the game waited for, keyed as in memory
+    assert printed.pop("acted_on")["key"] == phase_key(memory)
+    assert printed == json.loads(json.dumps(game_step_document(after_memory, report)))
     text = work.read_text(encoding="utf-8")
     after = sections(text)
     assert after[0].startswith(before[0]) and after[1].startswith(before[1])

@@ -88,6 +88,10 @@ def renamed_scenario(scenario: dict, map_file: Path, names: dict[str, str]) -> d
     for key in ("units", "centers", "dislodged"):
         if key in start:
             start[key] = _by_power(start[key], names)
+    if "boards" in start:  # a start of several boards: each board's powers, its recorded orders' too
+        start["boards"] = {board: {k: _by_power(v, names) if k in ("units", "centers", "dislodged", "orders") else v
+                                   for k, v in (data or {}).items()}
+                           for board, data in start["boards"].items()}
     scenario["start"] = start
     steps = []
     for step in scenario["steps"]:

@@ -304,6 +304,10 @@ _ORDER = {"phase": 0, "order": 1, "dislodged": 2, "disbanded": 3, "new timelines
 _BOARD_PARTS = {"units": 0, "retreats": 1, "centres": 2}
 
 
+GAME_OVER = "game over"
+"""The phase of a column whose game was won before the step: nothing more is played."""
+
+
 def _diff_step(number: int, reports: Sequence[StepReport]) -> StepDiff | None:
     touched = sorted(set().union(*(_touched(r) for r in reports)), key=lambda k: (k[1], k[0]))
     standing = list(dict.fromkeys(name for r in reports for name in _standing_fields(r)))
@@ -381,8 +385,15 @@ def explore_scenarios(scenarios: Sequence[Scenario], asked: Asked) -> list[Explo
             continue
         try:
             steps = []
-            for i in range(len(scenario.steps)):
-                diff = _diff_step(i + 1, [run.reports[i] for run in mine])
+            # a run stops at a win (``files.scenarios``): a step it did not play is a difference in itself
+            played = [len(run.reports) for run in mine]
+            for i in range(max(played, default=0)):
+                if min(played) > i:
+                    diff = _diff_step(i + 1, [run.reports[i] for run in mine])
+                else:
+                    cells = tuple("played" if n > i else "not played: the game was won" for n in played)
+                    diff = StepDiff(i + 1, tuple(run.reports[i].phase if n > i else GAME_OVER
+                                                 for run, n in zip(mine, played)), (Row("step", cells),))
                 if diff:
                     steps.append(diff)
         except Exception as exc:  # noqa: BLE001 - a defect met comparing this scenario's runs is its own result
