@@ -61,8 +61,7 @@ IDLE_TIMEOUT = 15.0
 
 
 def add_serve_parser(sub) -> None:
-    from ..serve.app import GAMES_PER_MINUTE, SOLVERS
-    from ..serve.store import SERVE_MEMORY_LIMIT, SERVE_TIME_LIMIT
+    from ..serve.store import GAMES_PER_MINUTE, SERVE_MEMORY_LIMIT, SERVE_TIME_LIMIT, SOLVERS
 
     p = sub.add_parser("serve", help="serve games to players' browsers and to programs (JSON over HTTP)")
     p.add_argument("--host", default="127.0.0.1",

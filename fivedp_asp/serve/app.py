@@ -43,14 +43,12 @@ from ..files.layout import JsonRefused, load_json
 from ..limits import MAX_FILE_BYTES
 from .database import Database, Unavailable
 from .headers import SecurityHeaders
-from .store import SERVE_MEMORY_LIMIT, SERVE_TIME_LIMIT, Games, ServeError, game_from_start
+from .store import GAMES_PER_MINUTE, SERVE_MEMORY_LIMIT, SERVE_TIME_LIMIT, SOLVERS, Games, ServeError, game_from_start
 
 log = logging.getLogger("fivedp.serve")
 T = TypeVar("T")
 DEADLINE_CHECK_SECONDS = 5.0
 BACKOFF_DOUBLINGS = 6  # a due game that keeps failing is tried at most every 5 s x 2 ** 6 = 320 s
-SOLVERS = 2  # solving at once in one server process (fivedp serve --solvers)
-GAMES_PER_MINUTE = 10  # games one address may make in a minute (fivedp serve --games-per-minute)
 EVENTS_SECONDS = 600.0  # an /events stream ends after this long; the browser's EventSource opens another
 HEARTBEAT_SECONDS = 15.0  # a comment line sent on a quiet /events stream, so that it is never idle
 

@@ -47,6 +47,9 @@ CHANGE_TRIES = 3  # a change worked out again on what others wrote meanwhile, at
 # the limits of one solver program in a served game: a server is shared, one user's machine is not
 SERVE_TIME_LIMIT = 60.0
 SERVE_MEMORY_LIMIT = 1024
+# defaults of fivedp serve kept here, not in serve.app, so that the command line reads them without starlette
+SOLVERS = 2  # solving at once in one server process (fivedp serve --solvers)
+GAMES_PER_MINUTE = 10  # games one address may make in a minute (fivedp serve --games-per-minute)
 # what a refusal at those limits tells the players of a served game, who cannot change the server's flags
 SERVE_TIME_REMEDY = ("simpler orders may settle in time; the server's operator can raise fivedp serve "
                      "--time-limit")
