@@ -9,6 +9,8 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
+import tomllib
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -49,12 +51,15 @@ def test_the_shipped_schema_is_what_the_code_generates():
     assert SCHEMA["$schema"] == "https://json-schema.org/draft/2020-12/schema"
 
 
-def test_the_schema_is_shipped_beside_the_output_schema():
-    """The wheel holds the package folder whole (pyproject.toml), so the schema goes where fivedp.schema.json is."""
-    assert SCHEMA_FILE.parent == ROOT / "fivedp_asp" / "schema"
-    assert (SCHEMA_FILE.parent / "fivedp.schema.json").is_file()
-    wheel = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    assert 'packages = ["fivedp_asp"]' in wheel and "exclude" not in wheel
+def test_the_schema_is_shipped_in_the_package():
+    """The wheel takes the package folder whole (pyproject.toml: no file left out), and the schema is
+    a resource of the package, as fivedp.schema.json is, found where an installed copy has it."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    wheel = project["tool"]["hatch"]["build"]["targets"]["wheel"]
+    assert wheel["packages"] == ["fivedp_asp"]
+    assert not {"exclude", "only-include", "include"} & set(wheel)
+    shipped = resources.files("fivedp_asp") / "schema" / "scenario.schema.json"
+    assert json.loads(shipped.read_text(encoding="utf-8")) == SCHEMA
 
 
 def _scenario_files() -> list[Path]:
@@ -82,10 +87,10 @@ def _yaml_blocks(doc: str, after: str = "") -> list[str]:
 def test_the_example_scenarios_of_the_docs_validate(tmp_path):
     complete = yaml.safe_load(_yaml_blocks("case-format.md", "## Complete example")[0])
     compared = yaml.safe_load(_yaml_blocks("compare.md")[0])
-    boards = {"id": "boards", "start": yaml.safe_load(_yaml_blocks("case-format.md", "## A start of several boards")[0])["start"],
-              "steps": []}
-    rules = {"id": "rules", "options": yaml.safe_load(_yaml_blocks("case-format.md", "### Rules of your own")[0])["options"],
-             "steps": []}
+    start = yaml.safe_load(_yaml_blocks("case-format.md", "## A start of several boards")[0])["start"]
+    options = yaml.safe_load(_yaml_blocks("case-format.md", "### Rules of your own")[0])["options"]
+    boards = {"id": "boards", "start": start, "steps": []}
+    rules = {"id": "rules", "options": options, "steps": []}
     for document in (complete, compared, boards, rules):
         assert _schema_errors(document) == [], document["id"]
     # the example start is a start the loader takes too
@@ -102,8 +107,10 @@ def _options_ok(options: dict) -> bool:
 
 
 def test_every_option_takes_exactly_the_values_the_loader_takes():
-    candidates = {v.value for o in REGISTRY.values() for v in o.values} | {True, False, "true", "false", 1, 0,
-                                                                           None, "nonsense", "Family"}
+    # a list, not a set: in a set 1 is True and 0 is False, and the numbers would never be tried
+    values = [v.value for o in REGISTRY.values() for v in o.values]
+    candidates = [x for i, x in enumerate(values) if not any(x == y and type(x) is type(y) for y in values[:i])]
+    candidates += [1, 0, 1.0, "true", "false", None, "nonsense", "Family", [True], {"value": True}]
     checked = 0
     for name in REGISTRY:
         for value in candidates:
