@@ -286,3 +286,18 @@ def test_a_bad_scenario_is_refused_by_the_loader_and_by_the_schema_where_it_can(
     assert found and message in found[2], (message, out, err)
     assert found[1] or message == "steps must be a list"  # a line, but where the format says there is none
     assert "Traceback" not in out + err
+
+
+def test_starts_written_from_played_games_validate():
+    """A played multiverse written out as a start of several boards (past boards with their recorded
+    orders and results, heads waiting for retreats or adjustments), and as a game records its start,
+    is a start the schema takes, as the loader does."""
+    from fivedp_asp.game.state import new_game
+    from tests.files.test_scenario_starts import _start_of
+    from tests.files.test_verify import random_game
+
+    game = random_game("fivedp-starts/1", {}, steps=6)
+    assert len(game.mv.timelines) > 1
+    for start in (_start_of(game), new_game(game.mv).start):
+        assert _schema_errors({"id": "played", "start": start, "steps": []}) == []
+        assert any("orders" in board for board in start["boards"].values())
