@@ -51,8 +51,10 @@ _TIMELINE = (
     rf"(?:(?P<word>{_alternation(_PRIMARY_WORDS)})(?P<wordsec>{_alternation(_SECONDARY_WORDS)}|\d+)?"
     r"|(?P<letter>[a-z])(?P<lettersec>\d+)?)"
 )
-_TIMELINE_RE = re.compile(_TIMELINE, re.IGNORECASE)
-_TIMELINE_PREFIX_RE = re.compile(_TIMELINE + "[-:]", re.IGNORECASE)
+# ASCII only: ignoring case over all of Unicode would take the long s, the dotless i and the Kelvin
+# sign for letters that the word lookup (by lower()) does not know
+_TIMELINE_RE = re.compile(_TIMELINE, re.IGNORECASE | re.ASCII)
+_TIMELINE_PREFIX_RE = re.compile(_TIMELINE + "[-:]", re.IGNORECASE | re.ASCII)
 _TURN_RE = re.compile(
     r"(?:(?P<season>spring|fall|autumn|winter|s|f|w)\s*(?P<year>\d{4}|\d{2})|(?P<number>\d+))(?![^\W_])",
     re.IGNORECASE,
