@@ -210,20 +210,27 @@ def test_a_step_over_the_time_limit_is_refused_with_what_a_served_games_players_
     """Past the server's time limit, a check and an adjudication are refused with 400 naming the limit
     and what can be done about it here: simpler orders, or the operator's ``fivedp serve
     --time-limit``; never the command line's flag or the API's argument, which a player cannot
-    change. Nothing is changed."""
+    change. Nothing is changed. The game grinds on every order (GRINDING), so that no step of it can
+    end within the limit however fast the machine."""
+    from dataclasses import replace
+
     from starlette.testclient import TestClient
 
-    with TestClient(make_app(f"sqlite:///{tmp_path}/g.db", deadline_check=None, time_limit=0.001)) as client:
-        t = new_table(client, {"start": TWO_POWERS})
+    from fivedp_asp.files.games import game_text
+
+    grinder = game_from_start({}, TWO_POWERS, {"spin": {"text": GRINDING}})
+    upload = game_text(replace(grinder, pending={"Germany": ["A Mun - Tyr"]}))
+    with TestClient(make_app(f"sqlite:///{tmp_path}/g.db", deadline_check=None, time_limit=0.5)) as client:
+        t = new_table(client, {"file": upload})
         t.join("France")
         refused = [t.orders("France", "A Par - Bur"), t.adjudicate()]
         view = t.view()
     for r in refused:
         assert r.status_code == 400, r.text
         error = r.json()["error"]
-        assert "time limit of 0.001 s" in error and "fivedp serve --time-limit" in error, error
+        assert "time limit of 0.5 s" in error and "fivedp serve --time-limit" in error, error
         assert "time_limit=" not in error and "raise --time-limit" not in error, error
-    assert view["steps"] == 0 and view["submitted"] == []
+    assert view["steps"] == 0 and view["submitted"] == ["Germany"]
 
 
 def test_the_solving_done_at_once_is_bounded_and_one_per_game():
