@@ -38,7 +38,7 @@ from ...model.notation import parse_order, timeline_name
 from ...model.settings import Settings
 from .registry import Seats, is_builtin, load_bot
 from .sandbox import Sandbox, answer_lines
-from .view import DEFAULT_BUDGET, RUNNER, Ledger, View
+from .view import DEFAULT_BUDGET, RUNNER, Ledger, Listings, View
 
 BATCH = 8
 """Games played together in lockstep: the unit of work given to a worker."""
@@ -149,12 +149,16 @@ def _orders(game: Game, seats: Seats, bots: Mapping[str, Any], secret: str, numb
     counted by a ledger of its own for the phase."""
     mv = game.mv
     out: dict[str, list[str]] = {}
+    # the built-in bots share one listing of the phase's legal orders (a bot of your own, in its own
+    # process, lists its own)
+    listings = Listings(mv)
     for power in mv.players:
         if power in mv.eliminated:
             continue
         name = seats.of(power)
         own = not is_builtin(name)
-        view = View(game, power, view_seed(secret, number, step, power, own=own), settings, travel, budget)
+        view = View(game, power, view_seed(secret, number, step, power, own=own), settings, travel, budget,
+                    listings=None if own else listings)
         where = f"game {number}, step {step + 1}"
         ledger = Ledger(budget)
         if own:

@@ -19,7 +19,10 @@ the view holds the whole game; what it adds are the questions a bot asks of the 
   counts the sets per power and phase: a view the bot makes for itself draws on the same budget.
 
 Nothing here is kept between phases: a view is made for one power and one phase, and what it has
-worked out (``memo``) goes with it.
+worked out (``memo``) goes with it. The runner may give the built-in bots' views of one phase a
+shared :class:`Listings`: the position is the same for every power, so its legal orders are listed
+once for all of them (one solver call a board instead of one a power) and each view takes its own
+power's part.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
 from ...engine.adjustment import adjustment_balances
 from ...engine.batch import step_many
 from ...engine.phase import StepReport
-from ...engine.possible import PossibleOrder, legal_orders
+from ...engine.possible import LegalOrders, PossibleOrder, legal_orders
 from ...engine.step import next_phase
 from ...errors import UsageError
 from ...game.state import Game
@@ -85,6 +88,7 @@ class View:
     travel: bool = False
     budget: int = DEFAULT_BUDGET
     memo: dict = field(default_factory=dict, compare=False, repr=False)
+    listings: "Listings | None" = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.game, Game):
@@ -97,6 +101,8 @@ class View:
             raise UsageError("View: settings must be a tuple of Settings")
         if isinstance(self.budget, bool) or not isinstance(self.budget, int) or self.budget < 0:
             raise UsageError(f"View: budget must be a whole number of at least 0, not {self.budget!r:.40}")
+        if self.listings is not None and (not isinstance(self.listings, Listings) or self.listings.mv is not self.game.mv):
+            raise UsageError("View: listings must be the Listings of the view's own game position")
 
     # -- the game ----------------------------------------------------------------------------
 
@@ -150,8 +156,12 @@ class View:
         sets (``option_sets``), filtered as ``legal_orders`` filters them; each order once."""
         key = ("legal", kind if isinstance(kind, (str, type(None))) else tuple(kind), to, unit)
         if key not in self.memo:
-            self.memo[key] = _union(legal_orders(self._under(s), power=self.power, kind=kind, to=to, unit=unit)
-                                    for s in self.option_sets())
+            if self.listings is not None:
+                lists = (self.listings.legal(s, self.power, kind, to, unit) for s in self.option_sets())
+            else:
+                lists = (legal_orders(self._under(s), power=self.power, kind=kind, to=to, unit=unit)
+                         for s in self.option_sets())
+            self.memo[key] = _union(lists)
         return self.memo[key]
 
     def legal_on(self, board: Board) -> tuple[PossibleOrder, ...]:
@@ -162,14 +172,11 @@ class View:
             raise UsageError(f"View.legal_on: board must be a Board, not {type(board).__name__}")
         key = ("on", board.key)
         if key not in self.memo:
-            m = self.game_map
-            listed = []
-            for s in self.option_sets():
-                alone = _alone(self.mv, board, s)
-                for p in legal_orders(alone, power=self.power):
-                    order = format_order(_on_timeline(parse_order(p.order, m), board.timeline), m)
-                    listed.append(PossibleOrder(p.power, board.name, p.unit, p.kind, order))
-            self.memo[key] = _union([listed])
+            if self.listings is not None:
+                lists = [self.listings.on(board, s, self.power) for s in self.option_sets()]
+            else:
+                lists = [_listed_on(self.mv, board, s, self.power) for s in self.option_sets()]
+            self.memo[key] = _union(lists)
         return self.memo[key]
 
     def _under(self, settings: Settings) -> Multiverse:
@@ -225,6 +232,54 @@ class Ledger:
             return []
         self.spent += len(wanted)
         return step_many([(mv, s) for s in wanted], reasons=False)
+
+
+class Listings:
+    """The legal orders of one game position, listed for every power at once and handed out power by
+    power: what the built-in bots' views of one phase share (the runner makes one a phase). A listing
+    judges each candidate as a line written alone, so a power's part of the whole listing is the
+    power's own listing (``tests/lab/bots/test_bots.py`` holds them equal)."""
+
+    def __init__(self, mv: Multiverse):
+        if not isinstance(mv, Multiverse):
+            raise UsageError(f"Listings needs a Multiverse, not {type(mv).__name__}")
+        self.mv = mv
+        self._kept: dict[tuple, dict[str, tuple[PossibleOrder, ...]]] = {}
+        self._engines: dict[tuple, LegalOrders] = {}  # per setting: what its questions share
+
+    def legal(self, settings: Settings, power: str, kind: str | Sequence[str] | None, to: str | None,
+              unit: str | None) -> tuple[PossibleOrder, ...]:
+        """``legal_orders`` of the position under ``settings`` for ``power``, filtered alike."""
+        key = ("legal", _legality(settings), kind if isinstance(kind, (str, type(None))) else tuple(kind), to, unit)
+        if key not in self._kept:
+            if key[1] not in self._engines:
+                under = self.mv if settings == self.mv.options else dataclasses.replace(self.mv, options=settings)
+                self._engines[key[1]] = LegalOrders(under)
+            self._kept[key] = _by_power(self._engines[key[1]](kind=kind, to=to, unit=unit))
+        return self._kept[key].get(power, ())
+
+    def on(self, board: Board, settings: Settings, power: str) -> tuple[PossibleOrder, ...]:
+        """``power``'s orders that stay on head ``board`` (as ``View.legal_on``) under ``settings``."""
+        key = ("on", _legality(settings), board.key)
+        if key not in self._kept:
+            self._kept[key] = _by_power(_listed_on(self.mv, board, settings, None))
+        return self._kept[key].get(power, ())
+
+
+def _by_power(listing: Iterable[PossibleOrder]) -> dict[str, tuple[PossibleOrder, ...]]:
+    out: dict[str, list[PossibleOrder]] = {}
+    for p in listing:
+        out.setdefault(p.power, []).append(p)
+    return {power: tuple(v) for power, v in out.items()}
+
+
+def _listed_on(mv: Multiverse, board: Board, settings: Settings, power: str | None) -> list[PossibleOrder]:
+    """The orders (of ``power``, or every power's) that stay on head ``board``: listed on a multiverse of
+    that board alone, as timeline a, and written back onto ``board``."""
+    m = mv.game_map
+    return [PossibleOrder(p.power, board.name, p.unit, p.kind,
+                          format_order(_on_timeline(parse_order(p.order, m), board.timeline), m))
+            for p in legal_orders(_alone(mv, board, settings), power=power)]
 
 
 def _legality(settings: Settings) -> tuple:

@@ -178,3 +178,26 @@ def test_settings_that_cannot_list_other_orders_are_not_asked_again():
     view = View(game, "England", "s", tuple(Settings.of(s) for s in (
         {"victory": "majority"}, {"victory": "unique"}, {"adjacency": "any"}, {"datc_4c5": "invalid"})))
     assert view.option_sets() == (game.mv.options, Settings.of({"adjacency": "any"}), Settings.of({"datc_4c5": "invalid"}))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed, steps, multiverse", [(1, 0, False), (4, 7, False), (2, 8, True), (5, 12, True)])
+def test_a_power_gets_from_the_shared_listing_what_it_lists_alone(seed, steps, multiverse):
+    """The runner's one listing of a phase for every power (``view.Listings``) gives each view exactly
+    what that view lists for its own power alone, under the game's options and permissive others."""
+    from fivedp_asp.lab.bots.view import Listings
+
+    mv = random_position(seed, steps, multiverse)
+    game, shared = new_game(mv), Listings(mv)
+    listed = 0
+    for power in sorted({u.power for b in mv.heads for u in b.units.values()}):
+        alone = View(game, power, "s", PERMISSIVE, multiverse)
+        together = View(game, power, "s", PERMISSIVE, multiverse, listings=shared)
+        assert together.legal() == alone.legal()
+        listed += len(alone.legal())
+        assert together.legal(kind="support", to=mv.heads[0].name) == alone.legal(kind="support", to=mv.heads[0].name)
+        for head in mv.heads:
+            assert together.legal_on(head) == alone.legal_on(head)
+    assert listed
+    with pytest.raises(UsageError):
+        View(game, "England", "s", listings=Listings(random_position(seed, steps + 1, multiverse)))
