@@ -34,6 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
+from ..model.kinds import UnitKind
 from ..model import orders as o
 from ..solver.predicates import render
 from ..solver.terms import Fact, OrderIds, Timeline
@@ -245,7 +246,7 @@ class _Space:
         return self._partners[board.key].get(province, frozenset())
 
     def _fleet_seas(self, board: Board) -> set[str]:
-        return {p for p, u in board.units.items() if u.kind == "fleet" and self.m.provinces[p].is_sea}
+        return {p for p, u in board.units.items() if u.kind == UnitKind.FLEET and self.m.provinces[p].is_sea}
 
     def chain(self, board: Board, sea: str) -> set[str]:
         """The seas linked to ``sea`` through seas held by fleets on ``board`` (``sea`` included): the
@@ -267,10 +268,10 @@ class _Space:
                     out.append((h, x, coast))
                 x = h.units.get(prov)
                 if x is not None and h.key != b.key:
-                    out.append((h, x, (x.location.partition("/")[2] or None) if x.kind == "fleet" else None))
+                    out.append((h, x, (x.location.partition("/")[2] or None) if x.kind == UnitKind.FLEET else None))
                 for p in sorted(self.partners(b, prov)):
                     x = h.units.get(p)
-                    if x is not None and x.kind == "army":
+                    if x is not None and x.kind == UnitKind.ARMY:
                         out.append((h, x, None))
             self._movers[key] = out + self.recorded_into(b.key, prov)
         return self._movers[key]
@@ -281,7 +282,7 @@ class _Space:
             index: dict[str, list[tuple[Unit, str | None]]] = {}
             for x in sorted(head.units.values(), key=lambda u: u.location):
                 for loc in self.steps(x):
-                    coast = (loc.partition("/")[2] or None) if x.kind == "fleet" else None
+                    coast = (loc.partition("/")[2] or None) if x.kind == UnitKind.FLEET else None
                     index.setdefault(self.m.province_of(loc), []).append((x, coast))
             self._into[head.key] = index
         return self._into[head.key]
@@ -302,7 +303,7 @@ class _Space:
                     x = xb.units.get(r.unit.province)
                     if x is None or r.kind is not OrderKind.MOVE or r.dest.board not in self.mv.boards or self.journey(r):
                         continue
-                    coast = r.dest.coast if x.kind == "fleet" else None
+                    coast = r.dest.coast if x.kind == UnitKind.FLEET else None
                     index.setdefault((r.dest.board, r.dest.province), []).append((xb, x, coast))
             self._recorded = index
         return self._recorded.get((key, province), [])
@@ -369,7 +370,7 @@ class _Candidates:
             out += [(b, loc, False) for loc in self.space.steps(unit)]
             if b.key != head.key:
                 out.append((b, unit.location, False))  # the same place on another board keeps the coast
-            if unit.kind == "army":
+            if unit.kind == UnitKind.ARMY:
                 direct = {self.m.province_of(loc) for loc in self.space.steps(unit)}
                 if b.key != head.key:
                     direct.add(unit.province)
@@ -385,7 +386,7 @@ class _Candidates:
         want = self.kinds.__contains__
         if want("hold") and self.to is None:
             self.add("hold", unit, me, o.Hold(spec))
-        if want("open_convoy") and self.to is None and unit.kind == "fleet":
+        if want("open_convoy") and self.to is None and unit.kind == UnitKind.FLEET:
             self.add("open_convoy", unit, me, o.OpenConvoy(spec))
         if want("move"):
             for b, loc, via in self.moves(head, unit):
@@ -393,7 +394,7 @@ class _Candidates:
                 self.add("move", unit, me, o.Move(spec, _where(dest), via), dest=dest, via_convoy=via)
         if want("support_hold") or want("support_move") or want("jump_assist"):
             self._supports(head, unit, me, spec)
-        if want("convoy") and unit.kind == "fleet" and self.m.provinces[unit.province].is_sea:
+        if want("convoy") and unit.kind == UnitKind.FLEET and self.m.provinces[unit.province].is_sea:
             self._convoys(head, unit, me, spec)
 
     def _reach(self, head: Board, unit: Unit) -> list[tuple[Board, str]]:
@@ -453,7 +454,7 @@ class _Candidates:
         shore = self.space.shore(self.space.chain(head, unit.province))
         for xb in self.space.adjacent(head.key):
             for x in sorted(xb.units.values(), key=lambda u: u.location):
-                if x.kind != "army" or x.province not in shore:
+                if x.kind != UnitKind.ARMY or x.province not in shore:
                     continue
                 target = _place(xb, x)
                 dests = shore - {x.province}
@@ -621,7 +622,7 @@ def _listed(mv: Multiverse, space: _Space, *, power: str | None, unit: str | Non
                     for home in m.home_centers(who) if "build" in kinds else ():
                         if b.centers.get(home) != who or home in b.units:
                             continue
-                        for kind_ in ("army", "fleet"):
+                        for kind_ in UnitKind:
                             for loc in m.locations(home, kind_):
                                 r = ResolvedOrder(who, "", None, "build", _at(b, loc), unit_kind=kind_)
                                 out.append(PossibleOrder(who, b.name, "", "build", resolved_text(r, m)))

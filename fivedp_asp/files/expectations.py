@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping
 
+from ..model.kinds import UnitKind
 from ..errors import InputError, NotationError
 from ..model.map import GameMap
 from ..model.multiverse import PHASES, SUSTAIN, Board, Multiverse, Unit, board_name_readings
@@ -100,7 +101,7 @@ def _expected_unit(text: Any, board: tuple[int, int] | None, mv: Multiverse, pat
             board = subject_place(mv, spec.where, str(text)).board
         except InputError as exc:
             raise ScenarioError(path, _line(text), str(exc)) from None
-    coast = spec.where.coast if spec.kind == "fleet" else None
+    coast = spec.where.coast if spec.kind == UnitKind.FLEET else None
     return board, spec.kind or "?", spec.where.province, coast
 
 

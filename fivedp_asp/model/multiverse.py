@@ -13,6 +13,7 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
+from .kinds import UnitKind
 from .map import GameMap
 from ..errors import NotationError
 from ..limits import MAX_TURN
@@ -39,7 +40,7 @@ class Unit:
 
     @property
     def letter(self) -> str:
-        return "A" if self.kind == "army" else "F"
+        return "A" if self.kind == UnitKind.ARMY else "F"
 
 
 @dataclass(frozen=True)

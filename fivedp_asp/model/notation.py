@@ -18,11 +18,12 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Callable, Iterable, NoReturn, TypeVar
 
+from .kinds import UnitKind
 from ..errors import NotationError
 from ..limits import MAX_ORDER_CHARS, MAX_TIMELINES, MAX_TURN
 from .map import GameMap
 from .orders import (
-    ARMY, FLEET, Build, Convoy, Disband, Hold, JumpAssist, Move, OpenConvoy, Order, SupportHold, SupportMove,
+    Build, Convoy, Disband, Hold, JumpAssist, Move, OpenConvoy, Order, SupportHold, SupportMove,
     Sustain, UnitSpec, Waive, Where,
 )
 
@@ -366,7 +367,7 @@ class _Parser:
     def unit(self) -> UnitSpec:
         """``[nationality] [A|F|Army|Fleet] place``."""
         power = self.power()
-        kind = ARMY if self.accept(_ARMY) else FLEET if self.accept(_FLEET) else None
+        kind = UnitKind.ARMY if self.accept(_ARMY) else UnitKind.FLEET if self.accept(_FLEET) else None
         return UnitSpec(self.where(), kind, power)
 
     # -- orders ------------------------------------------------------------------------------
@@ -493,7 +494,7 @@ def _parse(text: str, game_map: GameMap, read: Callable[[_Parser], T]) -> T:
 # other). The names of a map are ASCII-folded word by word here as there (see _longest_name).
 
 _SIMPLE_PLACE_RE = re.compile(r"(?:([a-z])([0-9]{0,9})-)?([A-Za-z]+)(?:/([A-Za-z]+))?(?:@([0-9]{1,9}))?")
-_UNIT_LETTERS = MappingProxyType({"A": ARMY, "F": FLEET})
+_UNIT_LETTERS = MappingProxyType({"A": UnitKind.ARMY, "F": UnitKind.FLEET})
 
 
 def _begins_name(game_map: GameMap, kind: str, *words: str) -> bool:
@@ -619,7 +620,7 @@ def format_where(where: Where, game_map: GameMap, *, brief: bool) -> str:
 def format_unit(unit: UnitSpec, game_map: GameMap, *, brief: bool = True) -> str:
     """``A Mun``, ``Germany A b-Mun@3``; the unit letter and nationality only when they were given."""
     power = unit.power[:1].upper() + unit.power[1:] if unit.power else ""
-    letter = {ARMY: "A", FLEET: "F"}.get(unit.kind or "", "")
+    letter = {UnitKind.ARMY: "A", UnitKind.FLEET: "F"}.get(unit.kind or "", "")
     return " ".join(part for part in (power, letter, format_where(unit.where, game_map, brief=brief)) if part)
 
 

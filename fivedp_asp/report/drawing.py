@@ -17,6 +17,7 @@ import math
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
+from ..model.kinds import UnitKind
 from ..model.geometry import Geometry
 from ..model.map import GameMap
 from ..model.multiverse import Board, Multiverse, board_name, season_name, unit_text
@@ -102,7 +103,7 @@ def unit_shape(kind: str, x: float, y: float, r: float, cls: str, colour: str, e
     ``colour`` is its power's (``power_colours``), ``cls`` its classes (``power_classes``); ``width``
     None leaves the outline to the group it stands in (``TOKEN_EDGE`` there)."""
     look = paint(fill=colour, **({} if width is None else {"stroke": EDGE, "stroke_width": width})) + extra
-    if kind == "army":
+    if kind == UnitKind.ARMY:
         return f'<circle cx="{_f(x)}" cy="{_f(y)}" r="{_f(r)}" class="{_e(cls)}"{look}/>'
     pts = f"{_f(x - r * 1.25)},{_f(y)} {_f(x)},{_f(y - r)} {_f(x + r * 1.25)},{_f(y)} {_f(x)},{_f(y + r)}"
     return f'<polygon points="{pts}" class="{_e(cls)}"{look}/>'
@@ -521,7 +522,7 @@ def _draw_order(mv: Multiverse, layout: Layout, drawn: DrawnOrder, index: int, p
         if r.unit.province in layout.geometry.territories:
             x, y = layout.point(r.unit.board, unit_point(layout.geometry, loc))
             cls = power_classes(mv.game_map).get(r.power, "pn")
-            body = (unit_shape(r.unit_kind or "army", x, y, tok * 0.8, f"tok built {cls}",
+            body = (unit_shape(r.unit_kind or UnitKind.ARMY, x, y, tok * 0.8, f"tok built {cls}",
                                power_colours(mv.game_map).get(r.power, NEUTRAL), width=3 * layout.scale)
                     + f'<circle class="ring" cx="{_f(x)}" cy="{_f(y)}" r="{_f(tok * 1.1)}"{ring}/>')
     if not body:

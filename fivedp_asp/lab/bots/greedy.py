@@ -37,11 +37,12 @@ import random
 from dataclasses import dataclass, replace
 from typing import Mapping, Sequence
 
+from ...model.kinds import UnitKind
 from ...engine.phase import StepReport
 from ...game.play import unit_designation
 from ...model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, SUSTAIN, Board, Multiverse
 from ...model.notation import format_order, parse_order, timeline_name
-from ...model.orders import (ARMY, FLEET, Build, Convoy, Disband, Hold, Move, OpenConvoy, SupportHold, SupportMove,
+from ...model.orders import (Build, Convoy, Disband, Hold, Move, OpenConvoy, SupportHold, SupportMove,
                              UnitSpec)
 from .values import Values, board_values
 from ...errors import UsageError
@@ -147,7 +148,7 @@ def _carrier(view: View, head: Board, option: _Option, options: Mapping[str, lis
     m = view.game_map
     for sea, fleet_options in sorted(options.items()):
         unit = head.units.get(sea)
-        if sea in taken or unit is None or unit.kind != FLEET or not m.provinces[sea].is_sea:
+        if sea in taken or unit is None or unit.kind != UnitKind.FLEET or not m.provinces[sea].is_sea:
             continue
         for c in fleet_options:
             if c.kind == "convoy" and c.target == option.unit and c.dest == option.dest:
@@ -174,7 +175,7 @@ def _plan_head(view: View, head: Board, rng: random.Random) -> _Plan:
             if o.kind in ("hold", "move"):
                 choices.append(replace(o, worth=values.value(unit.kind, o.dest)))
             elif o.kind == "convoyed" and _carrier(view, head, o, options, orders) is not None:
-                choices.append(replace(o, worth=values.value(ARMY, o.dest)))
+                choices.append(replace(o, worth=values.value(UnitKind.ARMY, o.dest)))
         ranked = sorted(choices, key=lambda o: (-o.worth, o.text))
         if not ranked:
             continue
@@ -407,11 +408,11 @@ def _open_convoys(view: View, plans: Sequence[_Plan], base: list[str]) -> list[l
             best: tuple[float, str, str] | None = None
             for army, order in sorted(plan.orders.items()):
                 unit = plan.head.units[army]
-                if order.kind != "hold" or unit.kind != ARMY or sea not in m.seas_next_to(army):
+                if order.kind != "hold" or unit.kind != UnitKind.ARMY or sea not in m.seas_next_to(army):
                     continue
                 for o in options.get(army, []):
                     if o.kind == "convoyed" and sea in m.seas_next_to(o.dest) and o.dest not in plan.going:
-                        worth = plan.values.value(ARMY, o.dest)
+                        worth = plan.values.value(UnitKind.ARMY, o.dest)
                         if best is None or worth > best[0]:
                             best = (worth, order.text, o.text)
             if best is not None:
@@ -494,7 +495,7 @@ def _adjustments(view: View) -> list[str]:
         listed = [parse_order(p.order, m) for p in view.legal() if p.board == head.name]
         texts = [p.order for p in view.legal() if p.board == head.name]
         if balance > 0:
-            builds = sorted(((values.value(o.unit.kind or ARMY, o.unit.where.province), t, o.unit.where.province)
+            builds = sorted(((values.value(o.unit.kind or UnitKind.ARMY, o.unit.where.province), t, o.unit.where.province)
                              for o, t in zip(listed, texts) if isinstance(o, Build)), key=lambda b: (-b[0], b[1]))
             used: set[str] = set()
             for _, text, province in builds:

@@ -55,8 +55,9 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import Sequence
 
+from ...model.kinds import UnitKind
 from ...model.multiverse import MOVEMENT, RETREAT, Board, Retreat, Unit
-from ...model.orders import ARMY, FLEET, Convoy, Disband, Hold, Move, SupportHold, SupportMove, Where
+from ...model.orders import Convoy, Disband, Hold, Move, SupportHold, SupportMove, Where
 from ...model.geography import Geography
 from .judge import Context, Emulation, _fleet_seas, _given, adjustment_removals, convoyed_move, removed_by_order, unit_spec
 from .reference import GivenOrder, PhaseResult
@@ -105,9 +106,9 @@ def _support_coasts(ctx: Context) -> list[Emulation]:
         if not isinstance(o, SupportMove):
             continue
         fleet = ctx.board.units.get(o.target.where.province)
-        if fleet is None or fleet.kind != FLEET:
+        if fleet is None or fleet.kind != UnitKind.FLEET:
             continue
-        reach = ctx.geo.coasts_reachable(FLEET, fleet.location, o.dest.province)
+        reach = ctx.geo.coasts_reachable(UnitKind.FLEET, fleet.location, o.dest.province)
         coasts = [loc.split("/")[1] for loc in reach if "/" in loc]
         if not coasts:
             continue
@@ -139,7 +140,7 @@ def _land_fallback(ctx: Context) -> list[Emulation]:
         if not isinstance(o, Move) or ctx.ours.results[i] != "fails":
             continue
         unit = ctx.board.units.get(o.unit.where.province)
-        if unit is None or unit.kind != ARMY or not ctx.geo.can_reach(ARMY, unit.location, o.dest.province):
+        if unit is None or unit.kind != UnitKind.ARMY or not ctx.geo.can_reach(UnitKind.ARMY, unit.location, o.dest.province):
             continue
         if not convoyed_move(ctx.board, ctx.given, i, ctx.geo):
             continue
@@ -219,18 +220,18 @@ def disorder_choice(board: Board, power: str, pool: Sequence[Unit], count: int, 
     targets = game_map.home_centers(power) if "homes" in features else \
         tuple(p for p, o in board.centers.items() if o == power)
     by_province = geo.distances(targets, None)
-    by_fleet = geo.distances(targets, FLEET) if "fleet_sea" in features else None
+    by_fleet = geo.distances(targets, UnitKind.FLEET) if "fleet_sea" in features else None
     names = sorted(game_map.provinces.values(), key=lambda p: p.name.lower())
     rank = {p.id: i for i, p in enumerate(names)}
 
     def key(u: Unit):
-        if by_fleet is not None and u.kind == FLEET:
+        if by_fleet is not None and u.kind == UnitKind.FLEET:
             dist = by_fleet.get(u.location, 10_000)
         else:
             dist = by_province.get(u.province, 10_000)
         on_centre = 0 if "no_protect" in features else int(game_map.provinces[u.province].center)
         alpha = u.location.upper() if "abbrev" in features else rank[u.province]
-        return (on_centre, -dist, 0 if u.kind == FLEET else 1, alpha)
+        return (on_centre, -dist, 0 if u.kind == UnitKind.FLEET else 1, alpha)
     return frozenset(sorted(pool, key=key)[:count])
 
 
@@ -292,10 +293,10 @@ def _support_through_own_route(ctx: Context) -> list[Emulation]:
             continue
         fleet = ctx.board.units.get(o.unit.where.province)
         army = ctx.board.units.get(o.target.where.province)
-        if fleet is None or army is None or fleet.kind != FLEET or army.kind != ARMY or fleet.power != g.power:
+        if fleet is None or army is None or fleet.kind != UnitKind.FLEET or army.kind != UnitKind.ARMY or fleet.power != g.power:
             continue
         dest = o.dest.province
-        if ctx.geo.can_reach(ARMY, army.location, dest) or not ctx.geo.can_reach(FLEET, fleet.location, dest):
+        if ctx.geo.can_reach(UnitKind.ARMY, army.location, dest) or not ctx.geo.can_reach(UnitKind.FLEET, fleet.location, dest):
             continue
         if ctx.geo.route_exists(army.province, dest, seas) and \
                 not ctx.geo.route_exists(army.province, dest, [s for s in seas if s != fleet.province]):
@@ -320,7 +321,7 @@ def _convoy_fleet_support(ctx: Context) -> list[Emulation]:
         supporter = ctx.board.units.get(o.unit.where.province)
         into = o.target.where.province if isinstance(o, SupportHold) else o.dest.province
         fleet = ctx.board.units.get(into)
-        if supporter is None or fleet is None or fleet.kind != FLEET or supporter.power != g.power:
+        if supporter is None or fleet is None or fleet.kind != UnitKind.FLEET or supporter.power != g.power:
             continue
         if fleet in ctx.ours.dislodged or supporter in ctx.ours.dislodged:
             continue
@@ -593,7 +594,7 @@ def _own_support_disrupts(ctx: Context) -> list[Emulation]:
         return []
     emu = Emulation(("6.D.12",))
     for i, g, o, fleet in _convoying_fleets(ctx):
-        if fleet.kind != FLEET or fleet.power != g.power:
+        if fleet.kind != UnitKind.FLEET or fleet.power != g.power:
             continue
         hold = 1 + sum(1 for j, h in enumerate(ctx.given) if isinstance(h.order, SupportHold)
                        and h.order.target.where.province == fleet.province and ctx.ours.results[j] == "succeeds")

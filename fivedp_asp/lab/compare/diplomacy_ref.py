@@ -30,6 +30,7 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Sequence
 
+from ...model.kinds import UnitKind
 from ...errors import InputError
 from ...model.map import GameMap
 from ...model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Unit
@@ -63,7 +64,7 @@ def _unit_key(unit: Unit) -> str:
 
 def _read_unit(text: str, power: str) -> Unit:
     letter, loc = text.split()
-    return Unit("army" if letter == "A" else "fleet", power, loc.lower())
+    return Unit(UnitKind.ARMY if letter == "A" else UnitKind.FLEET, power, loc.lower())
 
 
 class DiplomacyReference(ReferenceAdjudicator):
@@ -141,9 +142,9 @@ class DiplomacyReference(ReferenceAdjudicator):
         if where.timeline not in (None, 0):
             return None
         there = units.get(where.province)
-        kind = spec.kind or (there.kind if there else "army")
+        kind = spec.kind or (there.kind if there else UnitKind.ARMY)
         loc = where.province + (f"/{where.coast}" if where.coast else "")
-        return f"{'A' if kind == 'army' else 'F'} {_loc(loc)}"
+        return f"{'A' if kind == UnitKind.ARMY else 'F'} {_loc(loc)}"
 
     @staticmethod
     def _where(where: Where) -> str:
@@ -168,8 +169,8 @@ class DiplomacyReference(ReferenceAdjudicator):
         if isinstance(order, Disband):
             return f"{unit} D"
         if isinstance(order, Build):
-            kind = order.unit.kind or ("fleet" if order.unit.where.coast else "army")
-            return f"{'A' if kind == 'army' else 'F'} {self._where(order.unit.where)} B"
+            kind = order.unit.kind or (UnitKind.FLEET if order.unit.where.coast else UnitKind.ARMY)
+            return f"{'A' if kind == UnitKind.ARMY else 'F'} {self._where(order.unit.where)} B"
         target = self._unit_text(order.target, units)
         if target is None:
             return None

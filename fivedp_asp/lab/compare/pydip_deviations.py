@@ -44,6 +44,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence
 
+from ...model.kinds import UnitKind
 from ...model.multiverse import MOVEMENT
 from ...model.orders import Convoy, Disband, Hold, Move, SupportHold, SupportMove
 from .diplomacy_deviations import _support_coasts, _support_through_own_route
@@ -126,7 +127,7 @@ def _defender_cuts_fleet_support(ctx: Context) -> list[Emulation]:
         defender = ctx.board.units.get(o.dest.province)
         if supported is None or defender is None or moves.get(o.dest.province) != o.unit.where.province:
             continue
-        into = (ref._dest_coast(supported, o.dest, any_coast=True) if supported.kind == "fleet"
+        into = (ref._dest_coast(supported, o.dest, any_coast=True) if supported.kind == UnitKind.FLEET
                 else ref.land.get(o.dest.province))
         if into != ref._where(defender):
             emu.replace[i] = _given(g.power, Hold(o.unit), ctx.map)

@@ -30,6 +30,7 @@ from typing import Any, Mapping, NamedTuple, Sequence
 
 import yaml
 
+from ...model.kinds import UnitKind
 from ...engine.batch import step_many
 from ...files.scenarios import Scenario, ScenarioStep
 from .exploration import Asked, Exploration, column_label, column_settings, columns_for, explore_scenarios
@@ -95,14 +96,14 @@ def beyond_orders(mv: Multiverse, rng: random.Random, others: Sequence[Settings]
             group.append((jumper.power, format_order(Move(UnitSpec(target, jumper.kind), order.dest), m)))
             places.add((target.timeline, target.turn, target.province))
         elif isinstance(order, OpenConvoy):
-            fleets = {p for p, u in head.units.items() if u.kind == "fleet" and m.provinces[p].is_sea}
+            fleets = {p for p, u in head.units.items() if u.kind == UnitKind.FLEET and m.provinces[p].is_sea}
             shore = sorted(m.shore(m.sea_region({unit.province}, fleets)))
-            armies = [head.units[p] for p in shore if p in head.units and head.units[p].kind == "army"
+            armies = [head.units[p] for p in shore if p in head.units and head.units[p].kind == UnitKind.ARMY
                       and (head.timeline, head.turn, p) not in used]
             if armies:
                 army = rng.choice(armies)
                 dest = rng.choice([p for p in shore if p != army.province])
-                move = Move(UnitSpec(Where(army.province, None, head.timeline, head.turn), "army"),
+                move = Move(UnitSpec(Where(army.province, None, head.timeline, head.turn), UnitKind.ARMY),
                             Where(dest, None, head.timeline, head.turn), via_convoy=True)
                 group.append((army.power, format_order(move, m)))
                 places.add((head.timeline, head.turn, army.province))
