@@ -234,26 +234,26 @@ def order_facts(orders: Sequence[tuple[int, ResolvedOrder]]) -> list[Fact]:
         append(("order", i, up, t.const(r.power)))
         if repeats_place(up, tp, dp):
             append(("repeats_place", i))
-        if kind == "hold":
+        if kind is OrderKind.HOLD:
             append(("ordered_hold", i))
-        elif kind == "move":
+        elif kind is OrderKind.MOVE:
             append(("ordered_move", i, dp, _coast(dest), int(r.via_convoy)))
             if names_coast(dest):
                 append(("names_coast", i))
             # a written convoy path (DATC 4.A.6): read only by the datc_4a6 option files
             for k, sea in enumerate(getattr(r.order, "path", ())):
                 append(("ordered_path", i, k, t.const(sea.province)))
-        elif kind == "support_hold":
+        elif kind is OrderKind.SUPPORT_HOLD:
             append(("ordered_support_hold", i, tp))
-        elif kind == "support_move":
+        elif kind is OrderKind.SUPPORT_MOVE:
             append(("ordered_support_move", i, tp, dp, _coast(dest)))
             if names_coast(dest):
                 append(("names_coast", i))
-        elif kind == "convoy":
+        elif kind is OrderKind.CONVOY:
             append(("ordered_convoy", i, tp, dp))
-        elif kind == "open_convoy":
+        elif kind is OrderKind.OPEN_CONVOY:
             append(("ordered_open_convoy", i))
-        elif kind == "jump_assist":
+        elif kind is OrderKind.JUMP_ASSIST:
             append(("ordered_jump_assist", i, tp, dp))
         else:
             append(("ordered_other", i, kind))
@@ -291,9 +291,9 @@ def reached_board(r: ResolvedOrder) -> tuple[int, int] | None:
     """The board whose battle a new order joins (docs/rules.md §6.4: a move's destination, a support's
     target board), or None."""
     match r.kind:
-        case "move" | "support_move":
+        case OrderKind.MOVE | OrderKind.SUPPORT_MOVE:
             return r.dest.timeline, r.dest.turn
-        case "support_hold":
+        case OrderKind.SUPPORT_HOLD:
             return r.target.timeline, r.target.turn
     return None
 
@@ -306,7 +306,8 @@ class MovementFacts(NamedTuple):
 
 def _acts_on(r: ResolvedOrder) -> tuple[int, int] | None:
     """The board an order acts on, when it is not the unit's own board."""
-    target = {"move": r.dest, "support_move": r.dest, "support_hold": r.target, "jump_assist": r.dest}.get(r.kind)
+    target = {OrderKind.MOVE: r.dest, OrderKind.SUPPORT_MOVE: r.dest, OrderKind.SUPPORT_HOLD: r.target,
+              OrderKind.JUMP_ASSIST: r.dest}.get(r.kind)
     if target is None or target.board == r.unit.board:
         return None
     return target.board

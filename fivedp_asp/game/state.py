@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
+from ..model.kinds import OrderKind
 from ..errors import InputError, UsageError, quoted
 from ..model.map import GameMap
 from ..engine.resolve import resolved_text
@@ -76,11 +77,11 @@ def boards_start(mv: Multiverse) -> dict[str, Any]:
         return bool(record and record.decisions.get((name, (place.timeline, place.turn, place.province))))
 
     def succeeded(r: Any) -> bool:
-        if r.kind == "move":
+        if r.kind == OrderKind.MOVE:
             return decided("moves", r.unit)
-        if r.kind == "hold":
+        if r.kind == OrderKind.HOLD:
             return not decided("dislodged", r.unit)
-        if r.kind == "convoy":
+        if r.kind == OrderKind.CONVOY:
             return decided("path", r.target)
         return decided("given", r.unit)
 

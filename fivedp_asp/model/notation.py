@@ -18,7 +18,7 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Callable, Iterable, NoReturn, TypeVar
 
-from .kinds import UnitKind
+from .kinds import OrderKind, UnitKind
 from ..errors import NotationError
 from ..limits import MAX_ORDER_CHARS, MAX_TIMELINES, MAX_TURN
 from .map import GameMap
@@ -162,8 +162,9 @@ _BUILD = _keywords("b", "build", "builds")
 _WAIVE = _keywords("waive", "waives")
 _SUSTAIN = _keywords("sustain", "sustains")
 _VERB = re.compile("|".join(f"(?P<{name}>{verb.pattern})" for name, verb in (
-    ("hold", _HOLD), ("move", _MOVE), ("retreat", _RETREAT), ("support", _SUPPORT), ("convoy", _CONVOY),
-    ("jump_assist", _JUMP_ASSIST), ("disband", _DISBAND), ("build", _BUILD))), re.IGNORECASE)
+    (OrderKind.HOLD, _HOLD), (OrderKind.MOVE, _MOVE), (OrderKind.RETREAT, _RETREAT), ("support", _SUPPORT),
+    (OrderKind.CONVOY, _CONVOY), (OrderKind.JUMP_ASSIST, _JUMP_ASSIST), (OrderKind.DISBAND, _DISBAND),
+    (OrderKind.BUILD, _BUILD))), re.IGNORECASE)
 """What may follow the ordered unit, tried in this order; the name of the group that matched says which."""
 _ORDER_KEYWORD = re.compile("|".join(k.pattern for k in (_WAIVE, _BUILD, _DISBAND_PREFIX, _SUSTAIN)), re.IGNORECASE)
 """Any keyword that can open an order: one match tells whether the four must be tried one by one."""
@@ -414,9 +415,9 @@ class _Parser:
         """What follows the ordered unit."""
         verb = self.accept(_VERB)
         which = verb.lastgroup if verb else None
-        if which == "hold":
+        if which == OrderKind.HOLD:
             return Hold(unit)
-        if which == "move":
+        if which == OrderKind.MOVE:
             dest = self.where()
             # a convoy path (A Yor - Nth - Bel): the last place is the destination; the path is kept for
             # the option datc_4a6 and otherwise ignored (DATC 4.A.6 a)
@@ -425,12 +426,12 @@ class _Parser:
                 path.append(dest)
                 dest = self.where()
             return Move(unit, dest, via_convoy=bool(self.accept(_VIA_CONVOY)), path=tuple(path))
-        if which == "retreat":
+        if which == OrderKind.RETREAT:
             self.accept(_MOVE)
             return Move(unit, self.where())
         if which == "support":
             return self.support(unit)
-        if which == "convoy":
+        if which == OrderKind.CONVOY:
             if self.skip_space() == len(self.text):
                 return OpenConvoy(unit)  # no subject: the fleet expects guests (docs/rules.md §6.8.1)
             target = self.unit()
@@ -438,15 +439,15 @@ class _Parser:
                 self.skip_space()
                 self.fail("expected '-' and the destination of the convoyed army")
             return Convoy(unit, target, self.where())
-        if which == "jump_assist":
+        if which == OrderKind.JUMP_ASSIST:
             target = self.unit()
             if not self.accept(_MOVE):
                 self.skip_space()
                 self.fail("expected '-' and the destination of the assisted move")
             return JumpAssist(unit, target, self.where())
-        if which == "disband":
+        if which == OrderKind.DISBAND:
             return Disband(unit)
-        if which == "build":
+        if which == OrderKind.BUILD:
             return Build(unit)
         self.skip_space()
         self.fail("expected an order after the unit")

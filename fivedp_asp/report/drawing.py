@@ -32,7 +32,7 @@ POWER_COLOURS = {
 PALETTE = ("#d9463e", "#2f57b3", "#6cb7e8", "#6b6257", "#3d9a46", "#9a6fc9", "#e8c23a", "#e07b28", "#2aa198")
 NEUTRAL = "#888"  # a unit or centre of a power the map does not know
 UNIT_R = 20  # a unit's size, in map units
-MARKERS = {"convoy": "convoy", "support_move": "support", "jump_assist": "assist"}
+MARKERS = {OrderKind.CONVOY: "convoy", OrderKind.SUPPORT_MOVE: "support", OrderKind.JUMP_ASSIST: "assist"}
 BOARD_WIDTH = 300.0  # a board's width in the view, before zooming
 GAP = 48.0  # the gutter between boards, where arrows between boards run
 LEFT, TOP = 56.0, 44.0
@@ -41,10 +41,10 @@ LEFT, TOP = 56.0, 44.0
 # renderer, one without CSS too; the page's CSS only adds what the pointer and the step selector change.
 REGION_PAINT = {"ocean": ("#bcd9f0", "#7fa9c9"), "land": ("#f1ead8", "#8b7f66"), "impassable": ("#b9b2a4", "#8b7f66")}
 LABEL, INK, FRAME, PURPLE, EDGE = "#5c5344", "#222", "#4a4a4a", "#8e24aa", "#111"
-ORDER_COLOURS = {"move": "#1b1b1b", "support_move": "#2e7d32", "support_hold": "#2e7d32", "convoy": "#1565c0",
-                 "jump_assist": "#ef6c00", "open_convoy": "#1565c0", "disband": "#c62828", "hold": "#555"}
-ORDER_DASHES = {"support_move": "2 3", "support_hold": "2 3", "convoy": "8 3 2 3", "jump_assist": "4 2",
-                "open_convoy": "4 3"}
+ORDER_COLOURS = {OrderKind.MOVE: "#1b1b1b", OrderKind.SUPPORT_MOVE: "#2e7d32", OrderKind.SUPPORT_HOLD: "#2e7d32", OrderKind.CONVOY: "#1565c0",
+                 OrderKind.JUMP_ASSIST: "#ef6c00", OrderKind.OPEN_CONVOY: "#1565c0", OrderKind.DISBAND: "#c62828", OrderKind.HOLD: "#555"}
+ORDER_DASHES = {OrderKind.SUPPORT_MOVE: "2 3", OrderKind.SUPPORT_HOLD: "2 3", OrderKind.CONVOY: "8 3 2 3", OrderKind.JUMP_ASSIST: "4 2",
+                OrderKind.OPEN_CONVOY: "4 3"}
 FAILED, INVALID = "#c62828", "#999"
 TOKEN_EDGE = f' stroke="{EDGE}" stroke-width="3"'  # the outline of units and centres, in map units
 MARKER_COLOURS = {"move": "#1b1b1b", "fail": FAILED, "support": "#2e7d32", "convoy": "#1565c0", "retreat": PURPLE,
@@ -438,12 +438,12 @@ def _designated(mv: Multiverse, r: ResolvedOrder) -> str | None:
 def _arrow_paint(kind: str, result: str, width: float) -> str:
     """An order's line: its kind's colour and dashes; a failed move red and dashed, a failed support or
     convoy faint, an invalid order grey."""
-    colour, dashes, opacity = ORDER_COLOURS.get(kind, ORDER_COLOURS["move"]), ORDER_DASHES.get(kind), None
-    if kind == "move" and result == "fails":
+    colour, dashes, opacity = ORDER_COLOURS.get(kind, ORDER_COLOURS[OrderKind.MOVE]), ORDER_DASHES.get(kind), None
+    if kind == OrderKind.MOVE and result == "fails":
         colour, dashes = FAILED, "6 3"
     if result == "invalid":
         colour, opacity = INVALID, ".7"
-    elif result == "fails" and kind in ("support_move", "support_hold", "convoy"):
+    elif result == "fails" and kind in (OrderKind.SUPPORT_MOVE, OrderKind.SUPPORT_HOLD, OrderKind.CONVOY):
         opacity = ".55"
     return paint(fill="none", stroke=colour, stroke_width=width, stroke_dasharray=dashes, opacity=opacity)
 
@@ -451,8 +451,8 @@ def _arrow_paint(kind: str, result: str, width: float) -> str:
 def _ring_paint(kind: str, result: str, width: float) -> str:
     """A ring round a unit: grey for a hold, dashed blue for an open convoy, green for a unit supported
     or built; grey when the order is invalid."""
-    colour = ORDER_COLOURS[kind] if kind in ("hold", "open_convoy") else ORDER_COLOURS["support_hold"]
-    dashes = ORDER_DASHES["open_convoy"] if kind == "open_convoy" else None
+    colour = ORDER_COLOURS[kind] if kind in (OrderKind.HOLD, OrderKind.OPEN_CONVOY) else ORDER_COLOURS[OrderKind.SUPPORT_HOLD]
+    dashes = ORDER_DASHES[OrderKind.OPEN_CONVOY] if kind == OrderKind.OPEN_CONVOY else None
     return paint(fill="none", stroke=INVALID if result == "invalid" else colour, stroke_width=width, stroke_dasharray=dashes)
 
 

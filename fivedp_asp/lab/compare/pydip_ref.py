@@ -35,7 +35,7 @@ import re
 from types import MappingProxyType
 from typing import Any, Sequence
 
-from ...model.kinds import UnitKind
+from ...model.kinds import OrderKind, UnitKind
 from ...errors import InputError
 from ...model.map import GameMap
 from ...model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Unit
@@ -445,7 +445,7 @@ class PydipReference(ReferenceAdjudicator):
             order = g.order
             try:
                 if isinstance(order, Waive):
-                    kept.append(("waive", None))
+                    kept.append((OrderKind.WAIVE, None))
                     continue
                 if isinstance(order, Build):
                     where = order.unit.where
@@ -477,7 +477,7 @@ class PydipReference(ReferenceAdjudicator):
         for g, entry in zip(orders, kept):
             if entry is None:
                 results.append("invalid")
-            elif entry[0] == "waive":
+            elif entry[0] == OrderKind.WAIVE:
                 results.append("succeeds" if counts.get(g.power, 0) > 0 else "fails")
             else:
                 command = entry[1]
