@@ -9,6 +9,7 @@ from typing import Callable, Iterable, Sequence
 
 import clingo
 
+from ..model.kinds import Result
 from ..solver import terms as t
 from ..solver.predicates import reader, shown
 from ..solver.backup import BackupRule
@@ -235,8 +236,8 @@ class Answer:
         out: dict[int, tuple[str, str | None]] = {i: (r, None) for i, r in self.values("order_result")}
         illegal = sorted((i, _first_reason(r)) for i, r in self.values("illegal"))
         for i, (_, r) in illegal:
-            if i not in out or out[i][0] != "invalid":
-                out[i] = ("invalid", _reason_text(r, adjacency))
+            if i not in out or out[i][0] != Result.INVALID:
+                out[i] = (Result.INVALID, _reason_text(r, adjacency))
         return out
 
     def reasons(self) -> dict[int, list[tuple[str, Place3 | None, tuple]]]:

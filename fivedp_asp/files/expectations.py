@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping
 
-from ..model.kinds import UnitKind
+from ..model.kinds import Result, UnitKind
 from ..errors import InputError, NotationError
 from ..model.map import GameMap
 from ..model.multiverse import PHASES, SUSTAIN, Board, Multiverse, Unit, board_name_readings
@@ -20,7 +20,7 @@ from .positions import ScenarioError, _key_line, _line, _list, _mapping, _power,
 if TYPE_CHECKING:
     from ..engine.step import StepReport
 
-RESULTS = ("succeeds", "fails", "invalid")
+RESULTS = tuple(Result)
 EXPECT_KEYS = {"results", "reasons", "dislodged", "boards", "retreats", "timelines", "centers",
                "phase", "in_play", "sustained", "dissolved", "winner", "no_boards", "rejudged"}
 
@@ -123,7 +123,7 @@ def _key(board: tuple[int, int], u: Unit) -> UnitKey:
 
 
 def _show(keys: set[UnitKey]) -> str:
-    return ", ".join(sorted(f"{'A' if k == 'army' else 'F'} {p}{'/' + c if c else ''}" for _, k, p, c in keys)) or "none"
+    return ", ".join(sorted(f"{'A' if k == UnitKind.ARMY else 'F'} {p}{'/' + c if c else ''}" for _, k, p, c in keys)) or "none"
 
 
 def _board_named(name: Any, mv: Multiverse, path: str) -> Board | None:

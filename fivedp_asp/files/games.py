@@ -30,7 +30,7 @@ from ..errors import FileError, InputError, NotationError, UsageError, quoted
 from . import layout as gamefile
 from .layout import StoredHistory, checked_digest, json_line
 from ..inputs import LoadError, decode, read_bytes, write_file, write_target
-from ..yaml_lines import value_line, line_of, lined_list, lined_map, on_line, parse_yaml, plain
+from ..yaml_lines import TextDumper, value_line, line_of, lined_list, lined_map, on_line, parse_yaml, plain
 from ..shapes import Anything, Fields, Flag, ListOf, MapOf, Opt, Text, Whole
 from ..limits import MAX_BOARDS, MAX_FILE_BYTES, MAX_TURN
 from .integrity import check_game, seal, unseal
@@ -129,7 +129,7 @@ def game_data(game: Game) -> dict:
     return data
 
 
-class _Dumper(yaml.SafeDumper):
+class _Dumper(TextDumper):
     """Writes a value shared by two keys out twice: game files are read with YAML aliases refused."""
 
     def ignore_aliases(self, data: Any) -> bool:

@@ -17,6 +17,7 @@ import hashlib
 import re
 from typing import TYPE_CHECKING, Any, Mapping
 
+from ..model.kinds import Result
 from ..errors import InputError
 from ..model.multiverse import PHASES, SUSTAIN, Multiverse, board_name
 from ..model.notation import timeline_name
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 
 CHECKSUM_KEY = "checksum"
 _CHECKSUM_LINE = re.compile(rb"checksum: sha256:([0-9a-f]{64})\n\Z")
-RESULTS = ("succeeds", "fails", "invalid")
+RESULTS = tuple(Result)
 
 
 def damaged(path: str, problem: str) -> InputError:

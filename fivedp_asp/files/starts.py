@@ -20,7 +20,7 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from ..model.kinds import UnitKind
+from ..model.kinds import Result, UnitKind
 from ..errors import InputError, NotationError, quoted
 from ..model.map import GameMap
 from ..model.multiverse import (ADJUSTMENT, MOVEMENT, PHASES, RETREAT, Board, Multiverse, Record, board_name,
@@ -33,7 +33,7 @@ from .positions import ScenarioError, _centres, _dislodged, _key_line, _line, _m
 
 MULTI_KEYS = ("boards", "forks")
 BOARD_KEYS = ("units", "centers", "phase", "dislodged", "orders")
-RECORDED_RESULTS = ("succeeds", "fails")
+RECORDED_RESULTS = (Result.SUCCEEDS, Result.FAILS)
 _RECORDABLE = (OrderKind.HOLD, OrderKind.MOVE, OrderKind.SUPPORT_HOLD, OrderKind.SUPPORT_MOVE, OrderKind.CONVOY)
 
 Key = tuple[int, int]
@@ -254,7 +254,7 @@ def _recorded_orders(mv: Multiverse, key: Key, name: Any, raw: Mapping,
             if r.target is not None and r.target.province not in mv.boards[r.target.board].units:
                 raise ScenarioError(path, at, f"{said} names a unit in {m.provinces[r.target.province].name} on "
                                               f"{board_name(*r.target.board)}, where there is none")
-            out.append((r, str(result) == "succeeds", text))
+            out.append((r, str(result) == Result.SUCCEEDS, text))
     return out
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
+from ..model.kinds import Result
 from ..model import orders as o
 from ..errors import AdjudicationError, InputError, NotationError, quoted
 from ..yaml_lines import plain, plain_json
@@ -277,7 +278,7 @@ def _illegal(game: Game) -> dict[tuple[str, str], tuple[str, bool]]:
     the rules would not carry out (``check_orders``)."""
     if not any(game.pending.values()):
         return {}
-    return {(x.power, x.text): (x.reason or "illegal", x.result == "fails") for x in check_orders(game)}
+    return {(x.power, x.text): (x.reason or "illegal", x.result == Result.FAILS) for x in check_orders(game)}
 
 
 def _checked(before: Game, after: Game, taken: list[Accepted], withdrawn: list[tuple[str, str]],
@@ -329,7 +330,7 @@ def check_orders(game: Game) -> tuple[OrderOutcome, ...]:
     # (the reasons of movement results are not needed)
     adjusting = next_phase(game.mv) == ADJUSTMENT
     report = step(game.mv, game.pending, reasons=adjusting)
-    return tuple(x for x in report.outcomes if x.result == "invalid" or (adjusting and x.result == "fails"))
+    return tuple(x for x in report.outcomes if x.result == Result.INVALID or (adjusting and x.result == Result.FAILS))
 
 
 def designate(mv: Multiverse, key: tuple[int, int], where: str) -> str:
@@ -459,7 +460,7 @@ def refought(entry: Mapping[str, Any], m: GameMap) -> dict[str, tuple[str, ...]]
     acting = set(entry.get("boards", ()))
     out: dict[str, set[str]] = {}
     for r in entry.get("results", ()):
-        if r.get("result") == "invalid" or not r.get("qualified"):
+        if r.get("result") == Result.INVALID or not r.get("qualified"):
             continue
         board = reached_board(r["qualified"], m)
         if board is not None and board not in acting:

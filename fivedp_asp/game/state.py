@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
-from ..model.kinds import OrderKind
+from ..model.kinds import OrderKind, Result
 from ..errors import InputError, UsageError, quoted
 from ..model.map import GameMap
 from ..engine.resolve import resolved_text
@@ -93,7 +93,9 @@ def boards_start(mv: Multiverse) -> dict[str, Any]:
         if b.record is not None:
             orders: dict[str, dict[str, str]] = {}
             for r in b.record.orders:
-                orders.setdefault(r.power, {})[resolved_text(r, mv.game_map)] = "succeeds" if succeeded(r) else "fails"
+                # a document's plain text, as a start read from a file holds it
+                result = Result.SUCCEEDS if succeeded(r) else Result.FAILS
+                orders.setdefault(r.power, {})[resolved_text(r, mv.game_map)] = result.value
             data["orders"] = orders
         elif b.phase != "movement":
             data["phase"] = b.phase

@@ -4,9 +4,9 @@ members and never spell one of its names again (``tests/project/test_closed_sets
 
 Each is a ``StrEnum``: its members are ``str``, so the facts, the text lines and the JSON documents
 that carry a name spell it exactly as before, a member equals its name (``UnitKind.ARMY == "army"``)
-and a name read from a file or from the rules' answer compares with a member as it is. YAML is the
-one writer that refuses a ``str`` subclass: values stored in a game file or a scenario stay plain
-names (``str(member)``) until they are compared.
+and a name read from a file or from the rules' answer compares with a member as it is. PyYAML's safe
+dumper refuses a ``str`` subclass, so the package writes YAML through ``yaml_lines.dump_yaml``, which
+writes a member as its name.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
-from ..model.kinds import UnitKind
+from ..model.kinds import Result, UnitKind
 from ..model.geometry import Geometry
 from ..model.map import GameMap
 from ..model.multiverse import Board, Multiverse, board_name, season_name, unit_text
@@ -439,11 +439,11 @@ def _arrow_paint(kind: str, result: str, width: float) -> str:
     """An order's line: its kind's colour and dashes; a failed move red and dashed, a failed support or
     convoy faint, an invalid order grey."""
     colour, dashes, opacity = ORDER_COLOURS.get(kind, ORDER_COLOURS[OrderKind.MOVE]), ORDER_DASHES.get(kind), None
-    if kind == OrderKind.MOVE and result == "fails":
+    if kind == OrderKind.MOVE and result == Result.FAILS:
         colour, dashes = FAILED, "6 3"
-    if result == "invalid":
+    if result == Result.INVALID:
         colour, opacity = INVALID, ".7"
-    elif result == "fails" and kind in (OrderKind.SUPPORT_MOVE, OrderKind.SUPPORT_HOLD, OrderKind.CONVOY):
+    elif result == Result.FAILS and kind in (OrderKind.SUPPORT_MOVE, OrderKind.SUPPORT_HOLD, OrderKind.CONVOY):
         opacity = ".55"
     return paint(fill="none", stroke=colour, stroke_width=width, stroke_dasharray=dashes, opacity=opacity)
 
@@ -453,7 +453,7 @@ def _ring_paint(kind: str, result: str, width: float) -> str:
     or built; grey when the order is invalid."""
     colour = ORDER_COLOURS[kind] if kind in (OrderKind.HOLD, OrderKind.OPEN_CONVOY) else ORDER_COLOURS[OrderKind.SUPPORT_HOLD]
     dashes = ORDER_DASHES[OrderKind.OPEN_CONVOY] if kind == OrderKind.OPEN_CONVOY else None
-    return paint(fill="none", stroke=INVALID if result == "invalid" else colour, stroke_width=width, stroke_dasharray=dashes)
+    return paint(fill="none", stroke=INVALID if result == Result.INVALID else colour, stroke_width=width, stroke_dasharray=dashes)
 
 
 def _draw_order(mv: Multiverse, layout: Layout, drawn: DrawnOrder, index: int, phase: str) -> str:
@@ -474,11 +474,11 @@ def _draw_order(mv: Multiverse, layout: Layout, drawn: DrawnOrder, index: int, p
     if r.kind in (OrderKind.MOVE,) and start and r.dest is not None:
         end = _place_point(mv, layout, r.dest, prefer_unit=False)
         if end:
-            marker = "retreat" if retreating else ("fail" if result == "fails" else "move")
+            marker = "retreat" if retreating else ("fail" if result == Result.FAILS else "move")
             d, (mx, my) = _arrow(layout, start, r.unit.board, end, r.dest.board, index, tok * 0.6)
             body = f'<path class="arrow" d="{d}" marker-end="url(#m-{marker})"{line}/>'
             ends.append(r.dest)
-            if result == "fails":
+            if result == Result.FAILS:
                 s = tok * 0.55
                 body += (f'<path class="failmark" d="M{_f(mx - s)},{_f(my - s)} L{_f(mx + s)},{_f(my + s)} '
                          f'M{_f(mx - s)},{_f(my + s)} L{_f(mx + s)},{_f(my - s)}"'

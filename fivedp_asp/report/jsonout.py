@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
+from ..model.kinds import Result
 from ..yaml_lines import plain_json
 from ..game.play import duties, qualify
 from ..model.multiverse import Board, LazyBoards, Multiverse, board_name, season_name, unit_text
@@ -135,7 +136,7 @@ def _disband_ordered(report: StepReport, key: tuple[int, int], unit) -> bool:
     from ..engine.resolve import resolve
 
     for o in report.outcomes:
-        if o.power != unit.power or o.result != "succeeds":
+        if o.power != unit.power or o.result != Result.SUCCEEDS:
             continue
         try:
             r = resolve(parse_order(o.text, report.before.game_map), o.power, o.text, report.before)

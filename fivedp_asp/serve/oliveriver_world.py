@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
-from ..model.kinds import UnitKind
+from ..model.kinds import Result, UnitKind
 from ..engine.step import next_phase
 from ..errors import InputError, NotationError, UsageError
 from ..game.play import phase_problem, submit_orders
@@ -47,7 +47,7 @@ STATUSES = ("New", "Success", "Failure", "Invalid", "RetreatNew", "RetreatSucces
             "RetreatInvalid")
 UNIT_TYPES = {UnitKind.ARMY: "Army", UnitKind.FLEET: "Fleet"}
 FIRST_YEAR = 1901
-_RESULTS = {"succeeds": "Success", "fails": "Failure", "invalid": "Invalid"}
+_RESULTS = {Result.SUCCEEDS: "Success", Result.FAILS: "Failure", Result.INVALID: "Invalid"}
 # the places their client has no region for (the standard map's Switzerland, impassable)
 _NO_REGION = frozenset({"swi"})
 

@@ -55,7 +55,7 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import Sequence
 
-from ...model.kinds import UnitKind
+from ...model.kinds import Result, UnitKind
 from ...model.multiverse import MOVEMENT, RETREAT, Board, Retreat, Unit
 from ...model.orders import Convoy, Disband, Hold, Move, SupportHold, SupportMove, Where
 from ...model.geography import Geography
@@ -137,7 +137,7 @@ def _land_fallback(ctx: Context) -> list[Emulation]:
     out = []
     for i, g in enumerate(ctx.given):
         o = g.order
-        if not isinstance(o, Move) or ctx.ours.results[i] != "fails":
+        if not isinstance(o, Move) or ctx.ours.results[i] != Result.FAILS:
             continue
         unit = ctx.board.units.get(o.unit.where.province)
         if unit is None or unit.kind != UnitKind.ARMY or not ctx.geo.can_reach(UnitKind.ARMY, unit.location, o.dest.province):
@@ -145,7 +145,7 @@ def _land_fallback(ctx: Context) -> list[Emulation]:
         if not convoyed_move(ctx.board, ctx.given, i, ctx.geo):
             continue
         carried = any(isinstance(h.order, Convoy) and h.order.target.where.province == unit.province
-                      and h.order.dest.province == o.dest.province and ctx.ours.results[j] == "succeeds"
+                      and h.order.dest.province == o.dest.province and ctx.ours.results[j] == Result.SUCCEEDS
                       for j, h in enumerate(ctx.given))
         if carried:  # the convoy was there: the army failed for another reason
             continue
@@ -187,7 +187,7 @@ def _convoy_retreats(ctx: Context) -> list[Emulation]:
         cases = set()
         for u in res.dislodged:
             convoyed = any(isinstance(g.order, Move) and g.order.dest.province == u.province
-                           and res.results[i] == "succeeds" and convoyed_move(board, given, i, geo)
+                           and res.results[i] == Result.SUCCEEDS and convoyed_move(board, given, i, geo)
                            for i, g in enumerate(given))
             every = frozenset(geo.steps(u.kind, u.location))
             if not convoyed or ctx.theirs.after.retreats.get(u) != every or retreats.get(u) == every:
@@ -289,7 +289,7 @@ def _support_through_own_route(ctx: Context) -> list[Emulation]:
     seas = _fleet_seas(ctx.board, ctx.geo)
     for i, g in enumerate(ctx.given):
         o = g.order
-        if not isinstance(o, SupportMove) or ctx.ours.results[i] != "invalid":
+        if not isinstance(o, SupportMove) or ctx.ours.results[i] != Result.INVALID:
             continue
         fleet = ctx.board.units.get(o.unit.where.province)
         army = ctx.board.units.get(o.target.where.province)
@@ -316,7 +316,7 @@ def _convoy_fleet_support(ctx: Context) -> list[Emulation]:
     seas = _fleet_seas(ctx.board, ctx.geo)
     for i, g in enumerate(ctx.given):
         o = g.order
-        if not isinstance(o, (SupportHold, SupportMove)) or ctx.ours.results[i] != "fails":
+        if not isinstance(o, (SupportHold, SupportMove)) or ctx.ours.results[i] != Result.FAILS:
             continue
         supporter = ctx.board.units.get(o.unit.where.province)
         into = o.target.where.province if isinstance(o, SupportHold) else o.dest.province
@@ -359,10 +359,10 @@ def _support_irrelevant(ctx: Context, fleet: Unit, attacker_at: str, supporter: 
         return True
     if supporter.power == fleet.power:
         return True  # it could not count against its own power's fleet
-    n = sum(1 for j in _supports_of(ctx, attacker, fleet.province) if ctx.ours.results[j] == "succeeds"
+    n = sum(1 for j in _supports_of(ctx, attacker, fleet.province) if ctx.ours.results[j] == Result.SUCCEEDS
             and ctx.given[j].power != fleet.power)
     hold = 1 + sum(1 for j, h in enumerate(ctx.given) if isinstance(h.order, SupportHold)
-                   and h.order.target.where.province == fleet.province and ctx.ours.results[j] == "succeeds")
+                   and h.order.target.where.province == fleet.province and ctx.ours.results[j] == Result.SUCCEEDS)
     return 1 + n + 1 <= hold
 
 
@@ -562,7 +562,7 @@ def _head_to_head_defence(ctx: Context) -> list[Emulation]:
         o = g.order
         if isinstance(o, Move) and not o.via_convoy:
             mover = ctx.board.units.get(o.unit.where.province)
-            if mover is not None and mover.power == g.power and ctx.ours.results[i] != "invalid":
+            if mover is not None and mover.power == g.power and ctx.ours.results[i] != Result.INVALID:
                 moves[mover.province] = (mover, o.dest.province)
     for prov, (mover, dest) in moves.items():
         other = moves.get(dest)
@@ -597,7 +597,7 @@ def _own_support_disrupts(ctx: Context) -> list[Emulation]:
         if fleet.kind != UnitKind.FLEET or fleet.power != g.power:
             continue
         hold = 1 + sum(1 for j, h in enumerate(ctx.given) if isinstance(h.order, SupportHold)
-                       and h.order.target.where.province == fleet.province and ctx.ours.results[j] == "succeeds")
+                       and h.order.target.where.province == fleet.province and ctx.ours.results[j] == Result.SUCCEEDS)
         for k, h in enumerate(ctx.given):
             m = h.order
             mover = ctx.board.units.get(getattr(getattr(m, "unit", None), "where", Where("")).province)
@@ -606,9 +606,9 @@ def _own_support_disrupts(ctx: Context) -> list[Emulation]:
                 continue
             supports = _supports_of(ctx, mover, fleet.province)
             # a support the army this fleet carries attacks is not cut there (4.A.2): it counts too
-            exempt = [j for j in supports if ctx.ours.results[j] == "fails"
+            exempt = [j for j in supports if ctx.ours.results[j] == Result.FAILS
                       and ctx.given[j].order.unit.where.province == o.dest.province]
-            given_supports = [j for j in supports if ctx.ours.results[j] == "succeeds"] + exempt
+            given_supports = [j for j in supports if ctx.ours.results[j] == Result.SUCCEEDS] + exempt
             own = [j for j in given_supports if ctx.given[j].power == fleet.power]
             if own and 1 + len(given_supports) > hold >= 1 + len(given_supports) - len(own):
                 emu.replace[i] = _given(g.power, Hold(o.unit), ctx.map)

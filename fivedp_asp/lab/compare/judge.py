@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Callable, Iterable, Mapping, Sequence
 
-from ...model.kinds import UnitKind
+from ...model.kinds import Result, UnitKind
 from ...errors import InputError, NotationError
 from ...model.map import GameMap
 from ...model.multiverse import ADJUSTMENT, Board, Multiverse, Unit, unit_text
@@ -285,7 +285,7 @@ def removed_by_order(ctx: Context, result: PhaseResult) -> set[Unit]:
     other removals are its civil disorder."""
     out = set()
     for i, g in enumerate(ctx.given):
-        if isinstance(g.order, Disband) and result.results[i] == "succeeds":
+        if isinstance(g.order, Disband) and result.results[i] == Result.SUCCEEDS:
             unit = ctx.board.units.get(g.order.unit.where.province)
             if unit is not None:
                 out.add(unit)

@@ -44,7 +44,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence
 
-from ...model.kinds import UnitKind
+from ...model.kinds import Result, UnitKind
 from ...model.multiverse import MOVEMENT
 from ...model.orders import Convoy, Disband, Hold, Move, SupportHold, SupportMove
 from .diplomacy_deviations import _support_coasts, _support_through_own_route
@@ -70,7 +70,7 @@ def _impossible_orders(ctx: Context) -> list[Emulation]:
     (the supporter holds; their results are not compared)."""
     if ctx.phase != MOVEMENT:
         return []
-    read = [i for i, g in enumerate(ctx.given) if ctx.ours.results[i] == "invalid" and ctx.theirs.results[i] == "fails"
+    read = [i for i, g in enumerate(ctx.given) if ctx.ours.results[i] == Result.INVALID and ctx.theirs.results[i] == Result.FAILS
             and isinstance(g.order, (Move, Convoy, SupportHold, SupportMove))]
     if not read:
         return []
@@ -87,8 +87,8 @@ def _impossible_orders(ctx: Context) -> list[Emulation]:
     def post(res: PhaseResult, given: Sequence) -> PhaseResult:
         results = list(res.results)
         for i in read:
-            if results[i] == "invalid":
-                results[i] = "fails"
+            if results[i] == Result.INVALID:
+                results[i] = Result.FAILS
         return replace(res, results=tuple(results))
 
     emu.post = post

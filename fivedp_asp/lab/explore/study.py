@@ -28,9 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, NamedTuple, Sequence
 
-import yaml
-
-from ...model.kinds import UnitKind
+from ...model.kinds import Result, UnitKind
 from ...engine.batch import step_many
 from ...files.scenarios import Scenario, ScenarioStep
 from .exploration import Asked, Exploration, column_label, column_settings, columns_for, explore_scenarios
@@ -44,6 +42,7 @@ from ...model.orders import (Build, Convoy, Disband, Hold, JumpAssist, Move, Ope
                             Sustain, UnitSpec, Waive, Where)
 from ...engine.step import next_phase
 from ...game.random_play import study_orders
+from ...yaml_lines import dump_yaml
 
 KINDS = ((Move, "move"), (SupportMove, "support to move"), (SupportHold, "support to hold"), (Convoy, "convoy"),
          (OpenConvoy, "open convoy"), (JumpAssist, "jump assist"), (Hold, "hold"), (Build, "build"),
@@ -368,7 +367,7 @@ def effects(ex: Exploration, added: Sequence[frozenset]) -> dict[int, Effect]:
                 if r.what == "order":
                     if play is None and mine is not None and theirs is not None and mine[0] != theirs[0]:
                         given += 1
-                        succeeded += theirs[0] == "succeeds"
+                        succeeded += theirs[0] == Result.SUCCEEDS
                     if (r.power, r.order) in extra:
                         added_differ = True
                         continue
@@ -432,7 +431,7 @@ def _write_first(out: Path, number: int, seed: int, orders: list, ex: Exploratio
                         f"option; it differs in: {what}. Explore it with --option."),
         "steps": [{"orders": {p: list(ls) for p, ls in step.items()}} for step in orders[:first]],
     }
-    write_file(path, yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100), "scenario", replace=replace)
+    write_file(path, dump_yaml(data, sort_keys=False, allow_unicode=True, width=100), "scenario", replace=replace)
     return path
 
 
