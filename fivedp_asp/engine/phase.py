@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Generator, Sequence
 
-from ..model.kinds import Result
+from ..model.kinds import Phase, Result
 from ..solver import terms as t
 from ..solver.predicates import render
 from ..solver.terms import Fact
@@ -194,7 +194,7 @@ def outcomes(mv: Multiverse, orders, answer: Answer, backups=(), reasons: bool =
     return tuple(out)
 
 
-REASONED = frozenset({"movement", "retreat", "adjustment", "sustain"})  # programs with a ``<program>/reasons.lp``
+REASONED = frozenset(Phase)  # programs with a ``<program>/reasons.lp``
 
 
 def program(mv: Multiverse, program: str, reasons: bool = False) -> tuple[str, ...]:

@@ -26,6 +26,7 @@ from typing import Any, Iterator, Mapping, Sequence
 
 import yaml
 
+from ..model.kinds import Phase
 from ..errors import FileError, InputError, NotationError, UsageError, quoted
 from . import layout as gamefile
 from .layout import StoredHistory, checked_digest, json_line
@@ -648,7 +649,7 @@ def export_scenario(game: Game, scenario_id: str) -> dict:
             seen.setdefault(r["order"], set()).add(r["result"])
         results = {text: next(iter(got)) for text, got in seen.items() if len(got) == 1}
         steps.append({"orders": h.get("orders", {}), "expect": {"results": results}})
-    start = {k: v for k, v in game.start.items() if k != "phase" or v != "movement"}
+    start = {k: v for k, v in game.start.items() if k != "phase" or v != Phase.MOVEMENT}
     scenario: dict[str, Any] = {"id": scenario_id, "title": "Exported game",
                             "description": "Exported from a game file; the expectations are the results the game recorded."}
     if game.mv.game_map.source != "standard":

@@ -17,7 +17,7 @@ import hashlib
 import re
 from typing import TYPE_CHECKING, Any, Mapping
 
-from ..model.kinds import Result
+from ..model.kinds import Phase, Result
 from ..errors import InputError
 from ..model.multiverse import PHASES, SUSTAIN, Multiverse, board_name
 from ..model.notation import timeline_name
@@ -201,7 +201,7 @@ def _adjustment_problem(game: "Game", done: frozenset[tuple[int, int]]) -> str |
         b = game.mv.boards[key]
         if not b.adjustment_due or (b.turn % 2 == 0 and b.turn > 0):
             continue
-        if key == (0, first) and start.get("phase") == "adjustment":
+        if key == (0, first) and start.get("phase") == Phase.ADJUSTMENT:
             continue
         season = "Spring 1901, before any Fall battle" if b.turn == 0 else f"Fall {1901 + b.turn // 2}"
         return (f"board {b.name} waits for adjustments, but it is {season}: adjustments come after a Fall "

@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
-from ..model.kinds import OrderKind, Result
+from ..model.kinds import OrderKind, Phase, Result
 from ..errors import InputError, UsageError, quoted
 from ..model.map import GameMap
 from ..engine.resolve import resolved_text
@@ -60,7 +60,7 @@ def new_game(mv: Multiverse, start: dict | None = None) -> Game:
         return Game(mv, start=boards_start(mv))
     root = mv.boards[min(mv.boards)]
     units, centers = position_data(mv.game_map, root)
-    start: dict[str, Any] = {"turn": root.turn, "phase": root.phase, "units": units, "centers": centers}
+    start: dict[str, Any] = {"turn": root.turn, "phase": str(root.phase), "units": units, "centers": centers}
     if root.retreats:
         start["dislodged"] = _dislodged_data(mv.game_map, root)
     return Game(mv, start=start)
@@ -97,8 +97,8 @@ def boards_start(mv: Multiverse) -> dict[str, Any]:
                 result = Result.SUCCEEDS if succeeded(r) else Result.FAILS
                 orders.setdefault(r.power, {})[resolved_text(r, mv.game_map)] = result.value
             data["orders"] = orders
-        elif b.phase != "movement":
-            data["phase"] = b.phase
+        elif b.phase != Phase.MOVEMENT:
+            data["phase"] = str(b.phase)  # plain text, as a start read from a file holds it
         if b.retreats:
             data["dislodged"] = _dislodged_data(mv.game_map, b)
         boards[board_name(*key)] = data

@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
-from ..model.kinds import Result, UnitKind
+from ..model.kinds import Phase, Result, UnitKind
 from ..model.geometry import Geometry
 from ..model.map import GameMap
 from ..model.multiverse import Board, Multiverse, board_name, season_name, unit_text
@@ -235,7 +235,7 @@ def retreat_options(mv: Multiverse, board: Board, retreat) -> list[str]:
 
 
 def _board_title(mv: Multiverse, board: Board) -> str:
-    lines = [f"{board.name}: {season_name(board.turn)}" + ("" if board.phase == "movement" else f", waiting for {board.phase}")]
+    lines = [f"{board.name}: {season_name(board.turn)}" + ("" if board.phase == Phase.MOVEMENT else f", waiting for {board.phase}")]
     for power in sorted({u.power for u in board.units.values()} | set(board.centers.values())):
         units = sorted(unit_text(u, mv.game_map) for u in board.units.values() if u.power == power)
         centres = sorted(mv.game_map.provinces[p].name for p, o in board.centers.items() if o == power)
@@ -267,7 +267,7 @@ def _draw_board(mv: Multiverse, board: Board, layout: Layout, acting: bool, fork
            drawn_map,
            f'<text class="bname" x="{_f(ox + 5)}" y="{_f(oy + layout.font + 2)}"'
            f'{paint(fill=INK, font_size=layout.font, font_weight=600)}>{_e(board.name)} · {_e(season_name(board.turn))}'
-           + (f" · {_e(board.phase)}" if board.phase != "movement" else "") + "</text>"]
+           + (f" · {_e(board.phase)}" if board.phase != Phase.MOVEMENT else "") + "</text>"]
     if forked_from:
         out.append(f'<text class="fork" x="{_f(ox + 5)}" y="{_f(oy + h - 6)}"'
                    f'{paint(fill=PURPLE, font_size=round(layout.font * 0.92, 1), font_weight=600)}>'
@@ -465,7 +465,7 @@ def _draw_order(mv: Multiverse, layout: Layout, drawn: DrawnOrder, index: int, p
     elsewhere = layout.elsewhere is not None and any(
         p is not None and p.board not in layout.origin for p in (r.unit, r.target, r.dest))
     head = f'<g class="{_e(f"order {r.kind} {result}" + (" elsewhere" if elsewhere else ""))}" data-order="{index}" data-tl="{tl}">'
-    retreating = phase == "retreat"
+    retreating = phase == Phase.RETREAT
     start = _unit_point_at(mv, layout, r.unit, retreating) if r.unit is not None else None
     line = _arrow_paint(r.kind, result, layout.line)
     ring = _ring_paint(r.kind, result, layout.line * 0.75)
