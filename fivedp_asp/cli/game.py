@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace as replace_game
 from pathlib import Path
 from typing import Any, Mapping
 
-from ..model.kinds import Result
+from ..model.kinds import DutyKind, Result
 from ..files.scenarios import read_scenario
 from ..errors import InputError, quoted
 from ..inputs import check_order_lines, read_order_text, read_stream, write_output
@@ -323,24 +323,24 @@ def _unsettled(exc, game):
 
 
 def _duty_line(d) -> str:
-    if d.kind == "orders":
+    if d.kind == DutyKind.ORDERS:
         missing = [u for u in d.units if u not in d.ordered]
         text = f"  {d.power} on {d.board}: orders for {', '.join(d.units)}"
         if d.ordered:
             text += f" ({len(d.ordered)} given" + (f"; without an order {', '.join(missing)} hold)" if missing else ")")
         return text
-    if d.kind == "retreat":
+    if d.kind == DutyKind.RETREAT:
         where = ", ".join(d.options)
         done = " (order given)" if d.ordered else ""
         example = f" (write e.g. {d.units[0]} - {d.options[0]})" if d.options and not d.ordered else ""
         return f"  {d.power} on {d.board}: {d.units[0]} must retreat to {where} or disband{done}{example}"
-    if d.kind == "build":
+    if d.kind == DutyKind.BUILD:
         if not d.options:
             return (f"  {d.power} on {d.board}: may build {d.count}, but no home centre it owns is free "
                     "(each holds a unit): nothing to build")
         return (f"  {d.power} on {d.board}: may build {d.count} (free home centres: {', '.join(d.options)}; "
                 f"write e.g. Build A {d.options[0]})")
-    if d.kind == "disband":
+    if d.kind == DutyKind.DISBAND:
         given = f"; {len(d.ordered)} given" if d.ordered else ""
         return (f"  {d.power} on {d.board}: must disband {d.count} of {', '.join(d.units)}{given}"
                 f" (write e.g. {d.units[0]} Disband; without orders, civil disorder chooses)")

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
-from ..model.kinds import Result
+from ..model.kinds import DutyKind, Result
 from ..model import orders as o
 from ..errors import AdjudicationError, InputError, NotationError, quoted
 from ..yaml_lines import plain, plain_json
@@ -357,17 +357,17 @@ def unit_designation(mv: Multiverse, key: tuple[int, int], unit: Unit) -> str:
 class Duty:
     """What one power must do on one head in the next phase.
 
-    ``kind``: ``orders`` (movement: ``units`` to order, ``ordered`` those with an order waiting),
-    ``retreat`` (one dislodged unit, ``options`` the provinces it may retreat to; or disband),
-    ``build`` or ``disband`` (``count``; ``options`` the free home centres for builds), or the name of
-    another phase. Units and home centres are written as an order names them (``designate``: ``A
+    ``kind`` (``DutyKind``): ``orders`` (movement: ``units`` to order, ``ordered`` those with an order
+    waiting), ``retreat`` (one dislodged unit, ``options`` the provinces it may retreat to; or disband),
+    ``build`` or ``disband`` (``count``; ``options`` the free home centres for builds), or ``sustain``
+    (the votes of the sustain phase). Units and home centres are written as an order names them (``designate``: ``A
     b-Sil`` once there are several timelines), so that a player can type them back as they are;
     retreat options are provinces of the retreating unit's own board, where a retreat goes unless it
     says otherwise."""
 
     power: str
     board: str
-    kind: str
+    kind: DutyKind
     units: tuple[str, ...] = ()
     ordered: tuple[str, ...] = ()
     count: int = 0
@@ -396,7 +396,7 @@ def duties(game: Game) -> tuple[Duty, ...]:
             for r in sorted(b.retreats, key=lambda r: (r.unit.power, r.unit.location)):
                 place = (b.timeline, b.turn, r.unit.province)
                 unit = unit_designation(mv, b.key, r.unit)
-                out.append(Duty(r.unit.power, b.name, RETREAT, (unit,), (unit,) if place in ordered else (), 1,
+                out.append(Duty(r.unit.power, b.name, DutyKind.RETREAT, (unit,), (unit,) if place in ordered else (), 1,
                                 tuple(m.short_name(p) for p in options.get(place, ()))))
     elif phase == ADJUSTMENT:
         balances = adjustment_balances(mv)
@@ -408,11 +408,11 @@ def duties(game: Game) -> tuple[Duty, ...]:
                 if n > 0:
                     free = tuple(designate(mv, b.key, m.short_name(h)) for h in m.home_centers(who)
                                  if b.centers.get(h) == who and h not in b.units)
-                    out.append(Duty(who, b.name, "build", (), (), n, free))
+                    out.append(Duty(who, b.name, DutyKind.BUILD, (), (), n, free))
                 else:
                     mine = tuple(sorted(unit_designation(mv, b.key, u) for u in b.units.values()
                                         if u.power == who and (b.timeline, b.turn, u.province) in ordered))
-                    out.append(Duty(who, b.name, "disband", units, mine, -n))
+                    out.append(Duty(who, b.name, DutyKind.DISBAND, units, mine, -n))
     else:
         for b in acting:
             for who in sorted({u.power for u in b.units.values()}):
@@ -420,7 +420,7 @@ def duties(game: Game) -> tuple[Duty, ...]:
                 mine = tuple(unit_designation(mv, b.key, u) for u in units if u.power == who)
                 done = tuple(unit_designation(mv, b.key, u) for u in units if u.power == who
                              and (b.timeline, b.turn, u.province) in ordered)
-                out.append(Duty(who, b.name, "orders" if phase == MOVEMENT else phase, mine, done, len(mine)))
+                out.append(Duty(who, b.name, DutyKind.ORDERS if phase == MOVEMENT else DutyKind(phase), mine, done, len(mine)))
     return tuple(sorted(out, key=lambda d: d.power))
 
 
