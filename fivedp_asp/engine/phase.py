@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Generator, Sequence
 
-from ..model.kinds import Phase, Result
+from ..model.kinds import CauseKind, Phase, Result
 from ..solver import terms as t
 from ..solver.predicates import render
 from ..solver.terms import Fact
@@ -158,7 +158,7 @@ def _paradox_causes(mv: Multiverse, backups) -> dict[tuple[int, int, str], list[
         if rule == BackupRule.SZYKMAN:
             continue
         read = [t.read_place(sym) for sym in places]
-        cause = Cause("paradox", tuple(sorted(designation(mv, p) for p in read)), detail=rule)
+        cause = Cause(CauseKind.PARADOX, tuple(sorted(designation(mv, p) for p in read)), detail=rule)
         for p in read:
             out.setdefault(p, []).append(cause)
     return out

@@ -1,5 +1,5 @@
 """The closed sets of names the game speaks of: a unit's kind, an order's verb, a phase, an order's
-result, what a power must do next. Each is an enum that owns its names; modules compare with its
+result, what a power must do next, why an order has its result. Each is an enum that owns its names; modules compare with its
 members and never spell one of its names again (``tests/project/test_closed_sets.py`` holds that).
 
 Each is a ``StrEnum``: its members are ``str``, so the facts, the text lines and the JSON documents
@@ -76,5 +76,43 @@ class DutyKind(StrEnum):
     SUSTAIN = "sustain"
 
 
-CLOSED_SETS: tuple[type[StrEnum], ...] = (UnitKind, OrderKind, Phase, Result, DutyKind)
+class CauseKind(StrEnum):
+    """Why an order has its result: the kind of a reason the rules derive (``asp/*/reasons.lp``,
+    ``reason/4``) or a backup rule gives (``paradox``), as scenarios' expectations and JSON name it.
+    The members are in the order a result's reasons are listed."""
+
+    BEATEN_HEAD_TO_HEAD = "beaten_head_to_head"
+    BOUNCED = "bounced"
+    OWN_UNIT = "own_unit"
+    CONVOY_DISRUPTED = "convoy_disrupted"
+    NO_ROUTE = "no_route"
+    PARADOX = "paradox"
+    DISLODGED = "dislodged"
+    CUT = "cut"
+    NOT_MATCHING = "not_matching"
+    UNUSED = "unused"
+    STRENGTH = "strength"
+    DUPLICATE = "duplicate"
+    NO_BUILDS_LEFT = "no_builds_left"
+    NO_DISBANDS_LEFT = "no_disbands_left"
+    CIVIL_DISORDER = "civil_disorder"
+    TOO_FEW_ASSISTS = "too_few_assists"
+    OPEN_CONVOY_UNUSED = "open_convoy_unused"
+    SUSTAINS_OTHER = "sustains_other"
+    OVERRIDDEN = "overridden"
+    SUPPORTED_FAILED = "supported_failed"
+
+
+class Versus(StrEnum):
+    """The strength a move was measured against, as a reason names it (DATC 5.B's decisions): the
+    hold strength of the unit in the way, the prevent strength of a rival move, the defend strength
+    of a unit moving head to head, or the opposition a successful move overcame."""
+
+    HOLD = "hold"
+    PREVENT = "prevent"
+    DEFEND = "defend"
+    OPPOSITION = "opposition"
+
+
+CLOSED_SETS: tuple[type[StrEnum], ...] = (UnitKind, OrderKind, Phase, Result, DutyKind, CauseKind, Versus)
 """Every closed set of names above, for the test that no module compares with one of their names."""

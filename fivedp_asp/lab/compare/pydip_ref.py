@@ -35,7 +35,7 @@ import re
 from types import MappingProxyType
 from typing import Any, Sequence
 
-from ...model.kinds import OrderKind, UnitKind
+from ...model.kinds import OrderKind, Result, UnitKind
 from ...errors import InputError
 from ...model.map import GameMap
 from ...model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Unit
@@ -316,7 +316,7 @@ class PydipReference(ReferenceAdjudicator):
         results, notes = [], []
         for g, prov in zip(orders, kept):
             if prov is None:
-                results.append("invalid")
+                results.append(Result.INVALID)
                 notes.append("refused")
                 continue
             command = commands[prov]
@@ -339,7 +339,7 @@ class PydipReference(ReferenceAdjudicator):
                           and pydip_resolve._has_path(self.pmap, command_map, army)
                           and self._on_route(unit.province, self.ours[army.unit.position],
                                              self.ours[army.destination], carriers))
-            results.append("succeeds" if result else "fails")
+            results.append(Result.SUCCEEDS if result else Result.FAILS)
             notes.append(f"{command!r}: {'true' if ok else 'false'}")
         after = self._after_battle(before.turn, after_units, dict(before.centers), retreats)
         return PhaseResult(tuple(results), frozenset(dislodged), after, tuple(notes))
@@ -417,13 +417,13 @@ class PydipReference(ReferenceAdjudicator):
         results = []
         for g, prov in zip(orders, kept):
             if prov is None:
-                results.append("invalid")
+                results.append(Result.INVALID)
                 continue
             command = commands[prov]
             if isinstance(command, RetreatDisbandCommand):
-                results.append("succeeds")
+                results.append(Result.SUCCEEDS)
             else:
-                results.append("succeeds" if (g.power, self.ours[command.destination]) in arrived else "fails")
+                results.append(Result.SUCCEEDS if (g.power, self.ours[command.destination]) in arrived else Result.FAILS)
         after = self._after_retreats(before.turn, after_units, dict(before.centers))
         _ = Piece
         return PhaseResult(tuple(results), frozenset(), after, ())
@@ -476,13 +476,13 @@ class PydipReference(ReferenceAdjudicator):
         results = []
         for g, entry in zip(orders, kept):
             if entry is None:
-                results.append("invalid")
+                results.append(Result.INVALID)
             elif entry[0] == OrderKind.WAIVE:
-                results.append("succeeds" if counts.get(g.power, 0) > 0 else "fails")
+                results.append(Result.SUCCEEDS if counts.get(g.power, 0) > 0 else Result.FAILS)
             else:
                 command = entry[1]
                 there = command.unit in final.get(g.power, set())
                 done = there if isinstance(command, AdjustmentCreateCommand) else not there
-                results.append("succeeds" if done else "fails")
+                results.append(Result.SUCCEEDS if done else Result.FAILS)
         after = self._position(before.turn, MOVEMENT, after_units, before.centers)
         return PhaseResult(tuple(results), frozenset(), after, ())
