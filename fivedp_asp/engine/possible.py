@@ -55,12 +55,14 @@ from .step import next_phase
 from .written import refuse_written
 
 #: every kind of order listed, in the order they are printed for a unit
-KINDS = (OrderKind.HOLD, OrderKind.MOVE, OrderKind.SUPPORT_HOLD, OrderKind.SUPPORT_MOVE, OrderKind.CONVOY, OrderKind.OPEN_CONVOY, OrderKind.JUMP_ASSIST,
-         OrderKind.RETREAT, OrderKind.DISBAND, OrderKind.BUILD, OrderKind.WAIVE)
+KINDS = (OrderKind.HOLD, OrderKind.MOVE, OrderKind.SUPPORT_HOLD, OrderKind.SUPPORT_MOVE, OrderKind.CONVOY,
+         OrderKind.OPEN_CONVOY, OrderKind.JUMP_ASSIST, OrderKind.RETREAT, OrderKind.DISBAND, OrderKind.BUILD,
+         OrderKind.WAIVE)
 #: names a filter may use besides the kinds themselves
 KIND_GROUPS = {"support": (OrderKind.SUPPORT_HOLD, OrderKind.SUPPORT_MOVE)}
 #: the kinds that have a destination board (what ``to`` filters on)
-_AIMED = (OrderKind.MOVE, OrderKind.SUPPORT_HOLD, OrderKind.SUPPORT_MOVE, OrderKind.CONVOY, OrderKind.JUMP_ASSIST, OrderKind.RETREAT)
+_AIMED = (OrderKind.MOVE, OrderKind.SUPPORT_HOLD, OrderKind.SUPPORT_MOVE, OrderKind.CONVOY, OrderKind.JUMP_ASSIST,
+          OrderKind.RETREAT)
 # option files that judge one order against the unit's other orders (DATC 4.D.3, 4.E.1): every
 # candidate of a unit is checked at once, so they would compare candidates with each other
 _PAIRWISE = ("options/datc_4d3_", "options/datc_4e1_")

@@ -123,7 +123,8 @@ def _key(board: tuple[int, int], u: Unit) -> UnitKey:
 
 
 def _show(keys: set[UnitKey]) -> str:
-    return ", ".join(sorted(f"{'A' if k == UnitKind.ARMY else 'F'} {p}{'/' + c if c else ''}" for _, k, p, c in keys)) or "none"
+    return ", ".join(sorted(f"{'A' if k == UnitKind.ARMY else 'F'} {p}{'/' + c if c else ''}"
+                            for _, k, p, c in keys)) or "none"
 
 
 def _board_named(name: Any, mv: Multiverse, path: str) -> Board | None:

@@ -420,7 +420,8 @@ def duties(game: Game) -> tuple[Duty, ...]:
                 mine = tuple(unit_designation(mv, b.key, u) for u in units if u.power == who)
                 done = tuple(unit_designation(mv, b.key, u) for u in units if u.power == who
                              and (b.timeline, b.turn, u.province) in ordered)
-                out.append(Duty(who, b.name, DutyKind.ORDERS if phase == MOVEMENT else DutyKind(phase), mine, done, len(mine)))
+                kind = DutyKind.ORDERS if phase == MOVEMENT else DutyKind(phase)
+                out.append(Duty(who, b.name, kind, mine, done, len(mine)))
     return tuple(sorted(out, key=lambda d: d.power))
 
 

@@ -160,7 +160,8 @@ class OrderGenerator:
         rng, geo = self.rng, self.geo
         options = list(geo.steps(unit.kind, unit.location))
         if unit.kind == UnitKind.ARMY and geo.is_coastal(unit.province) and rng.random() < 0.1:
-            far = sorted(d for d in geo.convoy_routes(unit.province, seas) if not geo.can_reach(UnitKind.ARMY, unit.location, d))
+            far = sorted(d for d in geo.convoy_routes(unit.province, seas)
+                         if not geo.can_reach(UnitKind.ARMY, unit.location, d))
             if far:  # a move that needs a convoy nobody may give
                 return Move(_spec(unit), Where(rng.choice(far)), via_convoy=rng.random() < 0.5)
         if not options:
@@ -275,8 +276,9 @@ class OrderGenerator:
 
     def _bad_convoy(self, unit: Unit, board: Board, seas: Sequence[str]) -> Order | None:
         geo = self.geo
-        armies = sorted((u for u in board.units.values() if u.kind == UnitKind.ARMY and u != unit), key=lambda u: u.location)
-        fleets = sorted((u for u in board.units.values() if u.kind == UnitKind.FLEET and u != unit), key=lambda u: u.location)
+        others = sorted((u for u in board.units.values() if u != unit), key=lambda u: u.location)
+        armies = [u for u in others if u.kind == UnitKind.ARMY]
+        fleets = [u for u in others if u.kind == UnitKind.FLEET]
         coastal = sorted(p.id for p in self.map.provinces.values() if p.is_coastal)
         if unit.kind == UnitKind.ARMY or not geo.is_sea(unit.province):
             if not armies:

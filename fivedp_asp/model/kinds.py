@@ -1,6 +1,7 @@
 """The closed sets of names the game speaks of: a unit's kind, an order's verb, a phase, an order's
-result, what a power must do next, why an order has its result. Each is an enum that owns its names; modules compare with its
-members and never spell one of its names again (``tests/project/test_closed_sets.py`` holds that).
+result, what a power must do next, why an order has its result. Each is an enum that owns its names;
+modules compare with its members and never spell one of its names again
+(``tests/project/test_closed_sets.py`` holds that).
 
 Each is a ``StrEnum``: its members are ``str``, so the facts, the text lines and the JSON documents
 that carry a name spell it exactly as before, a member equals its name (``UnitKind.ARMY == "army"``)
@@ -19,11 +20,6 @@ class UnitKind(StrEnum):
 
     ARMY = "army"
     FLEET = "fleet"
-
-    @property
-    def letter(self) -> str:
-        """The letter an order writes for the kind (``A``, ``F``)."""
-        return "A" if self is UnitKind.ARMY else "F"
 
 
 class OrderKind(StrEnum):

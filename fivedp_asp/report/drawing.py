@@ -41,10 +41,11 @@ LEFT, TOP = 56.0, 44.0
 # renderer, one without CSS too; the page's CSS only adds what the pointer and the step selector change.
 REGION_PAINT = {"ocean": ("#bcd9f0", "#7fa9c9"), "land": ("#f1ead8", "#8b7f66"), "impassable": ("#b9b2a4", "#8b7f66")}
 LABEL, INK, FRAME, PURPLE, EDGE = "#5c5344", "#222", "#4a4a4a", "#8e24aa", "#111"
-ORDER_COLOURS = {OrderKind.MOVE: "#1b1b1b", OrderKind.SUPPORT_MOVE: "#2e7d32", OrderKind.SUPPORT_HOLD: "#2e7d32", OrderKind.CONVOY: "#1565c0",
-                 OrderKind.JUMP_ASSIST: "#ef6c00", OrderKind.OPEN_CONVOY: "#1565c0", OrderKind.DISBAND: "#c62828", OrderKind.HOLD: "#555"}
-ORDER_DASHES = {OrderKind.SUPPORT_MOVE: "2 3", OrderKind.SUPPORT_HOLD: "2 3", OrderKind.CONVOY: "8 3 2 3", OrderKind.JUMP_ASSIST: "4 2",
-                OrderKind.OPEN_CONVOY: "4 3"}
+ORDER_COLOURS = {OrderKind.MOVE: "#1b1b1b", OrderKind.SUPPORT_MOVE: "#2e7d32", OrderKind.SUPPORT_HOLD: "#2e7d32",
+                 OrderKind.CONVOY: "#1565c0", OrderKind.JUMP_ASSIST: "#ef6c00", OrderKind.OPEN_CONVOY: "#1565c0",
+                 OrderKind.DISBAND: "#c62828", OrderKind.HOLD: "#555"}
+ORDER_DASHES = {OrderKind.SUPPORT_MOVE: "2 3", OrderKind.SUPPORT_HOLD: "2 3", OrderKind.CONVOY: "8 3 2 3",
+                OrderKind.JUMP_ASSIST: "4 2", OrderKind.OPEN_CONVOY: "4 3"}
 FAILED, INVALID = "#c62828", "#999"
 TOKEN_EDGE = f' stroke="{EDGE}" stroke-width="3"'  # the outline of units and centres, in map units
 MARKER_COLOURS = {"move": "#1b1b1b", "fail": FAILED, "support": "#2e7d32", "convoy": "#1565c0", "retreat": PURPLE,
@@ -235,7 +236,8 @@ def retreat_options(mv: Multiverse, board: Board, retreat) -> list[str]:
 
 
 def _board_title(mv: Multiverse, board: Board) -> str:
-    lines = [f"{board.name}: {season_name(board.turn)}" + ("" if board.phase == Phase.MOVEMENT else f", waiting for {board.phase}")]
+    waiting = "" if board.phase == Phase.MOVEMENT else f", waiting for {board.phase}"
+    lines = [f"{board.name}: {season_name(board.turn)}{waiting}"]
     for power in sorted({u.power for u in board.units.values()} | set(board.centers.values())):
         units = sorted(unit_text(u, mv.game_map) for u in board.units.values() if u.power == power)
         centres = sorted(mv.game_map.provinces[p].name for p, o in board.centers.items() if o == power)
@@ -451,9 +453,10 @@ def _arrow_paint(kind: str, result: str, width: float) -> str:
 def _ring_paint(kind: str, result: str, width: float) -> str:
     """A ring round a unit: grey for a hold, dashed blue for an open convoy, green for a unit supported
     or built; grey when the order is invalid."""
-    colour = ORDER_COLOURS[kind] if kind in (OrderKind.HOLD, OrderKind.OPEN_CONVOY) else ORDER_COLOURS[OrderKind.SUPPORT_HOLD]
+    colour = ORDER_COLOURS[kind if kind in (OrderKind.HOLD, OrderKind.OPEN_CONVOY) else OrderKind.SUPPORT_HOLD]
     dashes = ORDER_DASHES[OrderKind.OPEN_CONVOY] if kind == OrderKind.OPEN_CONVOY else None
-    return paint(fill="none", stroke=INVALID if result == Result.INVALID else colour, stroke_width=width, stroke_dasharray=dashes)
+    return paint(fill="none", stroke=INVALID if result == Result.INVALID else colour, stroke_width=width,
+                 stroke_dasharray=dashes)
 
 
 def _draw_order(mv: Multiverse, layout: Layout, drawn: DrawnOrder, index: int, phase: str) -> str:

@@ -16,11 +16,13 @@ from ..model.multiverse import Board, Multiverse, board_name, season_name, unit_
 from ..model.notation import timeline_name
 from .jsonout import changed_boards, disband_reason
 
-PHASE_TITLES = {Phase.MOVEMENT: "movement", Phase.RETREAT: "retreats", Phase.ADJUSTMENT: "adjustments", Phase.SUSTAIN: "sustain"}
+PHASE_TITLES = {Phase.MOVEMENT: "movement", Phase.RETREAT: "retreats", Phase.ADJUSTMENT: "adjustments",
+                Phase.SUSTAIN: "sustain"}
 
 
 def board_lines(mv: Multiverse, board: Board) -> list[str]:
-    lines = [f"  {board.name} ({season_name(board.turn)}){'' if board.phase == Phase.MOVEMENT else ', waiting for ' + board.phase}"]
+    waiting = "" if board.phase == Phase.MOVEMENT else f", waiting for {board.phase}"
+    lines = [f"  {board.name} ({season_name(board.turn)}){waiting}"]
     powers = sorted({u.power for u in board.units.values()} | {r.unit.power for r in board.retreats}
                     | set(board.centers.values()))
     for power in powers:

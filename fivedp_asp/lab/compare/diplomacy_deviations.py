@@ -140,7 +140,8 @@ def _land_fallback(ctx: Context) -> list[Emulation]:
         if not isinstance(o, Move) or ctx.ours.results[i] != Result.FAILS:
             continue
         unit = ctx.board.units.get(o.unit.where.province)
-        if unit is None or unit.kind != UnitKind.ARMY or not ctx.geo.can_reach(UnitKind.ARMY, unit.location, o.dest.province):
+        if (unit is None or unit.kind != UnitKind.ARMY
+                or not ctx.geo.can_reach(UnitKind.ARMY, unit.location, o.dest.province)):
             continue
         if not convoyed_move(ctx.board, ctx.given, i, ctx.geo):
             continue
@@ -293,10 +294,12 @@ def _support_through_own_route(ctx: Context) -> list[Emulation]:
             continue
         fleet = ctx.board.units.get(o.unit.where.province)
         army = ctx.board.units.get(o.target.where.province)
-        if fleet is None or army is None or fleet.kind != UnitKind.FLEET or army.kind != UnitKind.ARMY or fleet.power != g.power:
+        if (fleet is None or army is None or fleet.kind != UnitKind.FLEET or army.kind != UnitKind.ARMY
+                or fleet.power != g.power):
             continue
         dest = o.dest.province
-        if ctx.geo.can_reach(UnitKind.ARMY, army.location, dest) or not ctx.geo.can_reach(UnitKind.FLEET, fleet.location, dest):
+        if (ctx.geo.can_reach(UnitKind.ARMY, army.location, dest)
+                or not ctx.geo.can_reach(UnitKind.FLEET, fleet.location, dest)):
             continue
         if ctx.geo.route_exists(army.province, dest, seas) and \
                 not ctx.geo.route_exists(army.province, dest, [s for s in seas if s != fleet.province]):

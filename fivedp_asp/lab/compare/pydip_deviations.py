@@ -70,7 +70,8 @@ def _impossible_orders(ctx: Context) -> list[Emulation]:
     (the supporter holds; their results are not compared)."""
     if ctx.phase != MOVEMENT:
         return []
-    read = [i for i, g in enumerate(ctx.given) if ctx.ours.results[i] == Result.INVALID and ctx.theirs.results[i] == Result.FAILS
+    read = [i for i, g in enumerate(ctx.given)
+            if ctx.ours.results[i] == Result.INVALID and ctx.theirs.results[i] == Result.FAILS
             and isinstance(g.order, (Move, Convoy, SupportHold, SupportMove))]
     if not read:
         return []

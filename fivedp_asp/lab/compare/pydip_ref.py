@@ -383,7 +383,8 @@ class PydipReference(ReferenceAdjudicator):
             players[u.power].units.append(piece)
             options = set()
             for loc in before.retreats[u]:
-                options.add(self.coast[loc] if u.kind == UnitKind.FLEET and loc in self.coast else self.land[loc.split("/")[0]])
+                options.add(self.coast[loc] if u.kind == UnitKind.FLEET and loc in self.coast
+                            else self.land[loc.split("/")[0]])
             retreat_map[u.power][piece] = options
             dislodged_pieces[u.province] = (u, piece)
         commands, kept = {}, []
