@@ -58,6 +58,20 @@ def json_line(value: Any) -> str:
     return _YAML_UNSAFE.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
 
 
+class TextDumper(yaml.SafeDumper):
+    """PyYAML's safe dumper, writing every ``str`` subclass as plain text: the members of the closed
+    sets of names (``model/kinds.py``, ``StrEnum``) and loaded strings carrying their line, which the
+    safe dumper would refuse. The representer is this class's own, never PyYAML's global one."""
+
+
+TextDumper.add_multi_representer(str, lambda dumper, value: dumper.represent_str(str(value)))
+
+
+def dump_yaml(value: Any, **options: Any) -> str:
+    """``yaml.safe_dump`` of ``value`` (with ``options``), names of closed sets written as their text."""
+    return yaml.dump(value, Dumper=TextDumper, **options)
+
+
 def line_of(value: Any) -> int:
     """The line a loaded value was written on (0 for values that cannot carry one: null, booleans)."""
     return getattr(value, "line", 0)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from functools import partial
 from typing import Callable
+from ..model.kinds import Phase
+from ..model.multiverse import PHASES
 
 
 
@@ -181,14 +183,14 @@ def cmd_bench(args, command: Callable[[list[str]], int]) -> int:
           f"{args.repeat} per phase, median over phases", flush=True)
     r = bench_classic(args.phases, args.seed, args.repeat, progress)
     print(f"{'phase':<12} {'count':>6} {'fivedp ms':>10} {'reference ms':>13} {'with reasons':>13}")
-    for kind in ("movement", "retreat", "adjustment"):
+    for kind in PHASES:
         if kind in r["phases"]:
             print(f"{kind:<12} {r['phases'][kind]:>6} {r['ours_ms'][kind]:>10.2f} {r['reference_ms'][kind]:>13.2f} "
                   f"{r['ours_reasons_ms'][kind]:>13.2f}")
     print(f"{'all':<12} {sum(r['phases'].values()):>6} {r['ours_all_ms']:>10.2f} {r['reference_all_ms']:>13.2f} "
           f"{r['ours_reasons_all_ms']:>13.2f}")
     print(f"ratio ours/reference {r['ours_all_ms'] / r['reference_all_ms']:.2f}")
-    moves = f"movement {r['ours_reasons_ms']['movement']:.2f} ms, " if "movement" in r["phases"] else ""
+    moves = f"movement {r['ours_reasons_ms']['movement']:.2f} ms, " if Phase.MOVEMENT in r["phases"] else ""
     print(f"with reasons: {moves}all {r['ours_reasons_all_ms']:.2f} ms, ratio "
           f"{r['ours_reasons_all_ms'] / r['reference_all_ms']:.2f}")
     print(_REASONS_NOTE)

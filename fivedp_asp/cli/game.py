@@ -10,8 +10,7 @@ from dataclasses import dataclass, replace as replace_game
 from pathlib import Path
 from typing import Any, Mapping
 
-import yaml
-
+from ..model.kinds import DutyKind, Result
 from ..files.scenarios import read_scenario
 from ..errors import InputError, quoted
 from ..inputs import check_order_lines, read_order_text, read_stream, write_output
@@ -32,6 +31,7 @@ from ..model.settings import Settings, parse_setting
 from ..engine.userrules import with_preset
 from .options import add_preset_argument
 from ..engine.step import next_phase
+from ..yaml_lines import dump_yaml
 
 
 def _options(pairs: list[str]) -> Settings:
@@ -154,13 +154,13 @@ def _illegal_lines(game, illegal, total: int, given: int, phase: str) -> list[st
     checked = f"Checked {_plural(total, 'order')} for the {phase}" + (f" ({', '.join(shares)})" if shares else "")
     if not illegal:
         return [f"{checked}: all legal."]
-    invalid = sum(1 for o in illegal if o.result == "invalid")
+    invalid = sum(1 for o in illegal if o.result == Result.INVALID)
     parts = [f"{invalid} illegal (the unit holds, or the order is ignored)"] if invalid else []
     if len(illegal) > invalid:
         parts.append(f"{len(illegal) - invalid} legal but certain to fail")
     lines = [f"{checked}: {' and '.join(parts)}:"]
     lines += [f"  {o.power}: {o.text}{_read_as(game.mv, o.power, o.text)}: "
-              f"{'fails: ' if o.result == 'fails' else ''}{o.reason or 'illegal'}" for o in illegal]
+              f"{'fails: ' if o.result == Result.FAILS else ''}{o.reason or 'illegal'}" for o in illegal]
     return lines
 
 
@@ -323,24 +323,24 @@ def _unsettled(exc, game):
 
 
 def _duty_line(d) -> str:
-    if d.kind == "orders":
+    if d.kind == DutyKind.ORDERS:
         missing = [u for u in d.units if u not in d.ordered]
         text = f"  {d.power} on {d.board}: orders for {', '.join(d.units)}"
         if d.ordered:
             text += f" ({len(d.ordered)} given" + (f"; without an order {', '.join(missing)} hold)" if missing else ")")
         return text
-    if d.kind == "retreat":
+    if d.kind == DutyKind.RETREAT:
         where = ", ".join(d.options)
         done = " (order given)" if d.ordered else ""
         example = f" (write e.g. {d.units[0]} - {d.options[0]})" if d.options and not d.ordered else ""
         return f"  {d.power} on {d.board}: {d.units[0]} must retreat to {where} or disband{done}{example}"
-    if d.kind == "build":
+    if d.kind == DutyKind.BUILD:
         if not d.options:
             return (f"  {d.power} on {d.board}: may build {d.count}, but no home centre it owns is free "
                     "(each holds a unit): nothing to build")
         return (f"  {d.power} on {d.board}: may build {d.count} (free home centres: {', '.join(d.options)}; "
                 f"write e.g. Build A {d.options[0]})")
-    if d.kind == "disband":
+    if d.kind == DutyKind.DISBAND:
         given = f"; {len(d.ordered)} given" if d.ordered else ""
         return (f"  {d.power} on {d.board}: must disband {d.count} of {', '.join(d.units)}{given}"
                 f" (write e.g. {d.units[0]} Disband; without orders, civil disorder chooses)")
@@ -539,7 +539,7 @@ def cmd_possible(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     game = load_game(args.file)
     scenario = export_scenario(game, args.id or f"game {Path(args.file).stem}")
-    text = yaml.safe_dump(scenario, sort_keys=False, allow_unicode=True)
+    text = dump_yaml(scenario, sort_keys=False, allow_unicode=True)
     if args.output:
         # never over the game itself; another file only with --force; atomic: a failure leaves no file,
         # or the old one whole

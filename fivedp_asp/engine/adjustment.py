@@ -58,7 +58,7 @@ def _adjustment_facts(mv: Multiverse, boards: Sequence[Board], orders) -> tuple[
             facts.append(("ordered_waive", OrderId(i), t.const(r.power)))
             # the boards a waive may use: those of its phase, also when phases are answered together
             facts += [("waive_on", OrderId(i), b.key) for b in boards]
-    facts += [f for f in order_facts(orders) if f[0] != "ordered_other" or f[2] == "disband"]
+    facts += [f for f in order_facts(orders) if f[0] != "ordered_other" or f[2] == OrderKind.DISBAND]
     return tuple(facts)
 
 

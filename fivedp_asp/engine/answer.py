@@ -9,6 +9,7 @@ from typing import Callable, Iterable, Sequence
 
 import clingo
 
+from ..model.kinds import CauseKind, Result, Versus
 from ..solver import terms as t
 from ..solver.predicates import reader, shown
 from ..solver.backup import BackupRule
@@ -19,11 +20,7 @@ from ..model.orders import Order
 Place3 = tuple[int, int, str]  # (timeline, turn, province)
 
 
-CAUSE_KINDS = (
-    "beaten_head_to_head", "bounced", "own_unit", "convoy_disrupted", "no_route", "paradox", "dislodged",
-    "cut", "not_matching", "unused", "strength", "duplicate", "no_builds_left", "no_disbands_left",
-    "civil_disorder", "too_few_assists", "open_convoy_unused", "sustains_other", "overridden", "supported_failed",
-)
+CAUSE_KINDS = tuple(CauseKind)  # in the order a result's reasons are listed
 
 
 def backup_words(rule: BackupRule, units: str, count: int, *, note: bool = False) -> str:
@@ -75,52 +72,52 @@ class Cause:
         units = ", ".join(local(u) for u in self.units)
         measured = f" (attack {self.strength} against {self.versus} {self.against})" if self.versus else ""
         k = self.kind
-        if k == "bounced":
+        if k == CauseKind.BOUNCED:
             if self.versus is None:
                 return f"bounced with {units} (both disband)"
-            return f"bounced {'off' if self.versus == 'hold' else 'with'} {units}{measured}"
-        if k == "beaten_head_to_head":
+            return f"bounced {'off' if self.versus == Versus.HOLD else 'with'} {units}{measured}"
+        if k == CauseKind.BEATEN_HEAD_TO_HEAD:
             return f"beaten head to head by {units}{measured}"
-        if k == "own_unit":
+        if k == CauseKind.OWN_UNIT:
             return f"would dislodge its own unit {units}"
-        if k == "convoy_disrupted":
+        if k == CauseKind.CONVOY_DISRUPTED:
             return f"convoy disrupted: {units} dislodged"
-        if k == "no_route":
+        if k == CauseKind.NO_ROUTE:
             return "no convoy route"
-        if k == "paradox":
+        if k == CauseKind.PARADOX:
             rule = BackupRule(self.detail) if self.detail in set(BackupRule) else BackupRule.FAIL
             return backup_words(rule, units, len(self.units))
-        if k == "dislodged":
+        if k == CauseKind.DISLODGED:
             return f"dislodged by {units}"
-        if k == "cut":
+        if k == CauseKind.CUT:
             return f"cut by {units}"
-        if k == "not_matching":
+        if k == CauseKind.NOT_MATCHING:
             did = {"holds": "does not move", "moves": "moves elsewhere", "overland": "does not go by convoy",
                    "other_coast": "moves to another coast",
                    "journey": "moved into a board already past, outside this battle",
                    "paradox": "does not move, its move failed in the paradox"}
             return f"not matching: {units} {did.get(self.detail or '', 'does something else')}"
-        if k == "unused":
+        if k == CauseKind.UNUSED:
             return "not on the route the army took"
-        if k == "supported_failed":
+        if k == CauseKind.SUPPORTED_FAILED:
             return f"given, but the supported order of {units} fails"
-        if k == "strength":
+        if k == CauseKind.STRENGTH:
             return f"attack {self.strength} against {self.against}"
-        if k == "duplicate":
+        if k == CauseKind.DUPLICATE:
             return "an earlier order for the same place counts"
-        if k == "no_builds_left":
+        if k == CauseKind.NO_BUILDS_LEFT:
             return f"no builds left: {self.count} allowed on this board"
-        if k == "no_disbands_left":
+        if k == CauseKind.NO_DISBANDS_LEFT:
             return f"no disbands left: {self.count} due on this board"
-        if k == "civil_disorder":
+        if k == CauseKind.CIVIL_DISORDER:
             return f"the power of {units} gives no orders (civil disorder)"
-        if k == "too_few_assists":
+        if k == CauseKind.TOO_FEW_ASSISTS:
             return f"too few jump assists given ({self.count} of {self.against})"
-        if k == "open_convoy_unused":
+        if k == CauseKind.OPEN_CONVOY_UNUSED:
             return "open convoy not used by any army"
-        if k == "sustains_other":
+        if k == CauseKind.SUSTAINS_OTHER:
             return f"{self.detail} sustains {self.timeline}"
-        if k == "overridden":
+        if k == CauseKind.OVERRIDDEN:
             return "overridden by a later order" if self.detail == "later" else "overridden by centre orders"
         return k.replace("_", " ")
 
@@ -235,8 +232,8 @@ class Answer:
         out: dict[int, tuple[str, str | None]] = {i: (r, None) for i, r in self.values("order_result")}
         illegal = sorted((i, _first_reason(r)) for i, r in self.values("illegal"))
         for i, (_, r) in illegal:
-            if i not in out or out[i][0] != "invalid":
-                out[i] = ("invalid", _reason_text(r, adjacency))
+            if i not in out or out[i][0] != Result.INVALID:
+                out[i] = (Result.INVALID, _reason_text(r, adjacency))
         return out
 
     def reasons(self) -> dict[int, list[tuple[str, Place3 | None, tuple]]]:

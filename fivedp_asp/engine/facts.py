@@ -13,6 +13,7 @@ from functools import lru_cache
 from itertools import chain
 from typing import Iterable, Iterator, NamedTuple, Sequence
 
+from ..model.kinds import UnitKind
 from ..solver import terms as t
 from ..solver.driver import DEFAULT_TIME_LIMIT, solve_decisions
 from ..solver.predicates import fact_lines, render
@@ -40,12 +41,12 @@ def map_facts(game_map: GameMap) -> str:
     for prov in game_map.provinces.values():
         p = t.const(prov.id)
         facts.append(("ptype", p, prov.type))
-        for kind in ("army", "fleet"):
+        for kind in UnitKind:
             for loc in game_map.locations(prov.id, kind):
                 facts.append(("loc", t.location(loc), p))
-    for a, b in sorted(game_map.edges("fleet")):
+    for a, b in sorted(game_map.edges(UnitKind.FLEET)):
         if _touches_sea(game_map, a, b):
-            sea_edges.append(("edge", "fleet", t.location(a), t.location(b)))
+            sea_edges.append(("edge", UnitKind.FLEET, t.location(a), t.location(b)))
     text = "\n".join(sorted(set(fact_lines(facts)))) + "\n"
     return text + sea_graph_facts(text + "\n".join(fact_lines(sea_edges)) + "\n")
 
@@ -114,7 +115,7 @@ def retreat_loc_facts(game_map: GameMap, units: Iterable[tuple[str, str]], provi
         locations.update(game_map.neighbours.get((kind, loc), ()))
     for prov in set(provinces):
         if prov in game_map.provinces:
-            locations.update(game_map.locations(prov, "army") + game_map.locations(prov, "fleet"))
+            locations.update(game_map.locations(prov, UnitKind.ARMY) + game_map.locations(prov, UnitKind.FLEET))
     return sorted(("loc", t.location(loc), t.const(game_map.province_of(loc))) for loc in locations)
 
 
@@ -140,11 +141,11 @@ def adjustment_map_facts(game_map: GameMap, civil_disorder: bool = True) -> str:
     lines = {line for line in map_facts(game_map).splitlines() if not line.startswith(("edge(", *_SEA_GRAPH))}
     if civil_disorder:
         facts: list[Fact] = []
-        for kind in ("army", "fleet"):
+        for kind in UnitKind:
             for a, b in game_map.edges(kind):
                 # province adjacency whatever the unit type (civil disorder distances)
                 facts.append(("padj", t.const(game_map.province_of(a)), t.const(game_map.province_of(b))))
-                if kind == "fleet":
+                if kind == UnitKind.FLEET:
                     # fleet adjacency of provinces (the older civil disorder rule, option datc_4d8)
                     facts.append(("fadj", t.const(game_map.province_of(a)), t.const(game_map.province_of(b))))
         by_name = sorted(game_map.provinces.values(), key=lambda p: p.name.lower())
@@ -157,7 +158,7 @@ def adjustment_map_facts(game_map: GameMap, civil_disorder: bool = True) -> str:
 def _province_adjacency(game_map: GameMap) -> dict[str, frozenset[str]]:
     """Province adjacency whatever the unit type, as ``padj/2`` states it (``adjustment_map_facts``)."""
     adj: dict[str, set[str]] = {}
-    for kind in ("army", "fleet"):
+    for kind in UnitKind:
         for a, b in game_map.edges(kind):
             adj.setdefault(game_map.province_of(a), set()).add(game_map.province_of(b))
     return {p: frozenset(q) for p, q in adj.items()}
@@ -233,26 +234,26 @@ def order_facts(orders: Sequence[tuple[int, ResolvedOrder]]) -> list[Fact]:
         append(("order", i, up, t.const(r.power)))
         if repeats_place(up, tp, dp):
             append(("repeats_place", i))
-        if kind == "hold":
+        if kind is OrderKind.HOLD:
             append(("ordered_hold", i))
-        elif kind == "move":
+        elif kind is OrderKind.MOVE:
             append(("ordered_move", i, dp, _coast(dest), int(r.via_convoy)))
             if names_coast(dest):
                 append(("names_coast", i))
             # a written convoy path (DATC 4.A.6): read only by the datc_4a6 option files
             for k, sea in enumerate(getattr(r.order, "path", ())):
                 append(("ordered_path", i, k, t.const(sea.province)))
-        elif kind == "support_hold":
+        elif kind is OrderKind.SUPPORT_HOLD:
             append(("ordered_support_hold", i, tp))
-        elif kind == "support_move":
+        elif kind is OrderKind.SUPPORT_MOVE:
             append(("ordered_support_move", i, tp, dp, _coast(dest)))
             if names_coast(dest):
                 append(("names_coast", i))
-        elif kind == "convoy":
+        elif kind is OrderKind.CONVOY:
             append(("ordered_convoy", i, tp, dp))
-        elif kind == "open_convoy":
+        elif kind is OrderKind.OPEN_CONVOY:
             append(("ordered_open_convoy", i))
-        elif kind == "jump_assist":
+        elif kind is OrderKind.JUMP_ASSIST:
             append(("ordered_jump_assist", i, tp, dp))
         else:
             append(("ordered_other", i, kind))
@@ -290,9 +291,9 @@ def reached_board(r: ResolvedOrder) -> tuple[int, int] | None:
     """The board whose battle a new order joins (docs/rules.md §6.4: a move's destination, a support's
     target board), or None."""
     match r.kind:
-        case "move" | "support_move":
+        case OrderKind.MOVE | OrderKind.SUPPORT_MOVE:
             return r.dest.timeline, r.dest.turn
-        case "support_hold":
+        case OrderKind.SUPPORT_HOLD:
             return r.target.timeline, r.target.turn
     return None
 
@@ -305,7 +306,8 @@ class MovementFacts(NamedTuple):
 
 def _acts_on(r: ResolvedOrder) -> tuple[int, int] | None:
     """The board an order acts on, when it is not the unit's own board."""
-    target = {"move": r.dest, "support_move": r.dest, "support_hold": r.target, "jump_assist": r.dest}.get(r.kind)
+    target = {OrderKind.MOVE: r.dest, OrderKind.SUPPORT_MOVE: r.dest, OrderKind.SUPPORT_HOLD: r.target,
+              OrderKind.JUMP_ASSIST: r.dest}.get(r.kind)
     if target is None or target.board == r.unit.board:
         return None
     return target.board

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping, Sequence
 
+from ..model.kinds import UnitKind
 from ..solver.driver import is_rule_text
 from ..solver.terms import Fact, OrderId
 from ..model.map import GameMap
@@ -71,7 +72,8 @@ def _doubtful(r: ResolvedOrder, units: Mapping[tuple[int, int], Mapping[str, Uni
     if r.kind is not OrderKind.CONVOY:
         return False
     province = game_map.provinces.get(u.province)
-    return here.kind != "fleet" or there is None or there.kind != "army" or province is None or not province.is_sea
+    return (here.kind != UnitKind.FLEET or there is None or there.kind != UnitKind.ARMY or province is None
+            or not province.is_sea)
 
 
 def repeats_place(unit: tuple[int, int, str], target: tuple[int, int, str] | None,

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from types import MappingProxyType
 
+from ..model.kinds import Result
 from ..solver import terms as t
 from ..solver.terms import Timeline
 from .facts import map_facts, movement_facts, reached_board
@@ -121,7 +122,7 @@ def adjudicate(mv: Multiverse, orders, statistics: bool = False, reasons: bool =
     owners = answer.owners()
     true = {(name, place) for name in DECISIONS for place in answer.places(name)}
     results = answer.order_results(mv.options.chosen("adjacency"))
-    legal = {i for i, (res, _) in results.items() if res != "invalid"}
+    legal = {i for i, (res, _) in results.items() if res != Result.INVALID}
     forked = sorted(answer.boards("fork"), key=lambda k: (k[1], k[0]))
     # the heads are recorded as fought now; then each advances
     recorded_heads = _records(mv.heads, orders, owners, true, legal)

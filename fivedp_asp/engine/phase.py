@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Generator, Sequence
 
+from ..model.kinds import CauseKind, Phase, Result
 from ..solver import terms as t
 from ..solver.predicates import render
 from ..solver.terms import Fact
@@ -157,7 +158,7 @@ def _paradox_causes(mv: Multiverse, backups) -> dict[tuple[int, int, str], list[
         if rule == BackupRule.SZYKMAN:
             continue
         read = [t.read_place(sym) for sym in places]
-        cause = Cause("paradox", tuple(sorted(designation(mv, p) for p in read)), detail=rule)
+        cause = Cause(CauseKind.PARADOX, tuple(sorted(designation(mv, p) for p in read)), detail=rule)
         for p in read:
             out.setdefault(p, []).append(cause)
     return out
@@ -177,15 +178,15 @@ def outcomes(mv: Multiverse, orders, answer: Answer, backups=(), reasons: bool =
     paradox = _paradox_causes(mv, backups) if reasons else {}
     out = []
     for i, r in orders:
-        result, reason = results.get(i, ("invalid", r.problem or "not an order of this phase"))
-        if result == "invalid" and i in results and r.unit_kind is not None:
+        result, reason = results.get(i, (Result.INVALID, r.problem or "not an order of this phase"))
+        if result == Result.INVALID and i in results and r.unit_kind is not None:
             # the rules judged the unit standing there: say so when the line names another type
             note = kind_note(mv, r)
             reason = f"{reason}: {note}" if note else reason
         causes: tuple[Cause, ...] = ()
-        if result != "invalid" and not reasons:
+        if result != Result.INVALID and not reasons:
             reason = None
-        elif result != "invalid":
+        elif result != Result.INVALID:
             place = (r.unit.timeline, r.unit.turn, r.unit.province) if r.unit else None
             causes = _causes(mv, why.get(i, ()), paradox.get(place, ()))
             reason = explain(causes, _local(r, causes))
@@ -193,7 +194,7 @@ def outcomes(mv: Multiverse, orders, answer: Answer, backups=(), reasons: bool =
     return tuple(out)
 
 
-REASONED = frozenset({"movement", "retreat", "adjustment", "sustain"})  # programs with a ``<program>/reasons.lp``
+REASONED = frozenset(Phase)  # programs with a ``<program>/reasons.lp``
 
 
 def program(mv: Multiverse, program: str, reasons: bool = False) -> tuple[str, ...]:

@@ -34,6 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
+from ..model.kinds import UnitKind
 from ..model import orders as o
 from ..solver.predicates import render
 from ..solver.terms import Fact, OrderIds, Timeline
@@ -54,12 +55,14 @@ from .step import next_phase
 from .written import refuse_written
 
 #: every kind of order listed, in the order they are printed for a unit
-KINDS = ("hold", "move", "support_hold", "support_move", "convoy", "open_convoy", "jump_assist",
-         "retreat", "disband", "build", "waive")
+KINDS = (OrderKind.HOLD, OrderKind.MOVE, OrderKind.SUPPORT_HOLD, OrderKind.SUPPORT_MOVE, OrderKind.CONVOY,
+         OrderKind.OPEN_CONVOY, OrderKind.JUMP_ASSIST, OrderKind.RETREAT, OrderKind.DISBAND, OrderKind.BUILD,
+         OrderKind.WAIVE)
 #: names a filter may use besides the kinds themselves
-KIND_GROUPS = {"support": ("support_hold", "support_move")}
+KIND_GROUPS = {"support": (OrderKind.SUPPORT_HOLD, OrderKind.SUPPORT_MOVE)}
 #: the kinds that have a destination board (what ``to`` filters on)
-_AIMED = ("move", "support_hold", "support_move", "convoy", "jump_assist", "retreat")
+_AIMED = (OrderKind.MOVE, OrderKind.SUPPORT_HOLD, OrderKind.SUPPORT_MOVE, OrderKind.CONVOY, OrderKind.JUMP_ASSIST,
+          OrderKind.RETREAT)
 # option files that judge one order against the unit's other orders (DATC 4.D.3, 4.E.1): every
 # candidate of a unit is checked at once, so they would compare candidates with each other
 _PAIRWISE = ("options/datc_4d3_", "options/datc_4e1_")
@@ -245,7 +248,7 @@ class _Space:
         return self._partners[board.key].get(province, frozenset())
 
     def _fleet_seas(self, board: Board) -> set[str]:
-        return {p for p, u in board.units.items() if u.kind == "fleet" and self.m.provinces[p].is_sea}
+        return {p for p, u in board.units.items() if u.kind == UnitKind.FLEET and self.m.provinces[p].is_sea}
 
     def chain(self, board: Board, sea: str) -> set[str]:
         """The seas linked to ``sea`` through seas held by fleets on ``board`` (``sea`` included): the
@@ -267,10 +270,10 @@ class _Space:
                     out.append((h, x, coast))
                 x = h.units.get(prov)
                 if x is not None and h.key != b.key:
-                    out.append((h, x, (x.location.partition("/")[2] or None) if x.kind == "fleet" else None))
+                    out.append((h, x, (x.location.partition("/")[2] or None) if x.kind == UnitKind.FLEET else None))
                 for p in sorted(self.partners(b, prov)):
                     x = h.units.get(p)
-                    if x is not None and x.kind == "army":
+                    if x is not None and x.kind == UnitKind.ARMY:
                         out.append((h, x, None))
             self._movers[key] = out + self.recorded_into(b.key, prov)
         return self._movers[key]
@@ -281,7 +284,7 @@ class _Space:
             index: dict[str, list[tuple[Unit, str | None]]] = {}
             for x in sorted(head.units.values(), key=lambda u: u.location):
                 for loc in self.steps(x):
-                    coast = (loc.partition("/")[2] or None) if x.kind == "fleet" else None
+                    coast = (loc.partition("/")[2] or None) if x.kind == UnitKind.FLEET else None
                     index.setdefault(self.m.province_of(loc), []).append((x, coast))
             self._into[head.key] = index
         return self._into[head.key]
@@ -302,7 +305,7 @@ class _Space:
                     x = xb.units.get(r.unit.province)
                     if x is None or r.kind is not OrderKind.MOVE or r.dest.board not in self.mv.boards or self.journey(r):
                         continue
-                    coast = r.dest.coast if x.kind == "fleet" else None
+                    coast = r.dest.coast if x.kind == UnitKind.FLEET else None
                     index.setdefault((r.dest.board, r.dest.province), []).append((xb, x, coast))
             self._recorded = index
         return self._recorded.get((key, province), [])
@@ -369,7 +372,7 @@ class _Candidates:
             out += [(b, loc, False) for loc in self.space.steps(unit)]
             if b.key != head.key:
                 out.append((b, unit.location, False))  # the same place on another board keeps the coast
-            if unit.kind == "army":
+            if unit.kind == UnitKind.ARMY:
                 direct = {self.m.province_of(loc) for loc in self.space.steps(unit)}
                 if b.key != head.key:
                     direct.add(unit.province)
@@ -383,17 +386,17 @@ class _Candidates:
         me = _place(head, unit)
         spec = o.UnitSpec(_where(me), unit.kind)
         want = self.kinds.__contains__
-        if want("hold") and self.to is None:
-            self.add("hold", unit, me, o.Hold(spec))
-        if want("open_convoy") and self.to is None and unit.kind == "fleet":
-            self.add("open_convoy", unit, me, o.OpenConvoy(spec))
-        if want("move"):
+        if want(OrderKind.HOLD) and self.to is None:
+            self.add(OrderKind.HOLD, unit, me, o.Hold(spec))
+        if want(OrderKind.OPEN_CONVOY) and self.to is None and unit.kind == UnitKind.FLEET:
+            self.add(OrderKind.OPEN_CONVOY, unit, me, o.OpenConvoy(spec))
+        if want(OrderKind.MOVE):
             for b, loc, via in self.moves(head, unit):
                 dest = _at(b, loc)
-                self.add("move", unit, me, o.Move(spec, _where(dest), via), dest=dest, via_convoy=via)
-        if want("support_hold") or want("support_move") or want("jump_assist"):
+                self.add(OrderKind.MOVE, unit, me, o.Move(spec, _where(dest), via), dest=dest, via_convoy=via)
+        if want(OrderKind.SUPPORT_HOLD) or want(OrderKind.SUPPORT_MOVE) or want(OrderKind.JUMP_ASSIST):
             self._supports(head, unit, me, spec)
-        if want("convoy") and unit.kind == "fleet" and self.m.provinces[unit.province].is_sea:
+        if want(OrderKind.CONVOY) and unit.kind == UnitKind.FLEET and self.m.provinces[unit.province].is_sea:
             self._convoys(head, unit, me, spec)
 
     def _reach(self, head: Board, unit: Unit) -> list[tuple[Board, str]]:
@@ -411,13 +414,13 @@ class _Candidates:
         for b, prov in self._reach(head, unit):
             there = b.units.get(prov)
             if there is not None and (b.key, prov) != (head.key, unit.province):
-                if "support_hold" in self.kinds and (self.to is None or self.to == b.key) and self.space.holds(b, prov):
+                if OrderKind.SUPPORT_HOLD in self.kinds and (self.to is None or self.to == b.key) and self.space.holds(b, prov):
                     target = _place(b, there)
-                    self.add("support_hold", unit, me,
+                    self.add(OrderKind.SUPPORT_HOLD, unit, me,
                              o.SupportHold(spec, self._spec(target, self._target_power(unit, there))), target=target)
-                if "jump_assist" in self.kinds and b.key in self.space.heads:
+                if OrderKind.JUMP_ASSIST in self.kinds and b.key in self.space.heads:
                     self._assists(unit, me, spec, b, there)
-            if "support_move" not in self.kinds or (self.to is not None and self.to != b.key):
+            if OrderKind.SUPPORT_MOVE not in self.kinds or (self.to is not None and self.to != b.key):
                 continue
             for xb, x, coast in self.space.movers(b, prov):
                 if (xb.key, x.province) in ((head.key, unit.province), (b.key, prov)):
@@ -427,7 +430,7 @@ class _Candidates:
                     continue
                 seen.add(key)
                 target, dest = _place(xb, x), Place(b.timeline, b.turn, prov, coast)
-                self.add("support_move", unit, me,
+                self.add(OrderKind.SUPPORT_MOVE, unit, me,
                          o.SupportMove(spec, self._spec(target, self._target_power(unit, x)), _where(dest)),
                          target=target, dest=dest)
 
@@ -443,7 +446,7 @@ class _Candidates:
             board = self.mv.boards[key]
             for loc in places:
                 dest = _at(board, loc)
-                self.add("jump_assist", unit, me, o.JumpAssist(spec, self._spec(target), _where(dest)),
+                self.add(OrderKind.JUMP_ASSIST, unit, me, o.JumpAssist(spec, self._spec(target), _where(dest)),
                          target=target, dest=dest)
 
     def _convoys(self, head: Board, unit: Unit, me: Place, spec: o.UnitSpec) -> None:
@@ -453,7 +456,7 @@ class _Candidates:
         shore = self.space.shore(self.space.chain(head, unit.province))
         for xb in self.space.adjacent(head.key):
             for x in sorted(xb.units.values(), key=lambda u: u.location):
-                if x.kind != "army" or x.province not in shore:
+                if x.kind != UnitKind.ARMY or x.province not in shore:
                     continue
                 target = _place(xb, x)
                 dests = shore - {x.province}
@@ -464,7 +467,7 @@ class _Candidates:
                     dests = dests & {r.dest.province} if made else set()
                 for dest in sorted(dests):
                     d = Place(head.timeline, head.turn, dest)
-                    self.add("convoy", unit, me, o.Convoy(spec, self._spec(target, self._target_power(unit, x)),
+                    self.add(OrderKind.CONVOY, unit, me, o.Convoy(spec, self._spec(target, self._target_power(unit, x)),
                                                            _where(d)), target=target, dest=d)
 
 
@@ -567,9 +570,9 @@ def _listed(mv: Multiverse, space: _Space, *, power: str | None, unit: str | Non
     if target is not None:
         kinds = kinds & frozenset(_AIMED)
     if not mv.options.chosen("open_convoys"):
-        kinds -= {"open_convoy"}
+        kinds -= {OrderKind.OPEN_CONVOY}
     if not mv.options.chosen("jump_assists"):
-        kinds -= {"jump_assist"}
+        kinds -= {OrderKind.JUMP_ASSIST}
     only = _unit_filter(mv, unit)
     phase = next_phase(mv)
     acting = [b for b in mv.heads if b.phase == phase]
@@ -591,7 +594,7 @@ def _listed(mv: Multiverse, space: _Space, *, power: str | None, unit: str | Non
                 out.append(PossibleOrder(r.power, b.name, unit_text(u, m), r.kind, format_order(r.order, m),
                                          None if aim is None else board_name(*aim.board)))
     elif phase == RETREAT:
-        options = retreat_options(mv) if "retreat" in kinds else {}
+        options = retreat_options(mv) if OrderKind.RETREAT in kinds else {}
         if target is not None:
             acting = [b for b in acting if b.key == target]  # a retreat stays on its board
         for b in acting:
@@ -604,34 +607,34 @@ def _listed(mv: Multiverse, space: _Space, *, power: str | None, unit: str | Non
                     locs = [loc for loc in m.neighbours.get((u.kind, u.location), ()) if m.province_of(loc) == prov]
                     for loc in locs:
                         coast = loc.partition("/")[2] or None if len(locs) > 1 else None
-                        r = ResolvedOrder(u.power, "", None, "move", me, dest=Place(b.timeline, b.turn, prov, coast),
+                        r = ResolvedOrder(u.power, "", None, OrderKind.MOVE, me, dest=Place(b.timeline, b.turn, prov, coast),
                                           unit_kind=u.kind)
-                        out.append(PossibleOrder(u.power, b.name, unit_text(u, m), "retreat", resolved_text(r, m),
+                        out.append(PossibleOrder(u.power, b.name, unit_text(u, m), OrderKind.RETREAT, resolved_text(r, m),
                                                  b.name))
-                if "disband" in kinds and target is None:
-                    r = ResolvedOrder(u.power, "", None, "disband", me, unit_kind=u.kind)
-                    out.append(PossibleOrder(u.power, b.name, unit_text(u, m), "disband", resolved_text(r, m)))
-    elif phase == ADJUSTMENT and target is None and kinds & {"build", "waive", "disband"}:
+                if OrderKind.DISBAND in kinds and target is None:
+                    r = ResolvedOrder(u.power, "", None, OrderKind.DISBAND, me, unit_kind=u.kind)
+                    out.append(PossibleOrder(u.power, b.name, unit_text(u, m), OrderKind.DISBAND, resolved_text(r, m)))
+    elif phase == ADJUSTMENT and target is None and kinds & {OrderKind.BUILD, OrderKind.WAIVE, OrderKind.DISBAND}:
         balances = adjustment_balances(mv)
         for b in acting:
             for (key, who), n in sorted(balances.items()):
                 if key != b.key or (power is not None and who != power):
                     continue
                 if n > 0 and only is None:
-                    for home in m.home_centers(who) if "build" in kinds else ():
+                    for home in m.home_centers(who) if OrderKind.BUILD in kinds else ():
                         if b.centers.get(home) != who or home in b.units:
                             continue
-                        for kind_ in ("army", "fleet"):
+                        for kind_ in UnitKind:
                             for loc in m.locations(home, kind_):
-                                r = ResolvedOrder(who, "", None, "build", _at(b, loc), unit_kind=kind_)
-                                out.append(PossibleOrder(who, b.name, "", "build", resolved_text(r, m)))
-                    if "waive" in kinds:
-                        out.append(PossibleOrder(who, b.name, "", "waive", "Waive"))
-                elif n < 0 and "disband" in kinds:
+                                r = ResolvedOrder(who, "", None, OrderKind.BUILD, _at(b, loc), unit_kind=kind_)
+                                out.append(PossibleOrder(who, b.name, "", OrderKind.BUILD, resolved_text(r, m)))
+                    if OrderKind.WAIVE in kinds:
+                        out.append(PossibleOrder(who, b.name, "", OrderKind.WAIVE, "Waive"))
+                elif n < 0 and OrderKind.DISBAND in kinds:
                     for u in sorted(b.units.values(), key=lambda u: u.location):
                         if u.power == who and wanted(b, u):
-                            r = ResolvedOrder(who, "", None, "disband", _place(b, u), unit_kind=u.kind)
-                            out.append(PossibleOrder(who, b.name, unit_text(u, m), "disband", resolved_text(r, m)))
+                            r = ResolvedOrder(who, "", None, OrderKind.DISBAND, _place(b, u), unit_kind=u.kind)
+                            out.append(PossibleOrder(who, b.name, unit_text(u, m), OrderKind.DISBAND, resolved_text(r, m)))
     rank = {k: i for i, k in enumerate(KINDS)}
     seen: set[tuple[str, str]] = set()
     unique = []

@@ -7,6 +7,7 @@ written). Whether the order is *legal* is not decided here but by the logic prog
 
 from __future__ import annotations
 
+from ..model.kinds import OrderKind
 from ..model import orders as o
 from ..model.orders import Place, ResolvedOrder
 from ..errors import InputError, quoted
@@ -49,12 +50,12 @@ def resolve(order: o.Order, power: str, text: str, mv: Multiverse) -> ResolvedOr
     """The order with every place fully designated: the ordered unit's place first, then the places
     written after it, relative to it (docs/rules.md §6.2)."""
     if isinstance(order, o.Waive):
-        return ResolvedOrder(power, text, order, "waive", None)
+        return ResolvedOrder(power, text, order, OrderKind.WAIVE, None)
     if isinstance(order, o.Sustain):
         # given outside the sustain phase, nothing adjudicates it: this is the reason reported
         why = ("sustain orders belong to the sustain phase" if mv.options.chosen("sustain")
                else "sustain order needs the option sustain")
-        return ResolvedOrder(power, text, order, "sustain", None, problem=why)
+        return ResolvedOrder(power, text, order, OrderKind.SUSTAIN, None, problem=why)
     unit = getattr(order, "unit", None)
     if unit is None:
         raise InputError(f"order {quoted(text)}: unsupported order")
@@ -67,9 +68,9 @@ def resolve(order: o.Order, power: str, text: str, mv: Multiverse) -> ResolvedOr
         raise InputError(f"order {quoted(text)}: unsupported order")
     target = dest = None
     via = False
-    if kind == "move":
+    if kind == OrderKind.MOVE:
         dest, via = _relative(mv, order.dest, subject, text), order.via_convoy
-    elif kind == "support_hold":
+    elif kind == OrderKind.SUPPORT_HOLD:
         target = _relative(mv, order.target.where, subject, text)
     elif kind in _TARGET_AND_DEST:
         # a support-move, convoy or jump assist: the destination is read relative to the unit it acts for
@@ -80,10 +81,10 @@ def resolve(order: o.Order, power: str, text: str, mv: Multiverse) -> ResolvedOr
 
 # the verb of each order that names a unit; jump assists are written as the assisted move is ordered,
 # like a support-move (docs/rules.md §6.8.2)
-_VERBS = {o.Move: "move", o.Hold: "hold", o.SupportHold: "support_hold", o.SupportMove: "support_move",
-          o.Convoy: "convoy", o.OpenConvoy: "open_convoy", o.JumpAssist: "jump_assist", o.Disband: "disband",
-          o.Build: "build"}
-_TARGET_AND_DEST = frozenset({"support_move", "convoy", "jump_assist"})
+_VERBS = {o.Move: OrderKind.MOVE, o.Hold: OrderKind.HOLD, o.SupportHold: OrderKind.SUPPORT_HOLD,
+          o.SupportMove: OrderKind.SUPPORT_MOVE, o.Convoy: OrderKind.CONVOY, o.OpenConvoy: OrderKind.OPEN_CONVOY,
+          o.JumpAssist: OrderKind.JUMP_ASSIST, o.Disband: OrderKind.DISBAND, o.Build: OrderKind.BUILD}
+_TARGET_AND_DEST = frozenset({OrderKind.SUPPORT_MOVE, OrderKind.CONVOY, OrderKind.JUMP_ASSIST})
 
 
 def _where(p: Place | None) -> o.Where | None:
@@ -95,16 +96,16 @@ def resolved_text(r: ResolvedOrder, m: GameMap) -> str:
     unit = o.UnitSpec(_where(r.unit), r.unit_kind)
     target = o.UnitSpec(_where(r.target)) if r.target else None
     makers = {
-        "hold": lambda: o.Hold(unit),
-        "move": lambda: o.Move(unit, _where(r.dest), r.via_convoy, getattr(r.order, "path", ())),
-        "support_hold": lambda: o.SupportHold(unit, target),
-        "support_move": lambda: o.SupportMove(unit, target, _where(r.dest)),
-        "convoy": lambda: o.Convoy(unit, target, _where(r.dest)),
-        "open_convoy": lambda: o.OpenConvoy(unit),
-        "jump_assist": lambda: o.JumpAssist(unit, target, _where(r.dest)),
-        "disband": lambda: o.Disband(unit),
-        "build": lambda: o.Build(unit),
-        "waive": lambda: o.Waive(),
+        OrderKind.HOLD: lambda: o.Hold(unit),
+        OrderKind.MOVE: lambda: o.Move(unit, _where(r.dest), r.via_convoy, getattr(r.order, "path", ())),
+        OrderKind.SUPPORT_HOLD: lambda: o.SupportHold(unit, target),
+        OrderKind.SUPPORT_MOVE: lambda: o.SupportMove(unit, target, _where(r.dest)),
+        OrderKind.CONVOY: lambda: o.Convoy(unit, target, _where(r.dest)),
+        OrderKind.OPEN_CONVOY: lambda: o.OpenConvoy(unit),
+        OrderKind.JUMP_ASSIST: lambda: o.JumpAssist(unit, target, _where(r.dest)),
+        OrderKind.DISBAND: lambda: o.Disband(unit),
+        OrderKind.BUILD: lambda: o.Build(unit),
+        OrderKind.WAIVE: lambda: o.Waive(),
     }
     # an order kind without places to designate (a sustain order) is printed as it was read
     order = makers[r.kind]() if r.kind in makers else r.order

@@ -55,7 +55,7 @@ def read_orders(mv: Multiverse, orders: OrderLines) -> list[tuple[int, ResolvedO
                 r = resolve(parsed, power, text, mv)
             except InputError as exc:
                 # it parses but names no place of this multiverse: an illegal order, not bad input
-                r = ResolvedOrder(power, text, parsed, "unplaced", None, problem=str(exc).split(": ", 1)[-1])
+                r = ResolvedOrder(power, text, parsed, OrderKind.UNPLACED, None, problem=str(exc).split(": ", 1)[-1])
             # every waive is one more build not used; other lines written twice are one order
             key = (r.signature, len(out)) if r.kind is OrderKind.WAIVE else r.signature
             out.append((ids.setdefault(key, len(ids)), r))

@@ -46,6 +46,7 @@ from typing import Any, Iterable, Mapping
 import clingo
 from clingo import ast
 
+from ..model.kinds import Phase
 from ..errors import InputError, MemoryLimitError, RuleError, TimeLimitError
 from ..inputs import read_text
 from ..model.options import PRESET, REGISTRY, RULES, Option, UserRule, preset, registry
@@ -134,7 +135,7 @@ def contract() -> Contract:
     core = _use(_parse(sorted((root / "movement").glob("*.lp")) + [root / "show" / "movement.lp"]))
     per_file = {f.name: _use(_parse([f])) for f in sorted((root / "options").glob("*.lp"))}
 
-    movement_files = {v.file for o in REGISTRY.values() if "movement" in o.programs for v in o.values if v.file}
+    movement_files = {v.file for o in REGISTRY.values() if Phase.MOVEMENT in o.programs for v in o.values if v.file}
     option_defined: set[Signature] = set()
     option_read: set[Signature] = set()
     externals = set(core.externals)
@@ -156,7 +157,7 @@ def contract() -> Contract:
     forbidden = frozenset((core_preds | inputs | decisions | externals) - hooks)
     required: dict[str, frozenset[Signature]] = {}
     for opt in REGISTRY.values():
-        if "movement" in opt.programs and opt.values and all(v.file for v in opt.values):
+        if Phase.MOVEMENT in opt.programs and opt.values and all(v.file for v in opt.values):
             sets = [set(per_file[v.file].heads) & hooks for v in opt.values if v.file in per_file]
             required[opt.name] = frozenset(set.intersection(*sets)) if sets else frozenset()
     return Contract(inputs, frozenset(core_preds | hooks), hooks, forbidden, MappingProxyType(taken),
@@ -382,7 +383,7 @@ def _target(option: str, value: str | bool, source: str, known: Mapping[str, Any
     if isinstance(value, bool):
         raise RuleError(f"rule {option}: {option} is a built-in option; add a value to it with "
                         f"{option}=VALUE:FILE (values now: {opt.allowed()})")
-    if "movement" not in opt.programs:
+    if Phase.MOVEMENT not in opt.programs:
         raise RuleError(f"rule {option}={value}: rules of your own act in movement, and option {option} acts in "
                         f"{', '.join(opt.programs) or 'order reading (Python)'}")
     if opt.boolean:

@@ -101,7 +101,8 @@ def _a(kind: str) -> str:
     return f"an {kind}" if kind[0] in "aeiou" else f"a {kind}"
 
 
-_TARGETED = frozenset({"support_hold", "support_move", "convoy"})  # orders whose target's nationality may be written
+# orders whose target's nationality may be written
+_TARGETED = frozenset({OrderKind.SUPPORT_HOLD, OrderKind.SUPPORT_MOVE, OrderKind.CONVOY})
 
 
 def refuse_written(mv: Multiverse, orders: list[tuple[int, ResolvedOrder]]) -> list[tuple[int, ResolvedOrder]]:
@@ -125,7 +126,7 @@ def refuse_written(mv: Multiverse, orders: list[tuple[int, ResolvedOrder]]) -> l
             problem = (_kind_problem(mv, r, unit, others) or _coast_problem(mv, r, unit)
                        or _nationality_problem(mv, r, others))
         if problem:
-            out.append((fresh, replace(r, kind="unplaced", unit=None, problem=problem)))
+            out.append((fresh, replace(r, kind=OrderKind.UNPLACED, unit=None, problem=problem)))
             fresh += 1
         else:
             out.append((i, r))
@@ -157,7 +158,7 @@ def implied_orders(mv: Multiverse, orders: list[tuple[int, ResolvedOrder]]) -> l
         parsed = r.order
         move = o.Move(parsed.target, parsed.dest)
         text = f"{format_order(move, mv.game_map, brief=False)} (implied by {r.text})"
-        out.append((fresh, ResolvedOrder(r.power, text, move, "move", r.target, dest=r.dest,
+        out.append((fresh, ResolvedOrder(r.power, text, move, OrderKind.MOVE, r.target, dest=r.dest,
                                          unit_kind=unit.kind)))
         fresh += 1
     return out

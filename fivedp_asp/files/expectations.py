@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping
 
+from ..model.kinds import Result, UnitKind
 from ..errors import InputError, NotationError
 from ..model.map import GameMap
 from ..model.multiverse import PHASES, SUSTAIN, Board, Multiverse, Unit, board_name_readings
@@ -19,7 +20,7 @@ from .positions import ScenarioError, _key_line, _line, _list, _mapping, _power,
 if TYPE_CHECKING:
     from ..engine.step import StepReport
 
-RESULTS = ("succeeds", "fails", "invalid")
+RESULTS = tuple(Result)
 EXPECT_KEYS = {"results", "reasons", "dislodged", "boards", "retreats", "timelines", "centers",
                "phase", "in_play", "sustained", "dissolved", "winner", "no_boards", "rejudged"}
 
@@ -100,7 +101,7 @@ def _expected_unit(text: Any, board: tuple[int, int] | None, mv: Multiverse, pat
             board = subject_place(mv, spec.where, str(text)).board
         except InputError as exc:
             raise ScenarioError(path, _line(text), str(exc)) from None
-    coast = spec.where.coast if spec.kind == "fleet" else None
+    coast = spec.where.coast if spec.kind == UnitKind.FLEET else None
     return board, spec.kind or "?", spec.where.province, coast
 
 
@@ -122,7 +123,8 @@ def _key(board: tuple[int, int], u: Unit) -> UnitKey:
 
 
 def _show(keys: set[UnitKey]) -> str:
-    return ", ".join(sorted(f"{'A' if k == 'army' else 'F'} {p}{'/' + c if c else ''}" for _, k, p, c in keys)) or "none"
+    return ", ".join(sorted(f"{'A' if k == UnitKind.ARMY else 'F'} {p}{'/' + c if c else ''}"
+                            for _, k, p, c in keys)) or "none"
 
 
 def _board_named(name: Any, mv: Multiverse, path: str) -> Board | None:

@@ -26,11 +26,12 @@ from typing import Any, Iterator, Mapping, Sequence
 
 import yaml
 
+from ..model.kinds import Phase
 from ..errors import FileError, InputError, NotationError, UsageError, quoted
 from . import layout as gamefile
 from .layout import StoredHistory, checked_digest, json_line
 from ..inputs import LoadError, decode, read_bytes, write_file, write_target
-from ..yaml_lines import value_line, line_of, lined_list, lined_map, on_line, parse_yaml, plain
+from ..yaml_lines import TextDumper, value_line, line_of, lined_list, lined_map, on_line, parse_yaml, plain
 from ..shapes import Anything, Fields, Flag, ListOf, MapOf, Opt, Text, Whole
 from ..limits import MAX_BOARDS, MAX_FILE_BYTES, MAX_TURN
 from .integrity import check_game, seal, unseal
@@ -129,7 +130,7 @@ def game_data(game: Game) -> dict:
     return data
 
 
-class _Dumper(yaml.SafeDumper):
+class _Dumper(TextDumper):
     """Writes a value shared by two keys out twice: game files are read with YAML aliases refused."""
 
     def ignore_aliases(self, data: Any) -> bool:
@@ -648,7 +649,7 @@ def export_scenario(game: Game, scenario_id: str) -> dict:
             seen.setdefault(r["order"], set()).add(r["result"])
         results = {text: next(iter(got)) for text, got in seen.items() if len(got) == 1}
         steps.append({"orders": h.get("orders", {}), "expect": {"results": results}})
-    start = {k: v for k, v in game.start.items() if k != "phase" or v != "movement"}
+    start = {k: v for k, v in game.start.items() if k != "phase" or v != Phase.MOVEMENT}
     scenario: dict[str, Any] = {"id": scenario_id, "title": "Exported game",
                             "description": "Exported from a game file; the expectations are the results the game recorded."}
     if game.mv.game_map.source != "standard":

@@ -17,6 +17,7 @@ import hashlib
 import re
 from typing import TYPE_CHECKING, Any, Mapping
 
+from ..model.kinds import Phase, Result
 from ..errors import InputError
 from ..model.multiverse import PHASES, SUSTAIN, Multiverse, board_name
 from ..model.notation import timeline_name
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 
 CHECKSUM_KEY = "checksum"
 _CHECKSUM_LINE = re.compile(rb"checksum: sha256:([0-9a-f]{64})\n\Z")
-RESULTS = ("succeeds", "fails", "invalid")
+RESULTS = tuple(Result)
 
 
 def damaged(path: str, problem: str) -> InputError:
@@ -200,7 +201,7 @@ def _adjustment_problem(game: "Game", done: frozenset[tuple[int, int]]) -> str |
         b = game.mv.boards[key]
         if not b.adjustment_due or (b.turn % 2 == 0 and b.turn > 0):
             continue
-        if key == (0, first) and start.get("phase") == "adjustment":
+        if key == (0, first) and start.get("phase") == Phase.ADJUSTMENT:
             continue
         season = "Spring 1901, before any Fall battle" if b.turn == 0 else f"Fall {1901 + b.turn // 2}"
         return (f"board {b.name} waits for adjustments, but it is {season}: adjustments come after a Fall "

@@ -20,6 +20,7 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import Any, Mapping
 
+from ..model.kinds import Result, UnitKind
 from ..errors import InputError, NotationError, quoted
 from ..model.map import GameMap
 from ..model.multiverse import (ADJUSTMENT, MOVEMENT, PHASES, RETREAT, Board, Multiverse, Record, board_name,
@@ -32,7 +33,7 @@ from .positions import ScenarioError, _centres, _dislodged, _key_line, _line, _m
 
 MULTI_KEYS = ("boards", "forks")
 BOARD_KEYS = ("units", "centers", "phase", "dislodged", "orders")
-RECORDED_RESULTS = ("succeeds", "fails")
+RECORDED_RESULTS = (Result.SUCCEEDS, Result.FAILS)
 _RECORDABLE = (OrderKind.HOLD, OrderKind.MOVE, OrderKind.SUPPORT_HOLD, OrderKind.SUPPORT_MOVE, OrderKind.CONVOY)
 
 Key = tuple[int, int]
@@ -253,7 +254,7 @@ def _recorded_orders(mv: Multiverse, key: Key, name: Any, raw: Mapping,
             if r.target is not None and r.target.province not in mv.boards[r.target.board].units:
                 raise ScenarioError(path, at, f"{said} names a unit in {m.provinces[r.target.province].name} on "
                                               f"{board_name(*r.target.board)}, where there is none")
-            out.append((r, str(result) == "succeeds", text))
+            out.append((r, str(result) == Result.SUCCEEDS, text))
     return out
 
 
@@ -298,8 +299,8 @@ def _records(mv: Multiverse, raws: Mapping[Key, tuple[Any, Mapping]], latest: Ma
                 # fleet of its own power convoys it (asp/movement/orders.lp, convoyed/1): its path is a
                 # decision, true when a convoy of it succeeded
                 unit = mv.boards[key].units[r.unit.province]
-                step = r.dest.province == unit.province or (unit.location, r.dest.province) in m.edges("army")
-                if unit.kind == "army" and (not step or r.via_convoy or unit.power in convoyed_by.get(place, ())):
+                step = r.dest.province == unit.province or (unit.location, r.dest.province) in m.edges(UnitKind.ARMY)
+                if unit.kind == UnitKind.ARMY and (not step or r.via_convoy or unit.power in convoyed_by.get(place, ())):
                     decisions[key][("path", place)] = convoyed_ok.get(place, False)
             elif r.kind in (OrderKind.SUPPORT_HOLD, OrderKind.SUPPORT_MOVE):
                 # only a support that matches what its unit did is given or cut (docs/rules.md §3.3)

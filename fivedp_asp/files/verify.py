@@ -24,6 +24,7 @@ import json
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
+from ..model.kinds import Result
 from ..errors import AdjudicationError, InputError, UsageError
 from ..model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Multiverse, board_name
 from ..model.notation import timeline_name
@@ -170,7 +171,7 @@ def _entry_divergence(step: int, recorded: Mapping, replayed: Mapping) -> Diverg
         # a step adjudicated without reasons (api.adjudicate(..., reasons=False)) records a legal order's
         # result with neither reason nor explanation: the replay's are not compared with nothing (the
         # result itself still is)
-        unexplained = a.get("result") != "invalid" and not a.get("reason") and not a.get("explanation")
+        unexplained = a.get("result") != Result.INVALID and not a.get("reason") and not a.get("explanation")
         for key in sorted(set(a) | set(b), key=lambda k: (k != "result", k)):
             if unexplained and key in ("reason", "explanation"):
                 continue

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
+from ..model.kinds import DutyKind, Result
 from ..model import orders as o
 from ..errors import AdjudicationError, InputError, NotationError, quoted
 from ..yaml_lines import plain, plain_json
@@ -277,7 +278,7 @@ def _illegal(game: Game) -> dict[tuple[str, str], tuple[str, bool]]:
     the rules would not carry out (``check_orders``)."""
     if not any(game.pending.values()):
         return {}
-    return {(x.power, x.text): (x.reason or "illegal", x.result == "fails") for x in check_orders(game)}
+    return {(x.power, x.text): (x.reason or "illegal", x.result == Result.FAILS) for x in check_orders(game)}
 
 
 def _checked(before: Game, after: Game, taken: list[Accepted], withdrawn: list[tuple[str, str]],
@@ -329,7 +330,7 @@ def check_orders(game: Game) -> tuple[OrderOutcome, ...]:
     # (the reasons of movement results are not needed)
     adjusting = next_phase(game.mv) == ADJUSTMENT
     report = step(game.mv, game.pending, reasons=adjusting)
-    return tuple(x for x in report.outcomes if x.result == "invalid" or (adjusting and x.result == "fails"))
+    return tuple(x for x in report.outcomes if x.result == Result.INVALID or (adjusting and x.result == Result.FAILS))
 
 
 def designate(mv: Multiverse, key: tuple[int, int], where: str) -> str:
@@ -356,17 +357,17 @@ def unit_designation(mv: Multiverse, key: tuple[int, int], unit: Unit) -> str:
 class Duty:
     """What one power must do on one head in the next phase.
 
-    ``kind``: ``orders`` (movement: ``units`` to order, ``ordered`` those with an order waiting),
-    ``retreat`` (one dislodged unit, ``options`` the provinces it may retreat to; or disband),
-    ``build`` or ``disband`` (``count``; ``options`` the free home centres for builds), or the name of
-    another phase. Units and home centres are written as an order names them (``designate``: ``A
+    ``kind`` (``DutyKind``): ``orders`` (movement: ``units`` to order, ``ordered`` those with an order
+    waiting), ``retreat`` (one dislodged unit, ``options`` the provinces it may retreat to; or disband),
+    ``build`` or ``disband`` (``count``; ``options`` the free home centres for builds), or ``sustain``
+    (the votes of the sustain phase). Units and home centres are written as an order names them (``designate``: ``A
     b-Sil`` once there are several timelines), so that a player can type them back as they are;
     retreat options are provinces of the retreating unit's own board, where a retreat goes unless it
     says otherwise."""
 
     power: str
     board: str
-    kind: str
+    kind: DutyKind
     units: tuple[str, ...] = ()
     ordered: tuple[str, ...] = ()
     count: int = 0
@@ -395,7 +396,7 @@ def duties(game: Game) -> tuple[Duty, ...]:
             for r in sorted(b.retreats, key=lambda r: (r.unit.power, r.unit.location)):
                 place = (b.timeline, b.turn, r.unit.province)
                 unit = unit_designation(mv, b.key, r.unit)
-                out.append(Duty(r.unit.power, b.name, RETREAT, (unit,), (unit,) if place in ordered else (), 1,
+                out.append(Duty(r.unit.power, b.name, DutyKind.RETREAT, (unit,), (unit,) if place in ordered else (), 1,
                                 tuple(m.short_name(p) for p in options.get(place, ()))))
     elif phase == ADJUSTMENT:
         balances = adjustment_balances(mv)
@@ -407,11 +408,11 @@ def duties(game: Game) -> tuple[Duty, ...]:
                 if n > 0:
                     free = tuple(designate(mv, b.key, m.short_name(h)) for h in m.home_centers(who)
                                  if b.centers.get(h) == who and h not in b.units)
-                    out.append(Duty(who, b.name, "build", (), (), n, free))
+                    out.append(Duty(who, b.name, DutyKind.BUILD, (), (), n, free))
                 else:
                     mine = tuple(sorted(unit_designation(mv, b.key, u) for u in b.units.values()
                                         if u.power == who and (b.timeline, b.turn, u.province) in ordered))
-                    out.append(Duty(who, b.name, "disband", units, mine, -n))
+                    out.append(Duty(who, b.name, DutyKind.DISBAND, units, mine, -n))
     else:
         for b in acting:
             for who in sorted({u.power for u in b.units.values()}):
@@ -419,7 +420,8 @@ def duties(game: Game) -> tuple[Duty, ...]:
                 mine = tuple(unit_designation(mv, b.key, u) for u in units if u.power == who)
                 done = tuple(unit_designation(mv, b.key, u) for u in units if u.power == who
                              and (b.timeline, b.turn, u.province) in ordered)
-                out.append(Duty(who, b.name, "orders" if phase == MOVEMENT else phase, mine, done, len(mine)))
+                kind = DutyKind.ORDERS if phase == MOVEMENT else DutyKind(phase)
+                out.append(Duty(who, b.name, kind, mine, done, len(mine)))
     return tuple(sorted(out, key=lambda d: d.power))
 
 
@@ -459,7 +461,7 @@ def refought(entry: Mapping[str, Any], m: GameMap) -> dict[str, tuple[str, ...]]
     acting = set(entry.get("boards", ()))
     out: dict[str, set[str]] = {}
     for r in entry.get("results", ()):
-        if r.get("result") == "invalid" or not r.get("qualified"):
+        if r.get("result") == Result.INVALID or not r.get("qualified"):
             continue
         board = reached_board(r["qualified"], m)
         if board is not None and board not in acting:

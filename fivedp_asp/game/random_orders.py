@@ -35,11 +35,12 @@ import dataclasses
 import random
 from typing import Any, Sequence
 
+from ..model.kinds import UnitKind
 from ..model.map import GameMap
 from ..model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Board, Multiverse, Unit
 from ..model.notation import format_order, parse_order, timeline_name
 from ..model.orders import (
-    ARMY, FLEET, Build, Convoy, Disband, Hold, Move, Order, SupportHold, SupportMove, UnitSpec, Waive, Where,
+    Build, Convoy, Disband, Hold, Move, Order, SupportHold, SupportMove, UnitSpec, Waive, Where,
 )
 from ..model.geography import Geography
 
@@ -90,8 +91,8 @@ class OrderGenerator:
     def _move_where(self, unit: Unit, location: str) -> Where:
         """A destination; a coast that is the only one the fleet can reach is sometimes left out."""
         prov = self.map.province_of(location)
-        if unit.kind == FLEET and "/" in location:
-            if len(self.geo.coasts_reachable(FLEET, unit.location, prov)) == 1 and self.rng.random() < 0.3:
+        if unit.kind == UnitKind.FLEET and "/" in location:
+            if len(self.geo.coasts_reachable(UnitKind.FLEET, unit.location, prov)) == 1 and self.rng.random() < 0.3:
                 return Where(prov)
             return _where(location)
         return Where(prov)
@@ -108,9 +109,9 @@ class OrderGenerator:
         rng, geo = self.rng, self.geo
         units = sorted(board.units.values(), key=lambda u: u.location)
         plan: dict[str, Order] = {}
-        seas = sorted(u.province for u in units if u.kind == FLEET and geo.is_sea(u.province))
+        seas = sorted(u.province for u in units if u.kind == UnitKind.FLEET and geo.is_sea(u.province))
 
-        armies = [u for u in units if u.kind == ARMY and geo.is_coastal(u.province)]
+        armies = [u for u in units if u.kind == UnitKind.ARMY and geo.is_coastal(u.province)]
         rng.shuffle(armies)
         for army in armies:
             free = [s for s in seas if s not in plan]
@@ -118,7 +119,7 @@ class OrderGenerator:
             if not routes or rng.random() >= P_CONVOY_PLAN:
                 continue
             dest = rng.choice(sorted(routes))
-            adjacent = geo.can_reach(ARMY, army.location, dest)
+            adjacent = geo.can_reach(UnitKind.ARMY, army.location, dest)
             via = rng.random() < (0.75 if adjacent else 0.3)
             plan[army.province] = Move(_spec(army), Where(dest), via_convoy=via)
             chain = list(routes[dest])
@@ -158,8 +159,9 @@ class OrderGenerator:
     def _random_move(self, unit: Unit, seas: Sequence[str]) -> Order:
         rng, geo = self.rng, self.geo
         options = list(geo.steps(unit.kind, unit.location))
-        if unit.kind == ARMY and geo.is_coastal(unit.province) and rng.random() < 0.1:
-            far = sorted(d for d in geo.convoy_routes(unit.province, seas) if not geo.can_reach(ARMY, unit.location, d))
+        if unit.kind == UnitKind.ARMY and geo.is_coastal(unit.province) and rng.random() < 0.1:
+            far = sorted(d for d in geo.convoy_routes(unit.province, seas)
+                         if not geo.can_reach(UnitKind.ARMY, unit.location, d))
             if far:  # a move that needs a convoy nobody may give
                 return Move(_spec(unit), Where(rng.choice(far)), via_convoy=rng.random() < 0.5)
         if not options:
@@ -195,9 +197,9 @@ class OrderGenerator:
 
     def _support_move(self, unit: Unit, target: Unit, dest: Where) -> Order:
         """Support of a planned move, naming the coast the way careful players do."""
-        coast = self._resolved_coast(target, dest) if target.kind == FLEET else None
+        coast = self._resolved_coast(target, dest) if target.kind == UnitKind.FLEET else None
         if coast is not None:
-            reach = self.geo.coasts_reachable(FLEET, target.location, dest.province)
+            reach = self.geo.coasts_reachable(UnitKind.FLEET, target.location, dest.province)
             r = self.rng.random()
             if r < P_WRONG_COAST_SUPPORT:
                 others = [loc.split("/")[1] for loc in reach if loc.split("/")[1] != coast]
@@ -223,9 +225,9 @@ class OrderGenerator:
     def _far_move(self, unit: Unit, board: Board, seas: Sequence[str]) -> Order | None:
         geo = self.geo
         near = set(geo.step_provinces(unit.kind, unit.location)) | {unit.province}
-        if unit.kind == ARMY and geo.is_coastal(unit.province):
+        if unit.kind == UnitKind.ARMY and geo.is_coastal(unit.province):
             near |= set(geo.convoy_routes(unit.province, seas))
-        kinds = ("land", "coast") if unit.kind == ARMY else ("sea",)
+        kinds = ("land", "coast") if unit.kind == UnitKind.ARMY else ("sea",)
         far = sorted(p.id for p in self.map.provinces.values() if p.type in kinds and p.id not in near)
         if not far:
             return None
@@ -233,12 +235,12 @@ class OrderGenerator:
 
     def _wrong_terrain_move(self, unit: Unit, board: Board, seas: Sequence[str]) -> Order | None:
         geo = self.geo
-        if unit.kind == ARMY:
-            wrong = sorted(self.map.province_of(l) for l in geo.steps(FLEET, unit.location)
+        if unit.kind == UnitKind.ARMY:
+            wrong = sorted(self.map.province_of(l) for l in geo.steps(UnitKind.FLEET, unit.location)
                            if geo.is_sea(self.map.province_of(l)))
         else:
             loc = unit.province
-            wrong = sorted(p for p in geo.step_provinces(ARMY, loc) if self.map.provinces[p].is_land) \
+            wrong = sorted(p for p in geo.step_provinces(UnitKind.ARMY, loc) if self.map.provinces[p].is_land) \
                 if self.map.provinces[loc].type == "coast" else []
         if not wrong:
             return None
@@ -260,11 +262,11 @@ class OrderGenerator:
             if target == unit:
                 continue
             can = set(geo.step_provinces(target.kind, target.location)) | {target.province}
-            if target.kind == ARMY and geo.is_coastal(target.province):
+            if target.kind == UnitKind.ARMY and geo.is_coastal(target.province):
                 can |= set(geo.convoy_routes(target.province, seas))
             for dest in reach:
                 prov = self.map.provinces[dest]
-                fits = prov.type in (("land", "coast") if target.kind == ARMY else ("sea", "coast"))
+                fits = prov.type in (("land", "coast") if target.kind == UnitKind.ARMY else ("sea", "coast"))
                 if dest not in can and fits and not prov.coasts:
                     options.append((target, dest))
         if not options:
@@ -274,10 +276,11 @@ class OrderGenerator:
 
     def _bad_convoy(self, unit: Unit, board: Board, seas: Sequence[str]) -> Order | None:
         geo = self.geo
-        armies = sorted((u for u in board.units.values() if u.kind == ARMY and u != unit), key=lambda u: u.location)
-        fleets = sorted((u for u in board.units.values() if u.kind == FLEET and u != unit), key=lambda u: u.location)
+        others = sorted((u for u in board.units.values() if u != unit), key=lambda u: u.location)
+        armies = [u for u in others if u.kind == UnitKind.ARMY]
+        fleets = [u for u in others if u.kind == UnitKind.FLEET]
         coastal = sorted(p.id for p in self.map.provinces.values() if p.is_coastal)
-        if unit.kind == ARMY or not geo.is_sea(unit.province):
+        if unit.kind == UnitKind.ARMY or not geo.is_sea(unit.province):
             if not armies:
                 return None
             army = self.rng.choice(armies)  # an army, or a fleet on a coast, cannot convoy
@@ -291,10 +294,10 @@ class OrderGenerator:
         """``via convoy`` to a neighbouring coast that no chain of fleets could reach: an order that
         can never be valid, so illegal (DATC 4.E.1, as the missing fleet of 6.D.32)."""
         geo = self.geo
-        if unit.kind != ARMY or not geo.is_coastal(unit.province):
+        if unit.kind != UnitKind.ARMY or not geo.is_coastal(unit.province):
             return None
         routes = geo.convoy_routes(unit.province, seas)
-        near = sorted(p for p in geo.step_provinces(ARMY, unit.location) if geo.is_coastal(p) and p not in routes)
+        near = sorted(p for p in geo.step_provinces(UnitKind.ARMY, unit.location) if geo.is_coastal(p) and p not in routes)
         if not near:
             return None
         return Move(_spec(unit), Where(self.rng.choice(near)), via_convoy=True)
@@ -314,10 +317,10 @@ class OrderGenerator:
         if not empty:
             return None
         prov = rng.choice(empty)
-        steps = self.geo.steps(ARMY, prov)
+        steps = self.geo.steps(UnitKind.ARMY, prov)
         if not steps:
             return None
-        return Move(UnitSpec(Where(prov), ARMY), Where(self.map.province_of(rng.choice(steps))))
+        return Move(UnitSpec(Where(prov), UnitKind.ARMY), Where(self.map.province_of(rng.choice(steps))))
 
     # -- retreats --------------------------------------------------------------------------------
 
@@ -375,24 +378,24 @@ class OrderGenerator:
     def _build(self, site: str) -> Order:
         prov = self.map.provinces[site]
         if prov.is_land or (prov.is_coastal and not prov.coasts and self.rng.random() < 0.5):
-            return Build(UnitSpec(Where(site), ARMY))
+            return Build(UnitSpec(Where(site), UnitKind.ARMY))
         if prov.coasts:
             if self.rng.random() < 0.4:
-                return Build(UnitSpec(Where(site), ARMY))
-            return Build(UnitSpec(Where(site, self.rng.choice(prov.coasts)), FLEET))
-        return Build(UnitSpec(Where(site), FLEET))
+                return Build(UnitSpec(Where(site), UnitKind.ARMY))
+            return Build(UnitSpec(Where(site, self.rng.choice(prov.coasts)), UnitKind.FLEET))
+        return Build(UnitSpec(Where(site), UnitKind.FLEET))
 
     def _illegal_adjustment(self, power: str, board: Board, units: Sequence[Unit]) -> Order | None:
         rng = self.rng
         choices = []
         others = sorted(h for p in self.map.powers if p != power for h in self.map.home_centers(p))
-        choices.append(Build(UnitSpec(Where(rng.choice(others)), ARMY)))  # someone else's home centre
+        choices.append(Build(UnitSpec(Where(rng.choice(others)), UnitKind.ARMY)))  # someone else's home centre
         occupied = sorted(h for h in self.map.home_centers(power) if h in board.units)
         if occupied:
-            choices.append(Build(UnitSpec(Where(rng.choice(occupied)), ARMY)))
+            choices.append(Build(UnitSpec(Where(rng.choice(occupied)), UnitKind.ARMY)))
         inland = sorted(h for h in self.map.home_centers(power) if self.map.provinces[h].is_land)
         if inland:
-            choices.append(Build(UnitSpec(Where(rng.choice(inland)), FLEET)))
+            choices.append(Build(UnitSpec(Where(rng.choice(inland)), UnitKind.FLEET)))
         foreign = sorted((u for u in board.units.values() if u.power != power), key=lambda u: u.location)
         if foreign:
             choices.append(Disband(_spec(rng.choice(foreign))))

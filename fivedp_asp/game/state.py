@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
+from ..model.kinds import OrderKind, Phase, Result
 from ..errors import InputError, UsageError, quoted
 from ..model.map import GameMap
 from ..engine.resolve import resolved_text
@@ -59,7 +60,7 @@ def new_game(mv: Multiverse, start: dict | None = None) -> Game:
         return Game(mv, start=boards_start(mv))
     root = mv.boards[min(mv.boards)]
     units, centers = position_data(mv.game_map, root)
-    start: dict[str, Any] = {"turn": root.turn, "phase": root.phase, "units": units, "centers": centers}
+    start: dict[str, Any] = {"turn": root.turn, "phase": str(root.phase), "units": units, "centers": centers}
     if root.retreats:
         start["dislodged"] = _dislodged_data(mv.game_map, root)
     return Game(mv, start=start)
@@ -76,11 +77,11 @@ def boards_start(mv: Multiverse) -> dict[str, Any]:
         return bool(record and record.decisions.get((name, (place.timeline, place.turn, place.province))))
 
     def succeeded(r: Any) -> bool:
-        if r.kind == "move":
+        if r.kind == OrderKind.MOVE:
             return decided("moves", r.unit)
-        if r.kind == "hold":
+        if r.kind == OrderKind.HOLD:
             return not decided("dislodged", r.unit)
-        if r.kind == "convoy":
+        if r.kind == OrderKind.CONVOY:
             return decided("path", r.target)
         return decided("given", r.unit)
 
@@ -92,10 +93,12 @@ def boards_start(mv: Multiverse) -> dict[str, Any]:
         if b.record is not None:
             orders: dict[str, dict[str, str]] = {}
             for r in b.record.orders:
-                orders.setdefault(r.power, {})[resolved_text(r, mv.game_map)] = "succeeds" if succeeded(r) else "fails"
+                # a document's plain text, as a start read from a file holds it
+                result = Result.SUCCEEDS if succeeded(r) else Result.FAILS
+                orders.setdefault(r.power, {})[resolved_text(r, mv.game_map)] = result.value
             data["orders"] = orders
-        elif b.phase != "movement":
-            data["phase"] = b.phase
+        elif b.phase != Phase.MOVEMENT:
+            data["phase"] = str(b.phase)  # plain text, as a start read from a file holds it
         if b.retreats:
             data["dislodged"] = _dislodged_data(mv.game_map, b)
         boards[board_name(*key)] = data

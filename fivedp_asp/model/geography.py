@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Iterable
 
+from .kinds import UnitKind
 from .map import GameMap
 from .multiverse import Board, Retreat
 
@@ -121,14 +122,14 @@ class Geography:
         cannot pass from one coast of a province to the other).
         """
         targets = set(targets)
-        if kind == "fleet":
+        if kind == UnitKind.FLEET:
             adj: dict[str, set[str]] = {}
             for a, b in self.map.fleet_edges:
                 adj.setdefault(a, set()).add(b)
             start = sorted(loc for loc in adj if self.map.province_of(loc) in targets)
         else:
             adj = {}
-            for k in ("army", "fleet"):
+            for k in UnitKind:
                 for a, b in self.map.edges(k):
                     adj.setdefault(self.map.province_of(a), set()).add(self.map.province_of(b))
             start = sorted(targets)

@@ -20,6 +20,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Iterable, Iterator, Mapping
 
+from .kinds import UnitKind
 from ..errors import InputError, quoted
 from .geometry import check_id
 from ..inputs import LoadError, decode
@@ -27,7 +28,6 @@ from ..yaml_lines import key_line, line_of, load_yaml, parse_yaml
 from ..shapes import Anything, Choice, Fields, Flag, ListOf, MapOf, Opt, Text
 
 PROVINCE_TYPES = ("land", "coast", "sea", "impassable")
-UNIT_KINDS = ("army", "fleet")
 
 
 @lru_cache(maxsize=65536)
@@ -155,18 +155,18 @@ class GameMap:
     def neighbours(self) -> Mapping[tuple[str, str], tuple[str, ...]]:
         """(kind, location) → the locations a unit of that kind there may step to."""
         out: dict[tuple[str, str], list[str]] = {}
-        for kind in UNIT_KINDS:
+        for kind in UnitKind:
             for a, b in sorted(self.edges(kind)):
                 out.setdefault((kind, a), []).append(b)
         return MappingProxyType({k: tuple(v) for k, v in out.items()})
 
     def edges(self, kind: str) -> frozenset[tuple[str, str]]:
-        return self.army_edges if kind == "army" else self.fleet_edges
+        return self.army_edges if kind == UnitKind.ARMY else self.fleet_edges
 
     def locations(self, province: str, kind: str) -> tuple[str, ...]:
         """Where a unit of this kind can stand in the province (empty when it cannot)."""
         prov = self.provinces[province]
-        if kind == "army":
+        if kind == UnitKind.ARMY:
             return (prov.id,) if prov.type in ("land", "coast") else ()
         if prov.type == "sea":
             return (prov.id,)
@@ -182,8 +182,8 @@ class GameMap:
             raise ValueError(f"unknown province {province!r}")
         locations = self.locations(province, kind)
         if not locations:
-            raise ValueError(f"a{'n army' if kind == 'army' else ' fleet'} cannot stand in {prov.name}")
-        if kind == "fleet" and len(locations) > 1:
+            raise ValueError(f"a{'n army' if kind == UnitKind.ARMY else ' fleet'} cannot stand in {prov.name}")
+        if kind == UnitKind.FLEET and len(locations) > 1:
             loc = f"{province}/{coast}"
             if loc not in locations:
                 raise ValueError(f"name the coast of {prov.name} ({', '.join(locations)})")
@@ -397,7 +397,7 @@ def parse_map(data: object, path: str = "<map>") -> GameMap:
         from .geometry import parse_geometry
 
         geometry = parse_geometry(data["geometry"], path)
-    for key in ("army", "fleet"):
+    for key in UnitKind:
         if key not in data and geometry is None:
             raise _fail(path, f"missing key '{key}' (or a 'geometry' to derive it from)")
     powers_raw = data["powers"]
@@ -462,11 +462,11 @@ def parse_map(data: object, path: str = "<map>") -> GameMap:
 
         army_edges, fleet_edges = checked_edges(
             geometry, provinces, path,
-            _parse_edges(path, "army", data["army"], army_locs) if "army" in data else None,
-            _parse_edges(path, "fleet", data["fleet"], fleet_locs) if "fleet" in data else None)
+            _parse_edges(path, UnitKind.ARMY, data[UnitKind.ARMY], army_locs) if UnitKind.ARMY in data else None,
+            _parse_edges(path, UnitKind.FLEET, data[UnitKind.FLEET], fleet_locs) if UnitKind.FLEET in data else None)
     else:
-        army_edges = _parse_edges(path, "army", data["army"], army_locs)
-        fleet_edges = _parse_edges(path, "fleet", data["fleet"], fleet_locs)
+        army_edges = _parse_edges(path, UnitKind.ARMY, data[UnitKind.ARMY], army_locs)
+        fleet_edges = _parse_edges(path, UnitKind.FLEET, data[UnitKind.FLEET], fleet_locs)
     geometry_ref: object = geometry
     if isinstance(data.get("geometry"), str):
         geometry_ref = (str(data["geometry"]), path)

@@ -13,6 +13,7 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
+from .kinds import Phase, UnitKind
 from .map import GameMap
 from ..errors import NotationError
 from ..limits import MAX_TURN
@@ -22,9 +23,9 @@ from .settings import Settings
 
 Place3 = tuple[int, int, str]  # (timeline, turn, province): a unit's place
 
-MOVEMENT, RETREAT, ADJUSTMENT = "movement", "retreat", "adjustment"
-PHASES = (MOVEMENT, RETREAT, ADJUSTMENT)
-SUSTAIN = "sustain"  # a phase of the whole multiverse, not of a board (docs/rules.md §6.8.3, option sustain)
+# the phases by the names the modules import them by (``model.kinds.Phase`` owns them)
+MOVEMENT, RETREAT, ADJUSTMENT, SUSTAIN = Phase.MOVEMENT, Phase.RETREAT, Phase.ADJUSTMENT, Phase.SUSTAIN
+PHASES = (MOVEMENT, RETREAT, ADJUSTMENT)  # the phases of a board (sustain is the whole multiverse's)
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,7 @@ class Unit:
 
     @property
     def letter(self) -> str:
-        return "A" if self.kind == "army" else "F"
+        return "A" if self.kind == UnitKind.ARMY else "F"
 
 
 @dataclass(frozen=True)

@@ -18,11 +18,12 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Callable, Iterable, NoReturn, TypeVar
 
+from .kinds import OrderKind, UnitKind
 from ..errors import NotationError
 from ..limits import MAX_ORDER_CHARS, MAX_TIMELINES, MAX_TURN
 from .map import GameMap
 from .orders import (
-    ARMY, FLEET, Build, Convoy, Disband, Hold, JumpAssist, Move, OpenConvoy, Order, SupportHold, SupportMove,
+    Build, Convoy, Disband, Hold, JumpAssist, Move, OpenConvoy, Order, SupportHold, SupportMove,
     Sustain, UnitSpec, Waive, Where,
 )
 
@@ -161,8 +162,9 @@ _BUILD = _keywords("b", "build", "builds")
 _WAIVE = _keywords("waive", "waives")
 _SUSTAIN = _keywords("sustain", "sustains")
 _VERB = re.compile("|".join(f"(?P<{name}>{verb.pattern})" for name, verb in (
-    ("hold", _HOLD), ("move", _MOVE), ("retreat", _RETREAT), ("support", _SUPPORT), ("convoy", _CONVOY),
-    ("jump_assist", _JUMP_ASSIST), ("disband", _DISBAND), ("build", _BUILD))), re.IGNORECASE)
+    (OrderKind.HOLD, _HOLD), (OrderKind.MOVE, _MOVE), (OrderKind.RETREAT, _RETREAT), ("support", _SUPPORT),
+    (OrderKind.CONVOY, _CONVOY), (OrderKind.JUMP_ASSIST, _JUMP_ASSIST), (OrderKind.DISBAND, _DISBAND),
+    (OrderKind.BUILD, _BUILD))), re.IGNORECASE)
 """What may follow the ordered unit, tried in this order; the name of the group that matched says which."""
 _ORDER_KEYWORD = re.compile("|".join(k.pattern for k in (_WAIVE, _BUILD, _DISBAND_PREFIX, _SUSTAIN)), re.IGNORECASE)
 """Any keyword that can open an order: one match tells whether the four must be tried one by one."""
@@ -366,7 +368,7 @@ class _Parser:
     def unit(self) -> UnitSpec:
         """``[nationality] [A|F|Army|Fleet] place``."""
         power = self.power()
-        kind = ARMY if self.accept(_ARMY) else FLEET if self.accept(_FLEET) else None
+        kind = UnitKind.ARMY if self.accept(_ARMY) else UnitKind.FLEET if self.accept(_FLEET) else None
         return UnitSpec(self.where(), kind, power)
 
     # -- orders ------------------------------------------------------------------------------
@@ -413,9 +415,9 @@ class _Parser:
         """What follows the ordered unit."""
         verb = self.accept(_VERB)
         which = verb.lastgroup if verb else None
-        if which == "hold":
+        if which == OrderKind.HOLD:
             return Hold(unit)
-        if which == "move":
+        if which == OrderKind.MOVE:
             dest = self.where()
             # a convoy path (A Yor - Nth - Bel): the last place is the destination; the path is kept for
             # the option datc_4a6 and otherwise ignored (DATC 4.A.6 a)
@@ -424,12 +426,12 @@ class _Parser:
                 path.append(dest)
                 dest = self.where()
             return Move(unit, dest, via_convoy=bool(self.accept(_VIA_CONVOY)), path=tuple(path))
-        if which == "retreat":
+        if which == OrderKind.RETREAT:
             self.accept(_MOVE)
             return Move(unit, self.where())
         if which == "support":
             return self.support(unit)
-        if which == "convoy":
+        if which == OrderKind.CONVOY:
             if self.skip_space() == len(self.text):
                 return OpenConvoy(unit)  # no subject: the fleet expects guests (docs/rules.md §6.8.1)
             target = self.unit()
@@ -437,15 +439,15 @@ class _Parser:
                 self.skip_space()
                 self.fail("expected '-' and the destination of the convoyed army")
             return Convoy(unit, target, self.where())
-        if which == "jump_assist":
+        if which == OrderKind.JUMP_ASSIST:
             target = self.unit()
             if not self.accept(_MOVE):
                 self.skip_space()
                 self.fail("expected '-' and the destination of the assisted move")
             return JumpAssist(unit, target, self.where())
-        if which == "disband":
+        if which == OrderKind.DISBAND:
             return Disband(unit)
-        if which == "build":
+        if which == OrderKind.BUILD:
             return Build(unit)
         self.skip_space()
         self.fail("expected an order after the unit")
@@ -493,7 +495,7 @@ def _parse(text: str, game_map: GameMap, read: Callable[[_Parser], T]) -> T:
 # other). The names of a map are ASCII-folded word by word here as there (see _longest_name).
 
 _SIMPLE_PLACE_RE = re.compile(r"(?:([a-z])([0-9]{0,9})-)?([A-Za-z]+)(?:/([A-Za-z]+))?(?:@([0-9]{1,9}))?")
-_UNIT_LETTERS = MappingProxyType({"A": ARMY, "F": FLEET})
+_UNIT_LETTERS = MappingProxyType({"A": UnitKind.ARMY, "F": UnitKind.FLEET})
 
 
 def _begins_name(game_map: GameMap, kind: str, *words: str) -> bool:
@@ -619,7 +621,7 @@ def format_where(where: Where, game_map: GameMap, *, brief: bool) -> str:
 def format_unit(unit: UnitSpec, game_map: GameMap, *, brief: bool = True) -> str:
     """``A Mun``, ``Germany A b-Mun@3``; the unit letter and nationality only when they were given."""
     power = unit.power[:1].upper() + unit.power[1:] if unit.power else ""
-    letter = {ARMY: "A", FLEET: "F"}.get(unit.kind or "", "")
+    letter = {UnitKind.ARMY: "A", UnitKind.FLEET: "F"}.get(unit.kind or "", "")
     return " ".join(part for part in (power, letter, format_where(unit.where, game_map, brief=brief)) if part)
 
 

@@ -8,11 +8,9 @@ text into and prints text from.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Union
 
-ARMY = "army"
-FLEET = "fleet"
+from .kinds import OrderKind
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,25 +121,6 @@ class Place:
     @property
     def board(self) -> tuple[int, int]:
         return self.timeline, self.turn
-
-
-class OrderKind(StrEnum):
-    """What an order does: its verb, as the rules' facts and every JSON document name it. ``unplaced``
-    is an order that names no place of the multiverse (illegal before the rules see it)."""
-
-    HOLD = "hold"
-    MOVE = "move"
-    SUPPORT_HOLD = "support_hold"
-    SUPPORT_MOVE = "support_move"
-    CONVOY = "convoy"
-    OPEN_CONVOY = "open_convoy"
-    JUMP_ASSIST = "jump_assist"
-    RETREAT = "retreat"
-    DISBAND = "disband"
-    BUILD = "build"
-    WAIVE = "waive"
-    SUSTAIN = "sustain"
-    UNPLACED = "unplaced"
 
 
 @dataclass(frozen=True, slots=True)

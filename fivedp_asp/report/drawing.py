@@ -17,6 +17,7 @@ import math
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
+from ..model.kinds import Phase, Result, UnitKind
 from ..model.geometry import Geometry
 from ..model.map import GameMap
 from ..model.multiverse import Board, Multiverse, board_name, season_name, unit_text
@@ -31,7 +32,7 @@ POWER_COLOURS = {
 PALETTE = ("#d9463e", "#2f57b3", "#6cb7e8", "#6b6257", "#3d9a46", "#9a6fc9", "#e8c23a", "#e07b28", "#2aa198")
 NEUTRAL = "#888"  # a unit or centre of a power the map does not know
 UNIT_R = 20  # a unit's size, in map units
-MARKERS = {"convoy": "convoy", "support_move": "support", "jump_assist": "assist"}
+MARKERS = {OrderKind.CONVOY: "convoy", OrderKind.SUPPORT_MOVE: "support", OrderKind.JUMP_ASSIST: "assist"}
 BOARD_WIDTH = 300.0  # a board's width in the view, before zooming
 GAP = 48.0  # the gutter between boards, where arrows between boards run
 LEFT, TOP = 56.0, 44.0
@@ -40,10 +41,11 @@ LEFT, TOP = 56.0, 44.0
 # renderer, one without CSS too; the page's CSS only adds what the pointer and the step selector change.
 REGION_PAINT = {"ocean": ("#bcd9f0", "#7fa9c9"), "land": ("#f1ead8", "#8b7f66"), "impassable": ("#b9b2a4", "#8b7f66")}
 LABEL, INK, FRAME, PURPLE, EDGE = "#5c5344", "#222", "#4a4a4a", "#8e24aa", "#111"
-ORDER_COLOURS = {"move": "#1b1b1b", "support_move": "#2e7d32", "support_hold": "#2e7d32", "convoy": "#1565c0",
-                 "jump_assist": "#ef6c00", "open_convoy": "#1565c0", "disband": "#c62828", "hold": "#555"}
-ORDER_DASHES = {"support_move": "2 3", "support_hold": "2 3", "convoy": "8 3 2 3", "jump_assist": "4 2",
-                "open_convoy": "4 3"}
+ORDER_COLOURS = {OrderKind.MOVE: "#1b1b1b", OrderKind.SUPPORT_MOVE: "#2e7d32", OrderKind.SUPPORT_HOLD: "#2e7d32",
+                 OrderKind.CONVOY: "#1565c0", OrderKind.JUMP_ASSIST: "#ef6c00", OrderKind.OPEN_CONVOY: "#1565c0",
+                 OrderKind.DISBAND: "#c62828", OrderKind.HOLD: "#555"}
+ORDER_DASHES = {OrderKind.SUPPORT_MOVE: "2 3", OrderKind.SUPPORT_HOLD: "2 3", OrderKind.CONVOY: "8 3 2 3",
+                OrderKind.JUMP_ASSIST: "4 2", OrderKind.OPEN_CONVOY: "4 3"}
 FAILED, INVALID = "#c62828", "#999"
 TOKEN_EDGE = f' stroke="{EDGE}" stroke-width="3"'  # the outline of units and centres, in map units
 MARKER_COLOURS = {"move": "#1b1b1b", "fail": FAILED, "support": "#2e7d32", "convoy": "#1565c0", "retreat": PURPLE,
@@ -102,7 +104,7 @@ def unit_shape(kind: str, x: float, y: float, r: float, cls: str, colour: str, e
     ``colour`` is its power's (``power_colours``), ``cls`` its classes (``power_classes``); ``width``
     None leaves the outline to the group it stands in (``TOKEN_EDGE`` there)."""
     look = paint(fill=colour, **({} if width is None else {"stroke": EDGE, "stroke_width": width})) + extra
-    if kind == "army":
+    if kind == UnitKind.ARMY:
         return f'<circle cx="{_f(x)}" cy="{_f(y)}" r="{_f(r)}" class="{_e(cls)}"{look}/>'
     pts = f"{_f(x - r * 1.25)},{_f(y)} {_f(x)},{_f(y - r)} {_f(x + r * 1.25)},{_f(y)} {_f(x)},{_f(y + r)}"
     return f'<polygon points="{pts}" class="{_e(cls)}"{look}/>'
@@ -234,7 +236,8 @@ def retreat_options(mv: Multiverse, board: Board, retreat) -> list[str]:
 
 
 def _board_title(mv: Multiverse, board: Board) -> str:
-    lines = [f"{board.name}: {season_name(board.turn)}" + ("" if board.phase == "movement" else f", waiting for {board.phase}")]
+    waiting = "" if board.phase == Phase.MOVEMENT else f", waiting for {board.phase}"
+    lines = [f"{board.name}: {season_name(board.turn)}{waiting}"]
     for power in sorted({u.power for u in board.units.values()} | set(board.centers.values())):
         units = sorted(unit_text(u, mv.game_map) for u in board.units.values() if u.power == power)
         centres = sorted(mv.game_map.provinces[p].name for p, o in board.centers.items() if o == power)
@@ -266,7 +269,7 @@ def _draw_board(mv: Multiverse, board: Board, layout: Layout, acting: bool, fork
            drawn_map,
            f'<text class="bname" x="{_f(ox + 5)}" y="{_f(oy + layout.font + 2)}"'
            f'{paint(fill=INK, font_size=layout.font, font_weight=600)}>{_e(board.name)} · {_e(season_name(board.turn))}'
-           + (f" · {_e(board.phase)}" if board.phase != "movement" else "") + "</text>"]
+           + (f" · {_e(board.phase)}" if board.phase != Phase.MOVEMENT else "") + "</text>"]
     if forked_from:
         out.append(f'<text class="fork" x="{_f(ox + 5)}" y="{_f(oy + h - 6)}"'
                    f'{paint(fill=PURPLE, font_size=round(layout.font * 0.92, 1), font_weight=600)}>'
@@ -437,12 +440,12 @@ def _designated(mv: Multiverse, r: ResolvedOrder) -> str | None:
 def _arrow_paint(kind: str, result: str, width: float) -> str:
     """An order's line: its kind's colour and dashes; a failed move red and dashed, a failed support or
     convoy faint, an invalid order grey."""
-    colour, dashes, opacity = ORDER_COLOURS.get(kind, ORDER_COLOURS["move"]), ORDER_DASHES.get(kind), None
-    if kind == "move" and result == "fails":
+    colour, dashes, opacity = ORDER_COLOURS.get(kind, ORDER_COLOURS[OrderKind.MOVE]), ORDER_DASHES.get(kind), None
+    if kind == OrderKind.MOVE and result == Result.FAILS:
         colour, dashes = FAILED, "6 3"
-    if result == "invalid":
+    if result == Result.INVALID:
         colour, opacity = INVALID, ".7"
-    elif result == "fails" and kind in ("support_move", "support_hold", "convoy"):
+    elif result == Result.FAILS and kind in (OrderKind.SUPPORT_MOVE, OrderKind.SUPPORT_HOLD, OrderKind.CONVOY):
         opacity = ".55"
     return paint(fill="none", stroke=colour, stroke_width=width, stroke_dasharray=dashes, opacity=opacity)
 
@@ -450,9 +453,10 @@ def _arrow_paint(kind: str, result: str, width: float) -> str:
 def _ring_paint(kind: str, result: str, width: float) -> str:
     """A ring round a unit: grey for a hold, dashed blue for an open convoy, green for a unit supported
     or built; grey when the order is invalid."""
-    colour = ORDER_COLOURS[kind] if kind in ("hold", "open_convoy") else ORDER_COLOURS["support_hold"]
-    dashes = ORDER_DASHES["open_convoy"] if kind == "open_convoy" else None
-    return paint(fill="none", stroke=INVALID if result == "invalid" else colour, stroke_width=width, stroke_dasharray=dashes)
+    colour = ORDER_COLOURS[kind if kind in (OrderKind.HOLD, OrderKind.OPEN_CONVOY) else OrderKind.SUPPORT_HOLD]
+    dashes = ORDER_DASHES[OrderKind.OPEN_CONVOY] if kind == OrderKind.OPEN_CONVOY else None
+    return paint(fill="none", stroke=INVALID if result == Result.INVALID else colour, stroke_width=width,
+                 stroke_dasharray=dashes)
 
 
 def _draw_order(mv: Multiverse, layout: Layout, drawn: DrawnOrder, index: int, phase: str) -> str:
@@ -464,7 +468,7 @@ def _draw_order(mv: Multiverse, layout: Layout, drawn: DrawnOrder, index: int, p
     elsewhere = layout.elsewhere is not None and any(
         p is not None and p.board not in layout.origin for p in (r.unit, r.target, r.dest))
     head = f'<g class="{_e(f"order {r.kind} {result}" + (" elsewhere" if elsewhere else ""))}" data-order="{index}" data-tl="{tl}">'
-    retreating = phase == "retreat"
+    retreating = phase == Phase.RETREAT
     start = _unit_point_at(mv, layout, r.unit, retreating) if r.unit is not None else None
     line = _arrow_paint(r.kind, result, layout.line)
     ring = _ring_paint(r.kind, result, layout.line * 0.75)
@@ -473,11 +477,11 @@ def _draw_order(mv: Multiverse, layout: Layout, drawn: DrawnOrder, index: int, p
     if r.kind in (OrderKind.MOVE,) and start and r.dest is not None:
         end = _place_point(mv, layout, r.dest, prefer_unit=False)
         if end:
-            marker = "retreat" if retreating else ("fail" if result == "fails" else "move")
+            marker = "retreat" if retreating else ("fail" if result == Result.FAILS else "move")
             d, (mx, my) = _arrow(layout, start, r.unit.board, end, r.dest.board, index, tok * 0.6)
             body = f'<path class="arrow" d="{d}" marker-end="url(#m-{marker})"{line}/>'
             ends.append(r.dest)
-            if result == "fails":
+            if result == Result.FAILS:
                 s = tok * 0.55
                 body += (f'<path class="failmark" d="M{_f(mx - s)},{_f(my - s)} L{_f(mx + s)},{_f(my + s)} '
                          f'M{_f(mx - s)},{_f(my + s)} L{_f(mx + s)},{_f(my - s)}"'
@@ -521,7 +525,7 @@ def _draw_order(mv: Multiverse, layout: Layout, drawn: DrawnOrder, index: int, p
         if r.unit.province in layout.geometry.territories:
             x, y = layout.point(r.unit.board, unit_point(layout.geometry, loc))
             cls = power_classes(mv.game_map).get(r.power, "pn")
-            body = (unit_shape(r.unit_kind or "army", x, y, tok * 0.8, f"tok built {cls}",
+            body = (unit_shape(r.unit_kind or UnitKind.ARMY, x, y, tok * 0.8, f"tok built {cls}",
                                power_colours(mv.game_map).get(r.power, NEUTRAL), width=3 * layout.scale)
                     + f'<circle class="ring" cx="{_f(x)}" cy="{_f(y)}" r="{_f(tok * 1.1)}"{ring}/>')
     if not body:

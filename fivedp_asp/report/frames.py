@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
+from ..model.kinds import Result
 from ..errors import InputError
 from ..model.multiverse import Multiverse
 from ..model.orders import ResolvedOrder, OrderKind
@@ -169,14 +170,14 @@ def _replayed(game, title: str) -> list[Frame] | None:
     import tempfile
     from pathlib import Path
 
-    import yaml
+    from ..yaml_lines import dump_yaml
 
     from ..files.games import export_scenario
 
     scenario = export_scenario(game, title)
     with tempfile.TemporaryDirectory() as tmp:
         file = Path(tmp) / "game.yaml"
-        file.write_text(yaml.safe_dump(scenario, sort_keys=False, allow_unicode=True), encoding="utf-8")
+        file.write_text(dump_yaml(scenario, sort_keys=False, allow_unicode=True), encoding="utf-8")
         try:
             _, frames = scenario_frames(str(file))
         except InputError:
@@ -197,7 +198,7 @@ def _recorded_frame(mv: Multiverse, steps: int) -> Frame:
             result = None
             if r.kind is OrderKind.MOVE and r.unit is not None:
                 moved = board.record.decisions.get(("moves", (r.unit.timeline, r.unit.turn, r.unit.province)))
-                result = None if moved is None else ("succeeds" if moved else "fails")
+                result = None if moved is None else (Result.SUCCEEDS if moved else Result.FAILS)
             orders.append(DrawnOrder(r, result))
     return Frame(f"Every board, with the orders it was fought with ({steps} steps)", mv, tuple(orders),
                  label=f"every board, from its record ({steps} steps)")

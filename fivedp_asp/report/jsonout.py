@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
+from ..model.kinds import Phase, Result
 from ..yaml_lines import plain_json
 from ..game.play import duties, qualify
 from ..model.multiverse import Board, LazyBoards, Multiverse, board_name, season_name, unit_text
@@ -117,13 +118,13 @@ def disband_reason(report: StepReport, key: tuple[int, int], unit) -> str:
     """Why a unit left its board in this step: its own disband order, or the rule that removed it."""
     if unit.power in report.before.eliminated:
         return f"{unit.power} is eliminated: its units leave every board made after its elimination"
-    if report.phase == "movement":
+    if report.phase == Phase.MOVEMENT:
         return "dislodged with nowhere to retreat"
     if _disband_ordered(report, key, unit):
         return "disband ordered"
-    if report.phase == "retreat":
+    if report.phase == Phase.RETREAT:
         return "no retreat that succeeds: disbanded"
-    if report.phase == "adjustment":
+    if report.phase == Phase.ADJUSTMENT:
         return "civil disorder: too few disbands ordered, removed by rule (off a centre, farthest from home, fleets first)"
     return "removed"
 
@@ -135,7 +136,7 @@ def _disband_ordered(report: StepReport, key: tuple[int, int], unit) -> bool:
     from ..engine.resolve import resolve
 
     for o in report.outcomes:
-        if o.power != unit.power or o.result != "succeeds":
+        if o.power != unit.power or o.result != Result.SUCCEEDS:
             continue
         try:
             r = resolve(parse_order(o.text, report.before.game_map), o.power, o.text, report.before)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from ..model.kinds import OrderKind, Result
 from ..errors import InputError, quoted
 from ..model.map import GameMap
 from ..model.multiverse import Board, board_name, season_name
@@ -239,12 +240,12 @@ def _legend(game_map: GameMap) -> str:
         '<span><svg width="18" height="18"><circle cx="9" cy="9" r="7" fill="#ccc" stroke="#111" stroke-width="1.5"/></svg> army</span>',
         '<span><svg width="22" height="18"><polygon points="2,9 11,2 20,9 11,16" fill="#ccc" stroke="#111" stroke-width="1.5"/></svg> fleet</span>',
         '<span><svg width="16" height="16"><circle cx="8" cy="8" r="4" fill="#fff" stroke="#111"/></svg> supply centre (owner\'s colour)</span>',
-        line("move", "succeeds", "move", "move"),
-        line("move", "fails", "fail", "move that fails",
+        line(OrderKind.MOVE, Result.SUCCEEDS, "move", "move"),
+        line(OrderKind.MOVE, Result.FAILS, "fail", "move that fails",
              f'<path class="failmark" d="M17,3 L25,11 M17,11 L25,3"{paint(fill="none", stroke=FAILED, stroke_width=3)}/>'),
-        line("support_move", "succeeds", "support", "support"),
-        line("convoy", "succeeds", "convoy", "convoy"),
-        line("jump_assist", "succeeds", "assist", "jump assist (option)"),
+        line(OrderKind.SUPPORT_MOVE, Result.SUCCEEDS, "support", "support"),
+        line(OrderKind.CONVOY, Result.SUCCEEDS, "convoy", "convoy"),
+        line(OrderKind.JUMP_ASSIST, Result.SUCCEEDS, "assist", "jump assist (option)"),
         '<span><svg width="46" height="14"><path d="M2,7 L40,7" fill="none" stroke="#8e24aa" stroke-width="2" stroke-dasharray="2 4"/></svg> '
         "dislodged unit and its retreat options</span>",
         '<span><svg width="46" height="14"><path d="M2,7 L40,7" fill="none" stroke="#8e24aa" stroke-width="2.5" stroke-dasharray="5 4" '

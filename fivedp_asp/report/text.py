@@ -8,6 +8,7 @@ boards a step changed, why a unit was disbanded) live there, and this module rea
 
 from __future__ import annotations
 
+from ..model.kinds import Phase
 from ..engine.step import StepReport
 from ..engine.answer import SustainResult
 from ..engine.sustain import fraction_shares
@@ -15,11 +16,13 @@ from ..model.multiverse import Board, Multiverse, board_name, season_name, unit_
 from ..model.notation import timeline_name
 from .jsonout import changed_boards, disband_reason
 
-PHASE_TITLES = {"movement": "movement", "retreat": "retreats", "adjustment": "adjustments", "sustain": "sustain"}
+PHASE_TITLES = {Phase.MOVEMENT: "movement", Phase.RETREAT: "retreats", Phase.ADJUSTMENT: "adjustments",
+                Phase.SUSTAIN: "sustain"}
 
 
 def board_lines(mv: Multiverse, board: Board) -> list[str]:
-    lines = [f"  {board.name} ({season_name(board.turn)}){'' if board.phase == 'movement' else ', waiting for ' + board.phase}"]
+    waiting = "" if board.phase == Phase.MOVEMENT else f", waiting for {board.phase}"
+    lines = [f"  {board.name} ({season_name(board.turn)}){waiting}"]
     powers = sorted({u.power for u in board.units.values()} | {r.unit.power for r in board.retreats}
                     | set(board.centers.values()))
     for power in powers:

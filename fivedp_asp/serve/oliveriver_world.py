@@ -28,6 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
+from ..model.kinds import Result, UnitKind
 from ..engine.step import next_phase
 from ..errors import InputError, NotationError, UsageError
 from ..game.play import phase_problem, submit_orders
@@ -44,9 +45,9 @@ PHASES = (SPRING, FALL, WINTER)
 ORDER_TYPES = ("Hold", "Move", "Support", "Convoy", "Build", "Disband")
 STATUSES = ("New", "Success", "Failure", "Invalid", "RetreatNew", "RetreatSuccess", "RetreatFailure",
             "RetreatInvalid")
-UNIT_TYPES = {"army": "Army", "fleet": "Fleet"}
+UNIT_TYPES = {UnitKind.ARMY: "Army", UnitKind.FLEET: "Fleet"}
 FIRST_YEAR = 1901
-_RESULTS = {"succeeds": "Success", "fails": "Failure", "invalid": "Invalid"}
+_RESULTS = {Result.SUCCEEDS: "Success", Result.FAILS: "Failure", Result.INVALID: "Invalid"}
 # the places their client has no region for (the standard map's Switzerland, impassable)
 _NO_REGION = frozenset({"swi"})
 
@@ -288,8 +289,8 @@ class _Drawing:
             return None
         own = (spec.where.timeline, spec.where.turn)
         if isinstance(order, o.Build):
-            kind = spec.kind or "army"
-            location = spec.where.province + (f"/{spec.where.coast}" if spec.where.coast and kind == "fleet" else "")
+            kind = spec.kind or UnitKind.ARMY
+            location = spec.where.province + (f"/{spec.where.coast}" if spec.where.coast and kind == UnitKind.FLEET else "")
             unit: dict = {"owner": power, "type": UNIT_TYPES[kind], "mustRetreat": False}
         else:
             standing = self._unit_at(own, spec.where.province)

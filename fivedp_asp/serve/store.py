@@ -29,6 +29,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterator, Mapping
 
+from ..model.kinds import DutyKind
 from ..errors import AdjudicationError, InputError, UsageError, quoted
 from ..files.games import game_from_bytes, game_text, start_of
 from ..files.sealed import parse_sealed, sealed_text
@@ -473,7 +474,7 @@ class Games:
             if row.phase != phase or game.mv.winner:
                 return False
             with self._limits():
-                due = {d.power for d in duties(game) if d.kind != "build" or d.options}
+                due = {d.power for d in duties(game) if d.kind != DutyKind.BUILD or d.options}
             return bool(due) and due <= set(sealed.orders)
 
         return self._replace_game(game_id, decide, self._adjudicated, lambda: None)

@@ -17,9 +17,8 @@ from fivedp_asp.model.notation import (
     parse_where,
     timeline_name,
 )
+from fivedp_asp.model.kinds import UnitKind
 from fivedp_asp.model.orders import (
-    ARMY,
-    FLEET,
     Build,
     Convoy,
     Disband,
@@ -40,11 +39,11 @@ def game_map():
 
 
 def army(province, coast=None, timeline=None, turn=None, power=None):
-    return UnitSpec(Where(province, coast, timeline, turn), ARMY, power)
+    return UnitSpec(Where(province, coast, timeline, turn), UnitKind.ARMY, power)
 
 
 def fleet(province, coast=None, timeline=None, turn=None, power=None):
-    return UnitSpec(Where(province, coast, timeline, turn), FLEET, power)
+    return UnitSpec(Where(province, coast, timeline, turn), UnitKind.FLEET, power)
 
 
 def unit(province, coast=None, timeline=None, turn=None, power=None):
@@ -1177,8 +1176,8 @@ def designated_orders(draw):
     provinces = sorted(STANDARD.provinces)
 
     def spec():
-        kind = draw(st.sampled_from([ARMY, FLEET]))
-        return UnitSpec(_where(draw, draw(st.sampled_from(provinces)), kind == FLEET), kind)
+        kind = draw(st.sampled_from([UnitKind.ARMY, UnitKind.FLEET]))
+        return UnitSpec(_where(draw, draw(st.sampled_from(provinces)), kind == UnitKind.FLEET), kind)
 
     def where():
         return _where(draw, draw(st.sampled_from(provinces)), False)

@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
+from ...model.kinds import Phase
 from ...model.map import GameMap, load_map
 from ...model.multiverse import Multiverse, opening
 from ...model.notation import parse_order
@@ -64,7 +65,7 @@ def record_phases(movement_phases: int, seed: int, game_map: GameMap | None = No
                 if line is not None:
                     theirs.setdefault(g.power.upper(), []).append(line)
             phases.append(RecordedPhase(mv, orders, phase, position, theirs))
-            movement += phase == "movement"
+            movement += phase == Phase.MOVEMENT
             mv = step(mv, orders, reasons=False).after
             if mv.winner:
                 break

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from types import MappingProxyType
 
+from ...model.kinds import OrderKind
 from ...model.map import GameMap, load_map
 from ...model.multiverse import Board, Multiverse, Record, Unit, make_board, opening
 from ...model.notation import timeline_name
@@ -21,7 +22,7 @@ def _holding_record(timeline: int, turn: int, units: list[Unit]) -> Record:
     """A record in which every unit held: a past that can be fought again."""
     orders = tuple(
         ResolvedOrder(u.power, f"{u.letter} {u.province} H", Hold(UnitSpec(Where(u.province, None, timeline, turn))),
-                      "hold", Place(timeline, turn, u.province))
+                      OrderKind.HOLD, Place(timeline, turn, u.province))
         for u in units)
     return Record(orders, (), MappingProxyType({}))
 

@@ -31,6 +31,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from ...model.kinds import Phase
 
 
 def _request(base: str, method: str, path: str, body: dict | None = None, token: str | None = None) -> tuple[int, bytes]:
@@ -67,7 +68,7 @@ def _rounds(base: str, gid: str, host: str, tokens: dict[str, str], rounds: int)
         key, phase = view["next"]["key"], view["next"]["phase"]
         units: dict[str, list[str]] = {}
         for duty in view["next"]["due"]:
-            units.setdefault(duty["power"], []).extend(duty["units"] if phase == "movement" else [])
+            units.setdefault(duty["power"], []).extend(duty["units"] if phase == Phase.MOVEMENT else [])
         if not units:
             _request(base, "POST", f"/api/games/{gid}/adjudicate", {"phase": key}, host)
             continue

@@ -35,13 +35,15 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from typing import Mapping, Sequence
 
+from ...model.kinds import OrderKind, UnitKind
 from ...engine.phase import StepReport
 from ...game.play import unit_designation
 from ...model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, SUSTAIN, Board, Multiverse
 from ...model.notation import format_order, parse_order, timeline_name
-from ...model.orders import (ARMY, FLEET, Build, Convoy, Disband, Hold, Move, OpenConvoy, SupportHold, SupportMove,
+from ...model.orders import (Build, Convoy, Disband, Hold, Move, OpenConvoy, SupportHold, SupportMove,
                              UnitSpec)
 from .values import Values, board_values
 from ...errors import UsageError
@@ -61,12 +63,25 @@ MAX_HELPERS = 3
 """Units on other heads asked (one question each) whether they can support a contested move."""
 
 
+class Choice(StrEnum):
+    """What an option of the bot does: the bot's own coarser reading of an order's kind (a move carried
+    by one of the power's fleets is ``convoyed``, both supports are ``support``). A ``StrEnum`` as the
+    package's other closed sets are, so that a bot's traces print it as its name."""
+
+    HOLD = "hold"
+    MOVE = "move"
+    CONVOYED = "convoyed"
+    SUPPORT = "support"
+    CONVOY = "convoy"
+    OPEN_CONVOY = "open_convoy"
+
+
 @dataclass(frozen=True)
 class _Option:
     """One order a unit could give on its board, with what it is worth."""
 
     text: str
-    kind: str  # hold, move, convoyed (a move by one of the power's fleets), support, convoy
+    kind: Choice
     unit: str  # the ordered unit's province
     dest: str | None = None  # where a move goes, or the province a support helps into
     target: str | None = None  # the supported or convoyed unit's province
@@ -101,17 +116,17 @@ def options_of(view: View, head: Board) -> dict[str, list[_Option]]:
         order = parse_order(p.order, m)
         unit = order.unit.where.province
         if isinstance(order, Hold):
-            option = _Option(p.order, "hold", unit, unit)
+            option = _Option(p.order, Choice.HOLD, unit, unit)
         elif isinstance(order, Move):
-            option = _Option(p.order, "convoyed" if order.via_convoy else "move", unit, order.dest.province)
+            option = _Option(p.order, Choice.CONVOYED if order.via_convoy else Choice.MOVE, unit, order.dest.province)
         elif isinstance(order, SupportMove):
-            option = _Option(p.order, "support", unit, order.dest.province, order.target.where.province)
+            option = _Option(p.order, Choice.SUPPORT, unit, order.dest.province, order.target.where.province)
         elif isinstance(order, SupportHold):
-            option = _Option(p.order, "support", unit, None, order.target.where.province)
+            option = _Option(p.order, Choice.SUPPORT, unit, None, order.target.where.province)
         elif isinstance(order, Convoy):
-            option = _Option(p.order, "convoy", unit, order.dest.province, order.target.where.province)
+            option = _Option(p.order, Choice.CONVOY, unit, order.dest.province, order.target.where.province)
         elif isinstance(order, OpenConvoy):
-            option = _Option(p.order, "open_convoy", unit, None)
+            option = _Option(p.order, Choice.OPEN_CONVOY, unit, None)
         else:
             continue
         out.setdefault(unit, []).append(option)
@@ -147,10 +162,10 @@ def _carrier(view: View, head: Board, option: _Option, options: Mapping[str, lis
     m = view.game_map
     for sea, fleet_options in sorted(options.items()):
         unit = head.units.get(sea)
-        if sea in taken or unit is None or unit.kind != FLEET or not m.provinces[sea].is_sea:
+        if sea in taken or unit is None or unit.kind != UnitKind.FLEET or not m.provinces[sea].is_sea:
             continue
         for c in fleet_options:
-            if c.kind == "convoy" and c.target == option.unit and c.dest == option.dest:
+            if c.kind == Choice.CONVOY and c.target == option.unit and c.dest == option.dest:
                 near = m.seas_next_to(option.unit) & m.seas_next_to(option.dest)
                 if sea in near:
                     return c
@@ -171,10 +186,10 @@ def _plan_head(view: View, head: Board, rng: random.Random) -> _Plan:
             continue  # a fleet already given a convoy
         choices = []
         for o in options.get(unit.province, []):
-            if o.kind in ("hold", "move"):
+            if o.kind in (Choice.HOLD, Choice.MOVE):
                 choices.append(replace(o, worth=values.value(unit.kind, o.dest)))
-            elif o.kind == "convoyed" and _carrier(view, head, o, options, orders) is not None:
-                choices.append(replace(o, worth=values.value(ARMY, o.dest)))
+            elif o.kind == Choice.CONVOYED and _carrier(view, head, o, options, orders) is not None:
+                choices.append(replace(o, worth=values.value(UnitKind.ARMY, o.dest)))
         ranked = sorted(choices, key=lambda o: (-o.worth, o.text))
         if not ranked:
             continue
@@ -183,13 +198,13 @@ def _plan_head(view: View, head: Board, rng: random.Random) -> _Plan:
         for o in ranked[first:] + ranked[:first]:
             if o.dest in going:
                 other = going[o.dest]
-                helping = next((s for s in options.get(unit.province, []) if s.kind == "support"
+                helping = next((s for s in options.get(unit.province, []) if s.kind == Choice.SUPPORT
                                 and s.target == other and s.dest == (o.dest if other != o.dest else None)), None)
                 if helping is not None and values.competition.get(o.dest, 0) > 0:
                     chosen_option = replace(helping, worth=o.worth)
                     break
                 continue
-            if o.kind == "convoyed":
+            if o.kind == Choice.CONVOYED:
                 carrier = _carrier(view, head, o, options, orders)
                 if carrier is None:
                     continue
@@ -199,11 +214,11 @@ def _plan_head(view: View, head: Board, rng: random.Random) -> _Plan:
             going[o.dest] = unit.province
             break
         if chosen_option is None:
-            chosen_option = next(o for o in ranked if o.kind == "hold") if any(o.kind == "hold" for o in ranked) \
+            chosen_option = next(o for o in ranked if o.kind == Choice.HOLD) if any(o.kind == Choice.HOLD for o in ranked) \
                 else ranked[0]
         orders[unit.province] = chosen_option
-        rest = [o for o in ranked if o is not chosen_option and o.kind in ("hold", "move") and o.dest not in going]
-        if rest and chosen_option.kind in ("hold", "move") and chosen_option.worth > 0:
+        rest = [o for o in ranked if o is not chosen_option and o.kind in (Choice.HOLD, Choice.MOVE) and o.dest not in going]
+        if rest and chosen_option.kind in (Choice.HOLD, Choice.MOVE) and chosen_option.worth > 0:
             closeness = rest[0].worth / chosen_option.worth
             if closeness >= CLOSE:
                 doubts.append((closeness, unit.province, rest[0]))
@@ -216,21 +231,21 @@ def _supports(head: Board, values: Values, options: Mapping[str, list[_Option]],
     """Units left holding support the power's most valuable contested move or threatened hold that
     they can, unless they hold a threatened centre of the power's themselves."""
     for province, order in sorted(orders.items()):
-        if order.kind != "hold":
+        if order.kind != Choice.HOLD:
             continue
         if head.centers.get(province) == power and values.competition.get(province, 0) > 0:
             continue  # defending a centre of its own
         best: _Option | None = None
         for s in options.get(province, []):
-            if s.kind != "support" or s.target not in orders:
+            if s.kind != Choice.SUPPORT or s.target not in orders:
                 continue
             helped = orders[s.target]
             if s.dest is None:
-                wanted = helped.kind == "hold" and head.centers.get(s.target) == power \
+                wanted = helped.kind == Choice.HOLD and head.centers.get(s.target) == power \
                     and values.competition.get(s.target, 0) > 0
                 worth = values.worth.get(s.target, 0.0)
             else:
-                wanted = helped.kind in ("move", "convoyed") and helped.dest == s.dest \
+                wanted = helped.kind in (Choice.MOVE, Choice.CONVOYED) and helped.dest == s.dest \
                     and values.competition.get(s.dest, 0) > 0
                 worth = helped.worth
             if wanted and (best is None or worth > best.worth):
@@ -304,14 +319,14 @@ def score(view: View, plans: Sequence[_Plan], report: StepReport) -> float:
 def _helpers(view: View, plans: Sequence[_Plan], base: list[str]) -> list[str]:
     """Units holding on one head support, across timelines, the power's contested moves on another."""
     wanted = [(plan, o) for plan in plans for o in plan.orders.values()
-              if o.kind in ("move", "convoyed") and plan.values.competition.get(o.dest, 0) > 0]
+              if o.kind in (Choice.MOVE, Choice.CONVOYED) and plan.values.competition.get(o.dest, 0) > 0]
     if not wanted:
         return base
     lines = list(base)
     asked = 0
     for plan in plans:
         for province, order in sorted(plan.orders.items()):
-            if order.kind != "hold" or asked >= MAX_HELPERS:
+            if order.kind != Choice.HOLD or asked >= MAX_HELPERS:
                 continue
             if plan.head.centers.get(province) == view.power and plan.values.competition.get(province, 0) > 0:
                 continue
@@ -320,7 +335,7 @@ def _helpers(view: View, plans: Sequence[_Plan], base: list[str]) -> list[str]:
                 if target_plan.head.key == plan.head.key:
                     continue
                 asked += 1
-                listed = view.legal(unit=unit_designation(view.mv, plan.head.key, unit), kind="support_move",
+                listed = view.legal(unit=unit_designation(view.mv, plan.head.key, unit), kind=OrderKind.SUPPORT_MOVE,
                                     to=target_plan.head.name)
                 m = view.game_map
                 match = next((p.order for p in listed
@@ -353,7 +368,7 @@ def _travel(view: View, plans: Sequence[_Plan], base: list[str]) -> list[list[st
         return worth_cache[board.key]
 
     found: list[tuple[float, str, str]] = []  # (gain, the line replaced, the order across boards)
-    for p in view.legal(kind=("move", "support_hold")):
+    for p in view.legal(kind=(OrderKind.MOVE, OrderKind.SUPPORT_HOLD)):
         order = parse_order(p.order, m)
         at = (order.unit.where.timeline, order.unit.where.turn)
         mine = own.get((at, order.unit.where.province))
@@ -400,18 +415,18 @@ def _open_convoys(view: View, plans: Sequence[_Plan], base: list[str]) -> list[l
     variants = []
     for plan in plans:
         options = options_of(view, plan.head)
-        opens = {o.unit: o for opts in options.values() for o in opts if o.kind == "open_convoy"}
+        opens = {o.unit: o for opts in options.values() for o in opts if o.kind == Choice.OPEN_CONVOY}
         for sea, fleet_open in sorted(opens.items()):
-            if plan.orders.get(sea) is None or plan.orders[sea].kind != "hold":
+            if plan.orders.get(sea) is None or plan.orders[sea].kind != Choice.HOLD:
                 continue
             best: tuple[float, str, str] | None = None
             for army, order in sorted(plan.orders.items()):
                 unit = plan.head.units[army]
-                if order.kind != "hold" or unit.kind != ARMY or sea not in m.seas_next_to(army):
+                if order.kind != Choice.HOLD or unit.kind != UnitKind.ARMY or sea not in m.seas_next_to(army):
                     continue
                 for o in options.get(army, []):
-                    if o.kind == "convoyed" and sea in m.seas_next_to(o.dest) and o.dest not in plan.going:
-                        worth = plan.values.value(ARMY, o.dest)
+                    if o.kind == Choice.CONVOYED and sea in m.seas_next_to(o.dest) and o.dest not in plan.going:
+                        worth = plan.values.value(UnitKind.ARMY, o.dest)
                         if best is None or worth > best[0]:
                             best = (worth, order.text, o.text)
             if best is not None:
@@ -494,7 +509,7 @@ def _adjustments(view: View) -> list[str]:
         listed = [parse_order(p.order, m) for p in view.legal() if p.board == head.name]
         texts = [p.order for p in view.legal() if p.board == head.name]
         if balance > 0:
-            builds = sorted(((values.value(o.unit.kind or ARMY, o.unit.where.province), t, o.unit.where.province)
+            builds = sorted(((values.value(o.unit.kind or UnitKind.ARMY, o.unit.where.province), t, o.unit.where.province)
                              for o, t in zip(listed, texts) if isinstance(o, Build)), key=lambda b: (-b[0], b[1]))
             used: set[str] = set()
             for _, text, province in builds:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import random
 from typing import Sequence
 
+from ...model.kinds import OrderKind
 from ...game.random_orders import OrderGenerator, designated
 from ...engine.possible import PossibleOrder
 from ...game.play import unit_designation
@@ -98,8 +99,8 @@ def _across(view: View, head: Board, unit: Unit, rng: random.Random, jumps: list
     timeline, a jump of length 1 that one assist makes legal; it comes with that unit's jump, added
     to ``jumps`` with the assist."""
     name = unit_designation(view.mv, head.key, unit)
-    listed = [p for p in view.legal(unit=name, kind=("move", "support_hold", "support_move", "jump_assist"))
-              if _leaves(p.order, head, view)]
+    kinds = (OrderKind.MOVE, OrderKind.SUPPORT_HOLD, OrderKind.SUPPORT_MOVE, OrderKind.JUMP_ASSIST)
+    listed = [p for p in view.legal(unit=name, kind=kinds) if _leaves(p.order, head, view)]
     if not listed:
         return None
     pick = rng.choice(listed)

@@ -27,7 +27,7 @@ import random
 from ...engine.phase import StepReport
 from ...errors import UsageError
 from ...model.multiverse import MOVEMENT
-from .greedy import greedy_bot, options_of, plan_heads, plan_movement, score
+from .greedy import Choice, greedy_bot, options_of, plan_heads, plan_movement, score
 from .view import View
 
 SAMPLES = 2
@@ -90,13 +90,13 @@ def _deviations(view: View, plans, base: list[str]) -> list[list[str]]:
     out: list[tuple[float, list[str]]] = []
     for plan in plans:
         options = options_of(view, plan.head)
-        moves = {o.dest: o for o in plan.orders.values() if o.kind in ("move", "convoyed")}
+        moves = {o.dest: o for o in plan.orders.values() if o.kind in (Choice.MOVE, Choice.CONVOYED)}
         for province, order in plan.orders.items():
             unit = plan.head.units[province]
             others = [(plan.values.value(unit.kind, o.dest), o.text) for o in options.get(province, [])
-                      if o.kind in ("hold", "move") and o.text != order.text]
+                      if o.kind in (Choice.HOLD, Choice.MOVE) and o.text != order.text]
             others += [(plan.values.value(unit.kind, o.dest), o.text) for o in options.get(province, [])
-                       if o.kind == "support" and o.dest in moves and moves[o.dest].unit == o.target
+                       if o.kind == Choice.SUPPORT and o.dest in moves and moves[o.dest].unit == o.target
                        and o.text != order.text]
             if others:
                 worth, text = max(others)

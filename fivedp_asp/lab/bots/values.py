@@ -27,9 +27,9 @@ from functools import lru_cache
 from typing import Mapping
 
 from ...errors import UsageError
+from ...model.kinds import UnitKind
 from ...model.map import GameMap
 from ...model.multiverse import Board, Unit
-from ...model.orders import ARMY, FLEET
 
 NEUTRAL = 2.0
 """The worth of a neutral supply centre (a power's size is its centres: 3 to 4 at the start)."""
@@ -57,7 +57,7 @@ class Adjacency:
 @lru_cache(maxsize=8)
 def adjacency(game_map: GameMap) -> Adjacency:
     """The map's adjacency by province, worked out once per map."""
-    reach: dict[str, dict[str, set[str]]] = {ARMY: {}, FLEET: {}}
+    reach: dict[str, dict[str, set[str]]] = {UnitKind.ARMY: {}, UnitKind.FLEET: {}}
     for (kind, location), near in game_map.neighbours.items():
         here = reach[kind].setdefault(game_map.province_of(location), set())
         here.update(game_map.province_of(x) for x in near)

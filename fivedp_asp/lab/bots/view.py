@@ -42,7 +42,7 @@ from ...engine.step import next_phase
 from ...errors import UsageError
 from ...game.state import Game
 from ...model.map import GameMap
-from ...model.multiverse import Board, Multiverse
+from ...model.multiverse import PHASES, Board, Multiverse
 from ...model.notation import format_order, parse_order
 from ...model.options import show
 from ...model.orders import Where
@@ -285,7 +285,7 @@ def _listed_on(mv: Multiverse, board: Board, settings: Settings, power: str | No
 def _legality(settings: Settings) -> tuple:
     """What of a setting the legal orders depend on: the logic files of the programs that judge them,
     and the options read by Python rather than loaded as files (``programs=()`` in the registry)."""
-    files = tuple(str(f) for program in ("movement", "retreat", "adjustment") for f in settings.files(program))
+    files = tuple(str(f) for program in PHASES for f in settings.files(program))
     read = tuple((o.name, show(settings.chosen(o.name))) for o in settings.registry.values() if not o.programs)
     return files, read
 

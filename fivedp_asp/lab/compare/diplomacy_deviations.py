@@ -55,8 +55,9 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import Sequence
 
+from ...model.kinds import Result, UnitKind
 from ...model.multiverse import MOVEMENT, RETREAT, Board, Retreat, Unit
-from ...model.orders import ARMY, FLEET, Convoy, Disband, Hold, Move, SupportHold, SupportMove, Where
+from ...model.orders import Convoy, Disband, Hold, Move, SupportHold, SupportMove, Where
 from ...model.geography import Geography
 from .judge import Context, Emulation, _fleet_seas, _given, adjustment_removals, convoyed_move, removed_by_order, unit_spec
 from .reference import GivenOrder, PhaseResult
@@ -105,9 +106,9 @@ def _support_coasts(ctx: Context) -> list[Emulation]:
         if not isinstance(o, SupportMove):
             continue
         fleet = ctx.board.units.get(o.target.where.province)
-        if fleet is None or fleet.kind != FLEET:
+        if fleet is None or fleet.kind != UnitKind.FLEET:
             continue
-        reach = ctx.geo.coasts_reachable(FLEET, fleet.location, o.dest.province)
+        reach = ctx.geo.coasts_reachable(UnitKind.FLEET, fleet.location, o.dest.province)
         coasts = [loc.split("/")[1] for loc in reach if "/" in loc]
         if not coasts:
             continue
@@ -136,15 +137,16 @@ def _land_fallback(ctx: Context) -> list[Emulation]:
     out = []
     for i, g in enumerate(ctx.given):
         o = g.order
-        if not isinstance(o, Move) or ctx.ours.results[i] != "fails":
+        if not isinstance(o, Move) or ctx.ours.results[i] != Result.FAILS:
             continue
         unit = ctx.board.units.get(o.unit.where.province)
-        if unit is None or unit.kind != ARMY or not ctx.geo.can_reach(ARMY, unit.location, o.dest.province):
+        if (unit is None or unit.kind != UnitKind.ARMY
+                or not ctx.geo.can_reach(UnitKind.ARMY, unit.location, o.dest.province)):
             continue
         if not convoyed_move(ctx.board, ctx.given, i, ctx.geo):
             continue
         carried = any(isinstance(h.order, Convoy) and h.order.target.where.province == unit.province
-                      and h.order.dest.province == o.dest.province and ctx.ours.results[j] == "succeeds"
+                      and h.order.dest.province == o.dest.province and ctx.ours.results[j] == Result.SUCCEEDS
                       for j, h in enumerate(ctx.given))
         if carried:  # the convoy was there: the army failed for another reason
             continue
@@ -186,7 +188,7 @@ def _convoy_retreats(ctx: Context) -> list[Emulation]:
         cases = set()
         for u in res.dislodged:
             convoyed = any(isinstance(g.order, Move) and g.order.dest.province == u.province
-                           and res.results[i] == "succeeds" and convoyed_move(board, given, i, geo)
+                           and res.results[i] == Result.SUCCEEDS and convoyed_move(board, given, i, geo)
                            for i, g in enumerate(given))
             every = frozenset(geo.steps(u.kind, u.location))
             if not convoyed or ctx.theirs.after.retreats.get(u) != every or retreats.get(u) == every:
@@ -219,18 +221,18 @@ def disorder_choice(board: Board, power: str, pool: Sequence[Unit], count: int, 
     targets = game_map.home_centers(power) if "homes" in features else \
         tuple(p for p, o in board.centers.items() if o == power)
     by_province = geo.distances(targets, None)
-    by_fleet = geo.distances(targets, FLEET) if "fleet_sea" in features else None
+    by_fleet = geo.distances(targets, UnitKind.FLEET) if "fleet_sea" in features else None
     names = sorted(game_map.provinces.values(), key=lambda p: p.name.lower())
     rank = {p.id: i for i, p in enumerate(names)}
 
     def key(u: Unit):
-        if by_fleet is not None and u.kind == FLEET:
+        if by_fleet is not None and u.kind == UnitKind.FLEET:
             dist = by_fleet.get(u.location, 10_000)
         else:
             dist = by_province.get(u.province, 10_000)
         on_centre = 0 if "no_protect" in features else int(game_map.provinces[u.province].center)
         alpha = u.location.upper() if "abbrev" in features else rank[u.province]
-        return (on_centre, -dist, 0 if u.kind == FLEET else 1, alpha)
+        return (on_centre, -dist, 0 if u.kind == UnitKind.FLEET else 1, alpha)
     return frozenset(sorted(pool, key=key)[:count])
 
 
@@ -288,14 +290,16 @@ def _support_through_own_route(ctx: Context) -> list[Emulation]:
     seas = _fleet_seas(ctx.board, ctx.geo)
     for i, g in enumerate(ctx.given):
         o = g.order
-        if not isinstance(o, SupportMove) or ctx.ours.results[i] != "invalid":
+        if not isinstance(o, SupportMove) or ctx.ours.results[i] != Result.INVALID:
             continue
         fleet = ctx.board.units.get(o.unit.where.province)
         army = ctx.board.units.get(o.target.where.province)
-        if fleet is None or army is None or fleet.kind != FLEET or army.kind != ARMY or fleet.power != g.power:
+        if (fleet is None or army is None or fleet.kind != UnitKind.FLEET or army.kind != UnitKind.ARMY
+                or fleet.power != g.power):
             continue
         dest = o.dest.province
-        if ctx.geo.can_reach(ARMY, army.location, dest) or not ctx.geo.can_reach(FLEET, fleet.location, dest):
+        if (ctx.geo.can_reach(UnitKind.ARMY, army.location, dest)
+                or not ctx.geo.can_reach(UnitKind.FLEET, fleet.location, dest)):
             continue
         if ctx.geo.route_exists(army.province, dest, seas) and \
                 not ctx.geo.route_exists(army.province, dest, [s for s in seas if s != fleet.province]):
@@ -315,12 +319,12 @@ def _convoy_fleet_support(ctx: Context) -> list[Emulation]:
     seas = _fleet_seas(ctx.board, ctx.geo)
     for i, g in enumerate(ctx.given):
         o = g.order
-        if not isinstance(o, (SupportHold, SupportMove)) or ctx.ours.results[i] != "fails":
+        if not isinstance(o, (SupportHold, SupportMove)) or ctx.ours.results[i] != Result.FAILS:
             continue
         supporter = ctx.board.units.get(o.unit.where.province)
         into = o.target.where.province if isinstance(o, SupportHold) else o.dest.province
         fleet = ctx.board.units.get(into)
-        if supporter is None or fleet is None or fleet.kind != FLEET or supporter.power != g.power:
+        if supporter is None or fleet is None or fleet.kind != UnitKind.FLEET or supporter.power != g.power:
             continue
         if fleet in ctx.ours.dislodged or supporter in ctx.ours.dislodged:
             continue
@@ -358,10 +362,10 @@ def _support_irrelevant(ctx: Context, fleet: Unit, attacker_at: str, supporter: 
         return True
     if supporter.power == fleet.power:
         return True  # it could not count against its own power's fleet
-    n = sum(1 for j in _supports_of(ctx, attacker, fleet.province) if ctx.ours.results[j] == "succeeds"
+    n = sum(1 for j in _supports_of(ctx, attacker, fleet.province) if ctx.ours.results[j] == Result.SUCCEEDS
             and ctx.given[j].power != fleet.power)
     hold = 1 + sum(1 for j, h in enumerate(ctx.given) if isinstance(h.order, SupportHold)
-                   and h.order.target.where.province == fleet.province and ctx.ours.results[j] == "succeeds")
+                   and h.order.target.where.province == fleet.province and ctx.ours.results[j] == Result.SUCCEEDS)
     return 1 + n + 1 <= hold
 
 
@@ -561,7 +565,7 @@ def _head_to_head_defence(ctx: Context) -> list[Emulation]:
         o = g.order
         if isinstance(o, Move) and not o.via_convoy:
             mover = ctx.board.units.get(o.unit.where.province)
-            if mover is not None and mover.power == g.power and ctx.ours.results[i] != "invalid":
+            if mover is not None and mover.power == g.power and ctx.ours.results[i] != Result.INVALID:
                 moves[mover.province] = (mover, o.dest.province)
     for prov, (mover, dest) in moves.items():
         other = moves.get(dest)
@@ -593,10 +597,10 @@ def _own_support_disrupts(ctx: Context) -> list[Emulation]:
         return []
     emu = Emulation(("6.D.12",))
     for i, g, o, fleet in _convoying_fleets(ctx):
-        if fleet.kind != FLEET or fleet.power != g.power:
+        if fleet.kind != UnitKind.FLEET or fleet.power != g.power:
             continue
         hold = 1 + sum(1 for j, h in enumerate(ctx.given) if isinstance(h.order, SupportHold)
-                       and h.order.target.where.province == fleet.province and ctx.ours.results[j] == "succeeds")
+                       and h.order.target.where.province == fleet.province and ctx.ours.results[j] == Result.SUCCEEDS)
         for k, h in enumerate(ctx.given):
             m = h.order
             mover = ctx.board.units.get(getattr(getattr(m, "unit", None), "where", Where("")).province)
@@ -605,9 +609,9 @@ def _own_support_disrupts(ctx: Context) -> list[Emulation]:
                 continue
             supports = _supports_of(ctx, mover, fleet.province)
             # a support the army this fleet carries attacks is not cut there (4.A.2): it counts too
-            exempt = [j for j in supports if ctx.ours.results[j] == "fails"
+            exempt = [j for j in supports if ctx.ours.results[j] == Result.FAILS
                       and ctx.given[j].order.unit.where.province == o.dest.province]
-            given_supports = [j for j in supports if ctx.ours.results[j] == "succeeds"] + exempt
+            given_supports = [j for j in supports if ctx.ours.results[j] == Result.SUCCEEDS] + exempt
             own = [j for j in given_supports if ctx.given[j].power == fleet.power]
             if own and 1 + len(given_supports) > hold >= 1 + len(given_supports) - len(own):
                 emu.replace[i] = _given(g.power, Hold(o.unit), ctx.map)

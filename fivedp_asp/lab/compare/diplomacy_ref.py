@@ -30,6 +30,7 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Sequence
 
+from ...model.kinds import Result, UnitKind
 from ...errors import InputError
 from ...model.map import GameMap
 from ...model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Unit
@@ -63,7 +64,7 @@ def _unit_key(unit: Unit) -> str:
 
 def _read_unit(text: str, power: str) -> Unit:
     letter, loc = text.split()
-    return Unit("army" if letter == "A" else "fleet", power, loc.lower())
+    return Unit(UnitKind.ARMY if letter == "A" else UnitKind.FLEET, power, loc.lower())
 
 
 class DiplomacyReference(ReferenceAdjudicator):
@@ -141,9 +142,9 @@ class DiplomacyReference(ReferenceAdjudicator):
         if where.timeline not in (None, 0):
             return None
         there = units.get(where.province)
-        kind = spec.kind or (there.kind if there else "army")
+        kind = spec.kind or (there.kind if there else UnitKind.ARMY)
         loc = where.province + (f"/{where.coast}" if where.coast else "")
-        return f"{'A' if kind == 'army' else 'F'} {_loc(loc)}"
+        return f"{'A' if kind == UnitKind.ARMY else 'F'} {_loc(loc)}"
 
     @staticmethod
     def _where(where: Where) -> str:
@@ -168,8 +169,8 @@ class DiplomacyReference(ReferenceAdjudicator):
         if isinstance(order, Disband):
             return f"{unit} D"
         if isinstance(order, Build):
-            kind = order.unit.kind or ("fleet" if order.unit.where.coast else "army")
-            return f"{'A' if kind == 'army' else 'F'} {self._where(order.unit.where)} B"
+            kind = order.unit.kind or (UnitKind.FLEET if order.unit.where.coast else UnitKind.ARMY)
+            return f"{'A' if kind == UnitKind.ARMY else 'F'} {self._where(order.unit.where)} B"
         target = self._unit_text(order.target, units)
         if target is None:
             return None
@@ -202,7 +203,7 @@ class DiplomacyReference(ReferenceAdjudicator):
         results, notes = [], []
         for g, line, acc in zip(orders, lines, accepted):
             if acc is None:
-                results.append("invalid")
+                results.append(Result.INVALID)
                 notes.append(f"refused {line!r}" if line else "cannot be written for this reference")
                 continue
             key, command = acc
@@ -297,35 +298,35 @@ class DiplomacyReference(ReferenceAdjudicator):
         if phase == MOVEMENT:
             verb = command.split()[0] if command else "H"
             if verb == "-":
-                return "fails" if got else "succeeds"
+                return Result.FAILS if got else Result.SUCCEEDS
             if verb == "H":
-                return "fails" if "dislodged" in got else "succeeds"
+                return Result.FAILS if "dislodged" in got else Result.SUCCEEDS
             if verb == "S":
                 if "cut" in got or "dislodged" in got or not self._support_matches(command, commands):
-                    return "fails"
+                    return Result.FAILS
                 if "void" in got or "no convoy" in got:
                     if self._coast_differs(command, commands):
                         # voided because the support names another coast than the move takes (6.B.9)
-                        return "fails"
+                        return Result.FAILS
                     # a matching support the package set aside (its army lost the convoy, or it would
                     # dislodge its own side) is no longer checked for cuts: check the direct attacks
-                    return "fails" if self._attacked(key, command, commands, codes, before) else "succeeds"
-                return "succeeds"
+                    return Result.FAILS if self._attacked(key, command, commands, codes, before) else Result.SUCCEEDS
+                return Result.SUCCEEDS
             if verb == "C":
-                return "succeeds" if not got and self._carries(key, command, commands, codes) else "fails"
-            return "fails"
+                return Result.SUCCEEDS if not got and self._carries(key, command, commands, codes) else Result.FAILS
+            return Result.FAILS
         if phase == RETREAT:
             if command == "D":
-                return "succeeds"
-            return "fails" if ("bounce" in got or "disband" in got) else "succeeds"
+                return Result.SUCCEEDS
+            return Result.FAILS if ("bounce" in got or "disband" in got) else Result.SUCCEEDS
         # adjustment
         if key == "WAIVE":
             builds = sum(1 for o in before.centers.values() if o == given.power) - sum(
                 1 for u in before.units if u.power == given.power)
-            return "succeeds" if builds > 0 else "fails"
+            return Result.SUCCEEDS if builds > 0 else Result.FAILS
         # codes are kept per unit, so another power's refused order for the same place adds "void":
         # what counts is that this build or removal was carried out ("")
-        return "succeeds" if "" in codes.get(key, []) else "fails"
+        return Result.SUCCEEDS if "" in codes.get(key, []) else Result.FAILS
 
     def _carries(self, key: str, command: str, commands: dict[str, str], codes: dict[str, list[str]]) -> bool:
         """Whether the fleet lies on a complete chain of fleets that the package kept convoying this

@@ -22,11 +22,12 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Callable, Iterable, Mapping, Sequence
 
+from ...model.kinds import Result, UnitKind
 from ...errors import InputError, NotationError
 from ...model.map import GameMap
 from ...model.multiverse import ADJUSTMENT, Board, Multiverse, Unit, unit_text
 from ...model.notation import format_order, parse_order
-from ...model.orders import ARMY, FLEET, Convoy, Disband, Move, UnitSpec, Where
+from ...model.orders import Convoy, Disband, Move, UnitSpec, Where
 from ...engine.step import StepReport, step
 from ...model.geography import Geography
 from .reference import GivenOrder, PhaseResult, Position, ReferenceAdjudicator
@@ -185,7 +186,7 @@ def compare(given: Sequence[GivenOrder], ours: PhaseResult, theirs: PhaseResult,
 
 
 def _fleet_seas(board: Board, geo: Geography) -> list[str]:
-    return sorted(u.province for u in board.units.values() if u.kind == FLEET and geo.is_sea(u.province))
+    return sorted(u.province for u in board.units.values() if u.kind == UnitKind.FLEET and geo.is_sea(u.province))
 
 
 def convoyed_move(board: Board, given: Sequence[GivenOrder], i: int, geo: Geography) -> bool:
@@ -195,19 +196,19 @@ def convoyed_move(board: Board, given: Sequence[GivenOrder], i: int, geo: Geogra
     if not isinstance(order, Move):
         return False
     unit = board.units.get(order.unit.where.province)
-    if unit is None or unit.kind != ARMY or unit.power != given[i].power:
+    if unit is None or unit.kind != UnitKind.ARMY or unit.power != given[i].power:
         return False
     dest = order.dest.province
     if not geo.route_exists(unit.province, dest, _fleet_seas(board, geo)):
         return False
-    if not geo.can_reach(ARMY, unit.location, dest) or order.via_convoy:
+    if not geo.can_reach(UnitKind.ARMY, unit.location, dest) or order.via_convoy:
         return True
     for g in given:
         o = g.order
         if isinstance(o, Convoy) and g.power == unit.power and o.target.where.province == unit.province \
                 and o.dest.province == dest:
             fleet = board.units.get(o.unit.where.province)
-            if fleet and fleet.kind == FLEET and fleet.power == unit.power and geo.is_sea(fleet.province):
+            if fleet and fleet.kind == UnitKind.FLEET and fleet.power == unit.power and geo.is_sea(fleet.province):
                 return True
     return False
 
@@ -284,7 +285,7 @@ def removed_by_order(ctx: Context, result: PhaseResult) -> set[Unit]:
     other removals are its civil disorder."""
     out = set()
     for i, g in enumerate(ctx.given):
-        if isinstance(g.order, Disband) and result.results[i] == "succeeds":
+        if isinstance(g.order, Disband) and result.results[i] == Result.SUCCEEDS:
             unit = ctx.board.units.get(g.order.unit.where.province)
             if unit is not None:
                 out.add(unit)

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Generator, TextIO
 
+from ...model.kinds import Result
 from ...errors import AdjudicationError, EncodingError
 from ...inputs import write_file
 from ...model.map import GameMap
@@ -94,7 +95,7 @@ def signature(run: PhaseRun) -> tuple:
     out = set()
     results = [d for d in run.verdict.differences if d.kind == "result" and d.subject in by_text]
     # an order one engine found illegal is the root of whatever else differs
-    roots = [d for d in results if "invalid" in (d.ours, d.theirs)] or results
+    roots = [d for d in results if Result.INVALID in (d.ours, d.theirs)] or results
     for d in roots:
         order = by_text[d.subject].order
         out.add((type(order).__name__, getattr(order, "via_convoy", False), d.ours, d.theirs))

@@ -44,6 +44,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence
 
+from ...model.kinds import Result, UnitKind
 from ...model.multiverse import MOVEMENT
 from ...model.orders import Convoy, Disband, Hold, Move, SupportHold, SupportMove
 from .diplomacy_deviations import _support_coasts, _support_through_own_route
@@ -69,7 +70,8 @@ def _impossible_orders(ctx: Context) -> list[Emulation]:
     (the supporter holds; their results are not compared)."""
     if ctx.phase != MOVEMENT:
         return []
-    read = [i for i, g in enumerate(ctx.given) if ctx.ours.results[i] == "invalid" and ctx.theirs.results[i] == "fails"
+    read = [i for i, g in enumerate(ctx.given)
+            if ctx.ours.results[i] == Result.INVALID and ctx.theirs.results[i] == Result.FAILS
             and isinstance(g.order, (Move, Convoy, SupportHold, SupportMove))]
     if not read:
         return []
@@ -86,8 +88,8 @@ def _impossible_orders(ctx: Context) -> list[Emulation]:
     def post(res: PhaseResult, given: Sequence) -> PhaseResult:
         results = list(res.results)
         for i in read:
-            if results[i] == "invalid":
-                results[i] = "fails"
+            if results[i] == Result.INVALID:
+                results[i] = Result.FAILS
         return replace(res, results=tuple(results))
 
     emu.post = post
@@ -126,7 +128,7 @@ def _defender_cuts_fleet_support(ctx: Context) -> list[Emulation]:
         defender = ctx.board.units.get(o.dest.province)
         if supported is None or defender is None or moves.get(o.dest.province) != o.unit.where.province:
             continue
-        into = (ref._dest_coast(supported, o.dest, any_coast=True) if supported.kind == "fleet"
+        into = (ref._dest_coast(supported, o.dest, any_coast=True) if supported.kind == UnitKind.FLEET
                 else ref.land.get(o.dest.province))
         if into != ref._where(defender):
             emu.replace[i] = _given(g.power, Hold(o.unit), ctx.map)

@@ -35,6 +35,7 @@ import re
 from types import MappingProxyType
 from typing import Any, Sequence
 
+from ...model.kinds import OrderKind, Result, UnitKind
 from ...errors import InputError
 from ...model.map import GameMap
 from ...model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Unit
@@ -114,7 +115,7 @@ class PydipReference(ReferenceAdjudicator):
 
     def _where(self, unit: Unit) -> str:
         """Where pydip puts a unit: a fleet on a coast territory (or a sea), an army on the land."""
-        if unit.kind == "fleet" and unit.location in self.coast:
+        if unit.kind == UnitKind.FLEET and unit.location in self.coast:
             return self.coast[unit.location]
         return self.land[unit.province]
 
@@ -126,7 +127,7 @@ class PydipReference(ReferenceAdjudicator):
         for power in self.map.powers:
             mine = [u for u in units if u.power == power]
             config = [{"territory_name": self._where(u),
-                       "unit_type": UnitTypes.TROOP if u.kind == "army" else UnitTypes.FLEET} for u in mine]
+                       "unit_type": UnitTypes.TROOP if u.kind == UnitKind.ARMY else UnitTypes.FLEET} for u in mine]
             players[power] = Player(power, self.pmap, config)
             for u, piece in zip(mine, self._pieces(players[power], config)):
                 pieces[u.province] = (u, piece)
@@ -167,7 +168,7 @@ class PydipReference(ReferenceAdjudicator):
     def _piece_of(self, unit: Unit):
         from pydip.player.unit import Unit as Piece, UnitTypes
 
-        return Piece(UnitTypes.TROOP if unit.kind == "army" else UnitTypes.FLEET, self._where(unit))
+        return Piece(UnitTypes.TROOP if unit.kind == UnitKind.ARMY else UnitTypes.FLEET, self._where(unit))
 
     def _adjustment_due(self, units: list[Unit], centers: dict) -> bool:
         """A power has more units than centres, or more centres than units and a free home centre
@@ -186,7 +187,7 @@ class PydipReference(ReferenceAdjudicator):
     def _unit(self, piece, power: str) -> Unit:
         from pydip.player.unit import UnitTypes
 
-        kind = "army" if piece.unit_type == UnitTypes.TROOP else "fleet"
+        kind = UnitKind.ARMY if piece.unit_type == UnitTypes.TROOP else UnitKind.FLEET
         return Unit(kind, power, self.ours[piece.position])
 
     # -- adjudicating -----------------------------------------------------------------------------
@@ -258,7 +259,7 @@ class PydipReference(ReferenceAdjudicator):
                     continue
                 elif isinstance(order, Move):
                     dest = order.dest.province
-                    if unit.kind == "army":
+                    if unit.kind == UnitKind.ARMY:
                         by_land = self.land[dest] in self._land_reach(piece)
                         if order.via_convoy or not by_land or (unit.province, dest, g.power) in convoyed_by_own:
                             command = ConvoyMoveCommand(player, piece, self.land[dest])
@@ -276,7 +277,7 @@ class PydipReference(ReferenceAdjudicator):
                     o_unit, o_piece = other
                     if isinstance(order, SupportHold):
                         dest = o_piece.position
-                    elif o_unit.kind == "fleet":
+                    elif o_unit.kind == UnitKind.FLEET:
                         dest = self._dest_coast(o_unit, order.dest, any_coast=True)
                     else:
                         dest = self.land.get(order.dest.province)
@@ -315,7 +316,7 @@ class PydipReference(ReferenceAdjudicator):
         results, notes = [], []
         for g, prov in zip(orders, kept):
             if prov is None:
-                results.append("invalid")
+                results.append(Result.INVALID)
                 notes.append("refused")
                 continue
             command = commands[prov]
@@ -338,7 +339,7 @@ class PydipReference(ReferenceAdjudicator):
                           and pydip_resolve._has_path(self.pmap, command_map, army)
                           and self._on_route(unit.province, self.ours[army.unit.position],
                                              self.ours[army.destination], carriers))
-            results.append("succeeds" if result else "fails")
+            results.append(Result.SUCCEEDS if result else Result.FAILS)
             notes.append(f"{command!r}: {'true' if ok else 'false'}")
         after = self._after_battle(before.turn, after_units, dict(before.centers), retreats)
         return PhaseResult(tuple(results), frozenset(dislodged), after, tuple(notes))
@@ -382,7 +383,8 @@ class PydipReference(ReferenceAdjudicator):
             players[u.power].units.append(piece)
             options = set()
             for loc in before.retreats[u]:
-                options.add(self.coast[loc] if u.kind == "fleet" and loc in self.coast else self.land[loc.split("/")[0]])
+                options.add(self.coast[loc] if u.kind == UnitKind.FLEET and loc in self.coast
+                            else self.land[loc.split("/")[0]])
             retreat_map[u.power][piece] = options
             dislodged_pieces[u.province] = (u, piece)
         commands, kept = {}, []
@@ -397,7 +399,7 @@ class PydipReference(ReferenceAdjudicator):
                 if isinstance(order, Disband):
                     command = RetreatDisbandCommand(retreat_map, players[g.power], piece)
                 elif isinstance(order, Move):
-                    target = (self._dest_coast(unit, order.dest) if unit.kind == "fleet"
+                    target = (self._dest_coast(unit, order.dest) if unit.kind == UnitKind.FLEET
                               else self.land.get(order.dest.province))
                     command = RetreatMoveCommand(retreat_map, players[g.power], piece, target)
                 else:
@@ -416,13 +418,13 @@ class PydipReference(ReferenceAdjudicator):
         results = []
         for g, prov in zip(orders, kept):
             if prov is None:
-                results.append("invalid")
+                results.append(Result.INVALID)
                 continue
             command = commands[prov]
             if isinstance(command, RetreatDisbandCommand):
-                results.append("succeeds")
+                results.append(Result.SUCCEEDS)
             else:
-                results.append("succeeds" if (g.power, self.ours[command.destination]) in arrived else "fails")
+                results.append(Result.SUCCEEDS if (g.power, self.ours[command.destination]) in arrived else Result.FAILS)
         after = self._after_retreats(before.turn, after_units, dict(before.centers))
         _ = Piece
         return PhaseResult(tuple(results), frozenset(), after, ())
@@ -444,16 +446,16 @@ class PydipReference(ReferenceAdjudicator):
             order = g.order
             try:
                 if isinstance(order, Waive):
-                    kept.append(("waive", None))
+                    kept.append((OrderKind.WAIVE, None))
                     continue
                 if isinstance(order, Build):
                     where = order.unit.where
-                    kind = order.unit.kind or ("fleet" if where.coast else "army")
+                    kind = order.unit.kind or (UnitKind.FLEET if where.coast else UnitKind.ARMY)
                     name = (self.coast.get(f"{where.province}/{where.coast}" if where.coast else where.province)
-                            if kind == "fleet" else self.land[where.province])
+                            if kind == UnitKind.FLEET else self.land[where.province])
                     if name is None:
                         raise AssertionError("no coast")
-                    piece = Piece(UnitTypes.TROOP if kind == "army" else UnitTypes.FLEET, name)
+                    piece = Piece(UnitTypes.TROOP if kind == UnitKind.ARMY else UnitTypes.FLEET, name)
                     if counts.get(g.power, 0) <= 0:
                         raise AssertionError("no builds")
                     command = AdjustmentCreateCommand(ownership, players[g.power], piece)
@@ -475,13 +477,13 @@ class PydipReference(ReferenceAdjudicator):
         results = []
         for g, entry in zip(orders, kept):
             if entry is None:
-                results.append("invalid")
-            elif entry[0] == "waive":
-                results.append("succeeds" if counts.get(g.power, 0) > 0 else "fails")
+                results.append(Result.INVALID)
+            elif entry[0] == OrderKind.WAIVE:
+                results.append(Result.SUCCEEDS if counts.get(g.power, 0) > 0 else Result.FAILS)
             else:
                 command = entry[1]
                 there = command.unit in final.get(g.power, set())
                 done = there if isinstance(command, AdjustmentCreateCommand) else not there
-                results.append("succeeds" if done else "fails")
+                results.append(Result.SUCCEEDS if done else Result.FAILS)
         after = self._position(before.turn, MOVEMENT, after_units, before.centers)
         return PhaseResult(tuple(results), frozenset(), after, ())

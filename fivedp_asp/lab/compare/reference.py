@@ -45,13 +45,14 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Callable, Mapping, Sequence
 
+from ...model.kinds import Result
 from ...errors import InputError
 from ...model.map import GameMap
 from ...model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Board, Unit
 from ...model.orders import Order
 from ...model.geography import Geography
 
-RESULTS = ("succeeds", "fails", "invalid")
+RESULTS = tuple(Result)
 
 
 @dataclass(frozen=True)

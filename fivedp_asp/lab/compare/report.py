@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from ...model.multiverse import PHASES
 from .judge import case_key
 from .lockstep import Tally
 from .scenarios import ScenarioTally
@@ -28,7 +29,7 @@ def _excused_lines(excused: Counter, deviations=None, found=None) -> list[str]:
 def games_summary(tally: Tally, *, reference: str, games: int, seed: int, years: int, elapsed: float,
                   deviations=None, found=None) -> list[str]:
     lines = [f"fivedp against {reference}: {games} games of {years} years, seed {seed}"]
-    kinds = ", ".join(f"{k} {tally.phases[k]}" for k in ("movement", "retreat", "adjustment") if tally.phases[k])
+    kinds = ", ".join(f"{k} {tally.phases[k]}" for k in PHASES if tally.phases[k])
     lines.append(f"  phases compared: {tally.compared} ({kinds})")
     lines.append(f"  agreements: {tally.agree}")
     excused = sum(tally.excused.values())

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from ...model.kinds import Phase
 from ...files.scenarios import find_scenarios
 from ...model.map import GameMap
 from .reference import ReferenceAdjudicator
@@ -120,7 +121,7 @@ def triangulate_games(references: Sequence[ReferenceAdjudicator], game_map: Game
         while True:
             board = mv.heads[0]
             phase = next_phase(mv)
-            if board.turn >= 2 * years and phase == "movement":
+            if board.turn >= 2 * years and phase == Phase.MOVEMENT:
                 break
             given = parse_given(gen.orders(board, phase), game_map)
             try:

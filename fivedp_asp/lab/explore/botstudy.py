@@ -28,6 +28,7 @@ from typing import Any, Sequence
 
 import yaml
 
+from ...model.kinds import Result
 from ..bots.registry import Seats
 from ..bots.selfplay import Played, Table, game_json, play_tables
 from ..bots.view import DEFAULT_BUDGET
@@ -63,7 +64,7 @@ def exercise(own: str, other: str) -> tuple[int, int]:
         for key, result in theirs.items():
             if key in mine and mine[key] != result:
                 given += 1
-                succeeded += result == "succeeds"
+                succeeded += result == Result.SUCCEEDS
         if mine != theirs:
             break
     return given, succeeded

@@ -27,8 +27,6 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
-import yaml
-
 from ...files.scenarios import Scenario, read_scenario, check_scenarios
 from ...errors import AdjudicationError, InputError
 from ...inputs import read_text
@@ -39,6 +37,7 @@ from ...model.options import PRESET, PRESETS, UserRule, preset as preset_named, 
 from ...model.settings import Settings, parse_setting, problem
 from ...engine.userrules import with_preset
 from ...engine.step import StepReport
+from ...yaml_lines import dump_yaml
 
 Value = str | bool
 Asked = Mapping[str, tuple[Value, ...]]  # option -> the values to try, in the order given
@@ -161,7 +160,7 @@ def load_scenario(path: str | Path) -> Scenario:
     # the scenario loader reads files: the game's scenario goes through one, named after the game in messages
     with tempfile.TemporaryDirectory(prefix="fivedp-explore-") as folder:
         file = Path(folder) / "game.yaml"
-        file.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+        file.write_text(dump_yaml(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
         try:
             scenario = read_scenario(file)
         except InputError as exc:

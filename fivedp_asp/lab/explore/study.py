@@ -28,8 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, NamedTuple, Sequence
 
-import yaml
-
+from ...model.kinds import Result, UnitKind
 from ...engine.batch import step_many
 from ...files.scenarios import Scenario, ScenarioStep
 from .exploration import Asked, Exploration, column_label, column_settings, columns_for, explore_scenarios
@@ -43,6 +42,7 @@ from ...model.orders import (Build, Convoy, Disband, Hold, JumpAssist, Move, Ope
                             Sustain, UnitSpec, Waive, Where)
 from ...engine.step import next_phase
 from ...game.random_play import study_orders
+from ...yaml_lines import dump_yaml
 
 KINDS = ((Move, "move"), (SupportMove, "support to move"), (SupportHold, "support to hold"), (Convoy, "convoy"),
          (OpenConvoy, "open convoy"), (JumpAssist, "jump assist"), (Hold, "hold"), (Build, "build"),
@@ -95,14 +95,14 @@ def beyond_orders(mv: Multiverse, rng: random.Random, others: Sequence[Settings]
             group.append((jumper.power, format_order(Move(UnitSpec(target, jumper.kind), order.dest), m)))
             places.add((target.timeline, target.turn, target.province))
         elif isinstance(order, OpenConvoy):
-            fleets = {p for p, u in head.units.items() if u.kind == "fleet" and m.provinces[p].is_sea}
+            fleets = {p for p, u in head.units.items() if u.kind == UnitKind.FLEET and m.provinces[p].is_sea}
             shore = sorted(m.shore(m.sea_region({unit.province}, fleets)))
-            armies = [head.units[p] for p in shore if p in head.units and head.units[p].kind == "army"
+            armies = [head.units[p] for p in shore if p in head.units and head.units[p].kind == UnitKind.ARMY
                       and (head.timeline, head.turn, p) not in used]
             if armies:
                 army = rng.choice(armies)
                 dest = rng.choice([p for p in shore if p != army.province])
-                move = Move(UnitSpec(Where(army.province, None, head.timeline, head.turn), "army"),
+                move = Move(UnitSpec(Where(army.province, None, head.timeline, head.turn), UnitKind.ARMY),
                             Where(dest, None, head.timeline, head.turn), via_convoy=True)
                 group.append((army.power, format_order(move, m)))
                 places.add((head.timeline, head.turn, army.province))
@@ -367,7 +367,7 @@ def effects(ex: Exploration, added: Sequence[frozenset]) -> dict[int, Effect]:
                 if r.what == "order":
                     if play is None and mine is not None and theirs is not None and mine[0] != theirs[0]:
                         given += 1
-                        succeeded += theirs[0] == "succeeds"
+                        succeeded += theirs[0] == Result.SUCCEEDS
                     if (r.power, r.order) in extra:
                         added_differ = True
                         continue
@@ -431,7 +431,7 @@ def _write_first(out: Path, number: int, seed: int, orders: list, ex: Exploratio
                         f"option; it differs in: {what}. Explore it with --option."),
         "steps": [{"orders": {p: list(ls) for p, ls in step.items()}} for step in orders[:first]],
     }
-    write_file(path, yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100), "scenario", replace=replace)
+    write_file(path, dump_yaml(data, sort_keys=False, allow_unicode=True, width=100), "scenario", replace=replace)
     return path
 
 
