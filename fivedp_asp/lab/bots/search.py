@@ -37,6 +37,10 @@ SAMPLES = 2
 MIN_CANDIDATES = 3
 """Below this many candidates per sample, one sample is drawn rather than two."""
 
+SPRING_HOLD = 0.8
+"""The weight of a centre a spring try leaves the power standing on (or another power standing on one
+of its own), against the greedy bot's score, where a centre owned counts one (``_spring_claims``)."""
+
 DRAWS = 3
 """Further draws of the greedy bot's own random choices, as candidates."""
 
@@ -75,6 +79,7 @@ def _score(view: View, plans, report: StepReport) -> float:
     holds nowhere else counts for what it wins, even as the mean over the heads, which the new
     timeline's older position lowers, falls."""
     out = score(view, plans, report)
+    out += SPRING_HOLD * _spring_claims(view, report)
     if view.travel:
         provinces = view.game_map.provinces
         held = {p for h in report.after.heads for p, o in h.centers.items() if o == view.power}
@@ -82,6 +87,30 @@ def _score(view: View, plans, report: StepReport) -> float:
                  if u.power == view.power and provinces[u.province].center}
         out += len(held)
     return out
+
+
+def _spring_claims(view: View, report: StepReport) -> float:
+    """After a spring movement, what the coming fall is likely to decide about the power's centres,
+    over the heads in play that follow a spring: a centre it does not own that one of its units stands
+    on counts one (it is its after the fall unless the unit is moved off), a centre it owns that
+    another power's unit stands on counts minus one. Centres change hands only after a fall, so without
+    this a spring try is judged by where its units stand alone, and a spring move onto a centre weighs
+    little beside keeping a unit safe; after a fall, nothing."""
+    provinces = view.game_map.provinces
+    heads = [h for h in report.after.heads if h.turn % 2 == 1]
+    if not heads:
+        return 0.0
+    total = 0
+    for h in heads:
+        for u in h.units.values():
+            if not provinces[u.province].center:
+                continue
+            owner = h.centers.get(u.province)
+            if u.power == view.power and owner != view.power:
+                total += 1
+            elif u.power != view.power and owner == view.power:
+                total -= 1
+    return total / len(report.after.heads)
 
 
 def _deviations(view: View, plans, base: list[str]) -> list[list[str]]:
