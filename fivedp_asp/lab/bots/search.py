@@ -12,8 +12,9 @@ In a movement phase (retreats, adjustments and the sustain phase are the greedy 
 3. Each candidate is adjudicated on copies against each sample (``View.simulate``, within the budget
    the runner gives the power for the phase), scored by the greedy bot's score (centres, units and
    the worth of where they stand, over the heads in play), and the candidate with the best mean score
-   is kept; with no budget left, the greedy bot's first plan. Playing across boards, a try also
-   counts the distinct centres the power owns over the heads in play (``_score``).
+   is kept; with no budget left, the greedy bot's first plan. After a spring, a try also counts the
+   centres likely to change hands in the fall (``_spring_claims``); playing across boards, the
+   distinct centres the power owns over the heads in play (``_score``).
 
 This is the shape of the search-based no-press Diplomacy agents (candidate actions from a policy, the
 others' actions sampled from a policy of theirs, the best response on average kept), with the greedy
