@@ -42,6 +42,11 @@ SPRING_HOLD = 0.8
 """The weight of a centre a spring try leaves the power standing on (or another power standing on one
 of its own), against the greedy bot's score, where a centre owned counts one (``_spring_claims``)."""
 
+BOARD_TRIES = 48
+"""Tries times heads in play at most per phase: a try adjudicates every head, so that across boards,
+with several timelines, the tries are fewer and a phase stays within about the time of one board's
+(one head: 48 tries, more than the budgets used; five heads: 9; the runner's budget caps them too)."""
+
 DRAWS = 3
 """Further draws of the greedy bot's own random choices, as candidates."""
 
@@ -54,7 +59,7 @@ def search_bot(view: View) -> list[str]:
         return greedy_bot(view)
     rng = view.rng()
     plans, base, variants = plan_movement(view, rng)
-    budget = view.remaining
+    budget = min(view.remaining, max(BOARD_TRIES // max(len(view.heads()), 1), 2 * SAMPLES))
     samples = SAMPLES if budget >= SAMPLES * MIN_CANDIDATES else 1
     if budget < 2 * samples:
         return base
