@@ -157,7 +157,8 @@ def _likely_orders(view: View, samples: int) -> list[dict[str, list[str]]]:
     out: list[dict[str, list[str]]] = [{} for _ in range(samples)]
     powers = sorted({u.power for head in view.heads() for u in head.units.values()} - {view.power})
     for power in powers:
-        theirs = View(view.game, power, f"{view.seed}/{power}", view.settings, view.travel, budget=0)
+        theirs = View(view.game, power, f"{view.seed}/{power}", view.settings, view.travel, budget=0,
+                      listings=view.listings)
         for k in range(samples):
             lines = plan_heads(theirs, random.Random(f"{view.seed}/{power}/{k}"))[1]
             if lines:
