@@ -89,6 +89,7 @@ def cmd_bench(args, command: Callable[[list[str]], int]) -> int:
         def cell(value, width: int, spec: str) -> str:
             return f"{'-':>{width}}" if value is None else f"{value:>{width}{spec}}"
 
+        rows = []
         for r in bench_serve(args.rounds, args.serve_timelines, args.seed):
             print(f"{r['game']:<12} {r['boards']:>6} {r['played_before']:>6} {r['players']:>7} {r['steps']:>5} "
                   f"{r['lost']:>4} {r['stale']:>5} {r['p50_ms']:>7.1f} {r['p95_ms']:>7.1f} "
@@ -96,6 +97,18 @@ def cmd_bench(args, command: Callable[[list[str]], int]) -> int:
                   f"{r['page_again_s']:>7.2f} {r['page_after_s']:>7.2f} {cell(r['table_s'], 7, '.2f')} "
                   f"{cell(r['table_again_s'], 7, '.2f')} "
                   f"{cell(r['legal_p50_ms'], 12, '.1f')} {cell(r['legal_max_ms'], 7, '.1f')}", flush=True)
+            rows.append(r)
+        print("processor time of the server's workers per request (Server-Timing), of the server process per "
+              "round, and the load average during the rounds")
+        print(f"{'game':<12} {'cpu p50 ms':>10} {'p95 ms':>7} {'others p95':>10} {'completing p50':>14} "
+              f"{'round cpu s':>11} {'round wall s':>12} {'page cpu s':>10} {'again':>6} {'legal cpu p50':>13} "
+              f"{'max ms':>7} {'load':>9}")
+        for r in rows:
+            print(f"{r['game']:<12} {r['cpu_p50_ms']:>10.1f} {r['cpu_p95_ms']:>7.1f} "
+                  f"{cell(r['cpu_others_p95_ms'], 10, '.1f')} {cell(r['cpu_completing_p50_ms'], 14, '.1f')} "
+                  f"{cell(r['round_cpu_p50_s'], 11, '.2f')} {cell(r['turnaround_p50_s'], 12, '.2f')} "
+                  f"{r['page_cpu_s']:>10.2f} {r['page_again_cpu_s']:>6.2f} {cell(r['legal_cpu_p50_ms'], 13, '.1f')} "
+                  f"{cell(r['legal_cpu_max_ms'], 7, '.1f')} {r['load'][0]:>4.1f}-{r['load'][1]:<4.1f}", flush=True)
         return 0
     if args.suite == "possible":
         print(f"possible: api.legal_orders on random_game_until({args.timelines}, seed={args.seed}), processor "

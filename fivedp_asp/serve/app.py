@@ -47,6 +47,9 @@ from .store import GAMES_PER_MINUTE, SERVE_MEMORY_LIMIT, SERVE_TIME_LIMIT, SOLVE
 
 log = logging.getLogger("fivedp.serve")
 T = TypeVar("T")
+# the processor seconds a request's solving work took in the worker threads, said in its answer's
+# Server-Timing header (``cpu;dur=MS``): what a request costs the server, apart from how busy the machine is
+_SPENT: contextvars.ContextVar[list[float] | None] = contextvars.ContextVar("fivedp_spent", default=None)
 DEADLINE_CHECK_SECONDS = 5.0
 BACKOFF_DOUBLINGS = 6  # a due game that keeps failing is tried at most every 5 s x 2 ** 6 = 320 s
 EVENTS_SECONDS = 600.0  # an /events stream ends after this long; the browser's EventSource opens another
@@ -76,6 +79,7 @@ class Solvers:
     async def run(self, game_id: str | None, work: Callable[[], T]) -> T:
         """``work()`` done by a worker when one is free and the game (None: no game yet) solves
         nothing else."""
+        work = _counted(work)
         if game_id is None:
             loop = asyncio.get_running_loop()
             return await loop.run_in_executor(self._pool, contextvars.copy_context().run, work)
@@ -96,6 +100,19 @@ class Solvers:
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _counted(work: Callable[[], T]) -> Callable[[], T]:
+    """``work`` that adds the processor time of its thread to the request's count (``_SPENT``)."""
+    def counted() -> T:
+        started = time.thread_time()
+        try:
+            return work()
+        finally:
+            spent = _SPENT.get()
+            if spent is not None:
+                spent[0] += time.thread_time() - started
+    return counted
 
 
 class Makers:
@@ -192,6 +209,14 @@ def _lines(data: dict) -> list[str]:
 def _answer(handler: Callable[[Request], Awaitable[Any]]) -> Callable[[Request], Awaitable[Response]]:
     """A route whose refusals become JSON errors with their status, and whose failures a 500."""
     async def route(request: Request) -> Response:
+        spent = [0.0]
+        _SPENT.set(spent)
+        response = await answered(request)
+        if spent[0]:
+            response.headers["Server-Timing"] = f"cpu;dur={1000 * spent[0]:.1f}"
+        return response
+
+    async def answered(request: Request) -> Response:
         try:
             result = await handler(request)
         except (ServeError, Unavailable) as exc:
