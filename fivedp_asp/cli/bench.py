@@ -80,10 +80,10 @@ def cmd_bench(args, command: Callable[[list[str]], int]) -> int:
         from ..lab.bench.serve import bench_serve
 
         print(f"serve: fivedp serve on SQLite, every power's player submitting at once, {args.rounds} rounds; "
-              "latency of a submission (the last of a round adjudicates), the picture's page twice, the table in "
+              "latency of a submission (the last of a round completes the phase, which the server then adjudicates), the wait until the next phase, the picture's page twice, the table in "
               "Chromium twice (until its picture is drawn), one unit's legal orders", flush=True)
         print(f"{'game':<12} {'boards':>6} {'played':>6} {'players':>7} {'steps':>5} {'lost':>4} {'stale':>5} "
-              f"{'p50 ms':>7} {'p95 ms':>7} {'others p95':>10} {'adjud. p50':>10} {'page s':>7} {'again s':>7} "
+              f"{'p50 ms':>7} {'p95 ms':>7} {'others p95':>10} {'compl. p50':>10} {'page s':>7} {'again s':>7} "
               f"{'after s':>7} {'table s':>7} {'again s':>7} {'legal p50 ms':>12} {'max ms':>7}")
 
         def cell(value, width: int, spec: str) -> str:
@@ -93,7 +93,7 @@ def cmd_bench(args, command: Callable[[list[str]], int]) -> int:
         for r in bench_serve(args.rounds, args.serve_timelines, args.seed):
             print(f"{r['game']:<12} {r['boards']:>6} {r['played_before']:>6} {r['players']:>7} {r['steps']:>5} "
                   f"{r['lost']:>4} {r['stale']:>5} {r['p50_ms']:>7.1f} {r['p95_ms']:>7.1f} "
-                  f"{cell(r['others_p95_ms'], 10, '.1f')} {cell(r['adjudicating_p50_ms'], 10, '.1f')} {r['page_s']:>7.2f} "
+                  f"{cell(r['others_p95_ms'], 10, '.1f')} {cell(r['completing_p50_ms'], 10, '.1f')} {r['page_s']:>7.2f} "
                   f"{r['page_again_s']:>7.2f} {r['page_after_s']:>7.2f} {cell(r['table_s'], 7, '.2f')} "
                   f"{cell(r['table_again_s'], 7, '.2f')} "
                   f"{cell(r['legal_p50_ms'], 12, '.1f')} {cell(r['legal_max_ms'], 7, '.1f')}", flush=True)

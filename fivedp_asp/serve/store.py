@@ -388,7 +388,8 @@ class Games:
         ``game orders`` takes it (a line for a unit replaces that unit's earlier line; an illegal line
         does not replace a legal one unless ``force``; ``replace_all``: the new lines are the whole
         set). Submitting counts as having submitted, even with no line (the units hold). When every
-        power with something to do has submitted, the phase is adjudicated at once.
+        power with something to do has submitted, the answer says the phase is ``complete``: it is
+        adjudicated next, outside this request (``adjudicate_complete``).
 
         The lines are checked on a snapshot; the set is written if the power's own set is still the
         one they were checked against (the other powers' sets may change meanwhile: they are kept)."""
@@ -416,8 +417,18 @@ class Games:
         doc = orders_document(replace(game, pending={role.power: list(given.lines)}), given.submission,
                               viewer=role.power)
         doc["submitted"] = sorted(saved.orders)
-        doc["adjudicated"] = self._adjudicate_if_all_in(game_id, row.phase)
+        # the phase is adjudicated outside this request (``adjudicate_complete``, which the server's
+        # scheduler calls): the answer says only that it is complete
+        doc["complete"] = self._all_in(game, saved)
         return doc
+
+    def _all_in(self, game: Game, sealed: Sealed) -> bool:
+        """Whether every power with something to do in the phase the game waits for has submitted."""
+        if game.mv.winner:
+            return False
+        with self._limits():
+            due = {d.power for d in duties(game) if d.kind != DutyKind.BUILD or d.options}
+        return bool(due) and due <= set(sealed.orders)
 
     def check(self, game_id: str, token: str | None, lines: list[str]) -> dict:
         """The verdict on each line as if it were submitted (nothing is saved)."""
@@ -468,16 +479,17 @@ class Games:
         doc["opened"] = list(opened.opened)
         return new, kept, doc
 
-    def _adjudicate_if_all_in(self, game_id: str, phase: str) -> dict | None:
-        """Adjudicates when every power with something to do in the phase ``phase`` has submitted."""
+    def adjudicate_complete(self, game_id: str, phase: str) -> dict | None:
+        """Adjudicates the phase ``phase`` when every power with something to do in it has submitted
+        (checked again on the game as it is: a player may have withdrawn since); the step document, or
+        None when it was not. Stale when the orders kept changing while it was worked out."""
         def decide(row, game, sealed):
-            if row.phase != phase or game.mv.winner:
-                return False
-            with self._limits():
-                due = {d.power for d in duties(game) if d.kind != DutyKind.BUILD or d.options}
-            return bool(due) and due <= set(sealed.orders)
+            return row.phase == phase and self._all_in(game, sealed)
 
-        return self._replace_game(game_id, decide, self._adjudicated, lambda: None)
+        def moved():
+            raise Stale("the orders kept changing while the phase was adjudicated", phase)
+
+        return self._replace_game(game_id, decide, self._adjudicated, moved)
 
     def undo(self, game_id: str, token: str | None, *, phase: str | None = None) -> dict:
         """The host takes back the last step; the orders of that step wait again, private."""

@@ -41,17 +41,20 @@ def test_a_game_made_joined_and_played_by_its_roles(client):
     assert r.status_code == 200, r.text
     doc = valid(r.json(), "orders")
     assert [(a["order"], a["legal"]) for a in doc["accepted"]] == [("A Par - Bur", True), ("A Mar S A Par - Bur", True)]
-    assert doc["pending"] == {"France": ["A Par - Bur", "A Mar S A Par - Bur"]} and doc["adjudicated"] is None
+    assert doc["pending"] == {"France": ["A Par - Bur", "A Mar S A Par - Bur"]} and doc["complete"] is False
     # the other player and the host see that France submitted, never what
     for who in ("germany", "host", None):
         seen = t.view(who)
         assert seen["submitted"] == ["France"] and "Bur" not in json.dumps(seen), who
     assert "A Par - Bur" not in t.get("/picture", "germany").text and "A Par - Bur" in t.get("/picture", "France").text
-    # Germany submits too: every power with something to do has, so the phase is adjudicated
+    # Germany submits too: every power with something to do has, so the phase is complete; the answer
+    # says so at once, and the server adjudicates it next
     r = t.orders("germany", "A Mun - Bur", phase=key)
-    step = r.json()["adjudicated"]
-    assert valid(step, "step")["step"]["index"] == 1 and step["opened"] == ["France", "Germany"]
-    results = {(o["power"], o["text"]): o["result"] for o in step["step"]["orders"]}
+    assert valid(r.json(), "orders")["complete"] is True and r.json()["submitted"] == ["France", "Germany"]
+    t.next_phase(key)
+    step = valid(t.get("/history").json(), "history")["steps"][-1]
+    assert step["index"] == 1 and sorted(step["orders"]) == ["France", "Germany"]
+    results = {(o["power"], o["order"]): o["result"] for o in step["results"]}
     assert results[("France", "A Par - Bur")] == "succeeds" and results[("Germany", "A Mun - Bur")] == "fails"
     after = t.view("France")
     assert after["next"]["step"] == 2 and after["submitted"] == [] and after["pending"] == {}
@@ -249,7 +252,8 @@ def test_the_serve_benchmark_loses_nothing():
         assert r["lost"] == 0 and r["steps"] >= 3 and r["submissions"] >= 3 * 2
         assert 0 < r["p50_ms"] <= r["p95_ms"] and r["page_s"] > 0 and r["page_after_s"] > 0
         assert r["legal_units"] >= 1 and 0 < r["legal_p50_ms"] <= r["legal_max_ms"] and r["table_s"] is None
-        assert r["adjudicating_p50_ms"] is not None  # every round's last submission completed its phase
+        assert r["completing_p50_ms"] is not None  # every round's last submission completed its phase
+        assert r["turnaround_p50_s"] > 0 and r["round_cpu_p50_s"] > 0 and r["cpu_p50_ms"] > 0
     # the big game is played with its history, as a table holds it
     assert rows[1]["played_before"] > 0 and rows[1]["steps"] >= rows[1]["played_before"] + 3
 

@@ -95,7 +95,7 @@ def _rounds(base: str, gid: str, host: str, tokens: dict[str, str], rounds: int,
     turnaround: list[float] = []
     round_cpu: list[float] = []
     loads: list[float] = []
-    completed: list[bool] = []  # whether each submission completed its phase (and so adjudicated it)
+    completed: list[bool] = []  # whether each submission completed its phase
     told: dict[str, dict[str, list[str]]] = {p: {} for p in tokens}
     stale = 0
     problems: list[str] = []
@@ -124,7 +124,7 @@ def _rounds(base: str, gid: str, host: str, tokens: dict[str, str], rounds: int,
             with lock:
                 latencies.append(took)
                 cpu_ms.append(cpu)
-                completed.append(status == 200 and json.loads(body).get("adjudicated") is not None)
+                completed.append(status == 200 and json.loads(body)["complete"])
                 if status == 200:
                     told[power][key] = lines
                 elif status == 409:
@@ -221,8 +221,8 @@ def bench_serve(rounds: int = 20, timelines: int = 30, seed: int = 1, browser: b
                 _request(base, "GET", f"/api/games/{gid}/picture", token=host)
                 page_after = time.perf_counter() - t0
                 lat = r["latencies"]
-                # the submissions that completed their phase, adjudicating it, apart from the others
-                adjudicating = [t for t, done in zip(lat, r["completed"]) if done]
+                # the submissions that completed their phase apart from the others
+                completing = [t for t, done in zip(lat, r["completed"]) if done]
                 others = [t for t, done in zip(lat, r["completed"]) if not done]
                 cpu = [c or 0.0 for c in r["cpu_ms"]]
                 cpu_completing = [c for c, done in zip(cpu, r["completed"]) if done]
@@ -232,7 +232,7 @@ def bench_serve(rounds: int = 20, timelines: int = 30, seed: int = 1, browser: b
                              "submissions": len(lat), "lost": r["lost"], "stale": r["stale"],
                              "p50_ms": 1000 * statistics.median(lat), "p95_ms": 1000 * _percentile(lat, 95),
                              "others_p95_ms": 1000 * _percentile(others, 95) if others else None,
-                             "adjudicating_p50_ms": 1000 * statistics.median(adjudicating) if adjudicating else None,
+                             "completing_p50_ms": 1000 * statistics.median(completing) if completing else None,
                              "page_after_s": page_after,
                              "page_s": page_first, "page_again_s": page_again, "boards": view["boards"],
                              "table_s": None if table is None else table[0],
