@@ -475,6 +475,10 @@ class Scheduler:
         self._again: dict[str, str] = {}  # game -> the phase completed while its task was running
         self._failed: dict[str, tuple[int, int, float]] = {}  # due game -> revision when tried, failures, next try
 
+    def adjudicating(self) -> tuple[str, ...]:
+        """The games whose adjudication is under way or waiting for a worker."""
+        return tuple(sorted(self._running))
+
     def complete(self, gid: str, phase: str) -> None:
         """The game's phase ``phase`` has every submission it waits for: adjudicated now, in a task
         of its own (from the event loop)."""

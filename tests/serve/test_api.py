@@ -304,3 +304,45 @@ def test_the_servers_deadline_task_adjudicates_what_is_due(db_url):
 
     asyncio.run(run_a_while())
     assert games.view(gid, None)["steps"] == 1 and games.view(other, None)["steps"] == 0
+
+
+def test_the_completing_submission_answers_before_the_step_and_a_withdrawal_meanwhile_holds_it(client):
+    """The submission that completes a phase answers at once (``complete``) while the server's scheduler
+    adjudicates; a player who withdraws before that adjudication is written is not overruled: the
+    phase waits again, and its next completion is adjudicated."""
+    import threading
+    import time
+
+    t = new_table(client, {"start": TWO_POWERS})
+    t.join("France"), t.join("Germany")
+    games = client.app.state.games
+    real, held, asked = games.adjudicate_complete, threading.Event(), threading.Event()
+
+    def adjudicate_complete(gid, phase):
+        asked.set()
+        held.wait(60)  # the scheduler's adjudication held until the withdrawal is written
+        return real(gid, phase)
+
+    games.adjudicate_complete = adjudicate_complete
+    key = t.key()
+    assert t.orders("France", "A Par - Bur").json()["complete"] is False
+    r = t.orders("Germany", "A Mun - Bur")
+    assert r.status_code == 200 and r.json()["complete"] is True  # answered while the step is held
+    assert "cpu;dur=" in r.headers["Server-Timing"]  # the processor time its solving took
+    assert asked.wait(60)
+    assert t.withdraw("Germany", phase=key).status_code == 200
+    held.set()
+    scheduler = client.app.state.scheduler
+    for _ in range(1200):  # the held adjudication finds the phase no longer complete: nothing is played
+        if not scheduler.adjudicating():
+            break
+        time.sleep(0.05)
+    assert not scheduler.adjudicating()
+    view = t.view("France")
+    assert view["steps"] == 0 and view["next"]["key"] == key and view["submitted"] == ["France"]
+    assert t.view("Germany")["pending"] == {}
+    # Germany submits again: complete, and adjudicated with France's orders and Germany's new ones
+    assert t.orders("Germany", "A Mun H", phase=key).json()["complete"] is True
+    assert t.next_phase(key)["steps"] == 1
+    step = t.last_step()
+    assert step["orders"] == {"France": ["A Par - Bur"], "Germany": ["A Mun H"]}
