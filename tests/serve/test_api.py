@@ -346,3 +346,31 @@ def test_the_completing_submission_answers_before_the_step_and_a_withdrawal_mean
     assert t.next_phase(key)["steps"] == 1
     step = t.last_step()
     assert step["orders"] == {"France": ["A Par - Bur"], "Germany": ["A Mun H"]}
+
+
+def test_a_check_and_the_submission_of_the_same_lines_ask_the_rules_once(client, monkeypatch):
+    """The verdicts on a set of lines are kept for the phase: the page's check and then its submission
+    of the same lines ask the rules once, and give the same verdicts; other lines, or the same lines in
+    the next phase, are asked of the rules again."""
+    import fivedp_asp.game.play as play
+
+    asked = []
+    real = play.check_orders
+    monkeypatch.setattr(play, "check_orders", lambda game: asked.append(1) or real(game))
+    t = new_table(client, {"start": TWO_POWERS})
+    t.join("France"), t.join("Germany")
+    lines = ["A Par - Bur", "F Bre - Lon"]
+    checked = t.post("/orders/check", {"lines": lines}, "France").json()
+    r = t.orders("France", *lines, replace=True)
+    verdicts = [(a["order"], a["legal"], a["reason"]) for a in r.json()["accepted"]]
+    assert verdicts == [(a["order"], a["legal"], a["reason"]) for a in checked["accepted"]]
+    assert verdicts == [("A Par - Bur", True, None), ("F Bre - Lon", False, "not adjacent")] and len(asked) == 1
+    t.orders("France", "A Par - Pic", replace=True)
+    assert len(asked) == 2
+    key = t.key()
+    t.orders("Germany")
+    t.next_phase(key)
+    before = len(asked)
+    t.post("/orders/check", {"lines": ["A Pic - Bel"]}, "France")
+    t.orders("France", "A Pic - Bel", replace=True)
+    assert len(asked) == before + 1  # the next phase's verdicts, asked once for its check and submission
