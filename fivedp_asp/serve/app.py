@@ -528,9 +528,16 @@ class Scheduler:
             self._ended(gid)
 
     async def watch(self) -> None:
-        """Every ``every`` seconds, the games past their deadline adjudicated, each in a task of its own."""
+        """Every ``every`` seconds, the games past their deadline adjudicated, each in a task of its own.
+        First, every game with private orders waiting is looked at once: a server stopped between a
+        phase's last submission and its adjudication left it complete, and nothing else would hand it over."""
         loop = asyncio.get_running_loop()
         failed = self._failed
+        try:
+            for gid, phase in await run_in_threadpool(self.games.waiting):
+                self.complete(gid, phase)
+        except Exception as exc:  # noqa: BLE001 - the deadlines are watched all the same; logged without input
+            log.error("the look at the games waiting failed: %s: %s", type(exc).__name__, str(exc)[:300])
         while True:
             await asyncio.sleep(self.every)
             try:

@@ -543,6 +543,16 @@ class Games:
 
         return self._replace_game(game_id, decide, work, moved)
 
+    def waiting(self) -> list[tuple[str, str]]:
+        """The games in progress with private orders waiting, and the phase each waits for: those a
+        server stopped between a phase's last submission and its adjudication may have left complete.
+        Open tables are left to their own routes (``serve.oliveriver``), which adjudicate as they submit."""
+        with self.db.transaction(write=False) as tx:
+            rows = tx.rows("SELECT id, phase, sealed FROM fivedp_games WHERE finished = 0 AND host_hash <> ?",
+                           (OPEN_TABLE,))
+        return [(gid, phase) for gid, phase, sealed in rows
+                if parse_sealed(sealed.encode("utf-8"), f"game {gid}", phase).orders]
+
     def due(self) -> list[str]:
         """The games whose phase is past its deadline."""
         now = self.clock()

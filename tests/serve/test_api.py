@@ -374,3 +374,31 @@ def test_a_check_and_the_submission_of_the_same_lines_ask_the_rules_once(client,
     t.post("/orders/check", {"lines": ["A Pic - Bel"]}, "France")
     t.orders("France", "A Pic - Bel", replace=True)
     assert len(asked) == before + 1  # the next phase's verdicts, asked once for its check and submission
+
+
+def test_a_phase_left_complete_by_a_stopped_server_is_adjudicated_when_one_starts(db_url):
+    """Every power submitted, then the server stopped before adjudicating: the next server to start
+    adjudicates that phase; a game still waiting for a power is left waiting."""
+    from starlette.testclient import TestClient
+
+    from fivedp_asp.serve.app import make_app
+    from fivedp_asp.serve.database import Database
+    from fivedp_asp.serve.store import Games, game_from_start
+
+    games = Games(Database(db_url))
+    made = {}
+    for name in ("complete", "waiting"):
+        gid, _ = games.create(game_from_start({}, None))
+        tokens = {p: games.join(gid, p)[1] for p in ("Austria", "England", "France", "Germany", "Italy", "Russia",
+                                                     "Turkey")}
+        key = games.view(gid, None)["next"]["key"]
+        answers = [games.submit(gid, tokens[p], [], phase=key) for p in sorted(tokens)[:7 if name == "complete" else 6]]
+        assert answers[-1]["complete"] is (name == "complete")  # nothing adjudicates it here: no server runs
+        made[name] = (gid, key)
+    assert games.view(made["complete"][0], None)["steps"] == 0
+    with TestClient(make_app(db_url, deadline_check=0.05)) as client:
+        from tests.serve.conftest import Table
+
+        view = Table(client, made["complete"][0], "").next_phase(made["complete"][1], timeout=60)
+        assert view["steps"] == 1
+    assert games.view(made["waiting"][0], None)["steps"] == 0
