@@ -214,7 +214,7 @@ def bench_serve(rounds: int = 20, timelines: int = 30, seed: int = 1, browser: b
                 page_again_cpu = _timed_request(base, "GET", f"/api/games/{gid}/picture", token=host)[2]
                 page_again = time.perf_counter() - t0
                 power = max(tokens, key=lambda p: sum(len(d["units"]) for d in view["next"]["due"] if d["power"] == p))
-                table = _table_in_browser(base, gid, tokens[power]) if browser else None
+                table = _table_in_browser(base, gid, tokens[power], proc.pid) if browser else None
                 legal, legal_cpu = _legal_orders(base, gid, tokens[power], view, power, units)
                 r = _rounds(base, gid, host, tokens, rounds, proc.pid)
                 t0 = time.perf_counter()
@@ -237,6 +237,8 @@ def bench_serve(rounds: int = 20, timelines: int = 30, seed: int = 1, browser: b
                              "page_s": page_first, "page_again_s": page_again, "boards": view["boards"],
                              "table_s": None if table is None else table[0],
                              "table_again_s": None if table is None else table[1],
+                             "table_cpu_s": None if table is None else table[2],
+                             "table_again_cpu_s": None if table is None else table[3],
                              "legal_units": len(legal), "legal_p50_ms": 1000 * statistics.median(legal) if legal else None,
                              "legal_max_ms": 1000 * max(legal) if legal else None,
                              "cpu_p50_ms": statistics.median(cpu), "cpu_p95_ms": _percentile(cpu, 95),
@@ -273,10 +275,10 @@ def _legal_orders(base: str, gid: str, token: str, view: dict, power: str, count
     return took, cpu
 
 
-def _table_in_browser(base: str, gid: str, token: str) -> tuple[float, float] | None:
+def _table_in_browser(base: str, gid: str, token: str, pid: int) -> tuple[float, float, float, float] | None:
     """Seconds from opening the table with a player's link until the picture's view is drawn and
-    ready in its frame: a first page, then a second (the server's drawing kept). None without
-    Playwright or a Chromium."""
+    ready in its frame: a first page, then a second (the server's drawing kept); and the processor
+    seconds the server process spent meanwhile, for each. None without Playwright or a Chromium."""
     import shutil
 
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -286,21 +288,23 @@ def _table_in_browser(base: str, gid: str, token: str) -> tuple[float, float] | 
         return None
     if chromium is None:
         return None
-    took = []
+    took, spent = [], []
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
         try:
             for _ in range(2):
                 page = browser.new_page(viewport={"width": 1400, "height": 900})
+                cpu0 = _process_cpu(pid)
                 t0 = time.perf_counter()
                 page.goto(f"{base}/play/{gid}#token={token}")
                 page.frame_locator("#picture").locator("svg#view[data-ready]").wait_for(state="attached",
                                                                                          timeout=300_000)
                 took.append(time.perf_counter() - t0)
+                spent.append(_process_cpu(pid) - cpu0)
                 page.close()
         finally:
             browser.close()
-    return took[0], took[1]
+    return took[0], took[1], spent[0], spent[1]
 
 
 def _free_port() -> int:
