@@ -200,6 +200,20 @@ def _kept(step: dict) -> tuple:
             tuple(sorted((r["power"], r["order"], r["qualified"], r["result"], r.get("reason")) for r in step["results"])))
 
 
+def settled(c, gid: str, record: Record, quiet: float = 2.0) -> None:
+    """Waits until the game's revision has not moved for ``quiet`` seconds (at most WAIT seconds),
+    then looks at it as a client would."""
+    began, last, since = time.monotonic(), None, time.monotonic()
+    while time.monotonic() - began < WAIT:
+        now = c.get(f"/api/games/{gid}/revision").json()["revision"]
+        if now != last:
+            last, since = now, time.monotonic()
+        elif time.monotonic() - since >= quiet:
+            break
+        time.sleep(0.1)
+    assert observe(c, gid, "a client after the end", record) is not None
+
+
 def verified(base: str, gid: str, token: str, tmp_path, name: str) -> str:
     """The game's file as its host downloads it, through ``fivedp game verify``; its text."""
     r = httpx.get(f"{base}/api/games/{gid}/file", headers={"Authorization": f"Bearer {token}"}, timeout=60)
@@ -243,6 +257,9 @@ def soak(bases: list[str], tmp_path) -> dict:
         stop.set()
         grinder.join(120)
     played = time.monotonic() - began
+    # the clients stopped looking once enough steps were shown: the phase their last submissions
+    # completed may be adjudicated after that, and is shown to one more client once the game is still
+    settled(first, gid, record)
     assert not record.failures, record.failures[:5]
     history = first.get(f"/api/games/{gid}/history").json()["steps"]
     text = verified(bases[0], gid, host_token, tmp_path, "played")
