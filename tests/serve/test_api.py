@@ -402,3 +402,40 @@ def test_a_phase_left_complete_by_a_stopped_server_is_adjudicated_when_one_start
         view = Table(client, made["complete"][0], "").next_phase(made["complete"][1], timeout=60)
         assert view["steps"] == 1
     assert games.view(made["waiting"][0], None)["steps"] == 0
+
+
+def test_a_complete_phase_whose_adjudication_fails_waits_with_its_orders(client, caplog):
+    """The scheduler's adjudication of a complete phase fails (here once, as a step past the time
+    limit would): nothing is lost, the phase waits with every set submitted, and the host's
+    adjudicate plays it."""
+    import time
+
+    from fivedp_asp.serve.store import ServeError
+
+    t = new_table(client, {"start": TWO_POWERS})
+    t.join("France"), t.join("Germany")
+    games, scheduler = client.app.state.games, client.app.state.scheduler
+    real, failed = games._adjudicated, []
+
+    def adjudicated(game, sealed):
+        if not failed:
+            failed.append(1)
+            raise ServeError("the step took longer than the time limit")
+        return real(game, sealed)
+
+    games._adjudicated = adjudicated
+    key = t.key()
+    t.orders("France", "A Par - Bur")
+    with caplog.at_level(logging.ERROR, logger="fivedp.serve"):
+        assert t.orders("Germany", "A Mun - Bur").json()["complete"] is True
+        for _ in range(1200):
+            if failed and not scheduler.adjudicating():
+                break
+            time.sleep(0.05)
+    assert failed and not scheduler.adjudicating()
+    assert "complete phase of game" in caplog.text and "A Mun" not in caplog.text
+    view = t.view("France")
+    assert view["steps"] == 0 and view["next"]["key"] == key and view["submitted"] == ["France", "Germany"]
+    r = t.adjudicate()
+    assert r.status_code == 200 and r.json()["opened"] == ["France", "Germany"]
+    assert t.last_step()["orders"] == {"France": ["A Par - Bur"], "Germany": ["A Mun - Bur"]}
