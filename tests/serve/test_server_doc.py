@@ -64,7 +64,7 @@ def test_the_curl_session_runs_as_written(tmp_path):
     assert json.loads(possible)["orders"]
     assert json.loads(submit_g)["complete"] is True and wait == ""
     step = json.loads(history)["steps"][0]
-    results = {o["order"]: (o["result"], o["reason"]) for o in step["results"]}
+    results = {o["order"]: (o["result"], o.get("reason")) for o in step["results"]}
     assert results["A Par - Bur"] == ("succeeds", "attack 2 against 1") and results["A Mun - Bur"][0] == "fails"
     assert stale.endswith(" 409") and "the game has moved on" in stale
     assert len(json.loads(history)["steps"]) == 1
