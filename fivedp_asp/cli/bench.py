@@ -80,22 +80,36 @@ def cmd_bench(args, command: Callable[[list[str]], int]) -> int:
         from ..lab.bench.serve import bench_serve
 
         print(f"serve: fivedp serve on SQLite, every power's player submitting at once, {args.rounds} rounds; "
-              "latency of a submission (the last of a round adjudicates), the picture's page twice, the table in "
+              "latency of a submission (the last of a round completes the phase, which the server then adjudicates), the wait until the next phase, the picture's page twice, the table in "
               "Chromium twice (until its picture is drawn), one unit's legal orders", flush=True)
         print(f"{'game':<12} {'boards':>6} {'played':>6} {'players':>7} {'steps':>5} {'lost':>4} {'stale':>5} "
-              f"{'p50 ms':>7} {'p95 ms':>7} {'others p95':>10} {'adjud. p50':>10} {'page s':>7} {'again s':>7} "
+              f"{'p50 ms':>7} {'p95 ms':>7} {'others p95':>10} {'compl. p50':>10} {'page s':>7} {'again s':>7} "
               f"{'after s':>7} {'table s':>7} {'again s':>7} {'legal p50 ms':>12} {'max ms':>7}")
 
         def cell(value, width: int, spec: str) -> str:
             return f"{'-':>{width}}" if value is None else f"{value:>{width}{spec}}"
 
+        rows = []
         for r in bench_serve(args.rounds, args.serve_timelines, args.seed):
             print(f"{r['game']:<12} {r['boards']:>6} {r['played_before']:>6} {r['players']:>7} {r['steps']:>5} "
                   f"{r['lost']:>4} {r['stale']:>5} {r['p50_ms']:>7.1f} {r['p95_ms']:>7.1f} "
-                  f"{cell(r['others_p95_ms'], 10, '.1f')} {cell(r['adjudicating_p50_ms'], 10, '.1f')} {r['page_s']:>7.2f} "
+                  f"{cell(r['others_p95_ms'], 10, '.1f')} {cell(r['completing_p50_ms'], 10, '.1f')} {r['page_s']:>7.2f} "
                   f"{r['page_again_s']:>7.2f} {r['page_after_s']:>7.2f} {cell(r['table_s'], 7, '.2f')} "
                   f"{cell(r['table_again_s'], 7, '.2f')} "
                   f"{cell(r['legal_p50_ms'], 12, '.1f')} {cell(r['legal_max_ms'], 7, '.1f')}", flush=True)
+            rows.append(r)
+        print("processor time of the server's workers per request (Server-Timing), of the server process per "
+              "round and while the table was drawn in Chromium, and the load average during the rounds")
+        print(f"{'game':<12} {'cpu p50 ms':>10} {'p95 ms':>7} {'others p95':>10} {'completing p50':>14} "
+              f"{'round cpu s':>11} {'round wall s':>12} {'page cpu s':>10} {'again':>6} {'legal cpu p50':>13} "
+              f"{'max ms':>7} {'table cpu s':>11} {'again':>6} {'load':>9}")
+        for r in rows:
+            print(f"{r['game']:<12} {r['cpu_p50_ms']:>10.1f} {r['cpu_p95_ms']:>7.1f} "
+                  f"{cell(r['cpu_others_p95_ms'], 10, '.1f')} {cell(r['cpu_completing_p50_ms'], 14, '.1f')} "
+                  f"{cell(r['round_cpu_p50_s'], 11, '.2f')} {cell(r['turnaround_p50_s'], 12, '.2f')} "
+                  f"{r['page_cpu_s']:>10.2f} {r['page_again_cpu_s']:>6.2f} {cell(r['legal_cpu_p50_ms'], 13, '.1f')} "
+                  f"{cell(r['legal_cpu_max_ms'], 7, '.1f')} {cell(r['table_cpu_s'], 11, '.2f')} "
+                  f"{cell(r['table_again_cpu_s'], 6, '.2f')} {r['load'][0]:>4.1f}-{r['load'][1]:<4.1f}", flush=True)
         return 0
     if args.suite == "possible":
         print(f"possible: api.legal_orders on random_game_until({args.timelines}, seed={args.seed}), processor "

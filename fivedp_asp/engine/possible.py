@@ -533,6 +533,9 @@ def legal_orders(mv: Multiverse, *, power: str | None = None, unit: str | None =
     return LegalOrders(mv)(power=power, unit=unit, kind=kind, to=to)
 
 
+ANSWERS_KEPT = 256  # the questions whose answers a LegalOrders keeps (a unit's orders, one power's, ...)
+
+
 class LegalOrders:
     """``legal_orders`` of one multiverse, asked many times (a server's table asks unit by unit): what
     every question of a movement phase shares, which boards each head may act on (a solver call over
@@ -543,14 +546,24 @@ class LegalOrders:
             raise UsageError(f"LegalOrders needs a Multiverse, not {type(mv).__name__}")
         self.mv = mv
         self._space: _Space | None = None
+        # the answers given, by question: a player's page asks again for a unit it listed before
+        self._answers: dict[tuple, tuple[PossibleOrder, ...]] = {}
 
     def __call__(self, *, power: str | None = None, unit: str | None = None, kind: str | Iterable[str] | None = None,
                  to: str | None = None) -> tuple[PossibleOrder, ...]:
-        """As ``legal_orders(mv, ...)``."""
+        """As ``legal_orders(mv, ...)``; a question asked before is answered as it was then."""
+        question = (power, unit, kind if kind is None or isinstance(kind, str) else tuple(kind), to)
+        known = self._answers.get(question)
+        if known is not None:
+            return known
         if self._space is None:
             self._space = _Space(self.mv)
         with collector.paused():
-            return _listed(self.mv, self._space, power=power, unit=unit, kind=kind, to=to)
+            found = _listed(self.mv, self._space, power=power, unit=unit, kind=kind, to=to)
+        if len(self._answers) >= ANSWERS_KEPT:
+            self._answers.pop(next(iter(self._answers)))
+        self._answers[question] = found
+        return found
 
 
 def _listed(mv: Multiverse, space: _Space, *, power: str | None, unit: str | None,
@@ -582,7 +595,7 @@ def _listed(mv: Multiverse, space: _Space, *, power: str | None, unit: str | Non
         return (power is None or u.power == power) and (only is None or only == (board.timeline, board.turn, u.province))
 
     if phase == MOVEMENT and kinds:
-        for b in acting:
+        for b in acting if only is None else [b for b in acting if b.key == only[:2]]:
             cands = _Candidates(space, kinds, target)
             units = [u for u in sorted(b.units.values(), key=lambda u: u.location) if wanted(b, u)]
             for u in units:

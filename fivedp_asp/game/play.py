@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from types import MappingProxyType
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, MutableMapping
 
 from ..model.kinds import DutyKind, Result
 from ..model import orders as o
-from ..errors import AdjudicationError, InputError, NotationError, quoted
+from ..errors import AdjudicationError, InputError, NotationError, UsageError, quoted
 from ..yaml_lines import plain, plain_json
 from ..model.map import GameMap
 from ..model.multiverse import (ADJUSTMENT, MOVEMENT, PHASES, RETREAT, SUSTAIN, Board, Multiverse, Unit, board_name,
@@ -123,13 +123,29 @@ _VERB_PHASES: dict[type, tuple[str, ...]] = {
 }
 
 
-def phase_problem(mv: Multiverse, line: str, order: o.Order, power: str) -> str | None:
+@dataclass(frozen=True)
+class _NextPhase:
+    """What ``phase_problem`` reads of the multiverse, the same for every line of a submission: the
+    next phase, the keys of the heads, and the words that say where it is played."""
+
+    phase: str
+    heads: frozenset[tuple[int, int]]
+    where: str
+
+    @staticmethod
+    def of(mv: Multiverse) -> "_NextPhase":
+        phase = next_phase(mv)
+        acting = [b for b in mv.heads if b.phase == phase]
+        return _NextPhase(phase, frozenset(h.key for h in mv.heads),
+                          f"the next phase is {phase} on {', '.join(b.name for b in acting)}")
+
+
+def phase_problem(mv: Multiverse, line: str, order: o.Order, power: str, known: _NextPhase | None = None) -> str | None:
     """Why an order cannot be for the next phase, or None. Only what is certain from the verb and the
     board the unit stands on: an order that may be for this phase but is illegal is left to the rules
-    (it is reported ``invalid`` with their reason)."""
-    phase = next_phase(mv)
-    acting = [b for b in mv.heads if b.phase == phase]
-    where = f"the next phase is {phase} on {', '.join(b.name for b in acting)}"
+    (it is reported ``invalid`` with their reason). ``known``: the next phase read once for many lines."""
+    known = known or _NextPhase.of(mv)
+    phase, where = known.phase, known.where
     phases = _VERB_PHASES.get(type(order))
     if phases is None or phase not in PHASES:
         return None
@@ -143,7 +159,7 @@ def phase_problem(mv: Multiverse, line: str, order: o.Order, power: str) -> str 
     except InputError:
         return None  # names no board: the rules report it
     board = mv.boards.get(r.unit.board) if r.unit else None
-    if board is None or board.key not in {h.key for h in mv.heads} or board.phase == phase:
+    if board is None or board.key not in known.heads or board.phase == phase:
         return None
     return f"order {quoted(line)}: board {board.name} is waiting for its {board.phase}, but {where}"
 
@@ -207,6 +223,7 @@ def _group_lines(game: Game, power: str | None, lines: list[str], check_phase: b
     if mv.winner:
         raise InputError(f"the game is over: {mv.winner} has won")
     by_power: dict[str, list[str]] = {}
+    known = _NextPhase.of(mv) if check_phase else None
     for line in lines:
         line = line.strip()
         if not line or line.startswith("#"):
@@ -224,7 +241,7 @@ def _group_lines(game: Game, power: str | None, lines: list[str], check_phase: b
             who = mv.game_map.power(who) if who else power_of_line(mv, line)
         except NotationError as exc:
             raise InputError(f"order {quoted(line)}: {exc.problem} (column {exc.position + 1})") from None
-        problem = phase_problem(mv, line, order, who) if check_phase else None
+        problem = phase_problem(mv, line, order, who, known) if check_phase else None
         if problem:
             raise InputError(problem)
         by_power.setdefault(who, []).append(line)
@@ -232,7 +249,8 @@ def _group_lines(game: Game, power: str | None, lines: list[str], check_phase: b
 
 
 def submit_orders(game: Game, power: str | None, lines: list[str], *, replace_all: bool = False,
-                  check_phase: bool = True, check: bool = False, force: bool = False) -> Submission:
+                  check_phase: bool = True, check: bool = False, force: bool = False,
+                  verdicts: MutableMapping[frozenset, dict] | None = None) -> Submission:
     """Takes order lines for the next phase. A line for a unit that already has a waiting order takes
     its place (and says so); other waiting orders stay. ``replace_all`` first withdraws every waiting
     order of the powers that give orders now. Lines of another phase are refused (InputError), and
@@ -242,7 +260,11 @@ def submit_orders(game: Game, power: str | None, lines: list[str], *, replace_al
     ``check`` asks the legality rules about every line (``check_orders`` on the orders as they would
     stand): each ``Accepted`` then says whether it is legal and why not. An illegal line that would
     replace a legal waiting order is not taken (``Submission.refused``): a typo must not silently
-    undo a good order. ``force`` takes it all the same."""
+    undo a good order. ``force`` takes it all the same. ``verdicts``: the rules' verdicts kept for
+    this very multiverse by the caller, by the orders they were given on (a check and the submission
+    of the same lines then ask the rules once)."""
+    if verdicts is not None and not isinstance(verdicts, MutableMapping):
+        raise UsageError("submit_orders: verdicts must be a mutable mapping")
     mv = game.mv
     by_power = _group_lines(game, power, lines, check_phase)
     pending = {p: list(v) for p, v in game.pending.items()}
@@ -270,30 +292,37 @@ def submit_orders(game: Game, power: str | None, lines: list[str], *, replace_al
     pending = {p: v for p, v in pending.items() if v}
     if not check:
         return Submission(replace(game, pending=pending), tuple(taken), tuple(withdrawn))
-    return _checked(game, replace(game, pending=pending), taken, withdrawn, force)
+    return _checked(game, replace(game, pending=pending), taken, withdrawn, force, verdicts)
 
 
-def _illegal(game: Game) -> dict[tuple[str, str], tuple[str, bool]]:
+def _illegal(game: Game, verdicts: MutableMapping[frozenset, dict] | None = None) -> dict[tuple[str, str], tuple[str, bool]]:
     """(power, line) -> (the rules' reason, whether the line is legal but fails), for every waiting line
-    the rules would not carry out (``check_orders``)."""
+    the rules would not carry out (``check_orders``): one pass of the rules for all the lines, kept in
+    ``verdicts`` (when given) under the waiting orders it was made on."""
     if not any(game.pending.values()):
         return {}
-    return {(x.power, x.text): (x.reason or "illegal", x.result == Result.FAILS) for x in check_orders(game)}
+    key = frozenset((p, tuple(v)) for p, v in game.pending.items() if v)
+    if verdicts is not None and key in verdicts:
+        return verdicts[key]
+    found = {(x.power, x.text): (x.reason or "illegal", x.result == Result.FAILS) for x in check_orders(game)}
+    if verdicts is not None:
+        verdicts[key] = found
+    return found
 
 
 def _checked(before: Game, after: Game, taken: list[Accepted], withdrawn: list[tuple[str, str]],
-             force: bool) -> Submission:
+             force: bool, verdicts: MutableMapping[frozenset, dict] | None = None) -> Submission:
     """``submit_orders`` with ``check``: the legality of every line taken, and illegal lines that
     would replace a legal waiting order put back out (unless ``force``). When the next phase as it
     would stand has no single adjudication (a rule of one's own can make it so), nothing can be judged:
     every line is taken, unchecked (``legal`` None), and adjudicating will report the problem."""
     try:
-        illegal = _illegal(after)
+        illegal = _illegal(after, verdicts)
     except AdjudicationError:
         unchecked = "not checked: the rules give the next phase no single adjudication as it stands"
         return Submission(after, tuple(replace(a, reason=unchecked) for a in taken), tuple(withdrawn))
     replacing = [a for a in taken if (a.power, a.text) in illegal and a.replaces is not None]
-    was_illegal = _illegal(before) if replacing and not force else {}
+    was_illegal = _illegal(before, verdicts) if replacing and not force else {}
     pending = {p: list(v) for p, v in after.pending.items()}
     accepted: list[Accepted] = []
     refused: list[Accepted] = []
@@ -415,8 +444,8 @@ def duties(game: Game) -> tuple[Duty, ...]:
                     out.append(Duty(who, b.name, DutyKind.DISBAND, units, mine, -n))
     else:
         for b in acting:
+            units = sorted(b.units.values(), key=lambda u: unit_text(u, m))
             for who in sorted({u.power for u in b.units.values()}):
-                units = sorted(b.units.values(), key=lambda u: unit_text(u, m))
                 mine = tuple(unit_designation(mv, b.key, u) for u in units if u.power == who)
                 done = tuple(unit_designation(mv, b.key, u) for u in units if u.power == who
                              and (b.timeline, b.turn, u.province) in ordered)

@@ -14,7 +14,7 @@ returns what they become, for a store (``files.store``, ``serve.store``) to writ
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Callable, Mapping
+from typing import Callable, Mapping, MutableMapping
 
 from ..engine.step import StepReport
 from ..errors import AdjudicationError, InputError, UsageError
@@ -67,18 +67,20 @@ class SealedSet:
 
 
 def seal(game: Game, sealed: Sealed, power: str, lines: list[str], *, keep: bool = False,
-         keep_empty: bool = False, force: bool = True) -> tuple[Sealed, SealedSet]:
+         keep_empty: bool = False, force: bool = True,
+         verdicts: MutableMapping[frozenset, dict] | None = None) -> tuple[Sealed, SealedSet]:
     """``power``'s private set for the phase the game waits for, each line checked by the rules.
     ``keep``: the lines are added to the power's set (a line for a unit replaces that unit's line,
     as open orders do) instead of replacing it. ``keep_empty``: a set with no order is kept (the power
     submitted nothing: its units hold) rather than withdrawn. ``force``: an illegal line replaces a
     legal one of the same unit (otherwise it is not taken, as ``game orders`` does). Lines for
-    another power are refused."""
+    another power are refused. ``verdicts``: the rules' verdicts kept for this game's phase
+    (``play.submit_orders``)."""
     if not isinstance(game, Game) or not isinstance(sealed, Sealed):
         raise UsageError("seal: give a Game and its Sealed sets")
     own = list(sealed.orders.get(power, ())) if keep else []
     alone = replace(game, pending={power: own} if own else {})
-    sub = submit_orders(alone, power, lines, replace_all=not keep, check=True, force=force)
+    sub = submit_orders(alone, power, lines, replace_all=not keep, check=True, force=force, verdicts=verdicts)
     others = sorted({a.power for a in sub.accepted} - {power})
     if others:
         raise InputError(f"lines for {', '.join(others)} given as {power}'s: a private set is one power's orders")

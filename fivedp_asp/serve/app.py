@@ -11,9 +11,11 @@ failing); an unexpected failure is a 500 with a message that says so, never a tr
 Whatever may solve (a view's duties, a check, a submission, an adjudication, an undo, the legal
 orders, the picture) runs in a pool of ``solvers`` worker threads, never on the event loop, so that a
 long adjudication holds up no other request; beyond that many the work waits its turn, and a game
-solves one thing at a time, so that one game cannot take every worker. A task checks the deadlines
-every few seconds (every server process does: the write decides which one adjudicates) and
-adjudicates each due game in a task of its own. Every response carries the security headers
+solves one thing at a time, so that one game cannot take every worker. No request adjudicates: the
+submission that completes a phase answers at once and hands the game to the scheduler
+(``Scheduler``), which adjudicates it in a task of its own, as it does each game past its deadline
+(every server process checks the deadlines every few seconds: the write decides which one
+adjudicates). Every response carries the security headers
 (``serve.headers``).
 """
 
@@ -43,11 +45,15 @@ from ..files.layout import JsonRefused, load_json
 from ..limits import MAX_FILE_BYTES
 from .database import Database, Unavailable
 from .headers import SecurityHeaders
-from .store import GAMES_PER_MINUTE, SERVE_MEMORY_LIMIT, SERVE_TIME_LIMIT, SOLVERS, Games, ServeError, game_from_start
+from .store import GAMES_PER_MINUTE, SERVE_MEMORY_LIMIT, SERVE_TIME_LIMIT, SOLVERS, Games, ServeError, Stale, game_from_start
 
 log = logging.getLogger("fivedp.serve")
 T = TypeVar("T")
+# the processor seconds a request's solving work took in the worker threads, said in its answer's
+# Server-Timing header (``cpu;dur=MS``): what a request costs the server, apart from how busy the machine is
+_SPENT: contextvars.ContextVar[list[float] | None] = contextvars.ContextVar("fivedp_spent", default=None)
 DEADLINE_CHECK_SECONDS = 5.0
+COMPLETE_TRIES = 5  # a complete phase worked out again while its orders keep changing, at most so many times
 BACKOFF_DOUBLINGS = 6  # a due game that keeps failing is tried at most every 5 s x 2 ** 6 = 320 s
 EVENTS_SECONDS = 600.0  # an /events stream ends after this long; the browser's EventSource opens another
 HEARTBEAT_SECONDS = 15.0  # a comment line sent on a quiet /events stream, so that it is never idle
@@ -76,6 +82,7 @@ class Solvers:
     async def run(self, game_id: str | None, work: Callable[[], T]) -> T:
         """``work()`` done by a worker when one is free and the game (None: no game yet) solves
         nothing else."""
+        work = _counted(work)
         if game_id is None:
             loop = asyncio.get_running_loop()
             return await loop.run_in_executor(self._pool, contextvars.copy_context().run, work)
@@ -96,6 +103,19 @@ class Solvers:
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _counted(work: Callable[[], T]) -> Callable[[], T]:
+    """``work`` that adds the processor time of its thread to the request's count (``_SPENT``)."""
+    def counted() -> T:
+        started = time.thread_time()
+        try:
+            return work()
+        finally:
+            spent = _SPENT.get()
+            if spent is not None:
+                spent[0] += time.thread_time() - started
+    return counted
 
 
 class Makers:
@@ -192,6 +212,14 @@ def _lines(data: dict) -> list[str]:
 def _answer(handler: Callable[[Request], Awaitable[Any]]) -> Callable[[Request], Awaitable[Response]]:
     """A route whose refusals become JSON errors with their status, and whose failures a 500."""
     async def route(request: Request) -> Response:
+        spent = [0.0]
+        _SPENT.set(spent)
+        response = await answered(request)
+        if spent[0]:
+            response.headers["Server-Timing"] = f"cpu;dur={1000 * spent[0]:.1f}"
+        return response
+
+    async def answered(request: Request) -> Response:
         try:
             result = await handler(request)
         except (ServeError, Unavailable) as exc:
@@ -227,6 +255,7 @@ def make_app(db: Database | str, *, deadline_check: float | None = DEADLINE_CHEC
         raise UsageError("make_app: client and cors are for the routes of oliveriver=True")
     games = Games(db if isinstance(db, Database) else Database(db), time_limit=time_limit, memory_limit=memory_limit)
     pool = Solvers(solvers)
+    scheduler = Scheduler(games, pool, deadline_check or DEADLINE_CHECK_SECONDS)
     makers = Makers(games_per_minute)
 
     def game_id(request: Request) -> str:
@@ -269,8 +298,11 @@ def make_app(db: Database | str, *, deadline_check: float | None = DEADLINE_CHEC
         phase = _field(data, "phase", str, "the phase key of the view")
         replace_all = _field(data, "replace", bool, "true or false", False)
         force = _field(data, "force", bool, "true or false", False)
-        return await pool.run(game_id(request), lambda: games.submit(game_id(request), token, lines, phase=phase,
-                                                                     replace_all=replace_all, force=force))
+        doc = await pool.run(game_id(request), lambda: games.submit(game_id(request), token, lines, phase=phase,
+                                                                    replace_all=replace_all, force=force))
+        if doc["complete"]:
+            scheduler.complete(game_id(request), phase)
+        return doc
 
     async def check(request: Request) -> dict:
         data = _known(await _body(request), "lines")
@@ -397,17 +429,19 @@ def make_app(db: Database | str, *, deadline_check: float | None = DEADLINE_CHEC
 
     @asynccontextmanager
     async def lifespan(app: Starlette):
-        task = asyncio.create_task(_deadlines(games, deadline_check, pool)) if deadline_check else None
+        task = asyncio.create_task(scheduler.watch()) if deadline_check else None
         try:
             yield
         finally:
             if task is not None:
                 task.cancel()
+            scheduler.close()
             pool.close()
 
     app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(SecurityHeaders)])
     app.state.games = games
     app.state.solvers = pool
+    app.state.scheduler = scheduler
     return app
 
 
@@ -425,49 +459,117 @@ def uploaded_game(text: str, games: Games):
     return game
 
 
-async def _deadlines(games: Games, every: float, solvers: Solvers | None = None) -> None:
-    """Adjudicates the games whose phase is past its deadline, every ``every`` seconds, each in a task
-    of its own: a game whose adjudication is slow delays no other game's. A game whose adjudication
-    failed (a step past the time limit, say) would fail again on the same game and hold a worker each
-    time: it is tried again as soon as it changes (its revision), otherwise after twice as long as the
-    last time (``every`` × 2, 4, … 2 ** BACKOFF_DOUBLINGS)."""
-    own = solvers is None
-    solvers = solvers or Solvers(SOLVERS)
-    running: dict[str, asyncio.Task] = {}
-    failed: dict[str, tuple[int, int, float]] = {}  # game -> its revision when tried, failures in a row, next try
-    loop = asyncio.get_running_loop()
+class Scheduler:
+    """The adjudications done outside any request, each game's in a task of its own on the solver pool:
+    a phase every power has submitted for (``complete``, handed over by the submission that completed
+    it, which answers at once), and the phases past their deadline (``watch``, every ``every``
+    seconds). One game has one such task at a time; a phase completed while its game's task runs is
+    looked at again when that task ends. A due game whose adjudication failed (a step past the time
+    limit, say) would fail again on the same game and hold a worker each time: it is tried again as
+    soon as it changes (its revision), otherwise after twice as long as the last time (``every`` ×
+    2, 4, … 2 ** BACKOFF_DOUBLINGS)."""
 
-    async def adjudicate(gid: str, revision: int) -> None:
+    def __init__(self, games: Games, solvers: Solvers, every: float = DEADLINE_CHECK_SECONDS):
+        self.games, self.solvers, self.every = games, solvers, every
+        self._running: dict[str, asyncio.Task] = {}
+        self._again: dict[str, str] = {}  # game -> the phase completed while its task was running
+        self._failed: dict[str, tuple[int, int, float]] = {}  # due game -> revision when tried, failures, next try
+
+    def adjudicating(self) -> tuple[str, ...]:
+        """The games whose adjudication is under way or waiting for a worker."""
+        return tuple(sorted(self._running))
+
+    def complete(self, gid: str, phase: str) -> None:
+        """The game's phase ``phase`` has every submission it waits for: adjudicated now, in a task
+        of its own (from the event loop)."""
+        if gid in self._running:
+            self._again[gid] = phase
+            return
+        self._running[gid] = asyncio.create_task(self._complete(gid, phase))
+
+    async def _complete(self, gid: str, phase: str) -> None:
         try:
-            await solvers.run(gid, lambda: games.adjudicate_due(gid))
-            failed.pop(gid, None)
+            for attempt in range(COMPLETE_TRIES):
+                try:
+                    await self.solvers.run(gid, lambda: self.games.adjudicate_complete(gid, phase))
+                    break
+                except Stale:  # the orders kept changing while it was worked out: once more, a moment later
+                    await asyncio.sleep(0.05 * 2 ** attempt)
+            else:
+                log.error("game %s: its orders kept changing while its complete phase was adjudicated; "
+                          "left to its next submission, its deadline or its host", gid)
+        except asyncio.CancelledError:
+            self._again.pop(gid, None)
+            raise
+        except Exception as exc:  # noqa: BLE001 - the failure is logged without input; the host's adjudicate says it
+            log.error("complete phase of game %s: %s: %s", gid, type(exc).__name__, str(exc)[:300])
+        finally:
+            self._ended(gid)
+
+    def _ended(self, gid: str) -> None:
+        self._running.pop(gid, None)
+        again = self._again.pop(gid, None)
+        if again is not None:
+            self.complete(gid, again)
+
+    async def _due(self, gid: str, revision: int) -> None:
+        try:
+            await self.solvers.run(gid, lambda: self.games.adjudicate_due(gid))
+            self._failed.pop(gid, None)
+        except asyncio.CancelledError:
+            self._again.pop(gid, None)
+            raise
         except Exception as exc:  # noqa: BLE001 - the failure is logged without input; tried again later
             log.error("deadline of game %s: %s: %s", gid, type(exc).__name__, str(exc)[:300])
-            times = failed[gid][1] + 1 if gid in failed else 1
-            failed[gid] = (revision, times, loop.time() + every * 2 ** min(times, BACKOFF_DOUBLINGS))
+            times = self._failed[gid][1] + 1 if gid in self._failed else 1
+            self._failed[gid] = (revision, times, asyncio.get_running_loop().time()
+                                 + self.every * 2 ** min(times, BACKOFF_DOUBLINGS))
         finally:
-            running.pop(gid, None)
+            self._ended(gid)
 
-    try:
+    async def watch(self) -> None:
+        """Every ``every`` seconds, the games past their deadline adjudicated, each in a task of its own.
+        First, every game with private orders waiting is looked at once: a server stopped between a
+        phase's last submission and its adjudication left it complete, and nothing else would hand it over."""
+        loop = asyncio.get_running_loop()
+        failed = self._failed
+        try:
+            for gid, phase in await run_in_threadpool(self.games.waiting):
+                self.complete(gid, phase)
+        except Exception as exc:  # noqa: BLE001 - the deadlines are watched all the same; logged without input
+            log.error("the look at the games waiting failed: %s: %s", type(exc).__name__, str(exc)[:300])
         while True:
-            await asyncio.sleep(every)
+            await asyncio.sleep(self.every)
             try:
-                due = await run_in_threadpool(games.due)
-                waiting = [gid for gid in due if gid not in running]
-                now = await run_in_threadpool(lambda: {gid: games.revision(gid) for gid in waiting})
+                due = await run_in_threadpool(self.games.due)
+                waiting = [gid for gid in due if gid not in self._running]
+                now = await run_in_threadpool(lambda: {gid: self.games.revision(gid) for gid in waiting})
             except Exception as exc:  # noqa: BLE001 - the loop goes on; the failure is logged without input
                 log.error("deadline check failed: %s: %s", type(exc).__name__, str(exc)[:300])
                 continue
             for gid in [g for g in failed if g not in due]:
                 del failed[gid]
             for gid, revision in now.items():
+                if gid in self._running:
+                    continue
                 if gid in failed and failed[gid][0] == revision and loop.time() < failed[gid][2]:
                     continue  # failed on this very game not long ago
                 if gid in failed and failed[gid][0] != revision:
                     del failed[gid]  # it changed: tried afresh
-                running[gid] = asyncio.create_task(adjudicate(gid, revision))
-    finally:
-        for task in list(running.values()):
+                self._running[gid] = asyncio.create_task(self._due(gid, revision))
+
+    def close(self) -> None:
+        for task in list(self._running.values()):
             task.cancel()
+
+
+async def _deadlines(games: Games, every: float, solvers: Solvers | None = None) -> None:
+    """The games whose phase is past its deadline adjudicated every ``every`` seconds (``Scheduler.watch``)."""
+    own = solvers is None
+    scheduler = Scheduler(games, solvers or Solvers(SOLVERS), every)
+    try:
+        await scheduler.watch()
+    finally:
+        scheduler.close()
         if own:
-            solvers.close()
+            scheduler.solvers.close()

@@ -82,12 +82,14 @@ def document() -> dict:
                           **_errors(400, 403, 404, 409, 413)}}},
         "/api/games/{game_id}/orders": {
             "post": {"summary": "submit the player's orders for the next phase (private until adjudicated); "
-                                "when every power with something to do has submitted, the phase is adjudicated",
+                                "when every power with something to do has submitted, the answer says the phase is complete "
+                                "and the server adjudicates it next (the revision announces the new phase)",
                      "parameters": _ID, "security": _BEARER,
                      "requestBody": _body({"lines": {"type": "array", "items": {"type": "string"}}, "phase": _PHASE,
                                            "replace": {"type": "boolean", "description": "the lines are the whole set"},
                                            "force": {"type": "boolean"}}, ("lines", "phase")),
-                     "responses": {"200": _json("orders", "a verdict per line; adjudicated: the step, when it was"),
+                     "responses": {"200": _json("orders", "a verdict per line; complete: every submission the phase waits for is in, "
+                                                            "and the phase is adjudicated next"),
                                    **_errors(400, 401, 403, 404, 409, 413)}},
             "delete": {"summary": "withdraw the player's orders", "parameters": _ID + [
                 {"name": "phase", "in": "query", "required": True, "schema": _PHASE}], "security": _BEARER,

@@ -44,6 +44,7 @@ from .database import Database, GameRow, Transaction
 
 HOST, PLAYER, SPECTATOR = "host", "player", "spectator"
 MAX_PLAYERS_TRIES = 3
+VERDICT_SETS = 32  # order sets whose verdicts are kept per phase (a player's check and submission of the same lines)
 CHANGE_TRIES = 3  # a change worked out again on what others wrote meanwhile, at most so many times
 # the limits of one solver program in a served game: a server is shared, one user's machine is not
 SERVE_TIME_LIMIT = 60.0
@@ -120,6 +121,11 @@ class Games:
         self._cache: OrderedDict[tuple[str, str], Game] = OrderedDict()
         # the legal orders of a game's phase, asked unit by unit: what the questions share kept
         self._listings: OrderedDict[tuple[str, str], LegalOrders] = OrderedDict()
+        # the rules' verdicts on order sets given for a game's phase (a check, then the submission of
+        # the same lines, ask the rules once)
+        self._verdicts: OrderedDict[tuple[str, str], OrderedDict] = OrderedDict()
+        # the powers a game's phase waits for (each submission asks whether they all have submitted)
+        self._due: OrderedDict[tuple[str, str], frozenset[str]] = OrderedDict()
         self._cache_lock = threading.Lock()
         db.prepare()
 
@@ -388,7 +394,8 @@ class Games:
         ``game orders`` takes it (a line for a unit replaces that unit's earlier line; an illegal line
         does not replace a legal one unless ``force``; ``replace_all``: the new lines are the whole
         set). Submitting counts as having submitted, even with no line (the units hold). When every
-        power with something to do has submitted, the phase is adjudicated at once.
+        power with something to do has submitted, the answer says the phase is ``complete``: it is
+        adjudicated next, outside this request (``adjudicate_complete``).
 
         The lines are checked on a snapshot; the set is written if the power's own set is still the
         one they were checked against (the other powers' sets may change meanwhile: they are kept)."""
@@ -400,7 +407,8 @@ class Games:
                 raise Forbidden("orders are given by players: send a player's token")
             self._waiting(row, game, phase, doing)
             with self._limits():
-                new, given = seal(game, sealed, role.power, lines, keep=not replace_all, keep_empty=True, force=force)
+                new, given = seal(game, sealed, role.power, lines, keep=not replace_all, keep_empty=True, force=force,
+                                  verdicts=self._verdicts_of(row))
             with self.db.transaction(write=True) as tx:
                 now = self._row(tx, game_id, lock=True)
                 self._waiting(now, self._game(now), phase, doing)
@@ -416,17 +424,49 @@ class Games:
         doc = orders_document(replace(game, pending={role.power: list(given.lines)}), given.submission,
                               viewer=role.power)
         doc["submitted"] = sorted(saved.orders)
-        doc["adjudicated"] = self._adjudicate_if_all_in(game_id, row.phase)
+        # the phase is adjudicated outside this request (``adjudicate_complete``, which the server's
+        # scheduler calls): the answer says only that it is complete
+        doc["complete"] = self._all_in(row, game, saved)
         return doc
+
+    def _verdicts_of(self, row: GameRow) -> "_Verdicts":
+        """The verdicts kept for the game's phase (the game text changes only with the phase)."""
+        key = (row.id, row.phase)
+        with self._cache_lock:
+            kept = self._verdicts.get(key)
+            if kept is None:
+                kept = self._verdicts[key] = _Verdicts()
+            self._verdicts.move_to_end(key)
+            while len(self._verdicts) > 64:
+                self._verdicts.popitem(last=False)
+        return kept
+
+    def _all_in(self, row: GameRow, game: Game, sealed: Sealed) -> bool:
+        """Whether every power with something to do in the phase the game waits for has submitted.
+        Who has something to do depends on the phase alone (a served game holds no open orders): it
+        is kept per phase key."""
+        if game.mv.winner:
+            return False
+        key = (row.id, row.phase)
+        with self._cache_lock:
+            due = self._due.get(key)
+        if due is None:
+            with self._limits():
+                due = frozenset(d.power for d in duties(replace(game, pending={})) if d.kind != DutyKind.BUILD or d.options)
+            with self._cache_lock:
+                self._due[key] = due
+                while len(self._due) > 256:
+                    self._due.popitem(last=False)
+        return bool(due) and due <= set(sealed.orders)
 
     def check(self, game_id: str, token: str | None, lines: list[str]) -> dict:
         """The verdict on each line as if it were submitted (nothing is saved)."""
         check_order_lines(lines)
-        _, role, game, sealed = self._read(game_id, token)
+        row, role, game, sealed = self._read(game_id, token)
         if role.kind != PLAYER:
             raise Forbidden("orders are checked for a player: send a player's token")
         with self._limits():
-            _, given = seal(game, sealed, role.power, lines, keep=True, keep_empty=True)
+            _, given = seal(game, sealed, role.power, lines, keep=True, keep_empty=True, verdicts=self._verdicts_of(row))
         doc = orders_document(replace(game, pending={}), given.submission, checked=True, viewer=role.power)
         doc["pending"] = {}
         return doc
@@ -468,16 +508,17 @@ class Games:
         doc["opened"] = list(opened.opened)
         return new, kept, doc
 
-    def _adjudicate_if_all_in(self, game_id: str, phase: str) -> dict | None:
-        """Adjudicates when every power with something to do in the phase ``phase`` has submitted."""
+    def adjudicate_complete(self, game_id: str, phase: str) -> dict | None:
+        """Adjudicates the phase ``phase`` when every power with something to do in it has submitted
+        (checked again on the game as it is: a player may have withdrawn since); the step document, or
+        None when it was not. Stale when the orders kept changing while it was worked out."""
         def decide(row, game, sealed):
-            if row.phase != phase or game.mv.winner:
-                return False
-            with self._limits():
-                due = {d.power for d in duties(game) if d.kind != DutyKind.BUILD or d.options}
-            return bool(due) and due <= set(sealed.orders)
+            return row.phase == phase and self._all_in(row, game, sealed)
 
-        return self._replace_game(game_id, decide, self._adjudicated, lambda: None)
+        def moved():
+            raise Stale("the orders kept changing while the phase was adjudicated", phase)
+
+        return self._replace_game(game_id, decide, self._adjudicated, moved)
 
     def undo(self, game_id: str, token: str | None, *, phase: str | None = None) -> dict:
         """The host takes back the last step; the orders of that step wait again, private."""
@@ -502,6 +543,16 @@ class Games:
 
         return self._replace_game(game_id, decide, work, moved)
 
+    def waiting(self) -> list[tuple[str, str]]:
+        """The games in progress with private orders waiting, and the phase each waits for: those a
+        server stopped between a phase's last submission and its adjudication may have left complete.
+        Open tables are left to their own routes (``serve.oliveriver``), which adjudicate as they submit."""
+        with self.db.transaction(write=False) as tx:
+            rows = tx.rows("SELECT id, phase, sealed FROM fivedp_games WHERE finished = 0 AND host_hash <> ?",
+                           (OPEN_TABLE,))
+        return [(gid, phase) for gid, phase, sealed in rows
+                if parse_sealed(sealed.encode("utf-8"), f"game {gid}", phase).orders]
+
     def due(self) -> list[str]:
         """The games whose phase is past its deadline."""
         now = self.clock()
@@ -518,6 +569,15 @@ class Games:
                     and row.phase_since + row.deadline <= self.clock())
 
         return self._replace_game(game_id, decide, self._adjudicated, lambda: None)
+
+
+class _Verdicts(OrderedDict):
+    """The rules' verdicts on the order sets given for one phase, the latest kept (``VERDICT_SETS``)."""
+
+    def __setitem__(self, key, value) -> None:
+        super().__setitem__(key, value)
+        while len(self) > VERDICT_SETS:
+            self.popitem(last=False)
 
 
 def game_from_start(options: Mapping[str, Any] | None, start: Mapping[str, Any] | None,

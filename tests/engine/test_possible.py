@@ -477,3 +477,21 @@ def test_a_listing_asked_again_and_again_answers_as_a_fresh_one():
     assert listing(power=power, kind="support") == legal_orders(mv, power=power, kind="support")
     with pytest.raises(Exception, match="Multiverse"):
         LegalOrders("a-Par@0")
+
+
+def test_a_question_asked_again_of_a_listing_is_not_solved_again(monkeypatch):
+    # a player's page lists a unit's orders again when its button is clicked again
+    import fivedp_asp.engine.possible as possible
+
+    mv = random_game(3, seed=5).mv
+    listing = possible.LegalOrders(mv)
+    unit = sorted({p.unit for p in legal_orders(mv) if p.unit})[0]
+    solved = []
+    real = possible.solve_decisions
+    monkeypatch.setattr(possible, "solve_decisions", lambda *a, **k: solved.append(1) or real(*a, **k))
+    first = listing(unit=unit)
+    asked = len(solved)
+    assert asked >= 1 and listing(unit=unit) == first and len(solved) == asked
+    listing(unit=unit, kind=["move", "hold"])
+    assert len(solved) == asked + 1  # another question: solved
+    assert first == legal_orders(mv, unit=unit)

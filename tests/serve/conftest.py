@@ -5,6 +5,7 @@ and say so)."""
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -85,6 +86,24 @@ class Table:
 
     def undo(self, who: str | None = "host", phase: str | None = None):
         return self.post("/undo", {"phase": phase or self.key()}, who)
+
+    def next_phase(self, key: str, timeout: float = 120.0) -> dict:
+        """The view once the game no longer waits for the phase ``key``. A submission that completes a
+        phase answers before it is adjudicated (the server's scheduler does that, in a task of its own):
+        its players learn of the new phase from the revision, as this does, within ``timeout`` seconds."""
+        began, seen = time.monotonic(), None
+        while time.monotonic() - began < timeout:
+            revision = self.get("/revision").json()["revision"]
+            if revision != seen:
+                seen, view = revision, self.view()
+                if view["next"]["key"] != key:
+                    return view
+            time.sleep(0.02)
+        raise AssertionError(f"the phase {key} was not adjudicated within {timeout:.0f} s")
+
+    def last_step(self) -> dict:
+        """The last step played, as the history gives it."""
+        return self.get("/history").json()["steps"][-1]
 
     def withdraw(self, who: str, phase: str | None = None):
         return self.client.delete(f"/api/games/{self.id}/orders", params={"phase": phase or self.key()},

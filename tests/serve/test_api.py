@@ -41,17 +41,20 @@ def test_a_game_made_joined_and_played_by_its_roles(client):
     assert r.status_code == 200, r.text
     doc = valid(r.json(), "orders")
     assert [(a["order"], a["legal"]) for a in doc["accepted"]] == [("A Par - Bur", True), ("A Mar S A Par - Bur", True)]
-    assert doc["pending"] == {"France": ["A Par - Bur", "A Mar S A Par - Bur"]} and doc["adjudicated"] is None
+    assert doc["pending"] == {"France": ["A Par - Bur", "A Mar S A Par - Bur"]} and doc["complete"] is False
     # the other player and the host see that France submitted, never what
     for who in ("germany", "host", None):
         seen = t.view(who)
         assert seen["submitted"] == ["France"] and "Bur" not in json.dumps(seen), who
     assert "A Par - Bur" not in t.get("/picture", "germany").text and "A Par - Bur" in t.get("/picture", "France").text
-    # Germany submits too: every power with something to do has, so the phase is adjudicated
+    # Germany submits too: every power with something to do has, so the phase is complete; the answer
+    # says so at once, and the server adjudicates it next
     r = t.orders("germany", "A Mun - Bur", phase=key)
-    step = r.json()["adjudicated"]
-    assert valid(step, "step")["step"]["index"] == 1 and step["opened"] == ["France", "Germany"]
-    results = {(o["power"], o["text"]): o["result"] for o in step["step"]["orders"]}
+    assert valid(r.json(), "orders")["complete"] is True and r.json()["submitted"] == ["France", "Germany"]
+    t.next_phase(key)
+    step = valid(t.get("/history").json(), "history")["steps"][-1]
+    assert step["index"] == 1 and sorted(step["orders"]) == ["France", "Germany"]
+    results = {(o["power"], o["order"]): o["result"] for o in step["results"]}
     assert results[("France", "A Par - Bur")] == "succeeds" and results[("Germany", "A Mun - Bur")] == "fails"
     after = t.view("France")
     assert after["next"]["step"] == 2 and after["submitted"] == [] and after["pending"] == {}
@@ -249,7 +252,8 @@ def test_the_serve_benchmark_loses_nothing():
         assert r["lost"] == 0 and r["steps"] >= 3 and r["submissions"] >= 3 * 2
         assert 0 < r["p50_ms"] <= r["p95_ms"] and r["page_s"] > 0 and r["page_after_s"] > 0
         assert r["legal_units"] >= 1 and 0 < r["legal_p50_ms"] <= r["legal_max_ms"] and r["table_s"] is None
-        assert r["adjudicating_p50_ms"] is not None  # every round's last submission completed its phase
+        assert r["completing_p50_ms"] is not None  # every round's last submission completed its phase
+        assert r["turnaround_p50_s"] > 0 and r["round_cpu_p50_s"] > 0 and r["cpu_p50_ms"] > 0
     # the big game is played with its history, as a table holds it
     assert rows[1]["played_before"] > 0 and rows[1]["steps"] >= rows[1]["played_before"] + 3
 
@@ -300,3 +304,138 @@ def test_the_servers_deadline_task_adjudicates_what_is_due(db_url):
 
     asyncio.run(run_a_while())
     assert games.view(gid, None)["steps"] == 1 and games.view(other, None)["steps"] == 0
+
+
+def test_the_completing_submission_answers_before_the_step_and_a_withdrawal_meanwhile_holds_it(client):
+    """The submission that completes a phase answers at once (``complete``) while the server's scheduler
+    adjudicates; a player who withdraws before that adjudication is written is not overruled: the
+    phase waits again, and its next completion is adjudicated."""
+    import threading
+    import time
+
+    t = new_table(client, {"start": TWO_POWERS})
+    t.join("France"), t.join("Germany")
+    games = client.app.state.games
+    real, held, asked = games.adjudicate_complete, threading.Event(), threading.Event()
+
+    def adjudicate_complete(gid, phase):
+        asked.set()
+        held.wait(60)  # the scheduler's adjudication held until the withdrawal is written
+        return real(gid, phase)
+
+    games.adjudicate_complete = adjudicate_complete
+    key = t.key()
+    assert t.orders("France", "A Par - Bur").json()["complete"] is False
+    r = t.orders("Germany", "A Mun - Bur")
+    assert r.status_code == 200 and r.json()["complete"] is True  # answered while the step is held
+    assert "cpu;dur=" in r.headers["Server-Timing"]  # the processor time its solving took
+    assert asked.wait(60)
+    assert t.withdraw("Germany", phase=key).status_code == 200
+    held.set()
+    scheduler = client.app.state.scheduler
+    for _ in range(1200):  # the held adjudication finds the phase no longer complete: nothing is played
+        if not scheduler.adjudicating():
+            break
+        time.sleep(0.05)
+    assert not scheduler.adjudicating()
+    view = t.view("France")
+    assert view["steps"] == 0 and view["next"]["key"] == key and view["submitted"] == ["France"]
+    assert t.view("Germany")["pending"] == {}
+    # Germany submits again: complete, and adjudicated with France's orders and Germany's new ones
+    assert t.orders("Germany", "A Mun H", phase=key).json()["complete"] is True
+    assert t.next_phase(key)["steps"] == 1
+    step = t.last_step()
+    assert step["orders"] == {"France": ["A Par - Bur"], "Germany": ["A Mun H"]}
+
+
+def test_a_check_and_the_submission_of_the_same_lines_ask_the_rules_once(client, monkeypatch):
+    """The verdicts on a set of lines are kept for the phase: the page's check and then its submission
+    of the same lines ask the rules once, and give the same verdicts; other lines, or the same lines in
+    the next phase, are asked of the rules again."""
+    import fivedp_asp.game.play as play
+
+    asked = []
+    real = play.check_orders
+    monkeypatch.setattr(play, "check_orders", lambda game: asked.append(1) or real(game))
+    t = new_table(client, {"start": TWO_POWERS})
+    t.join("France"), t.join("Germany")
+    lines = ["A Par - Bur", "F Bre - Lon"]
+    checked = t.post("/orders/check", {"lines": lines}, "France").json()
+    r = t.orders("France", *lines, replace=True)
+    verdicts = [(a["order"], a["legal"], a["reason"]) for a in r.json()["accepted"]]
+    assert verdicts == [(a["order"], a["legal"], a["reason"]) for a in checked["accepted"]]
+    assert verdicts == [("A Par - Bur", True, None), ("F Bre - Lon", False, "not adjacent")] and len(asked) == 1
+    t.orders("France", "A Par - Pic", replace=True)
+    assert len(asked) == 2
+    key = t.key()
+    t.orders("Germany")
+    t.next_phase(key)
+    before = len(asked)
+    t.post("/orders/check", {"lines": ["A Pic - Bel"]}, "France")
+    t.orders("France", "A Pic - Bel", replace=True)
+    assert len(asked) == before + 1  # the next phase's verdicts, asked once for its check and submission
+
+
+def test_a_phase_left_complete_by_a_stopped_server_is_adjudicated_when_one_starts(db_url):
+    """Every power submitted, then the server stopped before adjudicating: the next server to start
+    adjudicates that phase; a game still waiting for a power is left waiting."""
+    from starlette.testclient import TestClient
+
+    from fivedp_asp.serve.app import make_app
+    from fivedp_asp.serve.database import Database
+    from fivedp_asp.serve.store import Games, game_from_start
+
+    games = Games(Database(db_url))
+    made = {}
+    for name in ("complete", "waiting"):
+        gid, _ = games.create(game_from_start({}, None))
+        tokens = {p: games.join(gid, p)[1] for p in ("Austria", "England", "France", "Germany", "Italy", "Russia",
+                                                     "Turkey")}
+        key = games.view(gid, None)["next"]["key"]
+        answers = [games.submit(gid, tokens[p], [], phase=key) for p in sorted(tokens)[:7 if name == "complete" else 6]]
+        assert answers[-1]["complete"] is (name == "complete")  # nothing adjudicates it here: no server runs
+        made[name] = (gid, key)
+    assert games.view(made["complete"][0], None)["steps"] == 0
+    with TestClient(make_app(db_url, deadline_check=0.05)) as client:
+        from tests.serve.conftest import Table
+
+        view = Table(client, made["complete"][0], "").next_phase(made["complete"][1], timeout=60)
+        assert view["steps"] == 1
+    assert games.view(made["waiting"][0], None)["steps"] == 0
+
+
+def test_a_complete_phase_whose_adjudication_fails_waits_with_its_orders(client, caplog):
+    """The scheduler's adjudication of a complete phase fails (here once, as a step past the time
+    limit would): nothing is lost, the phase waits with every set submitted, and the host's
+    adjudicate plays it."""
+    import time
+
+    from fivedp_asp.serve.store import ServeError
+
+    t = new_table(client, {"start": TWO_POWERS})
+    t.join("France"), t.join("Germany")
+    games, scheduler = client.app.state.games, client.app.state.scheduler
+    real, failed = games._adjudicated, []
+
+    def adjudicated(game, sealed):
+        if not failed:
+            failed.append(1)
+            raise ServeError("the step took longer than the time limit")
+        return real(game, sealed)
+
+    games._adjudicated = adjudicated
+    key = t.key()
+    t.orders("France", "A Par - Bur")
+    with caplog.at_level(logging.ERROR, logger="fivedp.serve"):
+        assert t.orders("Germany", "A Mun - Bur").json()["complete"] is True
+        for _ in range(1200):
+            if failed and not scheduler.adjudicating():
+                break
+            time.sleep(0.05)
+    assert failed and not scheduler.adjudicating()
+    assert "complete phase of game" in caplog.text and "A Mun" not in caplog.text
+    view = t.view("France")
+    assert view["steps"] == 0 and view["next"]["key"] == key and view["submitted"] == ["France", "Germany"]
+    r = t.adjudicate()
+    assert r.status_code == 200 and r.json()["opened"] == ["France", "Germany"]
+    assert t.last_step()["orders"] == {"France": ["A Par - Bur"], "Germany": ["A Mun - Bur"]}

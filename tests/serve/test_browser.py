@@ -169,7 +169,9 @@ def test_builds_nothing_to_do_and_the_steps_played(table, tmp_path):
     def play(france: list[str]) -> None:
         key = _call(base, "GET", f"/api/games/{game}")["next"]["key"]
         _call(base, "POST", f"/api/games/{game}/orders", {"lines": france, "phase": key}, tokens["France"])
-        _call(base, "POST", f"/api/games/{game}/orders", {"lines": [], "phase": key}, tokens["Germany"])
+        assert _call(base, "POST", f"/api/games/{game}/orders", {"lines": [], "phase": key}, tokens["Germany"])["complete"]
+        # the server adjudicates the complete phase after answering: the game moves on within a minute
+        assert _eventually(lambda: _call(base, "GET", f"/api/games/{game}")["next"]["key"] != key, 60.0)
 
     play(["A Par - Bur"])
     play(["A Bur - Bel"])  # France takes Belgium: one build on a2, in Paris; Germany has nothing to do

@@ -349,14 +349,17 @@ def test_a_power_with_nothing_to_do_is_not_waited_for(client):
     t = new_table(client, {"start": start})
     t.join("France")
     t.join("Germany")
+    key = t.key()
     t.orders("Germany")
-    step = t.orders("France", "A Bur - Bel").json()["adjudicated"]
-    assert step is not None and step["step"]["index"] == 1
+    assert t.orders("France", "A Bur - Bel").json()["complete"] is True
+    assert t.next_phase(key)["steps"] == 1
     assert t.view("Germany")["next"]["phase"] == "adjustment" and t.view("Germany")["next"]["due"] == []
     assert {d["power"] for d in t.view("France")["next"]["due"]} == {"France"}
+    key = t.key()
     r = t.orders("France", "Build A Par")
-    assert r.status_code == 200 and r.json()["adjudicated"] is not None, r.text
-    assert t.view()["next"]["phase"] == "movement" and t.view()["steps"] == 2
+    assert r.status_code == 200 and r.json()["complete"] is True, r.text
+    view = t.next_phase(key)
+    assert view["next"]["phase"] == "movement" and view["steps"] == 2
 
 
 def test_the_sustain_phase_is_adjudicated_by_the_host_through_the_api(client):
@@ -369,15 +372,16 @@ def test_the_sustain_phase_is_adjudicated_by_the_host_through_the_api(client):
     for power in ("England", "France", "Germany"):
         t.join(power)
     assert t.adjudicate().status_code == 200  # Spring 1901: nobody orders
+    key = t.key()
     t.orders("France", "F English Channel - London")
     t.orders("Germany")
-    step = t.orders("England", "A Wales - a-Yorkshire@0").json()["adjudicated"]
-    assert step is not None and step["step"]["index"] == 2
+    assert t.orders("England", "A Wales - a-Yorkshire@0").json()["complete"] is True
+    assert t.next_phase(key)["steps"] == 2
     view = t.view("France")
     assert view["next"]["phase"] == "sustain" and view["next"]["due"] == []
     for power in ("England", "France", "Germany"):
         r = t.orders(power)
-        assert r.status_code == 200 and r.json()["adjudicated"] is None
+        assert r.status_code == 200 and r.json()["complete"] is False
     assert t.view()["steps"] == 2
     assert t.adjudicate("France").status_code == 403
     step = t.adjudicate().json()

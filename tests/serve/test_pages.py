@@ -72,11 +72,13 @@ def test_the_picture_after_an_undo_and_another_move_draws_the_move_played(client
     table.join("France"), table.join("Germany")
     key = table.key()
     assert table.orders("Germany", phase=key).status_code == 200
-    assert table.orders("France", "A Par - Pic", phase=key).json()["adjudicated"]
+    assert table.orders("France", "A Par - Pic", phase=key).json()["complete"]
+    table.next_phase(key)
     assert "A a-Par@0 - a-Pic@0" in table.get("/picture").text
     assert table.post("/undo", {"phase": table.key()}, "host").status_code == 200
-    step = table.orders("France", "A Par - Bur", phase=table.key(), replace=True).json()["adjudicated"]
-    assert step is not None
+    key = table.key()
+    assert table.orders("France", "A Par - Bur", phase=key, replace=True).json()["complete"]
+    table.next_phase(key)
     drawn = table.get("/picture").text
     assert "A a-Par@0 - a-Bur@0" in drawn and "a-Pic@0" not in drawn
 
@@ -90,7 +92,8 @@ def test_the_picture_of_the_recent_steps(client):
     for france in ("A Par - Pic", "A Pic - Bel"):
         key = table.key()
         table.orders("Germany", phase=key)
-        assert table.orders("France", france, phase=key).json()["adjudicated"]
+        assert table.orders("France", france, phase=key).json()["complete"]
+        table.next_phase(key)
     every = table.get("/picture").text
     assert 'data-played="1"' in every and 'data-played="2"' in every
     last = table.get("/picture", params={"recent": "1"}).text

@@ -33,7 +33,7 @@ def commands() -> list[str]:
 @pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed (.ci/run installs it)")
 def test_the_curl_session_runs_as_written(tmp_path):
     cmds = commands()
-    assert len(cmds) == 14
+    assert len(cmds) == 15
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     outputs = []
     with server(f"sqlite:///{tmp_path}/games.db", tmp_path) as base:
@@ -55,15 +55,16 @@ def test_the_curl_session_runs_as_written(tmp_path):
                 env["GERMANY"] = data["token"]
             elif cmd == 'curl -s $SERVER/api/games/$GAME -H "Authorization: Bearer $FRANCE"':
                 env["PHASE"] = data["next"]["key"]
-    (create, join_f, join_g, view_f, check, submit_f, view_g, possible, submit_g, stale, history, picture, file,
-     verify) = outputs
+    (create, join_f, join_g, view_f, check, submit_f, view_g, possible, submit_g, wait, stale, history, picture,
+     file, verify) = outputs
     assert json.loads(check)["accepted"][0]["reason"] == "not adjacent"
     assert [a["legal"] for a in json.loads(submit_f)["accepted"]] == [True, True]
     seen = json.loads(view_g)
     assert seen["submitted"] == ["France"] and "A Par - Bur" not in view_g
     assert json.loads(possible)["orders"]
-    step = json.loads(submit_g)["adjudicated"]["step"]
-    results = {o["text"]: (o["result"], o["reason"]) for o in step["orders"]}
+    assert json.loads(submit_g)["complete"] is True and wait == ""
+    step = json.loads(history)["steps"][0]
+    results = {o["order"]: (o["result"], o.get("reason")) for o in step["results"]}
     assert results["A Par - Bur"] == ("succeeds", "attack 2 against 1") and results["A Mun - Bur"][0] == "fails"
     assert stale.endswith(" 409") and "the game has moved on" in stale
     assert len(json.loads(history)["steps"]) == 1

@@ -4,10 +4,13 @@ taking back steps at random, while another game's rule of your own grinds on eve
 (each stopped by the server's time limit). On SQLite with one server process; on PostgreSQL with
 two sharing the database.
 
-Every answer a client gets is recorded: each step adjudicated that a submission's answer carried
-(with its phase key, ``next.key``) and each step the host was told it took back (the phase it named).
-Afterwards every game passes ``fivedp game verify``, and its history is exactly the steps told and
-not taken back, in order, with the orders and results the clients were told. The start is one army a
+The server adjudicates a phase after the submission that completes it has answered: clients learn of
+each step from the game, as players do. Every step a client is shown is recorded: the last step of
+the history, read with the view between two equal revisions (so that both are of one state of the
+game), under the phase key the view then waits for (``next.key``); and each step the host was told it
+took back (the phase it named). Afterwards every game passes ``fivedp game verify``; every step of
+its history was shown to some client, at its index and key, as the history keeps it; every step taken
+back is one shown; and every step shown that is not in the history was taken back. The start is one army a
 power, so that a hundred steps stay cheap; the players move at random, so that a step taken back and
 played again differs from the one undone."""
 
@@ -52,7 +55,7 @@ class Record:
 
     def __init__(self):
         self.lock = threading.Lock()
-        self.steps: list[tuple[str, int, str, dict]] = []  # who, index, next.key, the step document
+        self.steps: dict[tuple[int, str], tuple[str, dict]] = {}  # (index, next.key) -> who saw it first, the step
         self.undone: list[tuple[int, str]] = []  # the step taken back, the phase the host named
         self.counts: Counter = Counter()
         self.failures: list[str] = []
@@ -63,12 +66,29 @@ class Record:
             self.failures.append(message)
         self.done.set()
 
-    def stepped(self, who: str, doc: dict) -> None:
+    def stepped(self, who: str, key: str, step: dict) -> None:
         with self.lock:
-            self.steps.append((who, doc["step"]["index"], doc["next"]["key"], doc["step"]))
-            self.counts["steps told"] += 1
-            if self.counts["steps told"] >= ROUNDS:
+            seen = self.steps.setdefault((step["index"], key), (who, step))
+            if seen[1] != step:
+                self.failures.append(f"step {step['index']} at {key} was shown to {seen[0]} and {who} otherwise")
                 self.done.set()
+            self.counts["steps told"] = len(self.steps)
+            if len(self.steps) >= ROUNDS:
+                self.done.set()
+
+
+def observe(c, gid: str, who: str, record: Record) -> dict | None:
+    """The game's view, with its last step (read from the history between two equal revisions, so that
+    both are of one state of the game) recorded as shown to ``who``; None when the game kept moving."""
+    for _ in range(5):
+        before = c.get(f"/api/games/{gid}/revision").json()["revision"]
+        view = c.get(f"/api/games/{gid}").json()
+        steps = c.get(f"/api/games/{gid}/history").json()["steps"] if view["steps"] else []
+        if c.get(f"/api/games/{gid}/revision").json()["revision"] == before:
+            if steps:
+                record.stepped(who, view["next"]["key"], steps[-1])
+            return view
+    return None
 
 
 def _lines(rng: random.Random, due: list[dict], near: dict[str, list[str]]) -> list[str]:
@@ -108,7 +128,10 @@ def player(base: str, gid: str, power: str, token: str, seed: int, record: Recor
         revision, since = now, time.monotonic()
         if len(record.undone) != undos:
             finished, undos = None, len(record.undone)
-        view, looked = c.get(f"/api/games/{gid}").json(), time.monotonic()
+        view, looked = observe(c, gid, power, record), time.monotonic()
+        if view is None:
+            revision = None  # looked at again at once
+            continue
         key = view["next"]["key"]
         if key == finished and power in view["submitted"]:
             continue
@@ -133,8 +156,6 @@ def player(base: str, gid: str, power: str, token: str, seed: int, record: Recor
                 return record.fail(f"{power}: {r.status_code} {r.text[:300]}")
             with record.lock:
                 record.counts["withdrawn" if action == "withdraw" else "submitted"] += 1
-            if action == "submit" and r.json()["adjudicated"]:
-                record.stepped(power, r.json()["adjudicated"])
             if n == len(actions) - 1:
                 finished = key  # the last is always a submission, so that the phase completes
 
@@ -151,7 +172,10 @@ def host(base: str, gid: str, token: str, seed: int, record: Record) -> None:
             time.sleep(0.03)
             continue
         revision = now
-        view = c.get(f"/api/games/{gid}").json()
+        view = observe(c, gid, "the host", record)
+        if view is None:
+            revision = None
+            continue
         key = view["next"]["key"]
         if key == seen or view["steps"] == 0:
             continue
@@ -170,16 +194,24 @@ def host(base: str, gid: str, token: str, seed: int, record: Record) -> None:
             return record.fail(f"host: {r.status_code} {r.text[:300]}")
 
 
-def _told(step: dict) -> tuple:
-    """A step as its answer told it: the phase, the heads, each order with its result."""
-    return (step["index"], step["phase"], tuple(step["heads"]),
-            tuple(sorted((o["power"], o["text"], o["qualified"], o["result"], o.get("reason")) for o in step["orders"])))
-
-
 def _kept(step: dict) -> tuple:
     """A step as the history keeps it, in the same terms."""
     return (step["index"], step["phase"], tuple(step["heads"]),
             tuple(sorted((r["power"], r["order"], r["qualified"], r["result"], r.get("reason")) for r in step["results"])))
+
+
+def settled(c, gid: str, record: Record, quiet: float = 2.0) -> None:
+    """Waits until the game's revision has not moved for ``quiet`` seconds (at most WAIT seconds),
+    then looks at it as a client would."""
+    began, last, since = time.monotonic(), None, time.monotonic()
+    while time.monotonic() - began < WAIT:
+        now = c.get(f"/api/games/{gid}/revision").json()["revision"]
+        if now != last:
+            last, since = now, time.monotonic()
+        elif time.monotonic() - since >= quiet:
+            break
+        time.sleep(0.1)
+    assert observe(c, gid, "a client after the end", record) is not None
 
 
 def verified(base: str, gid: str, token: str, tmp_path, name: str) -> str:
@@ -225,29 +257,39 @@ def soak(bases: list[str], tmp_path) -> dict:
         stop.set()
         grinder.join(120)
     played = time.monotonic() - began
+    # the clients stopped looking once enough steps were shown: the phase their last submissions
+    # completed may be adjudicated after that, and is shown to one more client once the game is still
+    settled(first, gid, record)
     assert not record.failures, record.failures[:5]
     history = first.get(f"/api/games/{gid}/history").json()["steps"]
-    verified(bases[0], gid, host_token, tmp_path, "played")
+    text = verified(bases[0], gid, host_token, tmp_path, "played")
     verified(bases[-1], ground["game"], ground["host"], tmp_path, "ground")
-    return {"record": record, "history": history, "ground": ground["statuses"], "played": played}
+    from fivedp_asp.files.games import game_from_bytes
+    from fivedp_asp.game.state import phase_keys
+
+    keys = phase_keys(game_from_bytes(text.encode("utf-8"), "served")[0])[1:]  # the key each step led to
+    return {"record": record, "history": history, "keys": keys, "ground": ground["statuses"], "played": played}
 
 
 def check(result: dict) -> Counter:
     record, history = result["record"], result["history"]
     assert not record.failures, record.failures[:5]
     assert result["ground"] and set(result["ground"]) == {400}  # each grind stopped by the time limit
-    # every step taken back is a step some client was told was adjudicated, at that index and with the
-    # phase key its answer gave
-    told = list(record.steps)
-    for index, key in record.undone:
-        match = [n for n, (_, i, k, _) in enumerate(told) if i == index and k == key]
-        assert match, f"the host took back step {index} at {key}, which no client was told of"
-        del told[match[0]]
-    # what remains is the history: one step an index, told as the history keeps it
-    remaining = sorted(_told(step) for _, _, _, step in told)
-    assert [s[0] for s in remaining] == list(range(1, len(remaining) + 1)), [s[0] for s in remaining]
-    assert [_kept(s) for s in history] == remaining
-    assert len(record.steps) >= ROUNDS
+    told = record.steps
+    assert len(history) == len(result["keys"])
+    # every step of the history was shown to a client, at its index and key, as the history keeps it
+    for step, key in zip(history, result["keys"]):
+        assert (step["index"], key) in told, f"step {step['index']} at {key} was shown to no client"
+        assert _kept(told[step["index"], key][1]) == _kept(step), (step["index"], key)
+    # every step taken back is a step shown, at that index and with the phase key the view gave
+    undone = set(record.undone)
+    for index, key in undone:
+        assert (index, key) in told, f"the host took back step {index} at {key}, which no client was shown"
+    # a step shown that the history does not hold was taken back: none is lost
+    kept = set(zip((s["index"] for s in history), result["keys"]))
+    lost = [k for k in told if k not in kept and k not in undone]
+    assert not lost, lost[:5]
+    assert len(told) >= ROUNDS
     return record.counts
 
 

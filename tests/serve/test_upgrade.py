@@ -20,6 +20,7 @@ from fivedp_asp.files.verify import verify_game
 from fivedp_asp.game.state import KEY_DIGITS, phase_key
 from fivedp_asp.serve.app import make_app
 from fivedp_asp.serve.database import VERSION, Database
+from tests.serve.conftest import Table
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "release-a846659"
 RECORD = json.loads((DATA / "served.json").read_text(encoding="utf-8"))
@@ -53,9 +54,12 @@ def test_a_database_of_the_earlier_release_plays_on(old_db):
         r = c.post(f"/api/games/{g['id']}/orders", json={"lines": ["A Ruh - Hol"], "phase": key},
                    headers=bearer(g["tokens"]["Germany"]))
         assert r.status_code == 200, r.text
-        step = r.json()["adjudicated"]
-        assert step is not None and step["opened"] == ["France", "Germany"]
-        given = {(o["power"], o["text"]) for o in step["step"]["orders"]}
+        assert r.json()["complete"] is True
+        table = Table(c, g["id"], g["host"])
+        table.next_phase(key)
+        step = table.last_step()
+        assert sorted(step["orders"]) == ["France", "Germany"]
+        given = {(o["power"], o["order"]) for o in step["results"]}
         assert given == {("France", "A Bur - Mun"), ("France", "A Mar - Bur"), ("Germany", "A Ruh - Hol")}
         text = c.get(f"/api/games/{g['id']}/file", headers=bearer(g["host"])).text
         game, _ = game_from_bytes(text.encode("utf-8"), "served")

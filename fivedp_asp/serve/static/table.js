@@ -6,6 +6,7 @@ const recent = Number(document.body.dataset.recent);  // the steps played the pi
 const token = new URLSearchParams(location.hash.slice(1)).get('token');
 const $ = (id) => document.getElementById(id);
 let view = null, revision = null, phaseKey = null, drawn = null, played = null;
+let completed = null;  // the phase key this page's submission completed, until the page shows the next phase
 const opened = new Set();  // the steps played whose results the player has opened
 
 function headers(json) {
@@ -182,7 +183,10 @@ async function refresh() {
     // a new phase: what was listed, checked or typed for the last one goes
     phaseKey = view.next.key;
     $('possible').replaceChildren(); $('verdicts').replaceChildren(); delete $('orders').dataset.edited;
-    if (verdictFor !== phaseKey) verdict('');
+    if (completed !== null && completed !== phaseKey) {  // the phase this page completed was adjudicated
+      verdict('Everyone has submitted: the step was adjudicated.', true);
+    } else if (verdictFor !== phaseKey) verdict('');
+    completed = null;
   }
   $('role').textContent = s.role === 'player' ? 'You play ' + s.power : s.role === 'host' ? 'You are the host' : 'Spectator';
   $('phase').textContent = view.winner ? view.winner + ' has won' : 'Step ' + view.next.step + ': ' + s.waiting_for;
@@ -230,9 +234,10 @@ $('check').addEventListener('click', () => order(async () => {
 $('submit').addEventListener('click', () => order(async () => {
   const d = await api('POST', '/orders', {lines: lines(), replace: true, phase: view.next.key});
   showVerdicts(d); delete $('orders').dataset.edited;
-  if (d.adjudicated) {  // said in the phase that follows, once the page shows it
-    await refresh();
-    verdict('Everyone has submitted: the step was adjudicated.', true);
+  if (d.complete) {  // the server adjudicates it now; the step comes with the revision (refresh)
+    verdict('Everyone has submitted: the step is being adjudicated.', true);
+    completed = view.next.key;
+    refresh();
   } else {
     verdict('Submitted.', true);
     refresh();
