@@ -135,7 +135,12 @@ def player(base: str, gid: str, power: str, token: str, seed: int, record: Recor
         key = view["next"]["key"]
         if key == finished and power in view["submitted"]:
             continue
-        time.sleep(rng.uniform(0, 0.1))  # the host's moment to take the step back
+        # the host's moment to take the step back: the host's undo is refused once a player has
+        # submitted for the phase, so in about one phase of three (the same for every player, drawn from
+        # the phase's key) every player thinks longer, and the host, which looks when the revision
+        # moves, has time to see the step and take it back
+        long = random.Random(key).random() < 0.3
+        time.sleep(rng.uniform(0.4, 0.6) if long else rng.uniform(0, 0.1))
         due = [d for d in view["next"]["due"] if d["power"] == power]
         actions = ["submit"]
         if rng.random() < 0.25:
