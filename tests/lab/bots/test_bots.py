@@ -41,8 +41,12 @@ def random_position(seed: int, steps: int, multiverse: bool, options=None):
 
 
 def bot_orders(bot, mv, seed: str, travel: bool, extra=()):
-    game = new_game(mv)
-    return {p: list(bot(View(game, p, f"{seed}/{p}", tuple(extra), travel)))
+    """Every power's orders from ``bot``, its views sharing one listing of the legal orders as a game's
+    runner gives them (``view.Listings``; a test below holds it equal to each power's own)."""
+    from fivedp_asp.lab.bots.view import Listings
+
+    game, listings = new_game(mv), Listings(mv)
+    return {p: list(bot(View(game, p, f"{seed}/{p}", tuple(extra), travel, listings=listings)))
             for p in mv.players if p not in mv.eliminated}
 
 
