@@ -522,7 +522,7 @@ def _result_entry(mv: Multiverse, x: OrderOutcome) -> dict:
         entry["qualified"] = qualified
     if board is not None:
         entry["board"] = board
-    entry["result"] = x.result
+    entry["result"] = str(x.result)  # a history holds plain data: what any YAML or JSON writer takes
     if x.reason:
         entry["reason"] = x.reason
     extras = {key: plain_json(value) for key, value in x.as_dict().items()
@@ -543,7 +543,7 @@ def adjudicate(game: Game, report: StepReport | None = None, reasons: bool = Tru
     before, after = report.before, report.after
     acting = [b.name for b in before.heads if b.phase == report.phase]
     entry: dict[str, Any] = {
-        "phase": report.phase,
+        "phase": str(report.phase),  # plain text, as every value of a history entry
         "boards": acting,
         "orders": {p: list(v) for p, v in game.pending.items()},
         "results": [_result_entry(before, x) for x in report.outcomes],
