@@ -227,3 +227,15 @@ def test_the_architecture_picture_is_the_package_as_it_is():
     assert (ROOT / "docs" / "architecture.svg").read_text(encoding="utf-8") == drawn, \
         "docs/architecture.svg differs from the package: run python tools/draw_architecture.py"
     assert "](architecture.svg)" in ARCHITECTURE.split("\n## ")[0], "the picture comes first in docs/architecture.md"
+
+
+def test_the_readme_installs_for_its_tests_every_extra_ci_installs():
+    """The README's test command installs the extras `.ci/run` installs: a study's tests need SciPy
+    (the `stats` extra) and fail, not skip, without it."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    readme = re.search(r"pip install '\.\[([a-z,]+)\]' && \.venv/bin/python -m pytest", (root / "README.md").read_text())
+    ci = re.search(r"install --quiet '\.\[([a-z,]+)\]'", (root / ".ci" / "run").read_text())
+    assert readme and ci and set(readme[1].split(",")) == set(ci[1].split(","))
