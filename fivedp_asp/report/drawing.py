@@ -6,6 +6,10 @@ renderers without CSS; the page's CSS (render_assets.py) only changes what the p
 selector change. Every text from the input is escaped (``_e``) wherever it is written. Arrows between
 boards run in the gutters between boards, never across a third board. Every board, unit and order
 carries a ``<title>``.
+
+A view of hundreds of boards holds tens of thousands of shapes, and a browser's time to draw it grows
+with their number more than with anything else: a unit is one shape holding its title, the centres a
+power owns on a board are one shape, and the map is one symbol every board places.
 """
 
 from __future__ import annotations
@@ -99,15 +103,25 @@ def _f(v: float) -> str:
 
 
 def unit_shape(kind: str, x: float, y: float, r: float, cls: str, colour: str, extra: str = "",
-               width: float | None = 3.0) -> str:
+               width: float | None = 3.0, title: str | None = None) -> str:
     """An army is a round token, a fleet a pointed one (a diamond): told apart without colour or text.
     ``colour`` is its power's (``power_colours``), ``cls`` its classes (``power_classes``); ``width``
-    None leaves the outline to the group it stands in (``TOKEN_EDGE`` there)."""
+    None leaves the outline to the group it stands in (``TOKEN_EDGE`` there). ``extra``: more
+    attributes; ``title``: the token's own ``<title>`` (already escaped), held inside the shape, so
+    that a unit is one element and not a group of two."""
     look = paint(fill=colour, **({} if width is None else {"stroke": EDGE, "stroke_width": width})) + extra
+    inner = "/>" if title is None else f"><title>{title}</title></{'circle' if kind == UnitKind.ARMY else 'polygon'}>"
     if kind == UnitKind.ARMY:
-        return f'<circle cx="{_f(x)}" cy="{_f(y)}" r="{_f(r)}" class="{_e(cls)}"{look}/>'
+        return f'<circle cx="{_f(x)}" cy="{_f(y)}" r="{_f(r)}" class="{_e(cls)}"{look}{inner}'
     pts = f"{_f(x - r * 1.25)},{_f(y)} {_f(x)},{_f(y - r)} {_f(x + r * 1.25)},{_f(y)} {_f(x)},{_f(y + r)}"
-    return f'<polygon points="{pts}" class="{_e(cls)}"{look}/>'
+    return f'<polygon points="{pts}" class="{_e(cls)}"{look}{inner}'
+
+
+def disc_path(points: Iterable[tuple[float, float]], r: float) -> str:
+    """Discs of radius ``r`` as one path's data, two arcs each: the centres a power owns on a board
+    are one shape instead of one each (a picture of hundreds of boards holds thousands of them)."""
+    return "".join(f"M{_f(x - r)},{_f(y)}a{_f(r)},{_f(r)} 0 1 0 {_f(2 * r)},0a{_f(r)},{_f(r)} 0 1 0 {_f(-2 * r)},0"
+                   for x, y in points)
 
 
 # -- the map itself -----------------------------------------------------------------------------
@@ -279,18 +293,21 @@ def _draw_board(mv: Multiverse, board: Board, layout: Layout, acting: bool, fork
     out.append(f'<g transform="{place}"' + ("" if layout.own_edges else TOKEN_EDGE) + ">")
     edge = {"stroke": EDGE, "stroke_width": 3} if layout.own_edges else {}
     width = 3.0 if layout.own_edges else None
+    owned: dict[str, list[str]] = {}  # each power's centres on the board: one shape a power
     for prov, owner in sorted(board.centers.items()):
-        if prov not in geo.territories:
-            continue
-        x, y = centre_point(geo, prov)
-        out.append(f'<circle class="sc {_e(classes.get(owner, "pn"))}" data-sc="{_e(board.name)}:{_e(prov)}" '
-                   f'cx="{_f(x)}" cy="{_f(y)}" r="11"{paint(fill=colours.get(owner, NEUTRAL), **edge)}/>')
+        if prov in geo.territories:
+            owned.setdefault(owner, []).append(prov)
+    for owner, provs in owned.items():
+        names = " ".join(f"{board.name}:{prov}" for prov in provs)
+        out.append(f'<path class="sc {_e(classes.get(owner, "pn"))}" data-sc="{_e(names)}" '
+                   f'd="{disc_path((centre_point(geo, prov) for prov in provs), 11)}"'
+                   f'{paint(fill=colours.get(owner, NEUTRAL), **edge)}/>')
     for unit in sorted(board.units.values(), key=lambda u: u.location):
         x, y = unit_point(geo, unit.location)
-        out.append(f'<g class="unit" data-unit="{_e(board.name)}:{_e(unit.province)}">'
-                   + unit_shape(unit.kind, x, y, UNIT_R, "tok " + classes.get(unit.power, "pn"),
-                                colours.get(unit.power, NEUTRAL), width=width)
-                   + f"<title>{_e(unit.power)}: {_e(unit_text(unit, mv.game_map))} on {_e(board.name)}</title></g>")
+        out.append(unit_shape(unit.kind, x, y, UNIT_R, "unit tok " + classes.get(unit.power, "pn"),
+                              colours.get(unit.power, NEUTRAL),
+                              f' data-unit="{_e(board.name)}:{_e(unit.province)}"', width=width,
+                              title=f"{_e(unit.power)}: {_e(unit_text(unit, mv.game_map))} on {_e(board.name)}"))
     for r in board.retreats:
         unit = r.unit
         x, y = displaced_point(geo, unit.location)

@@ -84,7 +84,7 @@ svg.addEventListener('pointerup',function(ev){var d=drag;drag=null;if(!d||d.move
  var x=+r.getAttribute('x'),y=+r.getAttribute('y'),w=+r.getAttribute('width'),h=+r.getAttribute('height');
  setVB([x-w*0.05,y-h*0.05,w*1.1,h*1.1]);tell(g);});
 function tell(g){var t=g.querySelector('title');if(t)info.textContent=t.textContent;}
-svg.addEventListener('mouseover',function(ev){var g=ev.target.closest&&ev.target.closest('g.order,g.unit,g.forkline,g.board');if(g)tell(g);});
+svg.addEventListener('mouseover',function(ev){var g=ev.target.closest&&ev.target.closest('g.order,.unit,g.forkline,g.board');if(g)tell(g);});
 document.onkeydown=function(ev){if(ev.target.tagName==='INPUT'&&ev.target.type!=='checkbox')return;
  if(ev.key==='ArrowLeft')go(step-1);else if(ev.key==='ArrowRight')go(step+1);else if(ev.key==='Escape')setVB(home);};
 if(keep){hidden=keep.hidden;all.checked=keep.all;step=keep.atLast?last:Math.min(last,keep.step);

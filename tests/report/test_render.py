@@ -41,7 +41,9 @@ def step_orders(root: ET.Element, step: int) -> list[ET.Element]:
 
 
 def attrs(root: ET.Element, name: str) -> Counter:
-    return Counter(el.get(name) for el in root.iter() if el.get(name) is not None)
+    """Each value of the attribute ``name`` with the number of shapes it is on; a list of values (the
+    centres a power owns on a board, one shape) counts each."""
+    return Counter(v for el in root.iter() if el.get(name) is not None for v in el.get(name).split())
 
 
 def test_every_unit_centre_and_order_is_drawn_exactly_once():

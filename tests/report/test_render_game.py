@@ -125,6 +125,25 @@ def _numbers(text: str) -> list[float]:
     return [float(v) for v in re.findall(r"-?\d+(?:\.\d+)?", text)]
 
 
+def _path_points(d: str) -> list[tuple[float, float]]:
+    """The points a path's data reaches: the corners and control points of M, L and Q (absolute), and
+    for a relative arc (``a``, as centres are drawn) its end and the corners of its circle's box."""
+    out: list[tuple[float, float]] = []
+    x = y = 0.0
+    for command, args in re.findall(r"([MLQa])([^MLQa]*)", d):
+        values = _numbers(args)
+        if command == "a":
+            for rx, ry, _, _, _, dx, dy in zip(*[iter(values)] * 7):
+                cx, cy = x + dx / 2, y + dy / 2  # a half circle: its centre halfway along
+                out += [(cx - rx, cy - ry), (cx + rx, cy + ry)]
+                x, y = x + dx, y + dy
+                out.append((x, y))
+        else:
+            out += list(zip(values[::2], values[1::2]))
+            x, y = out[-1]
+    return out
+
+
 def drawn_points(root: ET.Element) -> list[tuple[str, float, float]]:
     """Every point a shape of the picture reaches (path corners and control points, line ends, the
     boxes of circles, rectangles and texts' anchors), in the view box's coordinates: the groups'
@@ -146,8 +165,7 @@ def drawn_points(root: ET.Element) -> list[tuple[str, float, float]]:
             out.append((tag, ox + x * k, oy + y * k))
 
         if tag == "path":
-            values = _numbers(el.get("d"))
-            for x, y in zip(values[::2], values[1::2]):
+            for x, y in _path_points(el.get("d")):
                 at(x, y)
         elif tag == "line":
             at(float(el.get("x1")), float(el.get("y1")))
