@@ -13,7 +13,8 @@
     t.innerHTML = text;
     t.content.querySelectorAll('script, style, meta, title, link').forEach((e) => e.remove());
     mapAsImage(t.content);
-    document.body.replaceChildren(document.importNode(t.content, true));
+    // moved into the page, not copied: a picture of hundreds of boards is tens of thousands of nodes
+    document.body.replaceChildren(t.content);
     view = window.fivedpView(keep);
     parent.postMessage({drawn: true}, '*');
   }
