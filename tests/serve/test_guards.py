@@ -263,6 +263,43 @@ def test_every_response_carries_the_security_headers(client):
             assert "script-src" not in policy
 
 
+def test_a_kept_page_policy_allows_only_that_pages_own_scripts():
+    """The policies of pages sent are kept by their body's digest: the same page sent again gets its
+    policy as worked out afresh; a page one script longer, or the same page as the framed one, never
+    gets the kept one."""
+    from fivedp_asp.serve.headers import SecurityHeaders, page_policy
+
+    sent = []
+
+    async def app(scope, receive, send):
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-type", b"text/html; charset=utf-8")]})
+        await send({"type": "http.response.body", "body": scope["body"]})
+
+    async def send(message):
+        sent.append(message)
+
+    import asyncio
+
+    middleware = SecurityHeaders(app)
+
+    def policy_of(body: bytes, path: str = "/api/games/g/picture") -> str:
+        sent.clear()
+        asyncio.run(middleware({"type": "http", "path": path, "body": body}, None, send))
+        return dict(sent[0]["headers"])[b"content-security-policy"].decode()
+
+    page = b"<html><script>one()</script><p>a picture</p></html>"
+    longer = page.replace(b"</html>", b"<script>two()</script></html>")
+    assert policy_of(page) == policy_of(page) == page_policy(page.decode())
+    assert policy_of(longer) == page_policy(longer.decode()) != policy_of(page)
+    assert _digests(longer.decode()) <= set(policy_of(longer).replace(";", " ").split())
+    assert policy_of(page, "/static/picture.html") == page_policy(page.decode(), framed=True)
+    assert "frame-ancestors 'none'" in policy_of(page)  # the framed page's policy not kept for another
+    for i in range(SecurityHeaders.KEPT + 5):  # bounded: the oldest go
+        policy_of(page + str(i).encode())
+    assert len(middleware._policies) == SecurityHeaders.KEPT
+
+
 def test_games_per_minute_are_bounded_per_address(tmp_path):
     with TestClient(make_app(f"sqlite:///{tmp_path}/g.db", deadline_check=None, games_per_minute=3)) as client:
         for _ in range(3):
