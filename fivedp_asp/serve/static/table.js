@@ -209,8 +209,9 @@ async function refresh() {
   $('linkwhat').hidden = s.role === 'host';
   $('joinlink').value = location.origin + '/play/' + encodeURIComponent(game);
   tick();
-  drawPicture();
-  steps();
+  // the steps played (the whole history, the larger answer) asked for once the picture has come, so
+  // that the two do not share the server and the page while the picture is on its way
+  drawPicture().then(steps);
 }
 function tick() {
   const d = view && view.server.deadline;
