@@ -9,7 +9,7 @@ internet; no page holds an inline script or style, so they run under a Content-S
 ``script-src 'self'; style-src 'self'``. The token stays in the address's fragment (``#token=...``)
 and goes to the server only in an ``Authorization`` header. Text from the server is put into the
 page as text (``textContent``), never as markup; the picture is drawn in a frame without the page's
-origin (``sandbox``), to which the page posts the picture's text and never the token.
+origin (``sandbox``), to which the page hands the picture's bytes and never the token.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 // The frame of the table's picture. The table fetches the game's picture (with the player's token,
-// which never enters this frame) and posts its text here; each new picture replaces the last one in
-// this same document, and the view starts where the player left the last one: zoom, pan, step and
-// hidden timelines kept (window.fivedpView, the view's own script). The frame is sandboxed: it has
-// no origin of its own, so nothing drawn here can read the table's page.
+// which never enters this frame) and hands its bytes (UTF-8) over to this frame; each new picture
+// replaces the last one in this same document, and the view starts where the player left the last
+// one: zoom, pan, step and hidden timelines kept (window.fivedpView, the view's own script). The
+// frame is sandboxed: it has no origin of its own, so nothing drawn here can read the table's page.
 (function () {
   let view = null;
   function draw(text) {
@@ -42,7 +42,7 @@
   window.addEventListener('message', (e) => {
     const m = e.data;
     if (e.source !== parent || !m || typeof m !== 'object') return;
-    if (typeof m.picture === 'string') draw(m.picture);
+    if (m.picture instanceof ArrayBuffer) draw(new TextDecoder().decode(m.picture));
     else if (Number.isInteger(m.played)) showPlayed(m.played);
     else if (m.hello) parent.postMessage({ready: true}, '*');
   });

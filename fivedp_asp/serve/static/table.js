@@ -1,6 +1,6 @@
 // The table of fivedp serve (/play/GAME). Text from the server goes into the page as text
 // (textContent), never as markup; the picture is drawn in a sandboxed frame (picture.js) to which
-// only the picture's text is posted, never the token.
+// only the picture's bytes are handed, never the token.
 const game = document.body.dataset.game;
 const recent = Number(document.body.dataset.recent);  // the steps played the picture shows, the last ones
 const token = new URLSearchParams(location.hash.slice(1)).get('token');
@@ -15,11 +15,11 @@ function headers(json) {
   if (json) h['Content-Type'] = 'application/json';
   return h;
 }
-async function api(method, path, body) {
+async function api(method, path, body, bytes) {
   const r = await fetch('/api/games/' + encodeURIComponent(game) + path,
                         {method, headers: headers(body !== undefined), body: body === undefined ? undefined : JSON.stringify(body)});
   const type = r.headers.get('content-type') || '';
-  const data = type.includes('json') ? await r.json() : await r.text();
+  const data = type.includes('json') ? await r.json() : bytes ? await r.arrayBuffer() : await r.text();
   if (!r.ok) throw new Error((data && data.error) || ('HTTP ' + r.status));
   return data;
 }
@@ -153,22 +153,27 @@ async function steps() {
 // Drawn again only when what it shows changed: the phase, or the player's own waiting orders; the
 // frame keeps the player's zoom and pan across pictures.
 let frameReady = false, waiting = null;
-function post(message) { if (frameReady) $('picture').contentWindow.postMessage(message, '*'); }
+function post(message, transfer) { if (frameReady) $('picture').contentWindow.postMessage(message, '*', transfer || []); }
 window.addEventListener('message', (e) => {
   if (e.source !== $('picture').contentWindow || !e.data || !e.data.ready) return;
   frameReady = true;
-  if (waiting !== null) { post({picture: waiting}); waiting = null; }
+  if (waiting !== null) { post({picture: waiting}, [waiting]); waiting = null; }
 });
 $('picture').contentWindow.postMessage({hello: true}, '*');
-async function drawPicture() {
+let fetching = Promise.resolve();  // the picture on its way, if one is
+function drawPicture() {
   const own = view.server.power ? JSON.stringify((view.pending || {})[view.server.power] || []) : '';
   const shows = phaseKey + '|' + own;
-  if (drawn === shows) return;
+  if (drawn === shows) return fetching;
   drawn = shows;
-  try {
-    const text = await api('GET', '/picture?recent=' + recent);
-    if (frameReady) post({picture: text}); else waiting = text;
-  } catch (e) { drawn = null; say(e.message); }
+  fetching = (async () => {
+    try {
+      // its bytes, handed over to the frame rather than copied (megabytes for a big game)
+      const bytes = await api('GET', '/picture?recent=' + recent, undefined, true);
+      if (frameReady) post({picture: bytes}, [bytes]); else waiting = bytes;
+    } catch (e) { drawn = null; say(e.message); }
+  })();
+  return fetching;
 }
 
 // -- the view -------------------------------------------------------------------------------------
