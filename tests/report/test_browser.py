@@ -237,6 +237,8 @@ out.noB=shown();box.checked=true;box.dispatchEvent(new Event('change'));
 var order=document.querySelector('g.steporders:not(.off) g.order path');
 order.dispatchEvent(new MouseEvent('mouseover',{bubbles:true}));
 out.info=document.getElementById('info').textContent;out.orderTitle=order.parentNode.querySelector('title').textContent;
+var unit=document.querySelector('g.board:not(.off) circle.unit');unit.dispatchEvent(new MouseEvent('mouseover',{bubbles:true}));
+out.unitInfo=document.getElementById('info').textContent;out.unitTitle=unit.querySelector('title').textContent;
 var frame=document.querySelector('g.board[data-board="c2"]:not(.off) rect.frame'),r=frame.getBoundingClientRect();
 var at={bubbles:true,clientX:r.left+r.width/2,clientY:r.top+r.height/2};
 frame.dispatchEvent(new PointerEvent('pointerdown',at));frame.dispatchEvent(new PointerEvent('pointerup',at));
@@ -249,7 +251,7 @@ document.body.setAttribute('data-test',JSON.stringify(out));})();"""
 def test_the_view_switches_steps_filters_timelines_shows_details_and_opens_a_board(tmp_path):
     """The view driven in the browser by a script of the test's (added to the page with its hash in
     the policy): three steps back from the last, the boards and orders of step 3 show; timeline b
-    hidden and shown again; hovering an order shows its title; clicking a board zooms to it; Fit
+    hidden and shown again; hovering an order, or a unit, shows its title; clicking a board zooms to it; Fit
     shows everything again."""
     import base64
     import hashlib
@@ -278,6 +280,7 @@ def test_the_view_switches_steps_filters_timelines_shows_details_and_opens_a_boa
     assert out["text"] == frames[2].title
     assert out["noB"] == " ".join(n for n in names(frames[2]).split() if not n.startswith("b"))
     assert out["info"] == out["orderTitle"] and " — " in out["info"]
+    assert out["unitInfo"] == out["unitTitle"] and ": A " in out["unitInfo"], "hovering a unit shows its title"
     x, y, w = (float(v) for v in out["frame"].split())
     vx, vy, vw, _ = (float(v) for v in out["viewBox"].split())
     assert vx <= x < x + w <= vx + vw and vw < 1.5 * w, "the board clicked fills the view"

@@ -160,6 +160,32 @@ def test_every_scenario_draws(path):
         assert len(step_orders(root, i)) == len(frame.orders)
 
 
+def test_a_300_board_view_holds_one_shape_a_unit_and_one_a_power_for_its_centres():
+    """What a browser must lay out grows with units, not with the shapes that draw them: each unit is
+    one element holding its own title (no group around it), the centres a power owns on a board are
+    one shape, and the map is one symbol every board places; so the boards of a 300-board view hold
+    at most a few elements each beside two (a shape and its title) a unit."""
+    from tests.views import SIZES, synthetic_frames
+
+    frames = synthetic_frames(*SIZES[300], steps=1)
+    mv = frames[0].mv
+    root = view_of(page("300 boards", frames))
+    (boards,) = [el for el in root.iter() if el.get("class") == "boards"]
+    units = [el for el in boards.iter() if el.get("data-unit")]
+    assert len(units) == sum(len(b.units) for b in mv.boards.values()) > 5000
+    for unit in units:
+        assert unit.tag in (f"{SVG}circle", f"{SVG}polygon"), unit.tag
+        ((title,),) = [list(unit)]
+        assert title.tag == f"{SVG}title" and title.text.endswith(f" on {unit.get('data-unit').split(':')[0]}")
+    for board in boards:
+        owners = {o for o in mv.find_board(board.get("data-board")).centers.values()}
+        centres = [el for el in board.iter() if (el.get("class") or "").startswith("sc ")]
+        assert len(centres) == len(owners), board.get("data-board")
+    assert sum(1 for el in root.iter() if el.tag == f"{SVG}symbol") == 1
+    per_board = (sum(1 for _ in boards.iter()) - 1 - 2 * len(units)) / len(mv.boards)
+    assert per_board <= 8 + max(len(set(b.centers.values())) for b in mv.boards.values()), per_board
+
+
 @pytest.mark.slow
 def test_a_64_board_multiverse_draws_in_under_a_second():
     from fivedp_asp.lab.bench.positions import step_orders, synthetic_multiverse
