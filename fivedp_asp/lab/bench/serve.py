@@ -8,8 +8,8 @@ For each game, before the rounds:
 
 - the picture of the game (``GET /api/games/{id}/picture``), first (the steps played drawn) and again;
 - the table in Chromium, when Playwright and a Chromium are installed: from opening ``/play/ID`` with
-  a player's link until the picture's view is drawn and ready in its frame, first and again (a new
-  page; the server's drawing kept);
+  a player's link until the picture's view is drawn, ready and painted in its frame, first and again
+  (a new page; the server's drawing kept);
 - one unit's legal orders (``GET /possible?unit=U``) for units spread over the player's To-do.
 
 Then each round, seven threads wait at a barrier and submit their power's orders together (every unit
@@ -277,8 +277,9 @@ def _legal_orders(base: str, gid: str, token: str, view: dict, power: str, count
 
 def _table_in_browser(base: str, gid: str, token: str, pid: int) -> tuple[float, float, float, float] | None:
     """Seconds from opening the table with a player's link until the picture's view is drawn and
-    ready in its frame: a first page, then a second (the server's drawing kept); and the processor
-    seconds the server process spent meanwhile, for each. None without Playwright or a Chromium."""
+    ready in its frame and painted: a first page, then a second (the server's drawing kept); and the
+    processor seconds the server process spent meanwhile, for each. None without Playwright or a
+    Chromium."""
     import shutil
 
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -299,6 +300,9 @@ def _table_in_browser(base: str, gid: str, token: str, pid: int) -> tuple[float,
                 page.goto(f"{base}/play/{gid}#token={token}")
                 page.frame_locator("#picture").locator("svg#view[data-ready]").wait_for(state="attached",
                                                                                          timeout=300_000)
+                # and painted: the frame's next two animation frames (the first runs before its paint)
+                (frame,) = page.main_frame.child_frames
+                frame.evaluate("new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
                 took.append(time.perf_counter() - t0)
                 spent.append(_process_cpu(pid) - cpu0)
                 page.close()
