@@ -152,13 +152,17 @@ async function steps() {
 // -- the picture ------------------------------------------------------------------------------------
 // Drawn again only when what it shows changed: the phase, or the player's own waiting orders; the
 // frame keeps the player's zoom and pan across pictures.
-let frameReady = false, waiting = null;
+let frameReady = false, waiting = null, onDrawn = null;
 function post(message, transfer) { if (frameReady) $('picture').contentWindow.postMessage(message, '*', transfer || []); }
 window.addEventListener('message', (e) => {
-  if (e.source !== $('picture').contentWindow || !e.data || !e.data.ready) return;
+  if (e.source !== $('picture').contentWindow || !e.data) return;
+  if (e.data.drawn && onDrawn) { onDrawn(); onDrawn = null; }
+  if (!e.data.ready) return;
   frameReady = true;
   if (waiting !== null) { post({picture: waiting}, [waiting]); waiting = null; }
 });
+// the frame says when it has drawn a picture; a frame that never says so delays nothing long
+function whenDrawn() { return new Promise((done) => { onDrawn = done; setTimeout(done, 5000); }); }
 $('picture').contentWindow.postMessage({hello: true}, '*');
 let fetching = Promise.resolve();  // the picture on its way, if one is
 function drawPicture() {
@@ -170,7 +174,9 @@ function drawPicture() {
     try {
       // its bytes, handed over to the frame rather than copied (megabytes for a big game)
       const bytes = await api('GET', '/picture?recent=' + recent, undefined, true);
+      const drawing = whenDrawn();
       if (frameReady) post({picture: bytes}, [bytes]); else waiting = bytes;
+      await drawing;
     } catch (e) { drawn = null; say(e.message); }
   })();
   return fetching;
@@ -214,8 +220,8 @@ async function refresh() {
   $('linkwhat').hidden = s.role === 'host';
   $('joinlink').value = location.origin + '/play/' + encodeURIComponent(game);
   tick();
-  // the steps played (the whole history, the larger answer) asked for once the picture has come, so
-  // that the two do not share the server and the page while the picture is on its way
+  // the steps played (the whole history, the larger answer) asked for once the picture is drawn, so
+  // that the two do not share the server, the page and the machine while the picture is on its way
   drawPicture().then(steps);
 }
 function tick() {
