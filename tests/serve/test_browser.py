@@ -104,6 +104,12 @@ def test_two_players_play_a_phase_in_the_browser(table, tmp_path):
     # the map is one image placed on each board, not a symbol cloned into each
     assert france.frame_locator("#picture").locator("svg#view image").count() >= 1
     assert france.frame_locator("#picture").locator("svg#view use").count() == 0
+    # the details of a unit, shown on hover in the panel beside the picture: its title kept in the frame
+    unit = france.frame_locator("#picture").locator("svg#view .unit[data-unit='a0:par']")
+    assert unit.locator("title").text_content() == "France: A Par on a0"
+    unit.dispatch_event("mouseover")
+    assert france.frame_locator("#picture").locator("#info").text_content() == "France: A Par on a0"
+    assert france.frame_locator("#picture").locator("svg#view g.board title").count() >= 1
     picture.hover()
     france.mouse.wheel(0, -400)
     france.mouse.wheel(0, -400)

@@ -8,10 +8,12 @@
   function draw(text) {
     const keep = view ? view.state() : null;
     // parsed inert (a template's content): the picture file's own style and script are dropped, never
-    // applied (this frame has the view's style and script from the server)
+    // applied (this frame has the view's style and script from the server), and its page's title; the
+    // titles of the picture's boards, units and orders (SVG's) stay: they are its details on hover
     const t = document.createElement('template');
     t.innerHTML = text;
-    t.content.querySelectorAll('script, style, meta, title, link').forEach((e) => e.remove());
+    t.content.querySelectorAll('script, style, meta, link').forEach((e) => e.remove());
+    t.content.querySelectorAll('title').forEach((e) => { if (!(e instanceof SVGElement)) e.remove(); });
     mapAsImage(t.content);
     // moved into the page, not copied: a picture of hundreds of boards is tens of thousands of nodes
     document.body.replaceChildren(t.content);
