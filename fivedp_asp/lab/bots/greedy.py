@@ -34,6 +34,7 @@ all its fractions to the timeline where it owns the most centres.
 from __future__ import annotations
 
 import random
+from types import MappingProxyType
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Mapping, Sequence
@@ -108,8 +109,26 @@ def greedy_bot(view: View) -> list[str]:
 # -- movement ------------------------------------------------------------------------------------
 
 
-def options_of(view: View, head: Board) -> dict[str, list[_Option]]:
-    """The orders of the power's units on ``head`` that stay on it, read, by the unit's province."""
+def options_of(view: View, head: Board) -> Mapping[str, Sequence[_Option]]:
+    """The orders of the power's units on ``head`` that stay on it, read, by the unit's province: read
+    once per view and head (``View.memo``), since every plan the view makes of that head (the search
+    bot's draws and samples among them) starts from them."""
+    key = ("options", head.key)
+    if key not in view.memo:
+        view.memo[key] = MappingProxyType({u: tuple(o) for u, o in _read_options(view, head).items()})
+    return view.memo[key]
+
+
+def values_of(view: View, board: Board) -> Values:
+    """``values.board_values`` of ``board`` for the view's power, worked out once per view and board
+    (``View.memo``)."""
+    key = ("values", board.key)
+    if key not in view.memo:
+        view.memo[key] = board_values(board, view.power, view.game_map)
+    return view.memo[key]
+
+
+def _read_options(view: View, head: Board) -> dict[str, list[_Option]]:
     m = view.game_map
     out: dict[str, list[_Option]] = {}
     for p in view.legal_on(head):
@@ -156,7 +175,7 @@ def _pick(ranked: Sequence[_Option], rng: random.Random) -> int:
     return i
 
 
-def _carrier(view: View, head: Board, option: _Option, options: Mapping[str, list[_Option]],
+def _carrier(view: View, head: Board, option: _Option, options: Mapping[str, Sequence[_Option]],
              taken: Mapping[str, _Option]) -> _Option | None:
     """The convoy order of one of the power's free fleets that carries this convoyed move alone."""
     m = view.game_map
@@ -174,7 +193,7 @@ def _carrier(view: View, head: Board, option: _Option, options: Mapping[str, lis
 
 def _plan_head(view: View, head: Board, rng: random.Random) -> _Plan:
     m = view.game_map
-    values = board_values(head, view.power, m)
+    values = values_of(view, head)
     options = options_of(view, head)
     mine = sorted((u for u in head.units.values() if u.power == view.power), key=lambda u: u.location)
     rng.shuffle(mine)
@@ -226,7 +245,7 @@ def _plan_head(view: View, head: Board, rng: random.Random) -> _Plan:
     return _Plan(head, values, orders, going, sorted(doubts, key=lambda d: (-d[0], d[1])))
 
 
-def _supports(head: Board, values: Values, options: Mapping[str, list[_Option]], orders: dict[str, _Option],
+def _supports(head: Board, values: Values, options: Mapping[str, Sequence[_Option]], orders: dict[str, _Option],
               power: str) -> None:
     """Units left holding support the power's most valuable contested move or threatened hold that
     they can, unless they hold a threatened centre of the power's themselves."""
@@ -360,12 +379,9 @@ def _travel(view: View, plans: Sequence[_Plan], base: list[str]) -> list[list[st
     past board; the most promising first."""
     m = view.game_map
     own = {(p.head.key, province): (p, o) for p in plans for province, o in p.orders.items()}
-    worth_cache: dict[tuple[int, int], Values] = {}
 
     def worth(board: Board) -> Values:
-        if board.key not in worth_cache:
-            worth_cache[board.key] = board_values(board, view.power, m)
-        return worth_cache[board.key]
+        return values_of(view, board)
 
     found: list[tuple[float, str, str]] = []  # (gain, the line replaced, the order across boards)
     for p in view.legal(kind=(OrderKind.MOVE, OrderKind.SUPPORT_HOLD)):
@@ -458,7 +474,7 @@ def _jumps(view: View, plans: Sequence[_Plan], base: list[str]) -> list[list[str
         province = order.dest.province
         if board.centers.get(province) == view.power or province in board.units:
             continue
-        worth = board_values(board, view.power, m).worth.get(province)
+        worth = values_of(view, board).worth.get(province)
         if worth is None:
             continue
         jump = format_order(Move(UnitSpec(target, unit.kind), order.dest), m)
@@ -478,7 +494,7 @@ def _retreats(view: View) -> list[str]:
         mine = [r.unit for r in head.retreats if r.unit.power == view.power]
         if not mine:
             continue
-        values = board_values(head, view.power, m)
+        values = values_of(view, head)
         listed = [p for p in view.legal() if p.board == head.name]
         for unit in mine:
             best, best_worth = None, float("-inf")
@@ -505,7 +521,7 @@ def _adjustments(view: View) -> list[str]:
     m = view.game_map
     lines = []
     for head, balance in view.adjusting():
-        values = board_values(head, view.power, m)
+        values = values_of(view, head)
         listed = [parse_order(p.order, m) for p in view.legal() if p.board == head.name]
         texts = [p.order for p in view.legal() if p.board == head.name]
         if balance > 0:

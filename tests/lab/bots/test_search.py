@@ -12,6 +12,7 @@ from fivedp_asp.engine.step import next_phase, step
 from fivedp_asp.game.state import new_game
 from fivedp_asp.lab.bots import greedy
 from fivedp_asp.lab.bots.search import search_bot
+from fivedp_asp.lab.bots.values import board_values
 from fivedp_asp.lab.bots.view import RUNNER, Ledger, View
 from fivedp_asp.model.map import load_map
 from fivedp_asp.model.multiverse import MOVEMENT, opening
@@ -106,3 +107,17 @@ def test_search_england_ends_with_more_centres_than_greedy_england_in_the_same_s
         ends[bot] = [g["final_centres"]["England"] for g in json.loads(out)["games"]]
     assert sum(s >= g for s, g in zip(ends["search"], ends["greedy"])) >= 5, ends
     assert sum(ends["search"]) > sum(ends["greedy"]), ends
+
+
+def test_the_options_and_values_a_view_keeps_are_those_read_afresh():
+    """The greedy bot keeps a head's options and values per view (every plan the search bot draws
+    starts from them); kept, they are what reading the head again gives, and the plans alike."""
+    mv = opening(MAP, Settings())
+    mv = step(mv, {"England": ["F Lon - Nth", "F Edi - Nwg", "A Lvp - Yor"]}, reasons=False).after
+    view = View(new_game(mv), "England", "s")
+    head = view.heads()[0]
+    first = greedy.plan_heads(view, random.Random(3))[1]
+    assert {u: list(o) for u, o in greedy.options_of(view, head).items()} == greedy._read_options(view, head)
+    assert greedy.values_of(view, head) == board_values(head, "England", MAP)
+    # the first plan read the head, the second one takes what the view kept
+    assert greedy.plan_heads(view, random.Random(3))[1] == first
