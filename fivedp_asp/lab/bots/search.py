@@ -15,13 +15,10 @@ In a movement phase (retreats, adjustments and the sustain phase are the greedy 
    is kept; with no budget left, the greedy bot's first plan. After a spring, a try also counts the
    centres likely to change hands in the fall (``_spring_claims``); playing across boards, the
    distinct centres the power owns over the heads in play (``_score``).
-4. In a classic spring, the few best candidates are played on into the fall against their first
-   sample (``_rollout``: every power's greedy fall, within the budget), and the one the fall leaves
-   best off is kept.
 
 This is the shape of the search-based no-press Diplomacy agents (candidate actions from a policy, the
 others' actions sampled from a policy of theirs, the best response on average kept), with the greedy
-heuristic as both policies and a one-phase lookahead (two in a classic spring).
+heuristic as both policies and a one-phase lookahead.
 """
 
 from __future__ import annotations
@@ -29,12 +26,10 @@ from __future__ import annotations
 import random
 
 from ...engine.phase import StepReport
-from ...engine.step import next_phase
 from ...errors import UsageError
-from ...game.state import Game
 from ...model.multiverse import MOVEMENT
 from .greedy import Choice, greedy_bot, options_of, plan_heads, plan_movement, score
-from .view import Listings, View
+from .view import View
 
 SAMPLES = 2
 """Samples of the other powers' orders each candidate is tried against (1 when the budget is below
@@ -55,10 +50,6 @@ with several timelines, the tries are fewer and a phase stays within about the t
 DRAWS = 3
 """Further draws of the greedy bot's own random choices, as candidates."""
 
-ROLLOUTS = 3
-"""In a classic spring, the best candidates by the one-phase score that are played on into the fall
-(``_rollout``); each rollout costs one set of the budget, or two with a retreat phase between."""
-
 
 def search_bot(view: View) -> list[str]:
     """The power's orders for the next phase (see the module)."""
@@ -69,13 +60,11 @@ def search_bot(view: View) -> list[str]:
     rng = view.rng()
     plans, base, variants = plan_movement(view, rng)
     budget = min(view.remaining, max(BOARD_TRIES // max(len(view.heads()), 1), 2 * SAMPLES))
-    rolling = not view.travel and _spring(view) and budget >= ROLLOUTS + 2 * SAMPLES * MIN_CANDIDATES
-    tries = budget - ROLLOUTS if rolling else budget
-    samples = SAMPLES if tries >= SAMPLES * MIN_CANDIDATES else 1
-    if tries < 2 * samples:
+    samples = SAMPLES if budget >= SAMPLES * MIN_CANDIDATES else 1
+    if budget < 2 * samples:
         return base
     draws = [plan_heads(view, random.Random(f"{view.seed}/draw/{k}"))[1] for k in range(DRAWS)]
-    candidates = _distinct([base] + draws + variants + _deviations(view, plans, base))[:tries // samples]
+    candidates = _distinct([base] + draws + variants + _deviations(view, plans, base))[:budget // samples]
     others = _likely_orders(view, samples)
     tried = [{**other, view.power: lines} for lines in candidates for other in others]
     reports = view.simulate(tried)
@@ -85,54 +74,8 @@ def search_bot(view: View) -> list[str]:
     done = len(reports) // samples  # candidates adjudicated against every sample
     if done == 0:
         return base
-    ranked = sorted(range(done), key=lambda i: (-totals[i], i))
-    if rolling:
-        rolled = []
-        for i in ranked[:ROLLOUTS]:
-            report = reports[i * samples]
-            worth = _rollout(view, report) if isinstance(report, StepReport) else None
-            if worth is None:
-                break
-            rolled.append((worth, -ranked.index(i), i))
-        if rolled:
-            return candidates[max(rolled)[2]]
-    return candidates[ranked[0]]
-
-
-def _spring(view: View) -> bool:
-    """Whether the movement phase to play is a spring (its heads at an even turn)."""
-    return all(h.turn % 2 == 0 for h in view.heads())
-
-
-def _rollout(view: View, report: StepReport) -> float | None:
-    """A spring try played on through the fall: any retreats with no orders (the dislodged disband),
-    then every power's greedy plan for the fall, nothing tried (``plan_heads``), adjudicated within the
-    budget and scored for the power as the greedy bot scores a try. The one-phase score cannot see that
-    a spring move sets up a capture in the fall, or leaves a centre open to one; this plays the
-    capture. None when the budget is spent."""
-    mv = report.after
-    while next_phase(mv) != MOVEMENT:
-        got = view.simulate([{}], position=mv)
-        if not got or not isinstance(got[0], StepReport):
-            return None
-        mv = got[0].after
-    game, listings = Game(mv), Listings(mv)
-    orders: dict[str, list[str]] = {}
-    mine = None
-    for power in sorted({u.power for h in mv.heads for u in h.units.values()}):
-        theirs = View(game, power, f"{view.seed}/fall/{power}", view.settings, view.travel, budget=0,
-                      listings=listings)
-        plans, lines = plan_heads(theirs, random.Random(theirs.seed))
-        if power == view.power:
-            mine = (theirs, plans)
-        if lines:
-            orders[power] = lines
-    got = view.simulate([orders], position=mv)
-    if not got or not isinstance(got[0], StepReport):
-        return None
-    if mine is None:
-        return 0.0  # none of its units is left to play the fall
-    return score(mine[0], mine[1], got[0])
+    best = max(range(done), key=lambda i: (totals[i], -i))
+    return candidates[best]
 
 
 def _score(view: View, plans, report: StepReport) -> float:

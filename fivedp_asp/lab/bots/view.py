@@ -194,30 +194,23 @@ class View:
             return runner.remaining()
         return self.budget - self.memo.get("spent", 0)
 
-    def simulate(self, order_sets: Sequence[Mapping[str, Sequence[str]]], *,
-                 position: Multiverse | None = None) -> list[StepReport | Exception]:
+    def simulate(self, order_sets: Sequence[Mapping[str, Sequence[str]]]) -> list[StepReport | Exception]:
         """The next phase adjudicated on copies of the game, once for each set of orders (power ->
         lines; a power without lines gives none: its units hold, its retreats disband), without
         reasons, all at once. Only the first ``remaining`` sets are adjudicated: the list may be
         shorter than the sets given. A set the engine refuses gives its exception. In a game, the
-        runner adjudicates them and counts them against the power's budget for the phase.
-        ``position``: a later position of the game on the same map, reached on a copy (the search
-        bot plays a try on into the next phase), whose next phase is adjudicated instead; counted
-        alike (a bot of your own, in its own process, may try only the game's own position)."""
+        runner adjudicates them and counts them against the power's budget for the phase."""
         if isinstance(order_sets, (str, Mapping)) or not all(isinstance(s, Mapping) for s in order_sets):
             raise UsageError("View.simulate: give a list of order sets, each a mapping of power to lines")
-        if position is not None and (not isinstance(position, Multiverse) or position.game_map != self.game_map):
-            raise UsageError("View.simulate: position must be a Multiverse on the view's own map")
-        mv = self.mv if position is None else position
         sets = [{str(p): [str(line) for line in v] for p, v in s.items()} for s in order_sets]
         runner = RUNNER.get()
         if runner is not None:
-            return runner.simulate(mv, sets)
+            return runner.simulate(self.mv, sets)
         wanted = sets[:max(self.remaining, 0)]
         if not wanted:
             return []
         self.memo["spent"] = self.memo.get("spent", 0) + len(wanted)
-        return step_many([(mv, s) for s in wanted], reasons=False)
+        return step_many([(self.mv, s) for s in wanted], reasons=False)
 
 
 @dataclass

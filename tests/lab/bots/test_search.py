@@ -11,7 +11,6 @@ import pytest
 from fivedp_asp.engine.step import next_phase, step
 from fivedp_asp.game.state import new_game
 from fivedp_asp.lab.bots import greedy
-from fivedp_asp.lab.bots import search
 from fivedp_asp.lab.bots.search import search_bot
 from fivedp_asp.lab.bots.values import board_values
 from fivedp_asp.lab.bots.view import RUNNER, Ledger, View
@@ -122,37 +121,3 @@ def test_the_options_and_values_a_view_keeps_are_those_read_afresh():
     assert greedy.values_of(view, head) == board_values(head, "England", MAP)
     # the first plan read the head, the second one takes what the view kept
     assert greedy.plan_heads(view, random.Random(3))[1] == first
-
-
-def test_a_spring_try_played_on_into_the_fall_sees_the_capture_it_sets_up():
-    """The rollout plays every power's greedy fall after a spring try: a fleet moved next to an empty
-    neutral centre that nobody else reaches takes it in the fall, which the one-phase score of the
-    spring cannot count (no centre changes hands in a spring)."""
-    mv = opening(MAP, Settings())
-    view = View(new_game(mv), "England", "s", budget=4)
-    towards = step(mv, {"England": ["F Edi - Nwg", "F Lon - Nth", "A Lvp - Edi"]}, reasons=False)
-    staying = step(mv, {"England": ["F Edi H", "F Lon H", "A Lvp H"]}, reasons=False)
-    assert search._rollout(view, towards) >= search._rollout(view, staying) + 1.0
-    assert view.remaining == 2  # each rollout one adjudication of the budget
-    assert search._rollout(View(new_game(mv), "England", "s", budget=0), towards) is None
-
-
-def test_the_search_bot_rolls_its_best_spring_tries_into_the_fall_within_the_runners_budget():
-    mv = opening(MAP, Settings())
-    view = View(new_game(mv), "England", "s")
-    positions = []
-
-    class Watching(Ledger):
-        def simulate(self, position, order_sets):
-            positions.extend([position] * len(order_sets))
-            return super().simulate(position, order_sets)
-
-    ledger = Watching(24)
-    token = RUNNER.set(ledger)
-    try:
-        lines = search_bot(view)
-    finally:
-        RUNNER.reset(token)
-    assert lines and ledger.spent == len(positions) <= 24
-    falls = [p for p in positions if p is not mv]
-    assert len(falls) == search.ROLLOUTS and all(h.turn == 1 for p in falls for h in p.heads)
