@@ -34,9 +34,9 @@ all its fractions to the timeline where it owns the most centres.
 from __future__ import annotations
 
 import random
-from types import MappingProxyType
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from types import MappingProxyType
 from typing import Mapping, Sequence
 
 from ...model.kinds import OrderKind, UnitKind
@@ -379,10 +379,6 @@ def _travel(view: View, plans: Sequence[_Plan], base: list[str]) -> list[list[st
     past board; the most promising first."""
     m = view.game_map
     own = {(p.head.key, province): (p, o) for p in plans for province, o in p.orders.items()}
-
-    def worth(board: Board) -> Values:
-        return values_of(view, board)
-
     found: list[tuple[float, str, str]] = []  # (gain, the line replaced, the order across boards)
     for p in view.legal(kind=(OrderKind.MOVE, OrderKind.SUPPORT_HOLD)):
         order = parse_order(p.order, m)
@@ -399,10 +395,10 @@ def _travel(view: View, plans: Sequence[_Plan], base: list[str]) -> list[list[st
                 continue
             province = order.dest.province
             occupant = board.units.get(province)
-            if province not in worth(board).worth or board.centers.get(province) == view.power or \
+            if province not in values_of(view, board).worth or board.centers.get(province) == view.power or \
                     (occupant is not None and occupant.power != view.power):
                 continue
-            gain = worth(board).worth[province] + 1.0 - 0.5 * plan.values.value(unit.kind, unit.province) / 10
+            gain = values_of(view, board).worth[province] + 1.0 - 0.5 * plan.values.value(unit.kind, unit.province) / 10
         elif isinstance(order, SupportHold):
             target = order.target.where
             board = view.mv.boards.get((target.timeline, target.turn))
@@ -412,7 +408,7 @@ def _travel(view: View, plans: Sequence[_Plan], base: list[str]) -> list[list[st
             dislodged = board.record.decisions.get(("dislodged", (target.timeline, target.turn, target.province)))
             if held is None or held.power != view.power or not dislodged:
                 continue
-            gain = 1.0 + worth(board).worth.get(target.province, 0.0)
+            gain = 1.0 + values_of(view, board).worth.get(target.province, 0.0)
         else:
             continue
         found.append((gain, current.text, p.order))
