@@ -126,6 +126,9 @@ class Games:
         self._verdicts: OrderedDict[tuple[str, str], OrderedDict] = OrderedDict()
         # the powers a game's phase waits for (each submission asks whether they all have submitted)
         self._due: OrderedDict[tuple[str, str], frozenset[str]] = OrderedDict()
+        # the steps played up to a game's phase, as the history route gives them: every player looks
+        # at them whenever the revision moves, and they change only with the phase
+        self._histories: OrderedDict[tuple[str, str], dict] = OrderedDict()
         self._cache_lock = threading.Lock()
         db.prepare()
 
@@ -258,11 +261,24 @@ class Games:
             return self._row(tx, game_id, lock=False).revision
 
     def history(self, game_id: str, token: str | None) -> dict:
+        """The steps played, the same for every role (no waiting order is in them). The document is
+        kept per phase and shared: it must not be changed."""
         with self.db.transaction(write=False) as tx:
             row = self._row(tx, game_id, lock=False)
             self.role(tx, row, token)
             game = self._game(row)
-        return history_document(game)
+        key = (row.id, row.phase)
+        with self._cache_lock:
+            doc = self._histories.get(key)
+            if doc is not None:
+                self._histories.move_to_end(key)
+                return doc
+        doc = history_document(game)
+        with self._cache_lock:
+            self._histories[key] = doc
+            while len(self._histories) > 16:
+                self._histories.popitem(last=False)
+        return doc
 
     def possible(self, game_id: str, token: str | None, *, unit: str | None = None, kind: list[str] | None = None,
                  to: str | None = None) -> dict:

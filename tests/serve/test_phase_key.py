@@ -42,9 +42,13 @@ def test_an_undone_branch_never_comes_back(client):
     _step(t, None)
     picardy = t.key()
     assert "A Pic" in _unit(t.view(), "France")
+    # the history is kept per phase (every player reads it whenever the revision moves): read here, it
+    # must not be what is shown once the branch is undone, nor after the other branch is played
+    assert t.get("/history").json()["steps"][0]["orders"]["France"] == ["A Par - Pic"]
     _undo(t)
     _undo(t)
     assert t.view()["next"]["step"] == 1
+    assert t.get("/history").json()["steps"] == []
     # the undone step's orders wait again, sealed: France replaces them
     _step(t, ["A Par - Bur"])
     _step(t, None)
