@@ -71,6 +71,26 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ[POSTGRES_VARIABLE] = own
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: two workers a core. A third of a worker's time is spent waiting, not computing:
+    on servers and clusters started as processes, on players pausing in the soaks, on bounds that a
+    test waits out. A second worker a core computes meanwhile (docs/benchmarks.md, "The tests").
+    ``PYTEST_XDIST_AUTO_NUM_WORKERS`` still names a number of one's own."""
+    named = os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS", "")
+    if named.isdigit() and int(named) > 0:
+        return int(named)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return 2 * max(1, cores)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The tests marked slow first, each file's in their own order: the workers of ``pytest -n`` take
+    tests from the front of one list, so the long ones start early and side by side, and the short
+    ones fill in at the end, rather than one long test running alone after all the others are done.
+    The order is the same in every worker, as pytest-xdist requires."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     made = config.stash.get(_OWN_DATABASE, None)
     if made:
