@@ -84,11 +84,22 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The tests marked slow first, each file's in their own order: the workers of ``pytest -n`` take
-    tests from the front of one list, so the long ones start early and side by side, and the short
-    ones fill in at the end, rather than one long test running alone after all the others are done.
-    The order is the same in every worker, as pytest-xdist requires."""
+    """The tests marked slow first, each file's in their own order, so that the long ones start early
+    and side by side and the short ones fill in at the end, rather than one long test running alone
+    after all the others are done. The order is the same in every worker, as pytest-xdist requires."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log):  # noqa: ANN001, ANN201 - pytest-xdist's types
+    """``-n`` without ``--dist``: work stealing rather than pytest-xdist's own load scheduling, which
+    hands each worker a queue of tests at the start and never takes one back, so that a worker left
+    with several long tests in its queue ran them one after another while the others stood idle.
+    A worker that runs out takes half of another's queue. An explicit ``--dist`` is kept."""
+    if config.getoption("dist") != "load" or "--dist" in " ".join(config.invocation_params.args):
+        return None
+    from xdist.scheduler import WorkStealingScheduling
+
+    return WorkStealingScheduling(config, log)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -6,7 +6,7 @@ a Fall battle and its retreats, centres go to their occupiers (``settle``).
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from ..solver import terms as t
 from ..solver.predicates import render
@@ -15,7 +15,7 @@ from .facts import adjustment_map_facts, board_facts, distance_facts, order_fact
 from ..model.multiverse import ADJUSTMENT, Board, Multiverse, Unit, make_board
 from .answer import Answer
 from ..solver.driver import solve_decisions
-from .phase import Query, StepReport, Steps, outcomes, program
+from .phase import Query, StepReport, Steps, once_per, outcomes, program
 from ..model.orders import OrderKind
 
 
@@ -62,9 +62,14 @@ def _adjustment_facts(mv: Multiverse, boards: Sequence[Board], orders) -> tuple[
     return tuple(facts)
 
 
-def adjustment_balances(mv: Multiverse) -> dict[tuple[tuple[int, int], str], int]:
+def adjustment_balances(mv: Multiverse) -> Mapping[tuple[tuple[int, int], str], int]:
     """(board, power) -> centres minus units on every head waiting for adjustments, as the adjustment
-    program counts them: builds allowed when positive, disbands owed when negative."""
+    program counts them: builds allowed when positive, disbands owed when negative. Worked out once
+    per multiverse (``once_per``)."""
+    return once_per(mv, "_adjustment_balances", lambda: _balances(mv))
+
+
+def _balances(mv: Multiverse) -> dict[tuple[tuple[int, int], str], int]:
     boards = [b for b in mv.heads if b.phase == ADJUSTMENT]
     if not boards:
         return {}

@@ -9,7 +9,8 @@ sustain, victory) build their queries and reports from the pieces here.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Generator, Sequence
+from types import MappingProxyType
+from typing import Callable, Generator, Mapping, Sequence, TypeVar
 
 from ..model.kinds import CauseKind, Phase, Result
 from ..solver import terms as t
@@ -195,6 +196,23 @@ def outcomes(mv: Multiverse, orders, answer: Answer, backups=(), reasons: bool =
 
 
 REASONED = frozenset(Phase)  # programs with a ``<program>/reasons.lp``
+
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+def once_per(mv: Multiverse, name: str, work: Callable[[], dict[K, V]]) -> Mapping[K, V]:
+    """What ``work`` finds of ``mv``, worked out once per multiverse and kept on it, read-only: a
+    multiverse never changes once made (its own cached properties rest on the same), and what a phase
+    asks of every power before any order is given (retreat options, adjustment balances) is asked
+    again by every view of a served game while its phase waits, each time a solver call."""
+    if not isinstance(mv, Multiverse):
+        raise TypeError(f"once_per: mv must be a Multiverse, not {type(mv).__name__}")
+    kept = mv.__dict__.get(name)
+    if kept is None:
+        kept = mv.__dict__[name] = work()
+    return MappingProxyType(kept)
 
 
 def program(mv: Multiverse, program: str, reasons: bool = False) -> tuple[str, ...]:

@@ -8,7 +8,7 @@ are disbanded at once after a movement step, and the rest are what a player is s
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from ..solver import terms as t
 from ..solver.predicates import render
@@ -18,7 +18,7 @@ from ..model.multiverse import RETREAT, Board, Multiverse, Unit, make_board
 from .answer import Answer
 from ..solver.driver import solve_decisions
 from .adjustment import settle
-from .phase import Query, StepReport, Steps, outcomes, program
+from .phase import Query, StepReport, Steps, once_per, outcomes, program
 from ..model.orders import OrderKind
 
 
@@ -55,9 +55,14 @@ def drop_hopeless_retreats(mv: Multiverse, boards: Sequence[Board]):
     return mv.with_boards(updated), tuple(gone)
 
 
-def retreat_options(mv: Multiverse) -> dict[tuple[int, int, str], tuple[str, ...]]:
+def retreat_options(mv: Multiverse) -> Mapping[tuple[int, int, str], tuple[str, ...]]:
     """Where each unit waiting to retreat on a head may go (provinces), as the retreat program sees it
-    before any order: what a player is shown, not a ruling on any particular order."""
+    before any order: what a player is shown, not a ruling on any particular order. Worked out once
+    per multiverse (``once_per``)."""
+    return once_per(mv, "_retreat_options", lambda: _options(mv))
+
+
+def _options(mv: Multiverse) -> dict[tuple[int, int, str], tuple[str, ...]]:
     waiting = [b for b in mv.heads if b.retreats]
     if not waiting:
         return {}

@@ -3,6 +3,7 @@ removals; then again with them, so that civil disorder removes the unit DATC 4.D
 
 from __future__ import annotations
 
+import pytest
 
 from fivedp_asp.engine import phase as phase_module
 from fivedp_asp.engine import step as step_module
@@ -71,3 +72,23 @@ def test_ordered_removals_need_no_second_program(tmp_path):
     assert statics == [False]
     france = sorted(u.location for b in report.after.heads for u in b.units.values() if u.power == "France")
     assert france == ["gas"]
+
+
+def test_the_balances_are_worked_out_once_per_multiverse(tmp_path, monkeypatch):
+    """A served game's views ask the balances of the phase that waits again and again: the adjustment
+    program is solved for the first question only, and the answer is the same and read-only."""
+    from fivedp_asp.engine import adjustment
+
+    path = tmp_path / "case.yaml"
+    path.write_text(SCENARIO)
+    mv = load_scenario(path).start
+    calls = []
+    real = adjustment.solve_decisions
+    monkeypatch.setattr(adjustment, "solve_decisions", lambda *a, **k: calls.append(1) or real(*a, **k))
+    first = adjustment.adjustment_balances(mv)
+    again = adjustment.adjustment_balances(mv)
+    assert len(calls) == 1 and dict(first) == dict(again) == {((0, 2), "France"): -1, ((0, 2), "England"): 0}
+    with pytest.raises(TypeError):
+        first[((0, 2), "France")] = 5  # type: ignore[index]
+    assert adjustment.adjustment_balances(mv)[((0, 2), "France")] == -1
+    assert len(calls) == 1
