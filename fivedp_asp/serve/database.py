@@ -9,9 +9,12 @@ Readers see the last committed state (SQLite in WAL mode; PostgreSQL's snapshot)
 
 The schema has a version, recorded in ``fivedp_schema``; each start runs the migrations
 (``MIGRATIONS``) the database has not had, and refuses a database newer than this fivedp. Tables
-(``SCHEMA``, version 1): ``fivedp_games``, a game's file text, the phase it waits for, its private order
-sets (the format of ``files.sealed``), a revision raised by every change, the host's token digest,
-the deadline; ``fivedp_players``, each power's token digest. Tokens themselves are never stored.
+(version 3): ``fivedp_games``, the phase a game waits for, its private order sets (the format of
+``files.sealed``), a revision raised by every change, the host's token digest, the deadline;
+``fivedp_game_texts``, each game's file text, apart, since it changes only with the phase while
+every submission rewrites the game's row (a row holding a big game's text, 2 MB after 50 steps of a
+300-board game, was written out again by each one); ``fivedp_players``, each power's token digest.
+Tokens themselves are never stored.
 """
 
 from __future__ import annotations
@@ -29,7 +32,8 @@ from ..errors import InputError, UsageError
 
 log = logging.getLogger("fivedp.serve")
 
-SCHEMA = (
+#: the tables as version 1 made them (migration 1; migration 3 moves the game text apart)
+SCHEMA_1 = (
     """CREATE TABLE IF NOT EXISTS fivedp_games (
         id TEXT PRIMARY KEY,
         host_hash TEXT NOT NULL,
@@ -56,7 +60,7 @@ VERSION_TABLE = "CREATE TABLE IF NOT EXISTS fivedp_schema (version INTEGER NOT N
 
 
 def _make_tables(tx: "Transaction") -> None:
-    for statement in SCHEMA:
+    for statement in SCHEMA_1:
         tx.run(statement)
 
 
@@ -76,24 +80,36 @@ def _chained_phase_keys(tx: "Transaction") -> None:
                (key, sealed_text(kept), game_id))
 
 
+def _game_texts_apart(tx: "Transaction") -> None:
+    """Each game's file text moved from its row to ``fivedp_game_texts``: a submission rewrites the
+    row (its private sets and revision), and with the text in it, the whole text each time."""
+    tx.run("""CREATE TABLE fivedp_game_texts (
+        game_id TEXT PRIMARY KEY REFERENCES fivedp_games(id),
+        game TEXT NOT NULL
+    )""")
+    tx.run("INSERT INTO fivedp_game_texts (game_id, game) SELECT id, game FROM fivedp_games")
+    tx.run("ALTER TABLE fivedp_games DROP COLUMN game")
+
+
 #: the migrations, in order: the version each brings the database to, what it does, the change
 MIGRATIONS = (
     (1, "the games and players tables", _make_tables),
     (2, "phase keys chained over every step played", _chained_phase_keys),
+    (3, "game texts kept apart from the rows every change writes", _game_texts_apart),
 )
 VERSION = MIGRATIONS[-1][0]
 
-GAME_COLUMNS = ("id", "host_hash", "game", "phase", "sealed", "revision", "deadline", "phase_since", "finished",
+GAME_COLUMNS = ("id", "host_hash", "phase", "sealed", "revision", "deadline", "phase_since", "finished",
                 "created")
 
 
 @dataclass(frozen=True)
 class GameRow:
-    """One row of ``fivedp_games``."""
+    """One row of ``fivedp_games``. The game's text is not in it (``Transaction.game_text``): the
+    phase key names it, and a server keeps the game of a phase it has read."""
 
     id: str
     host_hash: str
-    game: str
     phase: str
     sealed: str
     revision: int
@@ -132,6 +148,13 @@ class Transaction:
         row = dict(zip(GAME_COLUMNS, found[0]))
         row["finished"] = bool(row["finished"])
         return GameRow(**row)
+
+    def game_text(self, game_id: str) -> str:
+        """The game's file text (``fivedp_game_texts``)."""
+        found = self.rows("SELECT game FROM fivedp_game_texts WHERE game_id = ?", (game_id,))
+        if not found:
+            raise LookupError(f"game {game_id[:40]!r} has a row but no text")
+        return found[0][0]
 
 
 class Unavailable(InputError):

@@ -134,16 +134,18 @@ class Games:
 
     # -- reading --------------------------------------------------------------------------------
 
-    def _game(self, row: GameRow) -> Game:
-        # the game text changes only with the phase (a step played or taken back): submissions, which
-        # change the private sets and the revision, read the same game
+    def _game(self, tx: Transaction, row: GameRow) -> Game:
+        """The game of ``row``'s phase: its text is read (in ``tx``, the transaction ``row`` was read
+        in) only when this server has not kept it. The phase key names the game's whole position (a
+        digest chained over every step), so a game kept under it is the game the row stands for;
+        submissions, which change the private sets and the revision, read the same game."""
         key = (row.id, row.phase)
         with self._cache_lock:
             cached = self._cache.get(key)
             if cached is not None:
                 self._cache.move_to_end(key)
                 return cached
-        game, _ = game_from_bytes(row.game.encode("utf-8"), f"game {row.id}")
+        game, _ = game_from_bytes(tx.game_text(row.id).encode("utf-8"), f"game {row.id}")
         with self._cache_lock:
             self._cache[key] = game
             while len(self._cache) > 64:
@@ -199,10 +201,11 @@ class Games:
             with self.db.transaction(write=True) as tx:
                 if tx.game(game_id, lock=False) is not None:
                     continue
-                tx.run("INSERT INTO fivedp_games (id, host_hash, game, phase, sealed, revision, deadline, phase_since, "
-                       "finished, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                       (game_id, digest(token), text, phase_key(game), sealed_text(sealed), 1, deadline, now,
+                tx.run("INSERT INTO fivedp_games (id, host_hash, phase, sealed, revision, deadline, phase_since, "
+                       "finished, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                       (game_id, digest(token), phase_key(game), sealed_text(sealed), 1, deadline, now,
                         int(bool(game.mv.winner)), now))
+                tx.run("INSERT INTO fivedp_game_texts (game_id, game) VALUES (?, ?)", (game_id, text))
                 return game_id, token
         raise ServeError("could not find a free game id; try again")
 
@@ -214,7 +217,7 @@ class Games:
             if row.host_hash == OPEN_TABLE:
                 raise Forbidden("this game is an open table: it is played through the routes of fivedp serve "
                                 "--oliveriver, where whoever names a power plays it; it has no tokens to give")
-            game = self._game(row)
+            game = self._game(tx, row)
             found = game.mv.game_map.power(str(power)) if isinstance(power, str) else None
             if found is None:
                 raise ServeError(f"unknown power {quoted(str(power))} (powers: {', '.join(game.mv.players)})")
@@ -238,7 +241,7 @@ class Games:
         with self.db.transaction(write=False) as tx:
             row = self._row(tx, game_id, lock=False)
             role = self.role(tx, row, token)
-            game, sealed = self._game(row), self._sealed(row)
+            game, sealed = self._game(tx, row), self._sealed(row)
             players = sorted(self._players(tx, row.id))
         # a player's own orders are its waiting orders: the others' are never in its view
         own = {role.power: list(sealed.orders[role.power])} if role.power in sealed.orders else {}
@@ -266,7 +269,7 @@ class Games:
         with self.db.transaction(write=False) as tx:
             row = self._row(tx, game_id, lock=False)
             self.role(tx, row, token)
-            game = self._game(row)
+            game = self._game(tx, row)
         key = (row.id, row.phase)
         with self._cache_lock:
             doc = self._histories.get(key)
@@ -286,7 +289,7 @@ class Games:
         with self.db.transaction(write=False) as tx:
             row = self._row(tx, game_id, lock=False)
             role = self.role(tx, row, token)
-            game = self._game(row)
+            game = self._game(tx, row)
         if role.kind == SPECTATOR:
             raise Unauthorized("the orders a power may give are shown to its player (and the host): send your token")
         if game.mv.winner:
@@ -310,7 +313,7 @@ class Games:
             row = self._row(tx, game_id, lock=False)
             if self.role(tx, row, token).kind != HOST:
                 raise Forbidden("only the host may download the game file")
-            game = self._game(row)
+            game = self._game(tx, row)
         return game_text(replace(game, pending={}))
 
     def snapshot(self, game_id: str, token: str | None) -> tuple[Game, Role, Sealed]:
@@ -318,7 +321,7 @@ class Games:
         with self.db.transaction(write=False) as tx:
             row = self._row(tx, game_id, lock=False)
             role = self.role(tx, row, token)
-            return self._game(row), role, self._sealed(row)
+            return self._game(tx, row), role, self._sealed(row)
 
     # -- changes ----------------------------------------------------------------------------------------
     # No solver runs inside a write transaction: a change reads the game in a short read transaction,
@@ -340,7 +343,7 @@ class Games:
         with self.db.transaction(write=False) as tx:
             row = self._row(tx, game_id, lock=False)
             role = self.role(tx, row, token) if roles else Role(SPECTATOR)
-        return row, role, self._game(row), self._sealed(row)
+            return row, role, self._game(tx, row), self._sealed(row)
 
     def _waiting(self, row: GameRow, game: Game, phase: str | None, doing: str) -> None:
         """The change names the phase now waiting, and the game is not over; otherwise refused."""
@@ -365,7 +368,7 @@ class Games:
             role = self.role(tx, row, token)
             if role.kind != who:
                 raise Forbidden(refusal)
-            game = self._game(row)
+            game = self._game(tx, row)
             self._waiting(row, game, phase, doing)
             return work(tx, row, role, game, self._sealed(row))
 
@@ -386,7 +389,7 @@ class Games:
                 new, kept, answer = work(game, sealed)
             with self.db.transaction(write=True) as tx:
                 now = self._row(tx, game_id, lock=True)
-                if (now.phase, now.game, now.sealed) != (row.phase, row.game, row.sealed):
+                if (now.phase, now.sealed) != (row.phase, row.sealed):  # the phase key names the game
                     continue
                 if also is not None:
                     also(tx, now, game)
@@ -399,10 +402,10 @@ class Games:
             tx.run("UPDATE fivedp_games SET sealed = ?, revision = revision + 1 WHERE id = ?",
                    (sealed_text(sealed), row.id))
             return
-        tx.run("UPDATE fivedp_games SET game = ?, phase = ?, sealed = ?, revision = revision + 1, phase_since = ?, "
+        tx.run("UPDATE fivedp_games SET phase = ?, sealed = ?, revision = revision + 1, phase_since = ?, "
                "finished = ? WHERE id = ?",
-               (game_text(game), phase_key(game), sealed_text(sealed), self.clock(), int(bool(game.mv.winner)),
-                row.id))
+               (phase_key(game), sealed_text(sealed), self.clock(), int(bool(game.mv.winner)), row.id))
+        tx.run("UPDATE fivedp_game_texts SET game = ? WHERE game_id = ?", (game_text(game), row.id))
 
     def submit(self, game_id: str, token: str | None, lines: list[str], *, phase: str | None = None,
                replace_all: bool = False, force: bool = False) -> dict:
@@ -427,7 +430,7 @@ class Games:
                                   verdicts=self._verdicts_of(row))
             with self.db.transaction(write=True) as tx:
                 now = self._row(tx, game_id, lock=True)
-                self._waiting(now, self._game(now), phase, doing)
+                self._waiting(now, self._game(tx, now), phase, doing)
                 current = self._sealed(now)
                 if current.orders.get(role.power) != sealed.orders.get(role.power):
                     continue  # its own set changed meanwhile (another page of the same player)
@@ -635,7 +638,7 @@ def open_table(games: Games, tx: Transaction, game_id: str, *, lock: bool) -> tu
     row = games._row(tx, game_id, lock=lock)
     if row.host_hash != OPEN_TABLE:
         raise NotFound(f"no game {game_id[:40]!r}")
-    return row, games._game(row), games._sealed(row)
+    return row, games._game(tx, row), games._sealed(row)
 
 
 def open_table_submit(games: Games, tx: Transaction, row: GameRow, sealed: Sealed) -> None:

@@ -409,7 +409,7 @@ def _game_text(client, gid: str):
     from fivedp_asp.files.games import game_from_bytes
 
     with client.app.state.games.db.transaction(write=False) as tx:
-        (text,), = tx.rows("SELECT game FROM fivedp_games WHERE id = ?", (gid,))
+        (text,), = tx.rows("SELECT game FROM fivedp_game_texts WHERE game_id = ?", (gid,))
     return game_from_bytes(text if isinstance(text, bytes) else str(text).encode(), "the game")[0]
 
 

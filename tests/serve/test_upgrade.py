@@ -84,8 +84,13 @@ def test_a_database_of_the_earlier_release_plays_on(old_db):
     conn = sqlite3.connect(old_db)
     try:
         assert conn.execute("SELECT version FROM fivedp_schema").fetchall() == [(VERSION,)]
-        for game_id, text, key in conn.execute("SELECT id, game, phase FROM fivedp_games"):
+        rows = conn.execute("SELECT g.id, t.game, g.phase FROM fivedp_games g JOIN fivedp_game_texts t "
+                            "ON t.game_id = g.id").fetchall()
+        assert len(rows) == len(games) == conn.execute("SELECT count(*) FROM fivedp_games").fetchone()[0]
+        for game_id, text, key in rows:
             assert key == phase_key(game_from_bytes(text.encode("utf-8"), game_id)[0])
+        # the text moved out of the rows every change writes
+        assert "game" not in {c[1] for c in conn.execute("PRAGMA table_info(fivedp_games)")}
     finally:
         conn.close()
 
