@@ -17,9 +17,12 @@ from ..solver import terms as t
 from ..solver.terms import Timeline
 from .facts import map_facts, movement_facts, reached_board
 from ..model.multiverse import MOVEMENT, Board, Multiverse, Record, Retreat, Unit, make_board
-from .answer import Answer, backup_words
+from .answer import Answer, OrderOutcome, backup_words
+from ..errors import UsageError
 from ..solver.backup import BackupRule
-from ..solver.driver import DECISIONS
+from ..solver.driver import DECISIONS, solve_decisions
+from ..solver.encodings import is_rule_text
+from ..solver.predicates import render
 from .adjustment import settle
 from .phase import Query, StepReport, Steps, designation, outcomes, program
 from .resolve import resolved_text
@@ -151,3 +154,30 @@ def adjudicate(mv: Multiverse, orders, statistics: bool = False, reasons: bool =
                       _backup_notes(mv, solution.backups), solution, dislodgers=dislodgers, refought=refought,
                       rejudged=rejudged)
 
+
+
+def judged_alone(mv: Multiverse) -> bool:
+    """Whether the legality of this multiverse's movement orders can be asked of the legality rules
+    alone (``refused``): always, but with a rule of one's own, which may read any predicate of the
+    movement program, the decisions included, to refuse an order."""
+    return not any(is_rule_text(f) for f in mv.options.files("movement"))
+
+
+def refused(mv: Multiverse, orders) -> tuple[OrderOutcome, ...]:
+    """The orders of a movement step that the rules would ignore, each with its reason, without
+    adjudicating the step: the movement program's legality rules (``asp/legality.lp``, with the
+    movement option files) on the very facts the step writes (``movement_facts``). The same orders,
+    the same reasons as the step's invalid outcomes, at a fraction of its work: what a player's
+    submission is checked with while the phase waits (``game.play.check_orders``). Not for a
+    multiverse with rules of one's own (``judged_alone``)."""
+    if not judged_alone(mv):
+        raise UsageError("refused: a rule of one's own may refuse orders by the decisions: adjudicate the step")
+    facts = movement_facts(mv, orders)
+    values = facts.facts + tuple(("dissolved", Timeline(tl)) for tl in sorted(mv.dissolved))
+    atoms = solve_decisions(("legality.lp", *mv.options.files("movement")), render(values), map_facts(mv.game_map),
+                            names=frozenset(f[0] for f in values)).atoms
+    answer = Answer.of(atoms)
+    results = answer.order_results(mv.options.chosen("adjacency"))
+    for (i,) in answer.values("legal"):
+        results.setdefault(i, (Result.SUCCEEDS, None))  # legal: what it does is the step's to say
+    return tuple(x for x in outcomes(mv, orders, answer, (), False, results) if x.result == Result.INVALID)

@@ -17,6 +17,7 @@ from ..model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, SUSTAIN, Multivers
 from ..model.notation import parse_order
 from .written import implied_orders, refuse_written
 from .resolve import ResolvedOrder, resolve
+from .answer import OrderOutcome
 from .phase import StepReport, Steps, run
 from ..model.orders import OrderKind
 
@@ -92,6 +93,19 @@ def step(mv: Multiverse, orders: OrderLines, *, statistics: bool = False, reason
     Python's cycle collector is held off meanwhile (``collector.paused``)."""
     with collector.paused():
         return run(steps(mv, orders, statistics=statistics, reasons=reasons))
+
+
+def refused_orders(mv: Multiverse, orders: OrderLines) -> tuple[OrderOutcome, ...] | None:
+    """The orders the rules would ignore in the next phase, each with its reason, when the legality
+    rules can say so without the step (a movement phase with no rule of one's own:
+    ``movement.refused``, the same outcomes as the step's invalid ones); None otherwise, when only
+    adjudicating the step tells. Bad input is raised as ``step`` raises it."""
+    phase = next_phase(mv)
+    if phase != MOVEMENT or not movement.judged_alone(mv):
+        return None
+    check_limits(mv, orders, phase)
+    with collector.paused():
+        return movement.refused(mv, read_orders(mv, orders))
 
 
 def steps(mv: Multiverse, orders: OrderLines, *, statistics: bool = False, reasons: bool = True) -> Steps:

@@ -25,7 +25,7 @@ from ..engine.resolve import resolve, resolved_text
 from ..engine.answer import OrderOutcome
 from ..engine.adjustment import adjustment_balances
 from ..engine.retreat import retreat_options
-from ..engine.step import StepReport, next_phase, step
+from ..engine.step import StepReport, next_phase, refused_orders, step
 from .state import Game
 
 
@@ -355,6 +355,10 @@ def check_orders(game: Game) -> tuple[OrderOutcome, ...]:
     phase whether a legal order succeeds depends on the others' orders, which may still change."""
     if game.mv.winner:
         raise InputError(f"the game is over: {game.mv.winner} has won")
+    # in a movement phase the legality rules alone answer, without the step (``refused_orders``)
+    refused = refused_orders(game.mv, game.pending)
+    if refused is not None:
+        return refused
     # an illegal order's reason comes from the legality rules, a failing adjustment's from its reasons
     # (the reasons of movement results are not needed)
     adjusting = next_phase(game.mv) == ADJUSTMENT

@@ -15,7 +15,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from fivedp_asp.engine.step import refused_orders
 from fivedp_asp.files.scenarios import find_scenarios, read_scenario, check_scenario
+from fivedp_asp.model.kinds import Result
 
 CASES_DIR = Path(__file__).resolve().parent.parent.parent / "cases"
 SCENARIO_FILES = sorted(find_scenarios([str(CASES_DIR)])) if CASES_DIR.is_dir() else []
@@ -48,6 +50,13 @@ def test_scenario(path: Path):
     unexplained = [f"step {i}: {o.text}" for i, r in enumerate(run.reports, 1) for o in r.outcomes
                    if o.result == "fails" and not (o.explanation and o.reason)]
     assert not unexplained, f"{run.scenario.id}: failed orders without a reason: {unexplained}"
+    # the legality rules alone, which check a submission while its phase waits, ignore the very
+    # orders the step ignored, for the same reasons
+    for n, (report, s) in enumerate(zip(run.reports, run.scenario.steps), 1):
+        refused = refused_orders(report.before, s.orders)
+        if refused is not None:
+            ignored = [(o.power, o.text, o.reason) for o in report.outcomes if o.result == Result.INVALID]
+            assert [(o.power, o.text, o.reason) for o in refused] == ignored, f"{run.scenario.id}, step {n}"
 
 
 @pytest.mark.parametrize("scenario, line, text", [

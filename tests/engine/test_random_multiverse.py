@@ -1,4 +1,5 @@
-"""Random multiversal play: every step adjudicates and leaves a consistent multiverse.
+"""Random multiversal play: every step adjudicates and leaves a consistent multiverse, and the legality
+rules alone ignore the orders each movement step ignored.
 
 Random legal (and some illegal) orders on every head, designated to their own board, plus random
 time-travel moves and supports into past and parallel boards. The expectations are invariants of
@@ -19,7 +20,7 @@ from fivedp_asp.model.map import load_map
 from fivedp_asp.model.notation import parse_order, timeline_name
 from fivedp_asp.model.orders import Convoy, SupportHold, SupportMove
 from fivedp_asp.engine.resolve import resolve
-from fivedp_asp.engine.step import MOVEMENT, next_phase, step
+from fivedp_asp.engine.step import MOVEMENT, next_phase, refused_orders, step
 from fivedp_asp.model.settings import Settings
 
 MAP = load_map("standard")
@@ -104,6 +105,11 @@ def _play(name, options=None, option_orders=False, steps=24, record=None):
         written = sum(len(v) for v in orders.values())
         assert len(report.outcomes) == written
         assert all(x.result in ("succeeds", "fails", "invalid") for x in report.outcomes)
+        # the legality rules alone (a submission's check) ignore the orders the step ignored, for its reasons
+        refused = refused_orders(mv, orders)
+        if phase == MOVEMENT:
+            assert [(x.power, x.text, x.reason) for x in refused] == \
+                [(x.power, x.text, x.reason) for x in report.outcomes if x.result == "invalid"]
         after = report.after
         assert set(mv.timelines) <= set(after.timelines)
         for board in after.boards.values():
