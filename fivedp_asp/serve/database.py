@@ -283,7 +283,8 @@ class Database:
     def transaction(self, *, write: bool) -> Iterator[Transaction]:
         """One transaction, committed when the block ends and rolled back when it raises. A write
         transaction on SQLite takes the database's write lock at once (``BEGIN IMMEDIATE``), so that
-        what it reads is still so when it writes.
+        what it reads is still so when it writes; a read on PostgreSQL is one snapshot (``REPEATABLE
+        READ``), as a read on SQLite is.
 
         A failure of the storage itself (``_storage_failure``) becomes ``Unavailable``: logged with
         its details, told to the caller in a plain sentence."""
@@ -292,6 +293,13 @@ class Database:
             try:
                 if self.path is not None:
                     conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+                elif not write:
+                    # a read sees one state of the database throughout, as SQLite's does: a game's row
+                    # and its text (read in two statements) then belong to the same phase. A write
+                    # holds the game's row (FOR UPDATE), which every writer of its text holds first.
+                    import psycopg
+
+                    conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
                 tx = Transaction(conn, self.postgres)
                 try:
                     yield tx

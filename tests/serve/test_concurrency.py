@@ -27,9 +27,10 @@ UNITS = {"Austria": ["A Bud", "A Vie", "F Tri"], "England": ["A Lvp", "F Edi", "
          "Turkey": ["A Con", "A Smy", "F Ank"]}
 
 
-def grinding(base: str, stop: threading.Event) -> dict:
+def grinding(base: str, stop: threading.Event, rest: float = 0.0) -> dict:
     """A game whose every adjudication grinds until the time limit, adjudicated by its host again and
-    again until ``stop``: its id (``game``), its host's token (``host``) and the statuses answered."""
+    again until ``stop``, ``rest`` seconds after each refusal: its id (``game``), its host's token
+    (``host``) and the statuses answered."""
     from dataclasses import replace
 
     from fivedp_asp.files.games import game_text
@@ -46,6 +47,7 @@ def grinding(base: str, stop: threading.Event) -> dict:
     while not stop.is_set():
         statuses.append(c.post(f"/api/games/{made['id']}/adjudicate", json={"phase": key},
                                headers={"Authorization": f"Bearer {made['host_token']}"}).status_code)
+        stop.wait(rest)
     return {"game": made["id"], "host": made["host_token"], "statuses": statuses}
 
 
