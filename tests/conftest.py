@@ -71,6 +71,8 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ[POSTGRES_VARIABLE] = own
 
 
+# pytest-xdist's hooks are optional: ``-p no:xdist`` (or no xdist at all) runs the tests in one process
+@pytest.hookimpl(optionalhook=True)
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """``-n auto``: two workers a core. A third of a worker's time is spent waiting, not computing:
     on servers and clusters started as processes, on players pausing in the soaks, on bounds that a
@@ -90,6 +92,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
+@pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log):  # noqa: ANN001, ANN201 - pytest-xdist's types
     """``-n`` without ``--dist``: work stealing rather than pytest-xdist's own load scheduling, which
     hands each worker a queue of tests at the start and never takes one back, so that a worker left
