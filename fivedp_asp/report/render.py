@@ -26,7 +26,7 @@ from typing import Sequence
 from ..model.kinds import OrderKind, Result
 from ..errors import InputError, quoted
 from ..model.map import GameMap
-from ..model.multiverse import Board, board_name, season_name
+from ..model.multiverse import Board, Multiverse, board_name, season_name
 from ..model.notation import timeline_name
 from ..model.orders import Place, ResolvedOrder
 from .drawing import (FAILED, MARKER_COLOURS, PURPLE, TOP, Layout, _arrow, _arrow_paint, _defs, _draw_board,
@@ -47,6 +47,16 @@ def _board_state(board: Board) -> tuple:
     return (board.phase, tuple(sorted((u.location, u.kind, u.power) for u in board.units.values())),
             tuple(sorted(board.centers.items())), tuple(sorted((repr(r.unit), r.attacker_from, tuple(sorted(r.barred)))
                                                                for r in board.retreats)))
+
+
+def _drawn_boards(mv: Multiverse) -> dict:
+    """The boards of ``mv`` drawn so far, by what their drawing depends on, kept on the multiverse
+    itself, which never changes once made (as ``engine.phase.once_per`` keeps what a phase asks), so
+    that they live as long as the steps that show them."""
+    kept = mv.__dict__.get("_drawn_boards")
+    if kept is None:
+        kept = mv.__dict__["_drawn_boards"] = {}
+    return kept
 
 
 def view_svg(frames: Sequence[Frame], start: int = 0, board_width: float | None = None) -> str:
@@ -93,8 +103,15 @@ def view_svg(frames: Sequence[Frame], start: int = 0, board_width: float | None 
             acting = acting_steps.get(key, [])
             attrs = (f' data-from="{first_step}" data-to="{last_step}"'
                      + (f' data-acting="{" ".join(map(str, acting))}"' if acting else ""))
-            boards.append(_draw_board(frame.mv, board, layout, start in acting, forked_from, attrs,
-                                      hidden=not first_step <= start <= last_step))
+            hidden = not first_step <= start <= last_step
+            # a board drawn for one view is drawn alike in another of the same steps (each player's
+            # view of a served game differs in its own orders only): kept on its multiverse
+            drawn = _drawn_boards(frame.mv)
+            k = (key, layout.origin[key], layout.scale, layout.font, layout.own_edges, start in acting, forked_from,
+                 attrs, hidden)
+            if k not in drawn:
+                drawn[k] = _draw_board(frame.mv, board, layout, start in acting, forked_from, attrs, hidden=hidden)
+            boards.append(drawn[k])
     fork_lines = []
     last = len(frames) - 1
     for lane, (t, (step_made, (parent, turn))) in enumerate(sorted(forks.items())):

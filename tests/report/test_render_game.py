@@ -362,3 +362,27 @@ def test_the_step_label_counts_the_steps_and_names_the_last_position(game_page, 
     assert main(["render", str(game_file), "--step", "15", "-o", str(tmp_path / "t.html")]) == 2
     assert "no step 15 (steps 1 to 14; without --step: the game as it stands)" in capsys.readouterr().err
     assert not (tmp_path / "t.html").exists()
+
+
+def test_a_view_drawn_after_another_of_the_same_steps_is_drawn_as_if_alone(game_file):
+    """Each player's view of a served game shares the steps played with the others' (``serve.pages``)
+    and differs in its own waiting orders: the boards one view drew are kept and used by the next,
+    which must come out exactly as if it had been drawn alone, at every step shown first."""
+    from dataclasses import replace
+
+    from fivedp_asp.files.games import load_game
+    from fivedp_asp.report.frames import game_pictures, game_steps
+
+    waiting = {p: list(v) for p, v in load_game(game_file).pending.items() if v}
+    assert waiting, "the game's step 15 has orders waiting"
+    views = [{}, waiting]  # a spectator's, and the view of the power whose orders wait
+    for before, view in (views, views[::-1]):
+        game = load_game(game_file)
+        shared = game_steps(game, "g")
+        render.page("g", game_pictures(replace(game, pending=before), "g", shared))
+        for start in (None, 0, len(shared) // 2):
+            after = render.page("g", game_pictures(replace(game, pending=view), "g", shared), start=start)
+            fresh = load_game(game_file)
+            alone = render.page("g", game_pictures(replace(fresh, pending=view), "g", game_steps(fresh, "g")),
+                                start=start)
+            assert after == alone
