@@ -72,6 +72,7 @@ def view_svg(frames: Sequence[Frame], start: int = 0, board_width: float | None 
         raise InputError(f"map {game_map.name!r} has no geometry to draw (give it a 'geometry')")
     keys = {k for f in frames for k in f.mv.boards}
     layout = grid_layout(keys, geometry, board_width)
+    laid_out = (board_width, tuple(sorted(keys)))  # what the layout is made of, with the map
     w, h = layout.board_size
     # the distinct states of each board, each with the steps it is shown in
     versions: dict[tuple[int, int], list[list]] = {}
@@ -128,7 +129,13 @@ def view_svg(frames: Sequence[Frame], start: int = 0, board_width: float | None 
                           f'{paint(fill="none", stroke=PURPLE, stroke_width=2, stroke_dasharray="5 4")}/></g>')
     orders = []
     for i, frame in enumerate(frames):
-        drawn = "".join(_draw_order(frame.mv, layout, d, k, frame.phase) for k, d in enumerate(frame.orders))
+        # a step's orders are drawn alike in every view of the same boards (the steps a served game's
+        # players are shown are one list of frames, shared): kept on the frame, by the boards laid out
+        kept = frame.__dict__.setdefault("_drawn_orders", {})
+        drawn = kept.get(laid_out)
+        if drawn is None:
+            drawn = kept[laid_out] = "".join(_draw_order(frame.mv, layout, d, k, frame.phase)
+                                             for k, d in enumerate(frame.orders))
         cls = "steporders" + ("" if i == start else " off past")
         orders.append(f'<g class="{cls}" data-step="{i}">{drawn}</g>')
     # a row's and a column's labels show from the first step that has a board there
