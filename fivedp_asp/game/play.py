@@ -347,10 +347,12 @@ def submit(game: Game, power: str | None, lines: list[str], *, add: bool = False
 
 
 def check_orders(game: Game) -> tuple[OrderOutcome, ...]:
-    """The waiting orders the rules would not carry out, each with its reason: the next phase
-    adjudicated on a copy, nothing kept but the illegal orders (result ``invalid``) and, in an
-    adjustment phase, the legal orders that fail (result ``fails``: a build or waive beyond the builds
-    allowed, a disband beyond those due, a second order for one centre or unit). An adjustment depends
+    """The waiting orders the rules would not carry out, each with its reason: in a movement phase
+    the legality rules alone, on the facts the step would write (``engine.step.refused_orders``, the
+    same outcomes); otherwise the next phase adjudicated on a copy, nothing kept but the illegal
+    orders (result ``invalid``) and, in an adjustment phase, the legal orders that fail (result
+    ``fails``: a build or waive beyond the builds allowed, a disband beyond those due, a second order
+    for one centre or unit). An adjustment depends
     on its own power's orders alone, so such an order fails whatever the others order; in a movement
     phase whether a legal order succeeds depends on the others' orders, which may still change."""
     if game.mv.winner:
