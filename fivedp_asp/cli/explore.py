@@ -163,7 +163,7 @@ def add_explore_parser(sub: argparse._SubParsersAction) -> None:
                    help="a study of play instead: N seeded games between bots (--bot), played under each value; "
                         "game length, winners, centres and timelines compared, with intervals")
     p.add_argument("--bot", action="append", metavar="POWER=NAME",
-                   help="--bot-games: the bot of a power (random, greedy, MODULE:FUNCTION or FILE.py:FUNCTION); "
+                   help="--bot-games: the bot of a power (random, greedy, search, MODULE:FUNCTION or FILE.py:FUNCTION); "
                         "all=NAME for every power not named (default random; repeatable)")
     p.add_argument("--budget", type=int, default=3,
                    help="--bot-games: order sets each bot may try on a copy of the game per phase (default 3)")

@@ -577,3 +577,17 @@ def test_every_scenario_adjudicates_to_json_the_schema_accepts(cli):
         data = json.loads(out)
         problems = schema_errors(data, schema)
         assert not problems, f"{path}: {problems[:3]}"
+
+
+@pytest.mark.parametrize("command", ["selfplay", "explore"])
+def test_the_bot_option_names_every_bot_that_comes_with_fivedp(command, capsys):
+    """``--bot`` takes any bot of ``lab.bots.registry.BUILTIN`` by name: its help lists each of them."""
+    from fivedp_asp.cli.commands import build_parser
+    from fivedp_asp.lab.bots.registry import BUILTIN
+
+    with pytest.raises(SystemExit):
+        build_parser().parse_args([command, "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    bot = text[text.rindex("--bot POWER=NAME"):]  # its help, after the usage line
+    for name in BUILTIN:
+        assert re.search(rf"\b{name}\b", bot[:300]), (command, name)
