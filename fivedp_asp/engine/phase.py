@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Callable, Generator, Mapping, Sequence, TypeVar
 
+from ..errors import UsageError
 from ..model.kinds import CauseKind, Phase, Result
 from ..solver import terms as t
 from ..solver.predicates import render
@@ -208,7 +209,7 @@ def once_per(mv: Multiverse, name: str, work: Callable[[], dict[K, V]]) -> Mappi
     asks of every power before any order is given (retreat options, adjustment balances) is asked
     again by every view of a served game while its phase waits, each time a solver call."""
     if not isinstance(mv, Multiverse):
-        raise TypeError(f"once_per: mv must be a Multiverse, not {type(mv).__name__}")
+        raise UsageError(f"once_per: mv must be a Multiverse, not {type(mv).__name__}")
     kept = mv.__dict__.get(name)
     if kept is None:
         kept = mv.__dict__[name] = work()
