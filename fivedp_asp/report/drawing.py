@@ -266,18 +266,30 @@ def _draw_board(mv: Multiverse, board: Board, layout: Layout, acting: bool, fork
     """One board: its frame, the map, its name, owned centres, units and dislodged units with their
     retreat options. ``attrs`` are the view's data attributes (the steps it is shown in). The map is
     the view's symbol placed with ``<use>``, or ``inline_map`` (``map_shapes``) drawn in place."""
+    return _board_opening(board, acting, attrs, hidden) + _board_inside(mv, board, layout, forked_from, inline_map)
+
+
+def _board_opening(board: Board, acting: bool, attrs: str = "", hidden: bool = False) -> str:
+    """A board's group as a view shows it: whether it acts in the step shown, whether that step shows
+    it, the steps it is shown in (``attrs``). What the group holds does not depend on them
+    (``_board_inside``), so that views of other steps draw it once."""
+    cls = "board" + (" acting" if acting else "") + (" off" if hidden else "")
+    return f'<g class="{cls}" data-board="{_e(board.name)}" data-tl="{board.timeline}"{attrs}>'
+
+
+def _board_inside(mv: Multiverse, board: Board, layout: Layout, forked_from: str | None,
+                  inline_map: str | None = None) -> str:
+    """What a board's group holds, and its end (``_draw_board``)."""
     geo, k = layout.geometry, layout.scale
     ox, oy = layout.origin[board.key]
     w, h = geo.size[0] * k, geo.size[1] * k
     classes = power_classes(mv.game_map)
     colours = power_colours(mv.game_map)
-    cls = "board" + (" acting" if acting else "") + (" off" if hidden else "")
     place = f'translate({_f(ox)},{_f(oy)}) scale({k:.5f})'
     drawn_map = (f'<g transform="{place}">{inline_map}</g>' if inline_map is not None
                  else f'<use href="#map" x="{_f(ox)}" y="{_f(oy)}" width="{_f(w)}" height="{_f(h)}"/>')
     # the frame's colours are a board's at rest: the page's CSS frames the acting boards of the step shown
-    out = [f'<g class="{cls}" data-board="{_e(board.name)}" data-tl="{board.timeline}"{attrs}>',
-           f"<title>{_e(_board_title(mv, board))}</title>",
+    out = [f"<title>{_e(_board_title(mv, board))}</title>",
            f'<rect class="frame" x="{_f(ox - 3)}" y="{_f(oy - 3)}" width="{_f(w + 6)}" height="{_f(h + 6)}"'
            f'{paint(fill="none", stroke=FRAME, stroke_width=3)}/>',
            drawn_map,

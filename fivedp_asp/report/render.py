@@ -29,9 +29,9 @@ from ..model.map import GameMap
 from ..model.multiverse import Board, Multiverse, board_name, season_name
 from ..model.notation import timeline_name
 from ..model.orders import Place, ResolvedOrder
-from .drawing import (FAILED, MARKER_COLOURS, PURPLE, TOP, Layout, _arrow, _arrow_paint, _defs, _draw_board,
-                      _draw_order, _e, _elsewhere_text, _f, csp_meta, grid_layout, map_shapes, paint, power_classes,
-                      power_colours)
+from .drawing import (FAILED, MARKER_COLOURS, PURPLE, TOP, Layout, _arrow, _arrow_paint, _board_inside,
+                      _board_opening, _defs, _draw_board, _draw_order, _e, _elsewhere_text, _f, csp_meta, grid_layout,
+                      map_shapes, paint, power_classes, power_colours)
 from .frames import DrawnOrder, Frame, game_frames, game_pictures, game_steps, scenario_frames
 from .render_assets import CSS
 from .render_assets import SCRIPT
@@ -58,14 +58,16 @@ def _state_of(board: Board) -> tuple:
                                                                for r in board.retreats)))
 
 
-def _drawn_boards(mv: Multiverse) -> dict:
-    """The boards of ``mv`` drawn so far, by what their drawing depends on, kept on the multiverse
-    itself, which never changes once made (as ``engine.phase.once_per`` keeps what a phase asks), so
-    that they live as long as the steps that show them."""
-    kept = mv.__dict__.get("_drawn_boards")
-    if kept is None:
-        kept = mv.__dict__["_drawn_boards"] = {}
-    return kept
+def _inside(kept: dict, mv: Multiverse, board: Board, layout: Layout, forked_from: str | None) -> str:
+    """What a board's group holds (``drawing._board_inside``), drawn once per state of the board
+    (``_board_state``: all it draws but its name, which its key gives) and place in the layout, in
+    ``kept``."""
+    k = (board.key, _board_state(board), layout.origin[board.key], layout.scale, layout.font, layout.own_edges,
+         forked_from)
+    found = kept.get(k)
+    if found is None:
+        found = kept[k] = _board_inside(mv, board, layout, forked_from)
+    return found
 
 
 def view_svg(frames: Sequence[Frame], start: int = 0, board_width: float | None = None) -> str:
@@ -104,6 +106,10 @@ def view_svg(frames: Sequence[Frame], start: int = 0, board_width: float | None 
     for i, frame in enumerate(frames):
         for t, fork in frame.mv.forks.items():
             forks.setdefault(t, (i, fork))
+    # the boards drawn, kept on the multiverse the view ends in, which never changes once made: every
+    # view of a served game's phase ends in the game as it stands (each player's, of every step or of
+    # the last few), and the steps before it share most boards' states
+    kept_boards = frames[-1].mv.__dict__.setdefault("_drawn_boards", {})
     boards = []
     for key in sorted(versions):
         for first_step, last_step, _, frame in versions[key]:
@@ -114,14 +120,8 @@ def view_svg(frames: Sequence[Frame], start: int = 0, board_width: float | None 
             attrs = (f' data-from="{first_step}" data-to="{last_step}"'
                      + (f' data-acting="{" ".join(map(str, acting))}"' if acting else ""))
             hidden = not first_step <= start <= last_step
-            # a board drawn for one view is drawn alike in another of the same steps (each player's
-            # view of a served game differs in its own orders only): kept on its multiverse
-            drawn = _drawn_boards(frame.mv)
-            k = (key, layout.origin[key], layout.scale, layout.font, layout.own_edges, start in acting, forked_from,
-                 attrs, hidden)
-            if k not in drawn:
-                drawn[k] = _draw_board(frame.mv, board, layout, start in acting, forked_from, attrs, hidden=hidden)
-            boards.append(drawn[k])
+            boards.append(_board_opening(board, start in acting, attrs, hidden)
+                          + _inside(kept_boards, frame.mv, board, layout, forked_from))
     fork_lines = []
     last = len(frames) - 1
     for lane, (t, (step_made, (parent, turn))) in enumerate(sorted(forks.items())):
