@@ -23,13 +23,19 @@ heuristic as both policies and a one-phase lookahead.
 
 from __future__ import annotations
 
+import itertools
 import random
 
+from ...engine.batch import step_many
 from ...engine.phase import StepReport
 from ...errors import UsageError
-from ...model.multiverse import MOVEMENT
-from .greedy import Choice, greedy_bot, options_of, plan_heads, plan_movement, score
-from .view import View
+from ...game.state import new_game
+from ...model.kinds import UnitKind
+from ...model.multiverse import ADJUSTMENT, MOVEMENT, Board, Multiverse
+from ...model.notation import parse_order
+from ...model.orders import Build, Disband
+from .greedy import Choice, greedy_bot, options_of, plan_heads, plan_movement, score, values_of
+from .view import RUNNER, Listings, View
 
 SAMPLES = 2
 """Samples of the other powers' orders each candidate is tried against (1 when the budget is below
@@ -55,6 +61,8 @@ def search_bot(view: View) -> list[str]:
     """The power's orders for the next phase (see the module)."""
     if not isinstance(view, View):
         raise UsageError(f"search_bot: view must be a View, not {type(view).__name__}")
+    if view.phase == ADJUSTMENT:
+        return _adjustments(view)
     if view.phase != MOVEMENT:
         return greedy_bot(view)
     rng = view.rng()
@@ -164,3 +172,90 @@ def _likely_orders(view: View, samples: int) -> list[dict[str, list[str]]]:
             if lines:
                 out[k][power] = lines
     return out
+
+
+ADJUST_SAMPLES = 3
+"""Samples of the other powers' next movement each adjustment candidate is played on against, at most."""
+
+
+def _adjustments(view: View) -> list[str]:
+    """On a single board: the greedy bot's builds or removals, and the other ways of making them (which
+    free home centres, army or fleet; which units removed), each adjudicated on a copy with the other
+    powers' greedy adjustments, then played on into the next movement (the power's greedy plan against
+    samples of the others') and scored there as a movement try is; the best mean kept. With several
+    heads, or a budget below two tries a candidate, the greedy bot's."""
+    greedy = greedy_bot(view)
+    adjusting = view.adjusting()
+    budget = view.remaining
+    if len(view.heads()) != 1 or len(adjusting) != 1 or budget < 4:
+        return greedy
+    head, balance = adjusting[0]
+    candidates = _distinct([greedy] + _adjustment_sets(view, head, balance))[:budget // 2]
+    if len(candidates) < 2:
+        return greedy
+    samples = max(1, min(ADJUST_SAMPLES, (budget - len(candidates)) // len(candidates)))
+    theirs = {}
+    for power in sorted(({u.power for u in head.units.values()} | set(head.centers.values())) - {view.power}):
+        lines = greedy_bot(View(view.game, power, f"{view.seed}/{power}", view.settings, view.travel, budget=0,
+                                listings=view.listings))
+        if lines:
+            theirs[power] = lines
+    adjusted = view.simulate([{**theirs, view.power: lines} for lines in candidates])
+    totals = []
+    for lines, report in zip(candidates, adjusted):
+        if not isinstance(report, StepReport):
+            totals.append(float("-inf"))
+            continue
+        after = View(new_game(report.after), view.power, f"{view.seed}/next", view.settings, view.travel,
+                     budget=0, listings=Listings(report.after))
+        plans, mine = plan_heads(after, random.Random(f"{view.seed}/next"))
+        tried = [{**other, view.power: mine} for other in _likely_orders(after, samples)]
+        reports = _simulate_at(view, report.after, tried)
+        if len(reports) < len(tried):
+            break
+        totals.append(sum(_score(after, plans, r) if isinstance(r, StepReport) else float("-inf") for r in reports))
+    if not totals:
+        return greedy
+    return candidates[max(range(len(totals)), key=lambda i: (totals[i], -i))]
+
+
+def _adjustment_sets(view: View, head: Board, balance: int) -> list[list[str]]:
+    """The ways of making ``balance`` builds (or removals) on ``head``, the most valuable first: each set
+    of free home centres with a kind of unit for each, or each set of the power's units removed."""
+    m = view.game_map
+    values = values_of(view, head)
+    listed = [(parse_order(p.order, m), p.order) for p in view.legal() if p.board == head.name]
+    scored: list[tuple[float, list[str]]] = []
+    if balance > 0:
+        by_place: dict[str, list[tuple[float, str]]] = {}
+        for order, text in listed:
+            if isinstance(order, Build):
+                place = order.unit.where.province
+                by_place.setdefault(place, []).append(
+                    (values.value(order.unit.kind or UnitKind.ARMY, place), text))
+        for places in itertools.combinations(sorted(by_place), min(balance, len(by_place))):
+            for pick in itertools.product(*(by_place[p] for p in places)):
+                scored.append((sum(w for w, _ in pick), [t for _, t in pick]))
+    else:
+        removals = []
+        for order, text in listed:
+            unit = head.units.get(order.unit.where.province) if isinstance(order, Disband) else None
+            if unit is not None and unit.power == view.power:
+                removals.append((values.value(unit.kind, unit.province), text))
+        for pick in itertools.combinations(sorted(removals), min(-balance, len(removals))):
+            scored.append((-sum(w for w, _ in pick), [t for _, t in pick]))
+    scored.sort(key=lambda s: (-s[0], s[1]))
+    return [lines for _, lines in scored]
+
+
+def _simulate_at(view: View, mv: Multiverse, order_sets: list[dict[str, list[str]]]) -> list[StepReport | Exception]:
+    """``order_sets`` adjudicated from ``mv``, a position the view's own tries reached, counted against
+    the view's budget (the runner's, in a game) as ``View.simulate`` counts its own."""
+    runner = RUNNER.get()
+    if runner is not None:
+        return runner.simulate(mv, order_sets)
+    wanted = order_sets[:max(view.remaining, 0)]
+    if not wanted:
+        return []
+    view.memo["spent"] = view.memo.get("spent", 0) + len(wanted)
+    return step_many([(mv, s) for s in wanted], reasons=False)

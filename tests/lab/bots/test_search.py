@@ -15,7 +15,7 @@ from fivedp_asp.lab.bots.search import search_bot
 from fivedp_asp.lab.bots.values import board_values
 from fivedp_asp.lab.bots.view import RUNNER, Ledger, View
 from fivedp_asp.model.map import load_map
-from fivedp_asp.model.multiverse import MOVEMENT, opening
+from fivedp_asp.model.multiverse import ADJUSTMENT, MOVEMENT, opening
 from fivedp_asp.model.notation import parse_order
 from fivedp_asp.model.orders import JumpAssist, Move, OpenConvoy
 from fivedp_asp.model.settings import Settings
@@ -120,3 +120,43 @@ def test_the_options_and_values_a_view_keeps_are_those_read_afresh():
     assert greedy.values_of(view, head) == board_values(head, "England", MAP)
     # the first plan read the head, the second one takes what the view kept
     assert greedy.plan_heads(view, random.Random(3))[1] == first
+
+
+def test_the_search_bot_tries_its_builds_on_into_the_next_movement_within_the_budget():
+    """Two builds for England: the search bot adjudicates ways of making them (with the other powers'
+    adjustments), then the spring after each, all within the runner's budget, and gives builds the
+    engine accepts; with a budget too small to try, it builds as the greedy bot builds."""
+    mv = opening(MAP, Settings())
+    mv = step(mv, {"England": ["F Lon - Nth", "F Edi - Nwg", "A Lvp - Yor"]}, reasons=False).after
+    mv = step(mv, {"England": ["F Nth - Hol", "F Nwg - Nwy", "A Yor - Edi"]}, reasons=False).after
+    while next_phase(mv) != ADJUSTMENT:
+        mv = step(mv, {}, reasons=False).after
+    view = View(new_game(mv), "England", "s")
+    assert view.adjusting()[0][1] == 2
+    seen = []
+
+    class Watching(Ledger):
+        def simulate(self, position, order_sets):
+            seen.append((next_phase(position), order_sets))
+            return super().simulate(position, order_sets)
+
+    ledger = Watching(24)
+    token = RUNNER.set(ledger)
+    try:
+        lines = search_bot(view)
+    finally:
+        RUNNER.reset(token)
+    assert 0 < ledger.spent <= 24
+    adjustments = [s for phase, sets in seen if phase == ADJUSTMENT for s in sets]
+    springs = [s for phase, sets in seen if phase == MOVEMENT for s in sets]
+    # several ways of building, each played on into a spring against the other powers' orders
+    assert len({tuple(s["England"]) for s in adjustments}) > 1 and springs
+    assert all(len(s) > 1 for s in springs)
+    assert tuple(lines) in {tuple(s["England"]) for s in adjustments} and len(lines) == 2
+    report = step(mv, {"England": lines}, reasons=False)
+    assert not [o for o in report.outcomes if o.result == "invalid"]
+    assert sum(1 for u in report.after.heads[0].units.values() if u.power == "England") == 5
+    # without a runner, the view's own budget counts the tries from the positions they reach too
+    alone = View(new_game(mv), "England", "s", budget=24)
+    assert search_bot(alone) == lines and 0 <= alone.remaining < 24
+    assert search_bot(View(new_game(mv), "England", "s", budget=3)) == greedy.greedy_bot(View(new_game(mv), "England", "s"))
