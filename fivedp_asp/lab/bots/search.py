@@ -1,6 +1,6 @@
 """The ``search`` bot: the greedy bot's judgement, checked against what the other powers are likely to do.
 
-In a movement phase (retreats, adjustments and the sustain phase are the greedy bot's):
+In a movement phase:
 
 1. Candidates: the greedy bot's orders for the power (``greedy.plan_movement``), its orders under
    other draws of its random choices, its variants — orders across boards and jumps where the game
@@ -15,6 +15,12 @@ In a movement phase (retreats, adjustments and the sustain phase are the greedy 
    is kept; with no budget left, the greedy bot's first plan. After a spring, a try also counts the
    centres likely to change hands in the fall (``_spring_claims``); playing across boards, the
    distinct centres the power owns over the heads in play (``_score``).
+
+In an adjustment on a single board (``_adjustments``), the greedy bot's builds or removals and the
+other ways of making them (which free home centres, army or fleet; which units go) are each
+adjudicated on a copy with the other powers' greedy adjustments, then played on into the next movement
+(the power's greedy plan against samples of the others') and scored as a movement try is. Retreats, the
+sustain phase and adjustments on several heads are the greedy bot's.
 
 This is the shape of the search-based no-press Diplomacy agents (candidate actions from a policy, the
 others' actions sampled from a policy of theirs, the best response on average kept), with the greedy
