@@ -208,7 +208,7 @@ def _adjustments(view: View) -> list[str]:
             theirs[power] = lines
     adjusted = view.simulate([{**theirs, view.power: lines} for lines in candidates])
     totals = []
-    for lines, report in zip(candidates, adjusted):
+    for report in adjusted:
         if not isinstance(report, StepReport):
             totals.append(float("-inf"))
             continue
