@@ -302,8 +302,9 @@ def _illegal(game: Game, verdicts: MutableMapping[frozenset, dict] | None = None
     if not any(game.pending.values()):
         return {}
     key = frozenset((p, tuple(v)) for p, v in game.pending.items() if v)
-    if verdicts is not None and key in verdicts:
-        return verdicts[key]
+    kept = verdicts.get(key) if verdicts is not None else None  # one look: another thread may drop it
+    if kept is not None:
+        return kept
     found = {(x.power, x.text): (x.reason or "illegal", x.result == Result.FAILS) for x in check_orders(game)}
     if verdicts is not None:
         verdicts[key] = found

@@ -70,7 +70,9 @@ class TooMany(ServeError):
 class Solvers:
     """Where solving is done: at most ``count`` jobs at once in worker threads (the others wait their
     turn, holding no thread), and one job at a time per game, so that one game's slow rules never
-    take every worker."""
+    take every worker. A job ``alongside`` the game's others skips that turn (the checks of players'
+    orders in a game without rules of its own: the legality rules alone, bounded by the game's size,
+    which the players of a big game send at the same moment)."""
 
     def __init__(self, count: int):
         if isinstance(count, bool) or not isinstance(count, int) or count < 1:
@@ -79,11 +81,11 @@ class Solvers:
         self._pool = ThreadPoolExecutor(max_workers=count, thread_name_prefix="fivedp-solver")
         self._games: dict[str, tuple[asyncio.Lock, int]] = {}
 
-    async def run(self, game_id: str | None, work: Callable[[], T]) -> T:
+    async def run(self, game_id: str | None, work: Callable[[], T], *, alongside: bool = False) -> T:
         """``work()`` done by a worker when one is free and the game (None: no game yet) solves
-        nothing else."""
+        nothing else, or at once with what it solves (``alongside``)."""
         work = _counted(work)
-        if game_id is None:
+        if game_id is None or alongside:
             loop = asyncio.get_running_loop()
             return await loop.run_in_executor(self._pool, contextvars.copy_context().run, work)
         lock, users = self._games.get(game_id, (None, 0))
@@ -299,7 +301,8 @@ def make_app(db: Database | str, *, deadline_check: float | None = DEADLINE_CHEC
         replace_all = _field(data, "replace", bool, "true or false", False)
         force = _field(data, "force", bool, "true or false", False)
         doc = await pool.run(game_id(request), lambda: games.submit(game_id(request), token, lines, phase=phase,
-                                                                    replace_all=replace_all, force=force))
+                                                                    replace_all=replace_all, force=force),
+                             alongside=games.rules_free(game_id(request)))
         if doc["complete"]:
             scheduler.complete(game_id(request), phase)
         return doc
@@ -307,7 +310,8 @@ def make_app(db: Database | str, *, deadline_check: float | None = DEADLINE_CHEC
     async def check(request: Request) -> dict:
         data = _known(await _body(request), "lines")
         token, lines = _token(request), _lines(data)
-        return await pool.run(game_id(request), lambda: games.check(game_id(request), token, lines))
+        return await pool.run(game_id(request), lambda: games.check(game_id(request), token, lines),
+                              alongside=games.rules_free(game_id(request)))
 
     async def withdraw(request: Request) -> dict:
         _known(dict(request.query_params), "phase")

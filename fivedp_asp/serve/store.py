@@ -34,6 +34,7 @@ from ..errors import AdjudicationError, InputError, UsageError, quoted
 from ..files.games import game_from_bytes, game_text, start_of
 from ..files.sealed import parse_sealed, sealed_text
 from ..engine.possible import LegalOrders
+from ..engine.movement import judged_alone
 from ..game.play import duties, waiting_for
 from ..game.state import Game, new_game, phase_key
 from ..game.table import Sealed, open_and_adjudicate, seal, take_back
@@ -129,6 +130,8 @@ class Games:
         # the steps played up to a game's phase, as the history route gives them: every player looks
         # at them whenever the revision moves, and they change only with the phase
         self._histories: OrderedDict[tuple[str, str], dict] = OrderedDict()
+        # whether each game read has no rules of its own (its options never change): ``rules_free``
+        self._rules_free: dict[str, bool] = {}
         self._cache_lock = threading.Lock()
         db.prepare()
 
@@ -148,9 +151,20 @@ class Games:
         game, _ = game_from_bytes(tx.game_text(row.id).encode("utf-8"), f"game {row.id}")
         with self._cache_lock:
             self._cache[key] = game
+            self._rules_free[row.id] = judged_alone(game.mv)
             while len(self._cache) > 64:
                 self._cache.popitem(last=False)
         return game
+
+    def rules_free(self, game_id: str) -> bool:
+        """Whether the game is known, from a read of it, to have no rules of its own: the legality
+        rules alone then check its players' orders (``engine.movement.judged_alone``), in a time
+        bounded by the game's size, so that they may be checked side by side (``app.Solvers``). A game
+        not read yet, or with rules of its own, is not."""
+        if not isinstance(game_id, str):
+            raise UsageError(f"rules_free: game_id must be a string, not {type(game_id).__name__}")
+        with self._cache_lock:
+            return self._rules_free.get(game_id, False)
 
     def _sealed(self, row: GameRow) -> Sealed:
         return parse_sealed(row.sealed.encode("utf-8"), f"game {row.id}", row.phase)

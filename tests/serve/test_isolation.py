@@ -234,7 +234,7 @@ def test_a_step_over_the_time_limit_is_refused_with_what_a_served_games_players_
 
 
 def test_the_solving_done_at_once_is_bounded_and_one_per_game():
-    async def run(count: int, keys: list[str]) -> int:
+    async def run(count: int, keys: list[str], alongside: bool = False) -> int:
         solvers = Solvers(count)
         busy, most = [0], [0]
         lock = threading.Lock()
@@ -247,13 +247,31 @@ def test_the_solving_done_at_once_is_bounded_and_one_per_game():
             with lock:
                 busy[0] -= 1
 
-        await asyncio.gather(*(solvers.run(k, work) for k in keys))
+        await asyncio.gather(*(solvers.run(k, work, alongside=alongside) for k in keys))
         solvers.close()
         return most[0]
 
     assert asyncio.run(run(2, [f"g{n}" for n in range(8)])) == 2  # eight games, two at once
     assert asyncio.run(run(4, ["same"] * 4)) == 1  # one game: one thing at a time
     assert asyncio.run(run(3, [None] * 6)) == 3
+    # the checks of one game's orders side by side (a game without rules of its own), still bounded
+    assert asyncio.run(run(2, ["same"] * 6, alongside=True)) == 2
+
+
+def test_only_a_game_known_to_have_no_rules_of_its_own_checks_orders_side_by_side(tmp_path):
+    """``Games.rules_free`` says which games' order checks may run side by side (``Solvers``): not a
+    game never read, not a game with a rule of its own (which may grind: its checks adjudicate the
+    step, and one such game must never take every worker)."""
+    games = Games(Database(f"sqlite:///{tmp_path}/games.db"))
+    plain, _ = games.create(game_from_start({}, None))
+    ruled, _ = games.create(game_from_start({}, None, {"spin": {"text": GRINDING}}))
+    assert not games.rules_free(plain) and not games.rules_free(ruled) and not games.rules_free("no-such-game")
+    for gid in (plain, ruled):
+        games.revision(gid)  # a read of the row only
+    assert not games.rules_free(plain)
+    for gid in (plain, ruled):
+        games.view(gid, None)
+    assert games.rules_free(plain) and not games.rules_free(ruled)
 
 
 # -- a real server ---------------------------------------------------------------------------------------
