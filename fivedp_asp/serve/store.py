@@ -27,7 +27,7 @@ import time
 from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Generic, Iterator, Mapping, TypeVar
 
 from ..model.kinds import DutyKind
 from ..errors import AdjudicationError, InputError, UsageError, quoted
@@ -119,20 +119,20 @@ class Games:
         self.clock = clock
         self.time_limit = check_time_limit(time_limit)
         self.memory_limit = check_memory_limit(memory_limit)
-        self._cache: OrderedDict[tuple[str, str], Game] = OrderedDict()
-        # the legal orders of a game's phase, asked unit by unit: what the questions share kept
-        self._listings: OrderedDict[tuple[str, str], LegalOrders] = OrderedDict()
+        # what is kept per game's phase key (the key names the game's whole position): the game read
+        self._games: _Kept[Game] = _Kept(64)
+        # the legal orders of a game's phase, asked unit by unit: what the questions share
+        self._listings: _Kept[LegalOrders] = _Kept(16)
         # the rules' verdicts on order sets given for a game's phase (a check, then the submission of
         # the same lines, ask the rules once)
-        self._verdicts: OrderedDict[tuple[str, str], OrderedDict] = OrderedDict()
+        self._verdicts: _Kept[_Verdicts] = _Kept(64)
         # the powers a game's phase waits for (each submission asks whether they all have submitted)
-        self._due: OrderedDict[tuple[str, str], frozenset[str]] = OrderedDict()
+        self._due: _Kept[frozenset[str]] = _Kept(256)
         # the steps played up to a game's phase, as the history route gives them: every player looks
         # at them whenever the revision moves, and they change only with the phase
-        self._histories: OrderedDict[tuple[str, str], dict] = OrderedDict()
+        self._histories: _Kept[dict] = _Kept(16)
         # whether each game read has no rules of its own (its options never change): ``rules_free``
         self._rules_free: dict[str, bool] = {}
-        self._cache_lock = threading.Lock()
         db.prepare()
 
     # -- reading --------------------------------------------------------------------------------
@@ -142,19 +142,12 @@ class Games:
         in) only when this server has not kept it. The phase key names the game's whole position (a
         digest chained over every step), so a game kept under it is the game the row stands for;
         submissions, which change the private sets and the revision, read the same game."""
-        key = (row.id, row.phase)
-        with self._cache_lock:
-            cached = self._cache.get(key)
-            if cached is not None:
-                self._cache.move_to_end(key)
-                return cached
-        game, _ = game_from_bytes(tx.game_text(row.id).encode("utf-8"), f"game {row.id}")
-        with self._cache_lock:
-            self._cache[key] = game
+        def read() -> Game:
+            game, _ = game_from_bytes(tx.game_text(row.id).encode("utf-8"), f"game {row.id}")
             self._rules_free[row.id] = judged_alone(game.mv)
-            while len(self._cache) > 64:
-                self._cache.popitem(last=False)
-        return game
+            return game
+
+        return self._games.kept((row.id, row.phase), read)
 
     def rules_free(self, game_id: str) -> bool:
         """Whether the game is known, from a read of it, to have no rules of its own: the legality
@@ -163,8 +156,7 @@ class Games:
         not read yet, or with rules of its own, is not."""
         if not isinstance(game_id, str):
             raise UsageError(f"rules_free: game_id must be a string, not {type(game_id).__name__}")
-        with self._cache_lock:
-            return self._rules_free.get(game_id, False)
+        return self._rules_free.get(game_id, False)
 
     def _sealed(self, row: GameRow) -> Sealed:
         return parse_sealed(row.sealed.encode("utf-8"), f"game {row.id}", row.phase)
@@ -284,18 +276,7 @@ class Games:
             row = self._row(tx, game_id, lock=False)
             self.role(tx, row, token)
             game = self._game(tx, row)
-        key = (row.id, row.phase)
-        with self._cache_lock:
-            doc = self._histories.get(key)
-            if doc is not None:
-                self._histories.move_to_end(key)
-                return doc
-        doc = history_document(game)
-        with self._cache_lock:
-            self._histories[key] = doc
-            while len(self._histories) > 16:
-                self._histories.popitem(last=False)
-        return doc
+        return self._histories.kept((row.id, row.phase), lambda: history_document(game))
 
     def possible(self, game_id: str, token: str | None, *, unit: str | None = None, kind: list[str] | None = None,
                  to: str | None = None) -> dict:
@@ -308,14 +289,8 @@ class Games:
             raise Unauthorized("the orders a power may give are shown to its player (and the host): send your token")
         if game.mv.winner:
             raise Stale(f"the game is over: {game.mv.winner} has won")
-        key = (row.id, row.phase)
-        with self._cache_lock:
-            listing = self._listings.get(key)
-            if listing is None or listing.mv is not game.mv:
-                listing = self._listings[key] = LegalOrders(game.mv)
-            self._listings.move_to_end(key)
-            while len(self._listings) > 16:
-                self._listings.popitem(last=False)
+        listing = self._listings.kept((row.id, row.phase), lambda: LegalOrders(game.mv),
+                                      fresh=lambda kept: kept.mv is game.mv)
         with self._limits():
             orders = listing(power=role.power, unit=unit, kind=kind, to=to)
         return possible_document(game.mv, orders)
@@ -464,15 +439,7 @@ class Games:
 
     def _verdicts_of(self, row: GameRow) -> "_Verdicts":
         """The verdicts kept for the game's phase (the game text changes only with the phase)."""
-        key = (row.id, row.phase)
-        with self._cache_lock:
-            kept = self._verdicts.get(key)
-            if kept is None:
-                kept = self._verdicts[key] = _Verdicts()
-            self._verdicts.move_to_end(key)
-            while len(self._verdicts) > 64:
-                self._verdicts.popitem(last=False)
-        return kept
+        return self._verdicts.kept((row.id, row.phase), _Verdicts)
 
     def _all_in(self, row: GameRow, game: Game, sealed: Sealed) -> bool:
         """Whether every power with something to do in the phase the game waits for has submitted.
@@ -480,16 +447,12 @@ class Games:
         is kept per phase key."""
         if game.mv.winner:
             return False
-        key = (row.id, row.phase)
-        with self._cache_lock:
-            due = self._due.get(key)
-        if due is None:
+        def due_now() -> frozenset[str]:
             with self._limits():
-                due = frozenset(d.power for d in duties(replace(game, pending={})) if d.kind != DutyKind.BUILD or d.options)
-            with self._cache_lock:
-                self._due[key] = due
-                while len(self._due) > 256:
-                    self._due.popitem(last=False)
+                return frozenset(d.power for d in duties(replace(game, pending={}))
+                                 if d.kind != DutyKind.BUILD or d.options)
+
+        due = self._due.kept((row.id, row.phase), due_now)
         return bool(due) and due <= set(sealed.orders)
 
     def check(self, game_id: str, token: str | None, lines: list[str]) -> dict:
@@ -602,6 +565,40 @@ class Games:
                     and row.phase_since + row.deadline <= self.clock())
 
         return self._replace_game(game_id, decide, self._adjudicated, lambda: None)
+
+
+V = TypeVar("V")
+
+
+class _Kept(Generic[V]):
+    """The values last kept by key, at most ``size`` of them, the least recently used dropped first,
+    shared by the server's threads (one lock). What is missing is made outside the lock, so that a
+    slow making holds up no other key; when two threads make the same key at once, the first kept is
+    the one both get."""
+
+    def __init__(self, size: int):
+        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+            raise UsageError(f"_Kept: give a size of at least 1, not {size!r}")
+        self.size = size
+        self._values: OrderedDict[Any, V] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def kept(self, key: Any, make: Callable[[], V], *, fresh: Callable[[V], bool] | None = None) -> V:
+        """The value kept for ``key``, or ``make()`` kept (also when ``fresh`` says the kept one is not)."""
+        with self._lock:
+            value = self._values.get(key)
+            if value is not None and (fresh is None or fresh(value)):
+                self._values.move_to_end(key)
+                return value
+        made = make()
+        with self._lock:
+            value = self._values.get(key)
+            if value is None or (fresh is not None and not fresh(value)):
+                value = self._values[key] = made
+            self._values.move_to_end(key)
+            while len(self._values) > self.size:
+                self._values.popitem(last=False)
+            return value
 
 
 class _Verdicts(OrderedDict):

@@ -45,3 +45,33 @@ def test_a_submission_writes_the_row_and_never_the_text(tmp_path):
     answer = games.submit(gid, token, ["A Par - Bur"], phase=key, replace_all=True)
     assert answer["submitted"] == ["France"]
     assert games.view(gid, token)["pending"] == {"France": ["A Par - Bur"]}
+
+
+def test_what_the_server_keeps_is_bounded_and_shared():
+    """The server's kept values (``store._Kept``): at most its size, the least recently used dropped
+    first; a value made again when the kept one is no longer fresh; two threads making one key at
+    once both get the value kept first."""
+    import threading
+
+    from fivedp_asp.serve.store import _Kept
+
+    kept = _Kept(2)
+    assert kept.kept("a", lambda: ["a"]) == ["a"]
+    kept.kept("b", lambda: ["b"])
+    assert kept.kept("a", lambda: ["a again"]) == ["a"]  # used last: "b" is now the oldest
+    kept.kept("c", lambda: ["c"])
+    assert kept.kept("b", lambda: ["b again"]) == ["b again"]
+    assert kept.kept("a", lambda: ["a at last"]) == ["a at last"]
+    assert kept.kept("a", lambda: ["stale"], fresh=lambda v: v != ["a at last"]) == ["stale"]
+    both, gate = [], threading.Barrier(2)
+
+    def make():
+        gate.wait()
+        return object()
+
+    threads = [threading.Thread(target=lambda: both.append(kept.kept("d", make))) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(both) == 2 and both[0] is both[1]
