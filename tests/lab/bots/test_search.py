@@ -71,22 +71,30 @@ def test_greedy_jumps_two_turns_back_onto_an_empty_centre_where_jump_assists_are
     assert len(new) == 1 and new[0].units[jump.dest.province].power == "Germany"
 
 
-def test_the_search_bot_keeps_within_the_runners_budget_and_tries_against_the_others_orders():
-    mv = opening(MAP, Settings())
-    view = View(new_game(mv), "England", "s")
+def _watched(view, budget: int):
+    """The search bot's orders for ``view`` under a runner's budget, the runner's ledger, and each
+    try it made on a copy: the phase of the position tried and the order sets."""
     seen = []
 
     class Watching(Ledger):
         def simulate(self, position, order_sets):
-            seen.extend(order_sets)
+            seen.append((next_phase(position), order_sets))
             return super().simulate(position, order_sets)
 
-    ledger = Watching(8)
+    ledger = Watching(budget)
     token = RUNNER.set(ledger)
     try:
         lines = search_bot(view)
     finally:
         RUNNER.reset(token)
+    return lines, ledger, seen
+
+
+def test_the_search_bot_keeps_within_the_runners_budget_and_tries_against_the_others_orders():
+    mv = opening(MAP, Settings())
+    view = View(new_game(mv), "England", "s")
+    lines, ledger, tried = _watched(view, 8)
+    seen = [s for _, sets in tried for s in sets]
     assert lines and ledger.spent == len(seen) <= 8
     # every try sets England's orders against orders of the other powers
     assert seen and all(set(s) > {"England"} and len(s) == 7 for s in seen)
@@ -133,19 +141,7 @@ def test_the_search_bot_tries_its_builds_on_into_the_next_movement_within_the_bu
         mv = step(mv, {}, reasons=False).after
     view = View(new_game(mv), "England", "s")
     assert view.adjusting()[0][1] == 2
-    seen = []
-
-    class Watching(Ledger):
-        def simulate(self, position, order_sets):
-            seen.append((next_phase(position), order_sets))
-            return super().simulate(position, order_sets)
-
-    ledger = Watching(24)
-    token = RUNNER.set(ledger)
-    try:
-        lines = search_bot(view)
-    finally:
-        RUNNER.reset(token)
+    lines, ledger, seen = _watched(view, 24)
     assert 0 < ledger.spent <= 24
     adjustments = [s for phase, sets in seen if phase == ADJUSTMENT for s in sets]
     springs = [s for phase, sets in seen if phase == MOVEMENT for s in sets]
