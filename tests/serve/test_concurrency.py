@@ -42,7 +42,9 @@ def grinding(base: str, stop: threading.Event, rest: float = 0.0) -> dict:
     r = c.post("/api/games", json={"file": game_text(replace(game, pending={"France": ["A Par - Bur"]}))})
     assert r.status_code == 200, f"the grinding game was not made: {r.status_code} {r.text[:300]}"
     made = r.json()
-    key = c.get(f"/api/games/{made['id']}").json()["next"]["key"]
+    seen = c.get(f"/api/games/{made['id']}")
+    assert seen.status_code == 200, f"the grinding game's view: {seen.status_code} {seen.text[:300]}"
+    key = seen.json()["next"]["key"]
     statuses = []
     while not stop.is_set():
         statuses.append(c.post(f"/api/games/{made['id']}/adjudicate", json={"phase": key},
