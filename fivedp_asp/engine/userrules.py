@@ -296,7 +296,7 @@ def check_text(text: str, source: str, option: str, value: str | bool) -> str:
             shown = str(s).splitlines()[0][:_QUOTE]
             raise RuleError(f"{_where(source, s.location)}: a rule of your own decides: one atom per head, no "
                             f"choice or disjunction ({shown!r})")
-    _ground_alone(statements, source)
+    _ground_alone(text, source)
     c = contract()
     use = _use(statements)
     if use.externals:
@@ -345,14 +345,14 @@ def check_text(text: str, source: str, option: str, value: str | bool) -> str:
 ALONE_SECONDS = 10.0
 
 
-def _ground_alone(statements: list, source: str) -> None:
+def _ground_alone(text: str, source: str) -> None:
     """Grounds the rule on no facts: what clingo refuses only when grounding (unsafe variables, a
     wrong use of an aggregate) is then reported with the file's line and column, not later as a
     failure of the whole program. It is ground apart (a child process), within the time limit (at
     most ``ALONE_SECONDS``) and the memory limit: a rule that grounds without end on its own facts
     (``p(X+1) :- p(X). p(0).``) is refused here."""
     try:
-        messages = refusals_alone(statements, min(time_limit_in_effect(), ALONE_SECONDS))
+        messages = refusals_alone(text, min(time_limit_in_effect(), ALONE_SECONDS))
     except (TimeLimitError, MemoryLimitError) as exc:
         raise RuleError(f"{source}: {exc}: a rule that grounds without end (p(X+1) :- p(X).) or grounds a "
                         "huge range cannot be used") from None

@@ -2,10 +2,20 @@
 
 clingo cannot interrupt its grounder: a program whose grounding never ends (a rule of your own such
 as ``p(X+1) :- p(X).``) holds the process until its memory is gone, whatever the time limit says.
-Such work is done in a child process (``os.fork``), whose address space may grow by at most a given
-number of bytes (``RLIMIT_AS``) and which the parent kills when its time is up. The child starts as a
-copy of the parent, so nothing needs to be handed to it: it runs the work and sends its result back
-through a pipe (pickled), or the exception the work raised.
+Such work is done in a child process, whose address space may grow by at most a given number of
+bytes (``RLIMIT_AS``) and which the parent kills when its time is up. It sends its result back through
+a pipe (pickled), or the exception the work raised.
+
+How the child is made depends on the process asking:
+- **one thread** (a command): ``os.fork``. The child starts as a copy of the parent, caches included,
+  so nothing needs to be handed to it.
+- **several threads** (the server's solver threads): a fork copies every lock as it is
+  at that moment, and a lock another thread holds then (clingo's own, while that thread grounds
+  another game) is never released in the child, which waits on it until its time is up: a rule
+  that grounds in a moment would be reported as grounding without end. The child is forked instead
+  by a server of forks (``multiprocessing``'s ``forkserver``: a fresh interpreter with one thread,
+  started once per process, the solver's modules imported in it), and the work and its arguments
+  are handed to it pickled: ``work`` is then a function defined at a module's top level.
 
 Only programs with rules of your own are run this way (``driver.solve_decisions``,
 ``driver.refusals_alone``): the built-in encodings' grounding is bounded by the input limits
@@ -19,6 +29,7 @@ import os
 import pickle
 import selectors
 import signal
+import threading
 import time
 from typing import Any, Callable, NoReturn, TypeVar
 
@@ -49,18 +60,23 @@ def can_run_apart() -> bool:
     return hasattr(os, "fork")
 
 
-def run_apart(work: Callable[[], T], seconds: float, memory: int | None) -> T:
-    """``work()`` done in a child process: its result, or the exception it raised, raised again here.
-    LimitHit when it takes longer than ``seconds`` (the child is killed) or when its address space
-    would grow by more than ``memory`` bytes (None: no memory limit). The result must pickle."""
+def run_apart(work: Callable[..., T], seconds: float, memory: int | None, args: tuple = ()) -> T:
+    """``work(*args)`` done in a child process: its result, or the exception it raised, raised again
+    here. LimitHit when it takes longer than ``seconds`` (the child is killed) or when its address
+    space would grow by more than ``memory`` bytes (None: no memory limit). The result must pickle;
+    in a process of several threads, ``work`` and ``args`` must pickle too (the module's docstring)."""
     if not callable(work):
         raise TypeError("work must be callable")
+    if not isinstance(args, tuple):
+        raise TypeError("args must be a tuple")
     if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or not seconds > 0:
         raise ValueError("seconds must be a positive number")
     if memory is not None and (not isinstance(memory, int) or isinstance(memory, bool) or memory <= 0):
         raise ValueError("memory must be a positive number of bytes, or None")
     if not can_run_apart():
-        return work()
+        return work(*args)
+    if threading.active_count() > 1 and not _daemonic():
+        return _served_apart(work, args, seconds, memory)
     read_fd, write_fd = os.pipe()
     try:
         pid = os.fork()
@@ -69,9 +85,96 @@ def run_apart(work: Callable[[], T], seconds: float, memory: int | None) -> T:
         os.close(write_fd)
         raise
     if pid == 0:
-        _child(work, read_fd, write_fd, memory)
+        _child(lambda: work(*args), read_fd, write_fd, memory)
     os.close(write_fd)
     return _answer(pid, read_fd, seconds)
+
+
+def _daemonic() -> bool:
+    """Whether this process is a daemonic ``multiprocessing`` child (a Dask worker), which may start no
+    process of its own that way: it forks, as a process of one thread does. A Dask worker of this
+    project runs one task at a time (``threads_per_worker=1``), so its other threads are Dask's own
+    and do not hold clingo's locks."""
+    import multiprocessing
+
+    return bool(multiprocessing.current_process().daemon)
+
+
+# the modules the server of forks imports once, so that each child it forks has them
+_PRELOAD = ["fivedp_asp.solver.driver"]
+_forks = None
+_forks_lock = threading.Lock()
+
+
+def _fork_server() -> Any:
+    """This process's server of forks (a ``multiprocessing`` context), made on first use."""
+    global _forks
+    with _forks_lock:
+        if _forks is None:
+            import multiprocessing
+
+            context = multiprocessing.get_context("forkserver")
+            context.set_forkserver_preload(_PRELOAD)
+            _forks = context
+        return _forks
+
+
+def _served_apart(work: Callable[..., T], args: tuple, seconds: float, memory: int | None) -> Any:
+    """``run_apart`` from a process of several threads: the child forked by the server of forks; its
+    time counted from the moment it runs (the server's first start, a fresh interpreter, is not the
+    work's)."""
+    context = _fork_server()
+    reader, writer = context.Pipe(duplex=False)
+    child = context.Process(target=_served_child, args=(work, args, writer, memory), daemon=True)
+    try:
+        child.start()
+    except (pickle.PicklingError, TypeError, AttributeError) as exc:
+        reader.close()
+        writer.close()
+        raise TypeError(f"work done apart from a process of several threads must pickle: {exc}") from None
+    writer.close()
+    try:
+        if not reader.poll(seconds):
+            raise LimitHit("time")
+        try:
+            data = reader.recv_bytes()
+        except EOFError:
+            data = b""
+    finally:
+        reader.close()
+        if child.is_alive():
+            child.kill()
+        child.join()
+    if not data:
+        code = child.exitcode or 0
+        if code == _OUT_OF_MEMORY:
+            raise LimitHit("memory")
+        if code < 0:
+            raise LimitHit("memory", f"it was ended by signal {-code}")
+        raise RuntimeError(f"a child process ended without an answer (exit status {code})")
+    return _outcome(data)
+
+
+def _served_child(work: Callable[..., Any], args: tuple, writer: Any, memory: int | None) -> NoReturn:
+    """The life of a child of the server of forks: as ``_child``, its outcome sent through ``writer``."""
+    status = _NO_ANSWER
+    try:
+        if memory is not None:
+            _limit_memory(memory)
+        try:
+            outcome: tuple[str, Any] = ("value", work(*args))
+        except MemoryError:
+            outcome = ("memory", None)
+        except BaseException as exc:  # noqa: BLE001 - raised again in the parent
+            outcome = ("raised", exc)
+        writer.send_bytes(_pickled(outcome))
+        status = 0
+    except MemoryError:
+        status = _OUT_OF_MEMORY
+    except BaseException:  # noqa: BLE001 - the parent sees a child without an answer
+        pass
+    finally:
+        os._exit(status)
 
 
 def _child(work: Callable[[], Any], read_fd: int, write_fd: int, memory: int | None) -> NoReturn:
@@ -174,7 +277,12 @@ def _answer(pid: int, read_fd: int, seconds: float) -> Any:
             # abort where an allocation failed) has most likely run out of memory
             raise LimitHit("memory", f"it was ended by signal {-code}")
         raise RuntimeError(f"a child process ended without an answer (exit status {code})")
-    kind, payload = pickle.loads(b"".join(chunks))
+    return _outcome(b"".join(chunks))
+
+
+def _outcome(data: bytes) -> Any:
+    """The child's answer: its value, or what it raised raised again."""
+    kind, payload = pickle.loads(data)
     if kind == "value":
         return payload
     if kind == "memory":

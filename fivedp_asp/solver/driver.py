@@ -201,16 +201,11 @@ def _solved_apart(programs: Sequence[str], facts: str, static: str, names: froze
     _static_statements(static, statements.reads)
     mib = _MEMORY_LIMIT.get()
 
-    def work() -> tuple:
-        solution = _solved(programs, facts, static, names, clock, statistics, settle)
-        backups = tuple((rule, tuple(symbol_texts(places))) for rule, places in solution.backups)
-        return (symbol_texts(solution.atoms), backups,
-                symbol_texts(solution.unsettled), solution.models_seen, solution.ground_seconds,
-                solution.solve_seconds, solution.atoms_count, solution.rules_count, solution.add_seconds,
-                solution.statistics_seconds)
-
     try:
-        atoms, backups, unsettled, *numbers = run_apart(work, max(clock.left(), 0.0) + _GRACE, mib * _MIB)
+        atoms, backups, unsettled, *numbers = run_apart(
+            _solved_as_text, max(clock.left(), 0.0) + _GRACE, mib * _MIB,
+            (programs, facts, static, names, clock.limit, clock.started, statistics, settle,
+             (_TIME_REMEDY.get(), _MEMORY_REMEDY.get())))
     except LimitHit as hit:
         mine = [r.source or "of your own" for r in programs if isinstance(r, RuleText)]
         rules = f"rule{'s' if len(mine) > 1 else ''} {', '.join(mine)}"
@@ -237,3 +232,17 @@ def _solved_apart(programs: Sequence[str], facts: str, static: str, names: froze
         statistics_seconds=statistics_seconds,
         unsettled=tuple(parse(a) for a in unsettled),
     )
+
+
+def _solved_as_text(programs: Sequence[str], facts: str, static: str, names: frozenset[str] | None, limit: float,
+                    started: float, statistics: bool, settle: bool, remedies: tuple[str, str]) -> tuple:
+    """``_solved`` in the child of ``_solved_apart``, its answer as text (symbols do not pickle); the
+    time limit counted from the parent's start (one clock for both processes), and the remedies its
+    messages name as the parent's."""
+    with limit_remedies(*remedies):
+        solution = _solved(programs, facts, static, names, _Clock(limit, started), statistics, settle)
+    backups = tuple((rule, tuple(symbol_texts(places))) for rule, places in solution.backups)
+    return (symbol_texts(solution.atoms), backups,
+            symbol_texts(solution.unsettled), solution.models_seen, solution.ground_seconds,
+            solution.solve_seconds, solution.atoms_count, solution.rules_count, solution.add_seconds,
+            solution.statistics_seconds)

@@ -153,26 +153,39 @@ def _loops_through_negation(rules: Sequence[tuple[_Signature, tuple[tuple[_Signa
     return any(negative and reaches(head, body) for body, out in edges.items() for head, negative in out)
 
 
-def refusals_alone(statements: Sequence[ast.AST], seconds: float | None = None) -> list[str] | None:
-    """Grounds ``statements`` alone on no facts: None when clingo accepts them, else its messages
-    (an unsafe variable, a wrong use of an aggregate), each with the statement's file and line. What
-    clingo refuses only when grounding is reported this way for one part, not later for the whole.
-    With ``seconds``, for statements from outside (a rule of your own), they are ground apart
-    (``apart.py``) within that time and the memory limit: TimeLimitError or MemoryLimitError."""
-    if not isinstance(statements, Sequence) or not all(isinstance(s, ast.AST) for s in statements):
-        raise TypeError("statements must be a sequence of clingo syntax trees")
+def refusals_alone(statements: Sequence[ast.AST] | str, seconds: float | None = None) -> list[str] | None:
+    """Grounds ``statements`` (syntax trees, or a program's text) alone on no facts: None when clingo
+    accepts them, else its messages (an unsafe variable, a wrong use of an aggregate), each with the
+    statement's file and line. What clingo refuses only when grounding is reported this way for one
+    part, not later for the whole. With ``seconds``, for a text from outside (a rule of your own), it
+    is parsed and ground apart (``apart.py``) within that time and the memory limit: TimeLimitError or
+    MemoryLimitError (syntax trees do not pickle, so this takes the text)."""
     if seconds is None:
+        if isinstance(statements, str):
+            return _refusals_of_text(statements)
+        if not isinstance(statements, Sequence) or not all(isinstance(s, ast.AST) for s in statements):
+            raise TypeError("statements must be a program's text or a sequence of clingo syntax trees")
         return _refusals(statements)
+    if not isinstance(statements, str):
+        raise TypeError("statements ground apart must be a program's text")
     seconds = check_time_limit(seconds)
     mib = _MEMORY_LIMIT.get()
     try:
-        return run_apart(lambda: _refusals(statements), seconds, mib * _MIB)
+        return run_apart(_refusals_of_text, seconds, mib * _MIB, (statements,))
     except LimitHit as hit:
         if hit.kind == "time":
             raise TimeLimitError(f"grounding it alone, on no facts, did not end within the time limit of "
                                  f"{seconds:g} s") from None
         raise MemoryLimitError(f"grounding it alone, on no facts, did not end within the memory limit of "
                                f"{mib:,} MiB{f' ({hit.detail})' if hit.detail else ''}") from None
+
+
+def _refusals_of_text(text: str) -> list[str] | None:
+    """``_refusals`` of a program's text, parsed here (in the child, when done apart): its statements'
+    places are those of the text, as where it was parsed first."""
+    statements: list[ast.AST] = []
+    ast.parse_string(text, statements.append)
+    return _refusals(statements)
 
 
 def _refusals(statements: Sequence[ast.AST]) -> list[str] | None:

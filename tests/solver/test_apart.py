@@ -1,56 +1,157 @@
 """Work done apart (``fivedp_asp/solver/apart.py``): a child process that answers, raises, or is
-stopped at its time or memory limit."""
+stopped at its time or memory limit — forked from a process of one thread, and from one of several
+by the server of forks, where a lock another thread holds at that moment must not hold the child.
+
+The work is made of functions defined here at the top level, so that it pickles for the server of
+forks (this test may run in a process of several threads: pytest-xdist's workers are)."""
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
 
 from fivedp_asp.errors import FileError, RuleError
+from fivedp_asp.solver import apart
 from fivedp_asp.solver.apart import LimitHit, can_run_apart, run_apart
 
 pytestmark = pytest.mark.skipif(not can_run_apart(), reason="work is done apart only where there is fork")
 
+# held by another thread in the test of the server of forks
+HELD = threading.Lock()
 
-def test_the_answer_and_the_exceptions_come_back():
-    assert run_apart(lambda: {"answer": [1, 2, 3]}, 30, None) == {"answer": [1, 2, 3]}
 
-    def refused() -> None:
-        raise RuleError("mine.lp:1:1: refused")
+def answer() -> dict:
+    return {"answer": [1, 2, 3]}
 
+
+def refused() -> None:
+    raise RuleError("mine.lp:1:1: refused")
+
+
+def unreadable() -> None:
+    raise FileError("x.lp", "cannot read the rule file")  # its arguments do not rebuild it
+
+
+def a_function() -> object:
+    return answer  # a function as a result: it pickles by name
+
+
+def sleeps(seconds: float) -> None:
+    time.sleep(seconds)
+
+
+def allocates(size: int) -> int:
+    return len(bytearray(size))
+
+
+def takes_the_lock() -> str:
+    with HELD:
+        return "taken"
+
+
+@pytest.fixture(params=["one thread", "several threads"])
+def threads(request, monkeypatch):
+    """Each test as a process of one thread asks (the child forked) and as one of several does (the
+    child forked by the server of forks), whatever the test process is."""
+    several = request.param == "several threads"
+    monkeypatch.setattr(apart.threading, "active_count", lambda: 2 if several else 1)
+    return several
+
+
+def test_the_answer_and_the_exceptions_come_back(threads):
+    assert run_apart(answer, 30, None) == {"answer": [1, 2, 3]}
+    assert run_apart(allocates, 30, None, (10,)) == 10
+    assert run_apart(a_function, 30, None) is answer
     with pytest.raises(RuleError, match="mine.lp:1:1: refused"):
         run_apart(refused, 30, 256 << 20)
-
-    def unreadable() -> None:
-        raise FileError("x.lp", "cannot read the rule file")  # its arguments do not rebuild it
-
     with pytest.raises(RuntimeError, match="FileError: x.lp: cannot read the rule file"):
         run_apart(unreadable, 30, None)
+
+
+def test_work_that_does_not_pickle():
+    # forked, the child has the work already, but its result must pickle; from a process of several
+    # threads the work itself must, and a closure does not
     with pytest.raises(RuntimeError, match="without an answer"):
-        run_apart(lambda: (lambda: None), 30, None)  # a function does not pickle
+        run_apart(lambda: (lambda: None), 30, None)
+
+
+def test_a_closure_is_refused_by_the_server_of_forks(monkeypatch):
+    monkeypatch.setattr(apart.threading, "active_count", lambda: 2)
+    with pytest.raises(TypeError, match="must pickle"):
+        run_apart(lambda: 1, 30, None)
+
+
+def test_a_lock_held_by_another_thread_does_not_hold_the_child():
+    # the server's threads: one holds a lock (clingo's own, while it grounds another game) at the
+    # moment another asks for work apart; a child forked then would wait on it until its time is up
+    # and be reported as work without end. Here the process really has several threads
+    taken, release = threading.Event(), threading.Event()
+
+    def holder() -> None:
+        with HELD:
+            taken.set()
+            release.wait(60)
+
+    thread = threading.Thread(target=holder)
+    thread.start()
+    try:
+        assert taken.wait(10) and threading.active_count() > 1
+        t0 = time.monotonic()
+        assert run_apart(takes_the_lock, 20, None) == "taken"
+        assert time.monotonic() - t0 < 15
+    finally:
+        release.set()
+        thread.join()
 
 
 @pytest.mark.slow
-def test_work_past_its_time_is_stopped():
+def test_work_past_its_time_is_stopped(threads):
     t0 = time.monotonic()
     with pytest.raises(LimitHit) as hit:
-        run_apart(lambda: time.sleep(60), 0.5, None)
+        run_apart(sleeps, 0.5, None, (60,))
     assert hit.value.kind == "time"
     assert time.monotonic() - t0 < 10
 
 
-def test_work_past_its_memory_is_stopped():
+def test_work_past_its_memory_is_stopped(threads):
     with pytest.raises(LimitHit) as hit:
-        run_apart(lambda: len(bytearray(1 << 30)), 60, 64 << 20)
+        run_apart(allocates, 60, 64 << 20, (1 << 30,))
     assert hit.value.kind == "memory"
     # within the limit, the same work is done
-    assert run_apart(lambda: len(bytearray(1 << 20)), 60, 64 << 20) == 1 << 20
+    assert run_apart(allocates, 60, 64 << 20, (1 << 20,)) == 1 << 20
 
 
 @pytest.mark.parametrize("seconds,memory", [(0, None), (-1, None), (True, None), (1, 0), (1, 1.5), (1, True)])
 def test_limits_are_checked(seconds, memory):
     with pytest.raises(ValueError):
-        run_apart(lambda: None, seconds, memory)
+        run_apart(answer, seconds, memory)
     with pytest.raises(TypeError):
         run_apart("not callable", 1, None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        run_apart(answer, 1, None, [1])  # type: ignore[arg-type]
+
+
+def _in_a_daemonic_child(queue) -> None:
+    # a Dask worker's case: a daemonic process of several threads, which may start no process of its own
+    # through multiprocessing, asks for work apart
+    thread = threading.Thread(target=time.sleep, args=(5,), daemon=True)
+    thread.start()
+    try:
+        queue.put(run_apart(allocates, 30, None, (7,)))
+    except BaseException as exc:  # noqa: BLE001 - said by the test
+        queue.put(f"{type(exc).__name__}: {exc}")
+
+
+def test_a_daemonic_process_of_several_threads_forks():
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=_in_a_daemonic_child, args=(queue,), daemon=True)
+    child.start()
+    try:
+        assert queue.get(timeout=60) == 7
+    finally:
+        child.join(30)
