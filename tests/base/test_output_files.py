@@ -242,7 +242,9 @@ def test_write_output_checks_its_arguments(tmp_path):
 
 @pytest.mark.slow
 def test_a_study_folder_holding_its_scenarios_is_refused_without_force(tmp_path):
-    argv = ["explore", "--random-games", "10", "--seed", "3", "--years", "4", "--option", "datc_4e1=ignored,counts"]
+    # two games of two years in which support_results parts the games at once (in the second game's
+    # first step): ten games of four years under datc_4e1 parted only in the ninth, at ten times the cost
+    argv = ["explore", "--random-games", "2", "--seed", "3", "--years", "2", "--all-values", "support_results"]
     out = tmp_path / "study"
     code, printed, err = run(*argv, "--out", str(out))
     assert code == 0, err
