@@ -11,14 +11,14 @@ between a command's read and write, once each way."""
 from __future__ import annotations
 
 import json
-import multiprocessing
 import os
 import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
+
+from tests import forked
 
 from fivedp_asp.files.games import load_game, save_game
 from fivedp_asp.files.sealed import read_sealed
@@ -33,54 +33,13 @@ STALE = "the game has moved on"
 
 
 def at_once(cwd: Path, *commands: list[str]) -> list[subprocess.CompletedProcess]:
-    """The commands started together, each as its own process running ``fivedp``'s ``main``, and
-    waited for. Each is forked by a server of forks that imported the package once (``multiprocessing``'s
-    ``forkserver``), not started as a new interpreter that imports it again: the processes race on the
-    files as the shells' commands do, and start within a moment of each other, at a tenth of the
-    processor time (an interpreter's start and the package's import, about 0.4 s, were most of it)."""
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["fivedp_asp.cli.commands"])
-    outputs = [(cwd / f".out-{n}", cwd / f".err-{n}") for n in range(len(commands))]
-    procs = [context.Process(target=_command, args=(c, str(cwd), str(out), str(err)))
-             for c, (out, err) in zip(commands, outputs)]
-    for p in procs:
-        p.start()
-    done = []
-    for c, p, (out, err) in zip(commands, procs, outputs):
-        p.join(120)
-        assert p.exitcode is not None, f"{c} did not end in 120 s"
-        said = out.read_text(encoding="utf-8"), err.read_text(encoding="utf-8")
-        out.unlink()
-        err.unlink()
-        assert "Traceback" not in said[1], (c, said[1])
-        done.append(subprocess.CompletedProcess(c, p.exitcode, *said))
+    """The commands started together, each as its own process running ``fivedp``'s ``main`` (forked,
+    ``tests/forked.py``: they start within a moment of each other), and waited for."""
+    handles = [forked.started(cwd, c) for c in commands]
+    done = [forked.ended(h) for h in handles]
+    for c, p in zip(commands, done):
+        assert "Traceback" not in p.stderr, (c, p.stderr)
     return done
-
-
-def _command(argv: list[str], cwd: str, out: str, err: str) -> None:
-    """A forked process's life: ``fivedp argv`` in ``cwd``, its output and errors into files, its
-    status the process's exit status."""
-    os.chdir(cwd)
-    with open(out, "wb") as o, open(err, "wb") as e:
-        os.dup2(o.fileno(), 1)
-        os.dup2(e.fileno(), 2)
-    sys.stdout = open(1, "w", encoding="utf-8", closefd=False)
-    sys.stderr = open(2, "w", encoding="utf-8", closefd=False)
-    status = 1
-    try:
-        from fivedp_asp.cli.commands import main
-
-        status = main(argv)
-    except SystemExit as stop:
-        status = stop.code if isinstance(stop.code, int) else 1
-    except BaseException:  # noqa: BLE001 - shown in the errors, as the interpreter would show it
-        import traceback
-
-        traceback.print_exc()
-    finally:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(status or 0)
 
 
 def fresh(folder: Path, name: str, *open_orders: tuple[str, list[str]]) -> Path:

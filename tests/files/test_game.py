@@ -28,6 +28,7 @@ import pytest
 import yaml
 
 from fivedp_asp.model.settings import Settings
+from tests import forked
 from fivedp_asp.files import games as game_module
 from fivedp_asp.files.scenarios import find_scenarios, read_scenario, check_scenario
 from fivedp_asp.errors import InputError
@@ -112,8 +113,8 @@ def report_state(r: StepReport) -> tuple:
 
 
 def fivedp(cwd: Path, *args: str, input: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "fivedp_asp.cli", *args], cwd=cwd, capture_output=True,
-                          text=True, input=input, timeout=120)
+    """A command as a process of its own (forked: ``tests/forked.py``)."""
+    return forked.fivedp(cwd, *args, input=input)
 
 
 def assert_clean_error(p: subprocess.CompletedProcess, *fragments: str) -> str:
