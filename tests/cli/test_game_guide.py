@@ -38,6 +38,7 @@ import yaml
 from fivedp_asp import from_json, load_game, to_json
 from fivedp_asp.report.jsonout import load_schema
 
+from tests import forked
 from tests.schema_check import errors
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -51,8 +52,8 @@ def env() -> dict:
 
 
 def fivedp(cwd: Path, *args: str, input: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "fivedp_asp.cli", *args], cwd=cwd, capture_output=True, text=True,
-                          input=input, timeout=300, env=env())
+    """A command as a process of its own (forked, ``tests/forked.py``: this checkout's code)."""
+    return forked.fivedp(cwd, *args, input=input, timeout=300)
 
 
 def ok(p: subprocess.CompletedProcess) -> str:
