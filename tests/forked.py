@@ -34,7 +34,7 @@ def started(cwd: Path, args: Sequence[str], input: str | None = None) -> tuple:
     for f in files[1:]:
         f.write_bytes(b"")
     argv = [str(a) for a in args]
-    proc = context.Process(target=_command, args=(argv, str(cwd), *(str(f) for f in files)))
+    proc = context.Process(target=_command, args=(argv, str(cwd), dict(os.environ), *(str(f) for f in files)))
     proc.start()
     return argv, proc, files
 
@@ -58,10 +58,12 @@ def fivedp(cwd: Path, *args: object, input: str | None = None, timeout: float = 
     return ended(started(cwd, [str(a) for a in args], input), timeout)
 
 
-def _command(argv: list[str], cwd: str, stdin: str, stdout: str, stderr: str) -> None:
-    """A forked process's life: ``fivedp argv`` in ``cwd``, reading ``stdin``, its output and errors
-    into files, its status the process's exit status (an uncaught exception shown as the interpreter
-    shows it, status 1)."""
+def _command(argv: list[str], cwd: str, environment: dict, stdin: str, stdout: str, stderr: str) -> None:
+    """A forked process's life: ``fivedp argv`` in ``cwd`` with the asking test's environment (the server
+    of forks keeps the one it started with), reading ``stdin``, its output and errors into files, its
+    status the process's exit status (an uncaught exception shown as the interpreter shows it, status 1)."""
+    os.environ.clear()
+    os.environ.update(environment)
     os.chdir(cwd)
     for fd, name, mode in ((0, stdin, os.O_RDONLY), (1, stdout, os.O_WRONLY), (2, stderr, os.O_WRONLY)):
         opened = os.open(name, mode)
