@@ -102,21 +102,15 @@ def _daemonic() -> bool:
 
 # the modules the server of forks imports once, so that each child it forks has them
 _PRELOAD = ["fivedp_asp.solver.driver"]
-_forks = None
-_forks_lock = threading.Lock()
 
 
 def _fork_server() -> Any:
-    """This process's server of forks (a ``multiprocessing`` context), made on first use."""
-    global _forks
-    with _forks_lock:
-        if _forks is None:
-            import multiprocessing
+    """The server of forks (``multiprocessing``'s, one per process, started on its first fork)."""
+    import multiprocessing
 
-            context = multiprocessing.get_context("forkserver")
-            context.set_forkserver_preload(_PRELOAD)
-            _forks = context
-        return _forks
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(_PRELOAD)  # read when it starts; the same list every time
+    return context
 
 
 def _served_apart(work: Callable[..., T], args: tuple, seconds: float, memory: int | None) -> Any:
