@@ -43,6 +43,7 @@ from ..errors import InputError, UsageError
 from ..files.games import game_from_bytes
 from ..files.layout import JsonRefused, load_json
 from ..limits import MAX_FILE_BYTES
+from ..solver.apart import fork_by_a_server
 from .database import Database, Unavailable
 from .headers import SecurityHeaders
 from .store import GAMES_PER_MINUTE, SERVE_MEMORY_LIMIT, SERVE_TIME_LIMIT, SOLVERS, Games, ServeError, Stale, game_from_start
@@ -253,6 +254,9 @@ def make_app(db: Database | str, *, deadline_check: float | None = DEADLINE_CHEC
     ``games_per_minute`` the games one address may make in a minute (0: no bound). ``preset``: the rules
     new games play under the options they give (``--preset``; through their client's routes
     ``oliveriver`` when None)."""
+    # the solver threads work side by side: rules of your own are ground apart in children of a
+    # server of forks, never forked from this process of threads (solver/apart.py)
+    fork_by_a_server()
     if (client is not None or cors) and not oliveriver:
         raise UsageError("make_app: client and cors are for the routes of oliveriver=True")
     games = Games(db if isinstance(db, Database) else Database(db), time_limit=time_limit, memory_limit=memory_limit)

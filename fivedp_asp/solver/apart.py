@@ -9,13 +9,15 @@ a pipe (pickled), or the exception the work raised.
 How the child is made depends on the process asking:
 - **one thread** (a command): ``os.fork``. The child starts as a copy of the parent, caches included,
   so nothing needs to be handed to it.
-- **several threads** (the server's solver threads): a fork copies every lock as it is
-  at that moment, and a lock another thread holds then (clingo's own, while that thread grounds
-  another game) is never released in the child, which waits on it until its time is up: a rule
-  that grounds in a moment would be reported as grounding without end. The child is forked instead
-  by a server of forks (``multiprocessing``'s ``forkserver``: a fresh interpreter with one thread,
-  started once per process, the solver's modules imported in it), and the work and its arguments
-  are handed to it pickled: ``work`` is then a function defined at a module's top level.
+- **several threads, in a process that asked for it** (``fork_by_a_server``: the game server, whose
+  solver threads work side by side): a fork copies every lock as it is at that moment, and a lock
+  another thread holds then (clingo's own, while that thread grounds another game) is never released
+  in the child, which waits on it until its time is up: a rule that grounds in a moment would be
+  reported as grounding without end. The child is forked instead by a server of forks
+  (``multiprocessing``'s ``forkserver``: a fresh interpreter with one thread, started once per
+  process, the solver's modules imported in it), and the work and its arguments are handed to it
+  pickled: ``work`` is then a function defined at a module's top level.
+- **several threads otherwise** (a script of threads, a Dask worker): ``os.fork``, as before.
 
 Only programs with rules of your own are run this way (``driver.solve_decisions``,
 ``driver.refusals_alone``): the built-in encodings' grounding is bounded by the input limits
@@ -75,7 +77,7 @@ def run_apart(work: Callable[..., T], seconds: float, memory: int | None, args: 
         raise ValueError("memory must be a positive number of bytes, or None")
     if not can_run_apart():
         return work(*args)
-    if threading.active_count() > 1 and not _daemonic():
+    if _served.is_set() and threading.active_count() > 1:
         return _served_apart(work, args, seconds, memory)
     read_fd, write_fd = os.pipe()
     try:
@@ -90,14 +92,18 @@ def run_apart(work: Callable[..., T], seconds: float, memory: int | None, args: 
     return _answer(pid, read_fd, seconds)
 
 
-def _daemonic() -> bool:
-    """Whether this process is a daemonic ``multiprocessing`` child (a Dask worker), which may start no
-    process of its own that way: it forks, as a process of one thread does. A Dask worker of this
-    project runs one task at a time (``threads_per_worker=1``), so its other threads are Dask's own
-    and do not hold clingo's locks."""
-    import multiprocessing
+# set once a process asks for a server of forks (``fork_by_a_server``): a choice of the process, as
+# ``multiprocessing``'s start method is
+_served = threading.Event()
 
-    return bool(multiprocessing.current_process().daemon)
+
+def fork_by_a_server() -> None:
+    """From now on, work apart asked while this process has several threads is forked by the server of
+    forks (the module's docstring). Asked by the game server's application, whose solver threads work
+    side by side. Not the default: the server of forks hands each child the main module to import again
+    (``multiprocessing``'s way), which a script of several threads without the ``if __name__ ==
+    "__main__":`` guard cannot bear; a process that has not asked forks itself, as it always did."""
+    _served.set()
 
 
 # the modules the server of forks imports once, so that each child it forks has them

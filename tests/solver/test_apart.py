@@ -51,8 +51,15 @@ def takes_the_lock() -> str:
         return "taken"
 
 
+@pytest.fixture
+def by_a_server(monkeypatch):
+    """This test process as one that asked for a server of forks (``fork_by_a_server``), for this test."""
+    monkeypatch.setattr(apart, "_served", threading.Event())
+    apart.fork_by_a_server()
+
+
 @pytest.fixture(params=["one thread", "several threads"])
-def threads(request, monkeypatch):
+def threads(request, monkeypatch, by_a_server):
     """Each test as a process of one thread asks (the child forked) and as one of several does (the
     child forked by the server of forks), whatever the test process is."""
     several = request.param == "several threads"
@@ -77,13 +84,13 @@ def test_work_that_does_not_pickle():
         run_apart(lambda: (lambda: None), 30, None)
 
 
-def test_a_closure_is_refused_by_the_server_of_forks(monkeypatch):
+def test_a_closure_is_refused_by_the_server_of_forks(monkeypatch, by_a_server):
     monkeypatch.setattr(apart.threading, "active_count", lambda: 2)
     with pytest.raises(TypeError, match="must pickle"):
         run_apart(lambda: 1, 30, None)
 
 
-def test_a_lock_held_by_another_thread_does_not_hold_the_child():
+def test_a_lock_held_by_another_thread_does_not_hold_the_child(by_a_server):
     # the server's threads: one holds a lock (clingo's own, while it grounds another game) at the
     # moment another asks for work apart; a child forked then would wait on it until its time is up
     # and be reported as work without end. Here the process really has several threads
@@ -133,25 +140,18 @@ def test_limits_are_checked(seconds, memory):
         run_apart(answer, 1, None, [1])  # type: ignore[arg-type]
 
 
-def _in_a_daemonic_child(queue) -> None:
-    # a Dask worker's case: a daemonic process of several threads, which may start no process of its own
-    # through multiprocessing, asks for work apart
-    thread = threading.Thread(target=time.sleep, args=(5,), daemon=True)
-    thread.start()
-    try:
-        queue.put(run_apart(allocates, 30, None, (7,)))
-    except BaseException as exc:  # noqa: BLE001 - said by the test
-        queue.put(f"{type(exc).__name__}: {exc}")
+def test_a_process_of_threads_that_did_not_ask_forks_itself(monkeypatch):
+    # a script of threads (without the main module's guard, which the server of forks would need):
+    # its work apart is forked as before, and a closure, which only a fork can run, is done
+    monkeypatch.setattr(apart, "_served", threading.Event())
+    monkeypatch.setattr(apart.threading, "active_count", lambda: 2)
+    assert run_apart(lambda: "forked", 30, None) == "forked"
 
 
-def test_a_daemonic_process_of_several_threads_forks():
-    import multiprocessing
+def test_the_game_server_asks_for_a_server_of_forks(monkeypatch, tmp_path):
+    pytest.importorskip("starlette")
+    from fivedp_asp.serve.app import make_app
 
-    context = multiprocessing.get_context("fork")
-    queue = context.Queue()
-    child = context.Process(target=_in_a_daemonic_child, args=(queue,), daemon=True)
-    child.start()
-    try:
-        assert queue.get(timeout=60) == 7
-    finally:
-        child.join(30)
+    monkeypatch.setattr(apart, "_served", threading.Event())
+    make_app(f"sqlite:///{tmp_path}/games.db", deadline_check=None)
+    assert apart._served.is_set()
