@@ -82,16 +82,23 @@ class Record:
                 self.done.set()
 
 
-def observe(c, gid: str, who: str, record: Record) -> dict | None:
+def observe(c, gid: str, who: str, record: Record, memo: dict | None = None) -> dict | None:
     """The game's view, with its last step (read from the history between two equal revisions, so that
-    both are of one state of the game) recorded as shown to ``who``; None when the game kept moving."""
+    both are of one state of the game) recorded as shown to ``who``; None when the game kept moving.
+    ``memo``: this client's last (steps, next.key) recorded, so that the history is read only when the
+    view shows another (a submission moves the revision, not the history; the key names the whole
+    position, so that the same key and count are the same last step)."""
     for _ in range(5):
         before = c.get(f"/api/games/{gid}/revision").json()["revision"]
         view = c.get(f"/api/games/{gid}").json()
-        steps = c.get(f"/api/games/{gid}/history").json()["steps"] if view["steps"] else []
+        now = (view["steps"], view["next"]["key"])
+        known = memo is not None and memo.get("last") == now
+        steps = c.get(f"/api/games/{gid}/history").json()["steps"] if view["steps"] and not known else []
         if c.get(f"/api/games/{gid}/revision").json()["revision"] == before:
             if steps:
                 record.stepped(who, view["next"]["key"], steps[-1])
+            if memo is not None:
+                memo["last"] = now
             return view
     return None
 
@@ -120,6 +127,7 @@ def player(base: str, gid: str, power: str, token: str, seed: int, record: Recor
     rng = random.Random(seed)
     c = httpx.Client(base_url=base, timeout=120, headers={"Authorization": f"Bearer {token}"})
     finished, revision, undos, since, looked = None, None, 0, time.monotonic(), 0.0
+    memo: dict = {}  # the last state of the game this client recorded (observe)
     while not record.done.is_set():
         now = c.get(f"/api/games/{gid}/revision").json()["revision"]
         # a step taken back gives the phase before it back, with every order it had: the same key and
@@ -133,7 +141,7 @@ def player(base: str, gid: str, power: str, token: str, seed: int, record: Recor
         revision, since = now, time.monotonic()
         if len(record.undone) != undos:
             finished, undos = None, len(record.undone)
-        view, looked = observe(c, gid, power, record), time.monotonic()
+        view, looked = observe(c, gid, power, record, memo), time.monotonic()
         if view is None:
             revision = None  # looked at again at once
             continue
@@ -176,13 +184,14 @@ def host(base: str, gid: str, token: str, seed: int, record: Record) -> None:
     rng = random.Random(seed)
     c = httpx.Client(base_url=base, timeout=120, headers={"Authorization": f"Bearer {token}"})
     seen, revision = None, None
+    memo: dict = {}  # the last state of the game the host recorded (observe)
     while not record.done.is_set():
         now = c.get(f"/api/games/{gid}/revision").json()["revision"]
         if now == revision:
             time.sleep(0.03)
             continue
         revision = now
-        view = observe(c, gid, "the host", record)
+        view = observe(c, gid, "the host", record, memo)
         if view is None:
             revision = None
             continue
