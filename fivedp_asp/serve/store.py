@@ -131,8 +131,9 @@ class Games:
         # the steps played up to a game's phase, as the history route gives them: every player looks
         # at them whenever the revision moves, and they change only with the phase
         self._histories: _Kept[dict] = _Kept(16)
-        # whether each game read has no rules of its own (its options never change): ``rules_free``
-        self._rules_free: dict[str, bool] = {}
+        # whether each game read has no rules of its own (its options never change): ``rules_free``;
+        # a game dropped from it counts as one with rules until it is read again
+        self._rules_free: _Kept[bool] = _Kept(4096)
         db.prepare()
 
     # -- reading --------------------------------------------------------------------------------
@@ -144,7 +145,7 @@ class Games:
         submissions, which change the private sets and the revision, read the same game."""
         def read() -> Game:
             game, _ = game_from_bytes(tx.game_text(row.id).encode("utf-8"), f"game {row.id}")
-            self._rules_free[row.id] = judged_alone(game.mv)
+            self._rules_free.kept(row.id, lambda: judged_alone(game.mv))
             return game
 
         return self._games.kept((row.id, row.phase), read)
@@ -156,7 +157,7 @@ class Games:
         not read yet, or with rules of its own, is not."""
         if not isinstance(game_id, str):
             raise UsageError(f"rules_free: game_id must be a string, not {type(game_id).__name__}")
-        return self._rules_free.get(game_id, False)
+        return bool(self._rules_free.peek(game_id))
 
     def _sealed(self, row: GameRow) -> Sealed:
         return parse_sealed(row.sealed.encode("utf-8"), f"game {row.id}", row.phase)
@@ -582,6 +583,11 @@ class _Kept(Generic[V]):
         self.size = size
         self._values: OrderedDict[Any, V] = OrderedDict()
         self._lock = threading.Lock()
+
+    def peek(self, key: Any) -> V | None:
+        """The value kept for ``key``, or None: nothing is made, and nothing moves."""
+        with self._lock:
+            return self._values.get(key)
 
     def kept(self, key: Any, make: Callable[[], V], *, fresh: Callable[[V], bool] | None = None) -> V:
         """The value kept for ``key``, or ``make()`` kept (also when ``fresh`` says the kept one is not)."""

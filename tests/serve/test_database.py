@@ -63,6 +63,7 @@ def test_what_the_server_keeps_is_bounded_and_shared():
     assert kept.kept("b", lambda: ["b again"]) == ["b again"]
     assert kept.kept("a", lambda: ["a at last"]) == ["a at last"]
     assert kept.kept("a", lambda: ["stale"], fresh=lambda v: v != ["a at last"]) == ["stale"]
+    assert kept.peek("a") == ["stale"] and kept.peek("c") is None  # "c" was dropped; peek makes nothing
     both, gate = [], threading.Barrier(2)
 
     def make():
