@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from ..errors import InputError
-from ..model.settings import Settings
+from ..model.settings import Settings, parse_setting
 from ..files.scenarios import find_scenarios
 from ..inputs import check_output_folder, output_target, write_output
 from ..report.jsonout import document
@@ -34,6 +34,8 @@ def cmd_explore(args: argparse.Namespace) -> int:
         raise InputError("--jobs must be at least 1")
     if args.bot and args.bot_games is None:
         raise InputError("--bot names the players of a study over bot games: give --bot-games N")
+    if args.set and args.bot_games is None:
+        raise InputError("--set lays an option under every value of a study over bot games: give --bot-games N")
     if args.bot_games is not None:
         if args.random_games is not None:
             raise InputError("give --random-games or --bot-games, not both")
@@ -127,9 +129,9 @@ def _bot_study(args: argparse.Namespace, asked: "Asked", rules) -> int:
     if args.budget < 0:
         raise InputError("--budget must be at least 0")
     seats = parse_seats(args.bot or [], load_map("standard"))
+    own = laid_under(Settings().with_rules(tuple(rules), in_effect=False), args.set or [])
     if args.html:
         output_target(args.html, "report", force=args.force)
-    own = Settings().with_rules(tuple(rules), in_effect=False)
     bar = ProgressBar(args.bot_games)
     try:
         study = run_bot_study(args.bot_games, args.seed, args.years, seats, asked, options=own,
@@ -147,6 +149,22 @@ def _bot_study(args: argparse.Namespace, asked: "Asked", rules) -> int:
     if args.html:
         write_output(args.html, bot_study_html(study), "report", force=args.force)
     return max((p.status for _, ps in study.played for p in ps), default=0)
+
+
+def laid_under(settings: Settings, texts: list[str]) -> Settings:
+    """``settings`` with each ``--set NAME=VALUE`` given, read through the options registry (and the
+    options of ``--rule``): an unknown name or value is an InputError naming what is allowed, an
+    option set twice one naming it."""
+    values: dict = {}
+    for text in texts:
+        try:
+            name, value = parse_setting(text, settings)
+        except InputError as e:
+            raise InputError(f"--set {text}: {e}") from None
+        if name in values:
+            raise InputError(f"--set {name}: given twice")
+        values[name] = value
+    return settings.with_values(values)
 
 
 def add_explore_parser(sub: argparse._SubParsersAction) -> None:
@@ -182,6 +200,10 @@ def add_explore_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--option", action="append", metavar="NAME=V1,V2",
                    help="values of an option to compare (repeat for more options: every combination is run)")
     p.add_argument("--all-values", action="append", metavar="NAME", help="compare every value of this option")
+    p.add_argument("--set", action="append", metavar="NAME=VALUE",
+                   help="--bot-games: an option set in every game under every value compared, not compared itself "
+                        "(--set victory=unique: games that a power can win by centres); an option also compared "
+                        "takes this value as its own, the one the others are compared with (repeatable)")
     p.add_argument("--rule", action="append", metavar="NAME=FILE",
                    help="a rule of your own to sweep: NAME=FILE.lp (a new option, compared off and on) or "
                         "NAME=VALUE:FILE.lp (a new value); compared with the scenario's own setting when no "

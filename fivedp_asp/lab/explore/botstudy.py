@@ -110,6 +110,7 @@ class BotStudy:
     years: int
     seats: Seats
     multiverse: bool = False
+    laid: dict = field(default_factory=dict)  # the games' own options set under every column (``--set``), by name
     played: list[tuple[int, list[Played]]] = field(default_factory=list)  # per game: one Played per column
     failures: list[str] = field(default_factory=list)
     given: Counter = field(default_factory=Counter)  # column -> orders whose result it changed (``exercise``)
@@ -197,7 +198,7 @@ def run_bot_study(count: int, seed: int, years: int, seats: Seats, asked: Asked,
     columns, own = columns_for(base, asked)
     names = tuple(asked)
     opts = [column_options(base, names, c) for c in columns]
-    study = BotStudy(names, columns, own, count, seed, years, seats, multiverse)
+    study = BotStudy(names, columns, own, count, seed, years, seats, multiverse, laid=base.plain())
     run = partial(bot_study_batch, seed=seed, years=years, seats=seats, columns=opts, travel=multiverse, budget=budget,
                   own=own)
     for n, ps, found in in_batches(list(range(1, count + 1)), run, BATCH, jobs, scheduler=scheduler, what="games"):
@@ -239,7 +240,9 @@ def heading(study: BotStudy) -> str:
     kind = "multiverse" if study.multiverse else "classic"
     return (f"Bot study: {n} {kind} game{'' if n == 1 else 's'} of {study.years} year{'' if study.years == 1 else 's'}"
             f", seed {study.seed}; {study.seats.text()}; options {', '.join(study.names)}; "
-            f"own: {column_label(study.names, study.columns[study.own])}")
+            f"own: {column_label(study.names, study.columns[study.own])}"
+            + (f"; set under every value: {column_label(tuple(study.laid), tuple(study.laid.values()))}"
+               if study.laid else ""))
 
 
 def shown(measures: Sequence[Measure]) -> list[Measure]:
@@ -303,7 +306,7 @@ def bot_study_json(study: BotStudy) -> dict:
 
     return document(
         "bot_study", games=len(study.played), complete=len(study.complete), seed=study.seed, years=study.years,
-        multiverse=study.multiverse, bots=dict(study.seats.bots), options=list(study.names),
+        multiverse=study.multiverse, bots=dict(study.seats.bots), set=dict(study.laid), options=list(study.names),
         columns=[column(i) for i in range(len(study.columns))], own=study.own,
         measures=[measure(m) for m in study.measures()],
         per_game=[{"game": n, "columns": [game_json(p) for p in ps]} for n, ps in study.played],

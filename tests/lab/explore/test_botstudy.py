@@ -132,3 +132,48 @@ def test_random_bots_exercise_open_convoys(cli):
     exercised = doc["columns"][1]["exercised"]
     assert status == 0 and 1 <= exercised["given"] and 0 <= exercised["succeeded"] <= exercised["given"]
     assert not any("never exercised" in w for w in doc["warnings"]) and "warning: only 2 games" in err
+
+
+def test_bad_settings_laid_under_a_bot_study(cli):
+    """``--set`` is read through the options registry: an unknown option or value, an option set twice,
+    or ``--set`` without bot games is one line naming it, before any game is played."""
+    status, _, err = cli("explore", "--bot-games", "2", "--set", "victory=fastest", "--all-values", "jump_assists")
+    assert status == 2 and err.startswith("error: --set victory=fastest:") and "unique" in err
+    status, _, err = cli("explore", "--bot-games", "2", "--set", "victroy=unique", "--all-values", "jump_assists")
+    assert status == 2 and "victroy" in err and "Traceback" not in err
+    status, _, err = cli("explore", "--bot-games", "2", "--set", "victory", "--all-values", "jump_assists")
+    assert status == 2 and "NAME=VALUE" in err
+    status, _, err = cli("explore", "--bot-games", "2", "--set", "victory=unique", "--set", "victory=majority",
+                         "--all-values", "jump_assists")
+    assert status == 2 and "--set victory: given twice" in err
+    status, _, err = cli("explore", "--random-games", "2", "--set", "victory=unique", "--all-values", "jump_assists")
+    assert status == 2 and "give --bot-games N" in err
+
+
+@pytest.mark.slow
+def test_a_setting_laid_under_every_value_of_a_bot_study(cli, monkeypatch):
+    """``--set victory=unique`` is in the options of every game the study plays, under each compared
+    value, and is not a column of its own; an option also compared takes it as its own value."""
+    from fivedp_asp.lab.explore import botstudy
+
+    played_under = []
+
+    def recording(tables, *args, settings, **kwargs):
+        played_under.extend(settings)
+        return play_tables(tables, *args, settings=settings, **kwargs)
+
+    play_tables = botstudy.play_tables
+    monkeypatch.setattr(botstudy, "play_tables", recording)
+    status, out, _ = cli("explore", "--bot-games", "1", "--years", "1", "--set", "victory=unique",
+                         "--all-values", "jump_assists", "--json")
+    doc = json.loads(out)
+    assert status == 0 and not errors(doc, load_schema())
+    assert doc["set"] == {"victory": "unique"} and doc["options"] == ["jump_assists"]
+    assert [{k: v for k, v in c.items() if k != "exercised"} for c in doc["columns"]] == [
+        {"jump_assists": False}, {"jump_assists": True}]
+    assert [(s.chosen("victory"), s.chosen("jump_assists")) for s in played_under] == [
+        ("unique", False), ("unique", True)]
+    status, text, _ = cli("explore", "--bot-games", "1", "--years", "1", "--set", "victory=unique",
+                          "--option", "victory=elimination")
+    assert status == 0 and "options victory; own: victory=unique; set under every value: victory=unique" in text
+    assert re.search(r"^ +victory=unique \(own\) +victory=elimination$", text, re.M)
