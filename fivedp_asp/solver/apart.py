@@ -157,32 +157,31 @@ def _served_apart(work: Callable[..., T], args: tuple, seconds: float, memory: i
 
 def _served_child(work: Callable[..., Any], args: tuple, writer: Any, memory: int | None) -> NoReturn:
     """The life of a child of the server of forks: as ``_child``, its outcome sent through ``writer``."""
-    status = _NO_ANSWER
-    try:
-        if memory is not None:
-            _limit_memory(memory)
-        try:
-            outcome: tuple[str, Any] = ("value", work(*args))
-        except MemoryError:
-            outcome = ("memory", None)
-        except BaseException as exc:  # noqa: BLE001 - raised again in the parent
-            outcome = ("raised", exc)
-        writer.send_bytes(_pickled(outcome))
-        status = 0
-    except MemoryError:
-        status = _OUT_OF_MEMORY
-    except BaseException:  # noqa: BLE001 - the parent sees a child without an answer
-        pass
-    finally:
-        os._exit(status)
+    _live(lambda: work(*args), memory, writer.send_bytes)
 
 
 def _child(work: Callable[[], Any], read_fd: int, write_fd: int, memory: int | None) -> NoReturn:
-    """The child's whole life: the work, its outcome written to the pipe, and an exit that runs none
-    of the parent's exit handlers and flushes none of its buffers (``os._exit``)."""
-    status = _NO_ANSWER
+    """The life of a forked child: the work, its outcome written to the pipe. Nothing here may raise
+    into the parent's code, which the child would then go on running."""
     try:
         os.close(read_fd)
+    except OSError:
+        pass
+
+    def send(data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(write_fd, view[:_CHUNK]):]
+
+    _live(work, memory, send)
+
+
+def _live(work: Callable[[], Any], memory: int | None, send: Callable[[bytes], None]) -> NoReturn:
+    """A child's whole life, however it was made: the work within the memory limit, its outcome sent,
+    and an exit that runs none of the parent's exit handlers and flushes none of its buffers
+    (``os._exit``), its status saying when no answer could be sent."""
+    status = _NO_ANSWER
+    try:
         if memory is not None:
             _limit_memory(memory)
         try:
@@ -191,10 +190,7 @@ def _child(work: Callable[[], Any], read_fd: int, write_fd: int, memory: int | N
             outcome = ("memory", None)
         except BaseException as exc:  # noqa: BLE001 - raised again in the parent
             outcome = ("raised", exc)
-        data = _pickled(outcome)
-        view = memoryview(data)
-        while view:
-            view = view[os.write(write_fd, view[:_CHUNK]):]
+        send(_pickled(outcome))
         status = 0
     except MemoryError:
         status = _OUT_OF_MEMORY
