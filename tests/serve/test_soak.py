@@ -23,6 +23,12 @@ httpx = pytest.importorskip("httpx")
 
 ROUNDS = int(os.environ.get("FIVEDP_SOAK_ROUNDS", "30"))
 SECONDS = float(os.environ.get("FIVEDP_SOAK_SECONDS", "120"))
+LOOK = 0.1  # seconds between two looks at the game by a client waiting for it to move
+# the chance that the host, on seeing a position new to it (a step just taken, or one just restored),
+# tries to take back the last step, racing the players' first submissions (it is refused once one
+# waits): steps are undone, some twice in a row, and the game still moves forward, so that its rounds
+# end within its time (measured: 30 steps with 10 undone, in about 20 s on SQLite)
+UNDO = 0.5
 
 
 def soak(bases: list[str], rounds: int, seconds: float) -> dict:
@@ -59,7 +65,7 @@ def soak(bases: list[str], rounds: int, seconds: float) -> dict:
             with lock:
                 again = key in done
             if again:  # played already (by this client) and not undone since: wait for the next phase
-                threading.Event().wait(0.02)
+                threading.Event().wait(LOOK)
                 continue
             threading.Event().wait(rng.uniform(0.0, 0.5))  # a player reads the new boards first
             for _ in range(rng.randint(0, 3)):
@@ -81,26 +87,34 @@ def soak(bases: list[str], rounds: int, seconds: float) -> dict:
     def the_host() -> None:
         rng = random.Random(99)
         c = httpx.Client(base_url=bases[-1], timeout=60, headers={"Authorization": f"Bearer {host}"})
+        seen = None
         while not stop.is_set():
             view = c.get(f"/api/games/{gid}").json()
             if view["next"]["step"] > rounds or time.monotonic() > until:
                 stop.set()
                 break
-            threading.Event().wait(rng.uniform(0.0, 0.1))
-            if rng.random() < 0.4:
+            if view["next"]["key"] == seen:  # decided already for this position: wait for the next
+                threading.Event().wait(LOOK)
+                continue
+            seen = view["next"]["key"]
+            threading.Event().wait(rng.uniform(0.0, 0.1))  # racing the players' first submissions
+            if rng.random() < UNDO:
                 r = c.post(f"/api/games/{gid}/undo", json={"phase": view["next"]["key"]})
                 with lock:
                     # refused while orders wait (400) or once the game has moved on (409)
                     if r.status_code == 200:
                         counts["undone"] += 1
-                    elif r.status_code not in (400, 409):
+                    elif r.status_code in (400, 409):
+                        counts[f"undo refused ({r.status_code})"] += 1
+                    else:
                         failures.append(f"host: {r.status_code} {r.text[:200]}")
                 if r.status_code == 200:
-                    # the players play the restored phase again, with other orders
-                    restored = c.get(f"/api/games/{gid}").json()["next"]["key"]
+                    # the players play the restored phase again, with other orders; and since a phase key
+                    # names the position and the history that led to it, a step played again as it was
+                    # played before leads to a phase they played already, which they must play again too
                     with lock:
                         for keys in played.values():
-                            keys.discard(restored)
+                            keys.clear()
 
     threads = [threading.Thread(target=player, args=(p, n)) for n, p in enumerate(UNITS)]
     threads.append(threading.Thread(target=the_host))
