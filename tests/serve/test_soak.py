@@ -1,7 +1,7 @@
 """The soak: seven players for many rounds, each submitting, changing its mind and withdrawing at
 random, while the host undoes the last step at random (when no orders wait yet) and the players play
 the restored phase again with other orders. Bounded in rounds (``FIVEDP_SOAK_ROUNDS``) and in time
-(``FIVEDP_SOAK_SECONDS``). Afterwards the game passes ``fivedp game verify`` and every step of its
+(``FIVEDP_SOAK_SECONDS``): a soak that runs out of time before its rounds fails. Afterwards the game passes ``fivedp game verify`` and every step of its
 history holds, for each power, the set that power was last told was taken for that step's phase: an
 undone branch never comes back, and nothing a player was told is lost."""
 
@@ -43,6 +43,7 @@ def soak(bases: list[str], rounds: int, seconds: float) -> dict:
     stop = threading.Event()
     until = time.monotonic() + seconds
     played: dict[str, set[str]] = {p: set() for p in UNITS}  # the phases each player has played (and not seen undone)
+    undos = [0]  # the host's undos so far
 
     def record(power: str, key: str, r, kept: tuple | None) -> None:
         with lock:
@@ -60,6 +61,8 @@ def soak(bases: list[str], rounds: int, seconds: float) -> dict:
                          headers={"Authorization": f"Bearer {tokens[power]}"})
         done = played[power]
         while not stop.is_set():
+            with lock:
+                seen = undos[0]  # the undos so far: a phase is played only if none came in between
             view = c.get(f"/api/games/{gid}").json()
             key = view["next"]["key"]
             with lock:
@@ -82,7 +85,10 @@ def soak(bases: list[str], rounds: int, seconds: float) -> dict:
             r = c.post(f"/api/games/{gid}/orders", json={"lines": lines, "replace": True, "phase": key})
             record(power, key, r, tuple(lines))
             with lock:
-                done.add(key)
+                # a step undone meanwhile may be played again as it was, to the same phase key: a key
+                # this client played before that undo is not one it has played since
+                if undos[0] == seen:
+                    done.add(key)
 
     def the_host() -> None:
         rng = random.Random(99)
@@ -91,6 +97,7 @@ def soak(bases: list[str], rounds: int, seconds: float) -> dict:
         while not stop.is_set():
             view = c.get(f"/api/games/{gid}").json()
             if view["next"]["step"] > rounds or time.monotonic() > until:
+                counts["rounds played"] = view["next"]["step"] - 1
                 stop.set()
                 break
             if view["next"]["key"] == seen:  # decided already for this position: wait for the next
@@ -113,6 +120,7 @@ def soak(bases: list[str], rounds: int, seconds: float) -> dict:
                     # names the position and the history that led to it, a step played again as it was
                     # played before leads to a phase they played already, which they must play again too
                     with lock:
+                        undos[0] += 1
                         for keys in played.values():
                             keys.clear()
 
@@ -145,6 +153,9 @@ def _run(bases: list[str]) -> Counter:
              if tuple(step["orders"].get(power) or ()) != (told[power].get(key) or ())]
     assert not wrong, wrong[:5]
     assert counts["undone"] > 0 and counts["taken"] > 7 * len(history)
+    # the game reached its rounds within the time: a soak whose players wait on one another to the
+    # end plays a few steps and would say nothing of the rest
+    assert counts["rounds played"] >= ROUNDS, dict(counts)
     print(dict(counts), len(result["history"]), "steps")
     return counts
 
