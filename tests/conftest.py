@@ -86,10 +86,36 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The tests marked slow first, each file's in their own order, so that the long ones start early
-    and side by side and the short ones fill in at the end, rather than one long test running alone
-    after all the others are done. The order is the same in every worker, as pytest-xdist requires."""
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+    """The tests marked slow first, so that the long ones start early and side by side and the short
+    ones fill in at the end, rather than one long test running alone after all the others are done.
+
+    With workers (``PYTEST_XDIST_WORKER_COUNT``), work stealing hands each worker a run of the
+    collection at the start, the first quarter to one of four and so on, and a worker that runs out
+    takes the end of another's queue. Sorted as one list, every slow test was in the first worker's
+    run, which played them one after another (the suite's longest test started after 8 of its 9
+    minutes). So the collection is cut into runs of exactly the sizes the scheduler hands out, each
+    beginning with its share of the slow tests, dealt in turn (neighbouring slow tests, often one
+    file's, go to different workers), and ending with its share of the others, which are what
+    stealing takes. The order is the same in every worker, as pytest-xdist requires."""
+    slow = [item for item in items if item.get_closest_marker("slow") is not None]
+    quick = [item for item in items if item.get_closest_marker("slow") is None]
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
+    if workers <= 1:
+        items[:] = slow + quick
+        return
+    # the sizes of the runs, as WorkStealingScheduling deals the pending tests among idle workers
+    sizes, left = [], len(items)
+    for remaining in range(workers, 0, -1):
+        sizes.append(left // remaining)
+        left -= sizes[-1]
+    runs: list[list[pytest.Item]] = [[] for _ in sizes]
+    for n, item in enumerate(slow):
+        runs[n % workers].append(item)
+    rest = iter(quick)
+    for run, size in zip(runs, sizes):
+        run.extend(next(rest) for _ in range(max(0, size - len(run))))
+    runs[-1].extend(rest)  # a run given more slow tests than its size leaves the others to the last
+    items[:] = [item for run in runs for item in run]
 
 
 @pytest.hookimpl(optionalhook=True)
