@@ -340,9 +340,11 @@ def check_text(text: str, source: str, option: str, value: str | bool) -> str:
 
 
 # seconds a rule of your own may take to ground alone, on no facts (the contract check), when the time
-# limit in effect is longer: a rule fit for use grounds in a moment there, having no facts to read, and
-# the commands that only read a rule (``fivedp options``, ``game show``) have no time limit of their own
-ALONE_SECONDS = 10.0
+# limit in effect is longer: a rule fit for use grounds in a moment there, having no facts to read (a
+# rule making a million atoms of a range alone grounds in under 2 s, and would make a step far slower
+# still), and the commands that only read a rule (``fivedp options``, ``game show``) have no time limit
+# of their own: a rule that grinds is refused after 3 s on every command that reads it, not after 10
+ALONE_SECONDS = 3.0
 
 
 def _ground_alone(text: str, source: str) -> None:
