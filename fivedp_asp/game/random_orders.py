@@ -171,6 +171,7 @@ class OrderGenerator:
     def _support(self, unit: Unit, board: Board, plan: dict[str, Order], seas: Sequence[str]) -> Order:
         rng, geo = self.rng, self.geo
         reach = self.map.step_provinces.get((unit.kind, unit.location), frozenset())  # what it can support into
+        away = reach - {unit.province}  # what it can support a move into
         matching: list[Order] = []
         # the other supports as (target, destination location or None to hold): only the one drawn is made
         other: list[tuple[Unit, str | None]] = []
@@ -180,15 +181,14 @@ class OrderGenerator:
             planned = plan.get(target.province)
             if isinstance(planned, Move):
                 dest = planned.dest.province
-                if dest != unit.province and dest in reach:
+                if dest in away:
                     matching.append(self._support_move(unit, target, planned.dest))
             elif planned is not None and target.province in reach:
                 matching.append(SupportHold(_spec(unit), _spec(target)))
             if target.province in reach:
                 other.append((target, None))
             for loc in geo.steps(target.kind, target.location):
-                dest = self.map.province_of(loc)
-                if dest != unit.province and dest in reach:
+                if self.map.province_of(loc) in away:
                     other.append((target, loc))
         if matching and rng.random() < P_MATCHING_SUPPORT:
             return rng.choice(matching)
