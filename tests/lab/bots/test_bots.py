@@ -214,7 +214,8 @@ def test_the_orders_on_one_board_are_those_written_again_onto_it(seed, steps, mu
     """``View.legal_on`` lists a head's orders on that board alone, as timeline a: on a head of timeline
     a the listing is taken as it is, elsewhere each order is written again onto the head's timeline.
     Both give what reading every listed order and writing it again onto the head gives; and the unit a
-    listed order names (``unit``, what the random bot sorts orders by) is the unit the order orders."""
+    listed order names (``unit``, what the random bot sorts orders by) stands in the province of the
+    unit the order orders."""
     from fivedp_asp.engine.possible import PossibleOrder, legal_orders
     from fivedp_asp.lab.bots.view import _alone, _listed_on, _on_timeline
     from fivedp_asp.model.notation import format_order, parse_unit

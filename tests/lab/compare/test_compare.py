@@ -317,6 +317,7 @@ def test_comparison_modules_import_one_way():
 
 
 def test_a_unit_reaches_a_province_when_it_steps_into_some_coast_of_it():
+    """``Geography.can_reach`` (the map's step provinces) against the neighbours themselves."""
     for (kind, location), steps in GM.neighbours.items():
         for province in GM.provinces:
             assert GEO.can_reach(kind, location, province) == any(loc.split("/")[0] == province for loc in steps)
