@@ -170,29 +170,34 @@ class OrderGenerator:
 
     def _support(self, unit: Unit, board: Board, plan: dict[str, Order], seas: Sequence[str]) -> Order:
         rng, geo = self.rng, self.geo
+        reach = self.map.step_provinces.get((unit.kind, unit.location), frozenset())  # what it can support into
+        away = reach - {unit.province}  # what it can support a move into
         matching: list[Order] = []
-        other: list[Order] = []
+        # the other supports as (target, destination location or None to hold): only the one drawn is made
+        other: list[tuple[Unit, str | None]] = []
         for target in sorted(board.units.values(), key=lambda u: u.location):
             if target == unit:
                 continue
             planned = plan.get(target.province)
             if isinstance(planned, Move):
                 dest = planned.dest.province
-                if dest != unit.province and geo.can_reach(unit.kind, unit.location, dest):
+                if dest in away:
                     matching.append(self._support_move(unit, target, planned.dest))
-            elif planned is not None and geo.can_reach(unit.kind, unit.location, target.province):
+            elif planned is not None and target.province in reach:
                 matching.append(SupportHold(_spec(unit), _spec(target)))
-            if geo.can_reach(unit.kind, unit.location, target.province):
-                other.append(SupportHold(_spec(unit), _spec(target)))
+            if target.province in reach:
+                other.append((target, None))
             for loc in geo.steps(target.kind, target.location):
-                dest = self.map.province_of(loc)
-                if dest != unit.province and geo.can_reach(unit.kind, unit.location, dest):
-                    coast = loc.split("/")[1] if "/" in loc else None
-                    other.append(SupportMove(_spec(unit), _spec(target), Where(dest, coast)))
+                if self.map.province_of(loc) in away:
+                    other.append((target, loc))
         if matching and rng.random() < P_MATCHING_SUPPORT:
             return rng.choice(matching)
         if other:
-            return rng.choice(other)
+            target, loc = rng.choice(other)
+            if loc is None:
+                return SupportHold(_spec(unit), _spec(target))
+            coast = loc.split("/")[1] if "/" in loc else None
+            return SupportMove(_spec(unit), _spec(target), Where(self.map.province_of(loc), coast))
         return self._random_move(unit, seas)
 
     def _support_move(self, unit: Unit, target: Unit, dest: Where) -> Order:

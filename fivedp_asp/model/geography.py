@@ -34,7 +34,7 @@ class Geography:
 
     def can_reach(self, kind: str, location: str, province: str) -> bool:
         """Could the unit step into (some coast of) the province: what a support needs."""
-        return any(self.map.province_of(loc) == province for loc in self.steps(kind, location))
+        return province in self.map.step_provinces.get((kind, location), ())
 
     def coasts_reachable(self, kind: str, location: str, province: str) -> tuple[str, ...]:
         """The locations of ``province`` the unit can step to (two for a fleet next to both coasts)."""

@@ -160,6 +160,12 @@ class GameMap:
                 out.setdefault((kind, a), []).append(b)
         return MappingProxyType({k: tuple(v) for k, v in out.items()})
 
+    @cached_property
+    def step_provinces(self) -> Mapping[tuple[str, str], frozenset[str]]:
+        """(kind, location) → the provinces a unit of that kind there may step into (some coast of):
+        what supports ask again and again of the same units (``neighbours`` by province)."""
+        return MappingProxyType({k: frozenset(self.province_of(loc) for loc in v) for k, v in self.neighbours.items()})
+
     def edges(self, kind: str) -> frozenset[tuple[str, str]]:
         return self.army_edges if kind == UnitKind.ARMY else self.fleet_edges
 

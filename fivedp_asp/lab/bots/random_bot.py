@@ -26,7 +26,7 @@ from ...game.random_orders import OrderGenerator, designated
 from ...engine.possible import PossibleOrder
 from ...game.play import unit_designation
 from ...model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Board, Unit
-from ...model.notation import format_order, parse_order
+from ...model.notation import format_order, parse_order, parse_unit
 from ...model.orders import Build, Disband, JumpAssist, Move, UnitSpec, Waive
 from ...errors import UsageError
 from .view import View
@@ -54,12 +54,21 @@ def random_bot(view: View) -> list[str]:
 
 
 def _by_province(listed: Sequence[PossibleOrder], view: View) -> dict[str, list[str]]:
-    """Listed orders by the province of the unit they order."""
+    """Listed orders by the province of the unit they order. A listed order names its unit as it
+    stands on its board (``p.unit``, ``A Mun``): that is read once per unit rather than the whole
+    order once per order (``unit`` empty, a build or waive: the order itself is read)."""
     out: dict[str, list[str]] = {}
+    provinces: dict[str, str] = {}
     for p in listed:
-        unit = getattr(parse_order(p.order, view.game_map), "unit", None)
-        if unit is not None:
-            out.setdefault(unit.where.province, []).append(p.order)
+        if p.unit:
+            if p.unit not in provinces:
+                provinces[p.unit] = parse_unit(p.unit, view.game_map).where.province
+            province: str | None = provinces[p.unit]
+        else:
+            unit = getattr(parse_order(p.order, view.game_map), "unit", None)
+            province = None if unit is None else unit.where.province
+        if province is not None:
+            out.setdefault(province, []).append(p.order)
     return out
 
 

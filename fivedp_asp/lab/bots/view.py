@@ -45,7 +45,7 @@ from ...model.map import GameMap
 from ...model.multiverse import PHASES, Board, Multiverse
 from ...model.notation import format_order, parse_order
 from ...model.options import show
-from ...model.orders import Where
+from ...model.orders import UnitSpec, Where
 from ...model.settings import Settings
 
 Bot = Callable[["View"], Iterable[str]]
@@ -277,9 +277,16 @@ def _listed_on(mv: Multiverse, board: Board, settings: Settings, power: str | No
     """The orders (of ``power``, or every power's) that stay on head ``board``: listed on a multiverse of
     that board alone, as timeline a, and written back onto ``board``."""
     m = mv.game_map
+    listed = legal_orders(_alone(mv, board, settings), power=power)
+    if board.timeline == 0:
+        # the board alone is the board itself (same timeline, turn and name): its listing already
+        # names every place as the board does, and writing each order again would give the same text
+        # (tests/lab/bots/test_bots.py holds the two equal on random positions)
+        return [PossibleOrder(p.power, board.name, p.unit, p.kind, p.order) for p in listed]
+    moved: dict = {}  # the places and units met so far, moved: most orders name the same few again
     return [PossibleOrder(p.power, board.name, p.unit, p.kind,
-                          format_order(_on_timeline(parse_order(p.order, m), board.timeline), m))
-            for p in legal_orders(_alone(mv, board, settings), power=power)]
+                          format_order(_on_timeline(parse_order(p.order, m), board.timeline, moved), m))
+            for p in listed]
 
 
 def _legality(settings: Settings) -> tuple:
@@ -309,13 +316,21 @@ def _alone(mv: Multiverse, board: Board, settings: Settings) -> Multiverse:
                       players=mv.players)
 
 
-def _on_timeline(value: Any, timeline: int) -> Any:
-    """An order (or a part of one) with every place on timeline a moved to ``timeline``."""
-    if isinstance(value, Where):
-        return dataclasses.replace(value, timeline=timeline) if value.timeline == 0 else value
+def _on_timeline(value: Any, timeline: int, moved: dict | None = None) -> Any:
+    """An order (or a part of one) with every place on timeline a moved to ``timeline``. ``moved``, when
+    given, keeps each place and unit moved, by its value, to be given again when met again."""
     if isinstance(value, tuple):
-        return tuple(_on_timeline(x, timeline) for x in value)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return dataclasses.replace(value, **{f.name: _on_timeline(getattr(value, f.name), timeline)
-                                             for f in dataclasses.fields(value)})
-    return value
+        return tuple(_on_timeline(x, timeline, moved) for x in value)
+    if not dataclasses.is_dataclass(value) or isinstance(value, type):
+        return value
+    kept = moved is not None and isinstance(value, (Where, UnitSpec))
+    if kept and value in moved:
+        return moved[value]
+    if isinstance(value, Where):
+        out = dataclasses.replace(value, timeline=timeline) if value.timeline == 0 else value
+    else:
+        out = dataclasses.replace(value, **{f.name: _on_timeline(getattr(value, f.name), timeline, moved)
+                                            for f in dataclasses.fields(value)})
+    if kept:
+        moved[value] = out
+    return out

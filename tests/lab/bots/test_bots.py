@@ -205,3 +205,31 @@ def test_a_power_gets_from_the_shared_listing_what_it_lists_alone(seed, steps, m
     assert listed
     with pytest.raises(UsageError):
         View(game, "England", "s", listings=Listings(random_position(seed, steps + 1, multiverse)))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed, steps, multiverse", [(3, 0, False), (4, 7, False), (1, 7, False), (2, 7, True),
+                                                     (6, 13, True), (4, 8, True)])
+def test_the_orders_on_one_board_are_those_written_again_onto_it(seed, steps, multiverse):
+    """``View.legal_on`` lists a head's orders on that board alone, as timeline a: on a head of timeline
+    a the listing is taken as it is, elsewhere each order is written again onto the head's timeline.
+    Both give what reading every listed order and writing it again onto the head gives; and the unit a
+    listed order names (``unit``, what the random bot sorts orders by) stands in the province of the
+    unit the order orders."""
+    from fivedp_asp.engine.possible import PossibleOrder, legal_orders
+    from fivedp_asp.lab.bots.view import _alone, _listed_on, _on_timeline
+    from fivedp_asp.model.notation import format_order, parse_unit
+
+    mv = random_position(seed, steps, multiverse)
+    compared = 0
+    for settings_ in (mv.options,) + PERMISSIVE:
+        for head in mv.heads:
+            slow = [PossibleOrder(p.power, head.name, p.unit, p.kind,
+                                  format_order(_on_timeline(parse_order(p.order, MAP), head.timeline), MAP))
+                    for p in legal_orders(_alone(mv, head, settings_))]
+            assert _listed_on(mv, head, settings_, None) == slow
+            compared += len(slow)
+    assert compared
+    for p in legal_orders(mv):
+        if p.unit:
+            assert parse_unit(p.unit, MAP).where.province == parse_order(p.order, MAP).unit.where.province

@@ -316,6 +316,15 @@ def test_comparison_modules_import_one_way():
 # -- one geography -------------------------------------------------------------------------------------
 
 
+def test_a_unit_reaches_a_province_when_it_steps_into_some_coast_of_it():
+    """``Geography.can_reach`` (the map's step provinces) against the neighbours themselves."""
+    for (kind, location), steps in GM.neighbours.items():
+        for province in GM.provinces:
+            assert GEO.can_reach(kind, location, province) == any(loc.split("/")[0] == province for loc in steps)
+    assert GEO.can_reach("fleet", "mao", "spa") and not GEO.can_reach("army", "mun", "spa")
+    assert not GEO.can_reach("army", "nowhere", "mun")
+
+
 def test_map_convoy_geography():
     """The seas next to a coast, a sea's shore and chains of seas, as the map answers them for both the
     comparison and the engine's candidate orders."""
