@@ -295,7 +295,10 @@ def test_endless_grounding_alone_is_refused_by_the_contract(tmp_path, cli, kind,
 
 
 @pytest.mark.slow
-def test_endless_grounding_alone_at_the_memory_limit(tmp_path, cli):
+def test_endless_grounding_alone_at_the_memory_limit(tmp_path, cli, monkeypatch):
+    # the memory limit, not the time limit, stops it: grounding alone is given time enough to fill 64 MiB
+    # on a busy machine (at the default of 3 s, a loaded run reached the time limit first)
+    monkeypatch.setattr(userrules, "ALONE_SECONDS", 60.0)
     path = rule_file(tmp_path, ENDLESS_ALONE["chain"])
     status, _, err = cli("adjudicate", MV6, "--rule", f"mine={path}", "--memory-limit", "64")
     assert status == 2, err
