@@ -92,8 +92,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     With workers (``PYTEST_XDIST_WORKER_COUNT``), work stealing hands each worker a run of the
     collection at the start, the first quarter to one of four and so on, and a worker that runs out
     takes the end of another's queue. Sorted as one list, every slow test was in the first worker's
-    run, which played them one after another (the suite's longest test started after 8 of its 9
-    minutes). So the collection is cut into runs of exactly the sizes the scheduler hands out, each
+    run, which played them one after another (the suite's longest test started 8 minutes into a
+    14-minute run). So the collection is cut into runs of exactly the sizes the scheduler hands out, each
     beginning with its share of the slow tests, dealt in turn (neighbouring slow tests, often one
     file's, go to different workers), and ending with its share of the others, which are what
     stealing takes. The order is the same in every worker, as pytest-xdist requires."""

@@ -1,9 +1,10 @@
 """The soak: seven players for many rounds, each submitting, changing its mind and withdrawing at
 random, while the host undoes the last step at random (when no orders wait yet) and the players play
 the restored phase again with other orders. Bounded in rounds (``FIVEDP_SOAK_ROUNDS``) and in time
-(``FIVEDP_SOAK_SECONDS``): a soak that runs out of time before its rounds fails. Afterwards the game passes ``fivedp game verify`` and every step of its
-history holds, for each power, the set that power was last told was taken for that step's phase: an
-undone branch never comes back, and nothing a player was told is lost."""
+(``FIVEDP_SOAK_SECONDS``): a soak that runs out of time before its rounds fails. Afterwards the game
+passes ``fivedp game verify`` and every step of its history holds, for each power, the set that
+power was last told was taken for that step's phase: an undone branch never comes back, and nothing a
+player was told is lost."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ LOOK = 0.1  # seconds between two looks at the game by a client waiting for it t
 # the chance that the host, on seeing a position new to it (a step just taken, or one just restored),
 # tries to take back the last step, racing the players' first submissions (it is refused once one
 # waits): steps are undone, some twice in a row, and the game still moves forward, so that its rounds
-# end within its time (measured: 30 steps with 10 undone, in about 20 s on SQLite)
+# end within its time (measured: 30 steps with 5 to 10 undone, in 20 to 35 s on SQLite)
 UNDO = 0.5
 
 
@@ -97,7 +98,8 @@ def soak(bases: list[str], rounds: int, seconds: float) -> dict:
         while not stop.is_set():
             view = c.get(f"/api/games/{gid}").json()
             if view["next"]["step"] > rounds or time.monotonic() > until:
-                counts["rounds played"] = view["next"]["step"] - 1
+                with lock:
+                    counts["rounds played"] = view["next"]["step"] - 1
                 stop.set()
                 break
             if view["next"]["key"] == seen:  # decided already for this position: wait for the next
