@@ -39,6 +39,9 @@ def cmd_explore(args: argparse.Namespace) -> int:
     if args.bot_games is not None:
         if args.random_games is not None:
             raise InputError("give --random-games or --bot-games, not both")
+        from ..lab.explore.stats import require_scipy
+
+        require_scipy()  # the figures of a study of bot games: asked before its games are played
         return _bot_study(args, asked, rules)
     if args.random_games is not None:
         return _study(args, asked, rules)

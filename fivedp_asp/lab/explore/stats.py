@@ -27,7 +27,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from ...errors import UsageError
+from ...errors import InputError, UsageError
 
 LEVEL = 0.95
 ALPHA = 1 - LEVEL
@@ -43,8 +43,15 @@ def _scipy() -> Any:
     try:
         import scipy.stats
     except ImportError:
-        raise UsageError("the statistics of a study need SciPy: pip install 'fivedp-asp[stats]'") from None
+        # a missing extra, as the server's and PostgreSQL's are: the user's to install, not a defect
+        raise InputError("the statistics of a study need SciPy: pip install 'fivedp-asp[stats]'") from None
     return scipy.stats
+
+
+def require_scipy() -> None:
+    """Raises the InputError of a missing SciPy at once: a study asks before it plays its games, not
+    after."""
+    _scipy()
 
 
 @dataclass(frozen=True)

@@ -177,3 +177,18 @@ def test_a_setting_laid_under_every_value_of_a_bot_study(cli, monkeypatch):
                           "--option", "victory=elimination")
     assert status == 0 and "options victory; own: victory=unique; set under every value: victory=unique" in text
     assert re.search(r"^ +victory=unique \(own\) +victory=elimination$", text, re.M)
+
+
+def test_a_bot_study_without_scipy_says_what_to_install_before_it_plays(cli, monkeypatch):
+    """SciPy is an extra: without it a study of bot games is refused at once as bad input naming the
+    extra (exit status 2), never as a defect of fivedp after its games were played."""
+    import sys
+
+    from fivedp_asp.lab.explore import botstudy
+
+    played = []
+    monkeypatch.setattr(botstudy, "run_bot_study", lambda *a, **k: played.append(1))
+    monkeypatch.setitem(sys.modules, "scipy.stats", None)  # import scipy.stats now raises ImportError
+    status, out, err = cli("explore", "--bot-games", "2", "--years", "1", "--all-values", "jump_assists")
+    assert status == 2 and out == "" and not played
+    assert err.startswith("error: ") and "fivedp-asp[stats]" in err and "defect" not in err, err
