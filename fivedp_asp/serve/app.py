@@ -445,6 +445,7 @@ def make_app(db: Database | str, *, deadline_check: float | None = DEADLINE_CHEC
                 task.cancel()
             scheduler.close()
             pool.close()
+            games.db.close_idle()
 
     app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(SecurityHeaders)])
     app.state.games = games

@@ -22,6 +22,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -169,6 +170,13 @@ UNREACHABLE = "the games database cannot be reached just now: nothing was read o
 UNWRITABLE = "the games database cannot be written just now: nothing was changed; try again later"
 
 
+def _close(conn: Any) -> None:
+    try:
+        conn.close()
+    except Exception:  # noqa: BLE001 - a connection that is gone already is closed
+        pass
+
+
 def _storage_failure(exc: BaseException) -> bool:
     """Whether ``exc`` is the storage failing rather than a statement of fivedp's that is wrong (a
     defect, which stays a defect): SQLite's and PostgreSQL's operational errors, and a PostgreSQL
@@ -182,9 +190,26 @@ def _storage_failure(exc: BaseException) -> bool:
     return isinstance(exc, (psycopg.OperationalError, psycopg.errors.ReadOnlySqlTransaction))
 
 
+#: connections kept open between transactions, for the next ones: opening one per request cost a
+#: PostgreSQL server a process of its own each time (the soak of tests/serve on PostgreSQL: more
+#: processor time in the database's processes than in both servers), and SQLite reads its schema
+#: again on every new connection
+IDLE_CONNECTIONS = 8
+#: seconds a connection serves before it is closed rather than kept: a change made to the database
+#: under a running server that only new connections see (a file or a database made read-only) is
+#: seen within this time
+CONNECTION_SECONDS = 60.0
+
+
 class Database:
     """A database named by a URL: ``sqlite:///games.db`` (a file, made when missing; ``sqlite:///:memory:``
-    is refused, as every request opens its own connection), ``postgresql://user@host/db``."""
+    is refused, as every connection opens the file again), ``postgresql://user@host/db``.
+
+    Each transaction takes a connection kept from an earlier one (at most ``IDLE_CONNECTIONS`` are
+    kept, each for ``CONNECTION_SECONDS`` at most), or opens one. A connection goes back only after
+    its transaction committed or rolled back cleanly; after a failure of the storage every connection kept is closed, and a kept PostgreSQL
+    connection is asked a trivial question before it is used, so that one the server has dropped
+    (a restart) is replaced by a new one rather than failing a request."""
 
     def __init__(self, url: str):
         if not isinstance(url, str):
@@ -213,6 +238,9 @@ class Database:
         self._lock = threading.Lock()
         self._ready = False
         self._kept_open: sqlite3.Connection | None = None
+        # connections between two transactions, with when each was opened; the last kept on top
+        self._idle: list[tuple[Any, float]] = []
+        self._idle_lock = threading.Lock()
 
     def describe(self) -> str:
         """The database without any password, for messages and the log."""
@@ -224,7 +252,8 @@ class Database:
     def _connect(self) -> Any:
         if self.path is not None:
             try:
-                conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+                # kept connections serve any thread, one transaction at a time
+                conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
                 conn.execute("PRAGMA busy_timeout = 30000")
             except sqlite3.Error as exc:
                 log.error("%s: cannot open it: %s", self.describe(), str(exc)[:300])
@@ -237,6 +266,43 @@ class Database:
         except psycopg.Error as exc:
             log.error("%s: cannot connect: %s", self.describe(), str(exc).strip().splitlines()[0][:300] if str(exc).strip() else type(exc).__name__)
             raise Unavailable(UNREACHABLE) from None
+
+    def _take(self) -> tuple[Any, float]:
+        """A connection for one transaction, and when it was opened: a kept one that still answers, or
+        a new one."""
+        while True:
+            with self._idle_lock:
+                conn, opened = self._idle.pop() if self._idle else (None, 0.0)
+            if conn is None:
+                return self._connect(), time.monotonic()
+            if time.monotonic() - opened > CONNECTION_SECONDS:
+                _close(conn)
+                continue
+            if not self.postgres:
+                return conn, opened
+            try:
+                conn.execute("SELECT 1")  # the server may have dropped it (a restart): asked, not assumed
+                conn.rollback()
+                return conn, opened
+            except Exception:  # noqa: BLE001 - a dropped connection: the others kept are likely dropped too
+                _close(conn)
+                self.close_idle()
+
+    def _give_back(self, conn: Any, opened: float) -> None:
+        if time.monotonic() - opened <= CONNECTION_SECONDS:
+            with self._idle_lock:
+                if len(self._idle) < IDLE_CONNECTIONS:
+                    self._idle.append((conn, opened))
+                    return
+        _close(conn)
+
+    def close_idle(self) -> None:
+        """Closes the connections kept between transactions: the next transactions open their own (a
+        server stopping; the database moved or changed under the server)."""
+        with self._idle_lock:
+            idle, self._idle = self._idle, []
+        for conn, _ in idle:
+            _close(conn)
 
     def prepare(self) -> None:
         """Brings the database to this fivedp's schema (once per process): the tables made when
@@ -296,33 +362,38 @@ class Database:
 
         A failure of the storage itself (``_storage_failure``) becomes ``Unavailable``: logged with
         its details, told to the caller in a plain sentence."""
-        conn = self._connect()
+        (conn, opened), clean = self._take(), False  # clean: the transaction ended, committed or rolled back
         try:
             try:
                 if self.path is not None:
                     conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
-                elif not write:
+                else:
                     # a read sees one state of the database throughout, as SQLite's does: a game's row
                     # and its text (read in two statements) then belong to the same phase. A write
-                    # holds the game's row (FOR UPDATE), which every writer of its text holds first.
+                    # holds the game's row (FOR UPDATE), which every writer of its text holds first,
+                    # at the server's own level (a kept connection may come from a read)
                     import psycopg
 
-                    conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+                    conn.isolation_level = None if write else psycopg.IsolationLevel.REPEATABLE_READ
                 tx = Transaction(conn, self.postgres)
                 try:
                     yield tx
                 except BaseException:
                     conn.rollback()
+                    clean = True
                     raise
                 conn.commit()
+                clean = True
             except Exception as exc:
                 if not _storage_failure(exc):
                     raise
+                clean = False
+                self.close_idle()  # what failed one connection may have failed the others
                 log.error("%s: %s failed: %s: %s", self.describe(), "a write" if write else "a read",
                           type(exc).__name__, str(exc).strip()[:300])
                 raise Unavailable(UNWRITABLE if write else UNREACHABLE) from None
         finally:
-            try:
-                conn.close()
-            except Exception:  # noqa: BLE001 - a connection that is gone already is closed
-                pass
+            if clean:
+                self._give_back(conn, opened)
+            else:
+                _close(conn)

@@ -162,6 +162,9 @@ def test_a_read_only_database_is_a_503_and_reads_go_on(tmp_path, caplog):
         key = t.key()
         if not _read_only(db):
             pytest.skip("this file system cannot make a file read-only")
+        # the connections the server keeps were opened writable; new ones (within CONNECTION_SECONDS,
+        # or at once after a failure) see the file read-only: opened again here
+        client.app.state.games.db.close_idle()
         try:
             with caplog.at_level(logging.ERROR, logger="fivedp.serve"):
                 r = t.orders("France", "A Par - Bur", phase=key)
@@ -202,12 +205,14 @@ def test_a_full_disk_is_a_503_and_reads_go_on(tmp_path, monkeypatch):
                 return getattr(self._conn, name)
 
         monkeypatch.setattr(Database, "_connect", lambda self: Full(connect(self)))
+        client.app.state.games.db.close_idle()  # the connections kept open go too: the disk fills under them all
         r = t.orders("France", "A Par - Bur")
         assert r.status_code == 503 and "cannot be written just now" in r.json()["error"]
         assert "disk" not in r.json()["error"] and str(tmp_path) not in r.text
         assert t.post("/players", {"power": "Germany"}).status_code == 503
         assert t.view()["server"]["players"] == ["France"] and t.get("/history").status_code == 200
         monkeypatch.setattr(Database, "_connect", connect)
+        client.app.state.games.db.close_idle()  # the connections the reads kept were opened onto the full disk
         assert t.orders("France", "A Par - Bur").status_code == 200  # the disk has room again
 
 
@@ -461,6 +466,7 @@ def test_their_routes_keep_their_contract_under_the_same_guards(tmp_path):
         assert "the limit is 2" in r.text
         # the database file goes where it cannot be opened (a folder that does not exist)
         client.app.state.games.db.path = tmp_path / "gone" / "g.db"
+        client.app.state.games.db.close_idle()  # the connections kept open to the old file go
         r = client.get("/game/1234567/iteration")
         assert r.status_code == 503 and r.headers["content-type"].startswith("text/plain")
         assert r.text.startswith("the games database cannot be reached just now") and str(tmp_path) not in r.text
@@ -480,10 +486,12 @@ def test_a_read_only_postgresql_is_a_503_and_reads_go_on():
         db = client.app.state.games.db
         writable = db.url
         db.url = writable + ("&" if "?" in writable else "?") + "options=-c%20default_transaction_read_only%3Don"
+        db.close_idle()  # the connections kept open were opened writable
         try:
             r = t.orders("France", "A Par - Bur")
             assert r.status_code == 503 and "cannot be written just now" in r.json()["error"], r.text
             assert t.view("France")["submitted"] == [] and t.get("/history").status_code == 200
         finally:
             db.url = writable
+            db.close_idle()  # the connections the reads kept were opened read-only (closed within CONNECTION_SECONDS)
         assert t.orders("France", "A Par - Bur").status_code == 200
