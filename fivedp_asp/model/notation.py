@@ -550,6 +550,26 @@ def _simple_unit(tokens: list[str], game_map: GameMap) -> UnitSpec | None:
     return None if where is None else UnitSpec(where, kind)
 
 
+_KIND_WORDS = frozenset({"a", "f", "army", "fleet"})
+
+
+def _simple_target(tokens: list[str], game_map: GameMap) -> tuple[UnitSpec, list[str]] | None:
+    """The unit a support, convoy or jump assist names, and the tokens after it: ``A b-Mun@12`` as
+    the ordered unit is read, or a place alone (``b-Mun@12``, as the legal orders print it), which
+    no nationality and no unit keyword may begin."""
+    if tokens[0] in _UNIT_LETTERS:
+        if len(tokens) < 2:
+            return None
+        unit = _simple_unit(tokens, game_map)
+        return None if unit is None else (unit, tokens[2:])
+    word = _WORD_RE.match(tokens[0])
+    if tokens[0].lower() in _KIND_WORDS or word is None \
+            or word.group().rstrip(".").lower() in game_map.name_prefixes("power"):
+        return None
+    where = _simple_where(tokens[0], tokens[1:], game_map)
+    return None if where is None else (UnitSpec(where), tokens[1:])
+
+
 def _simple_order(text: str, game_map: GameMap) -> Order | None:
     """A simple line read without the grammar, or None when the grammar must read it."""
     tokens = text.split(" ")
@@ -559,24 +579,32 @@ def _simple_order(text: str, game_map: GameMap) -> Order | None:
     if unit is None:
         return None
     verb, rest = tokens[2], tokens[3:]
-    if verb == "H" and not rest:
-        return Hold(unit)
+    if not rest:
+        if verb == "H":
+            return Hold(unit)
+        if verb == "C":
+            return OpenConvoy(unit)
+        if verb == "D":
+            return Disband(unit)
+        return None
     if verb == "-" and len(rest) == 1:
         dest = _simple_where(rest[0], [], game_map)
         return None if dest is None else Move(unit, dest)
-    if verb not in ("S", "C") or len(rest) < 2:
+    if verb not in ("S", "C", "J"):
         return None
-    target = _simple_unit(rest, game_map)
-    if target is None:
+    found = _simple_target(rest, game_map)
+    if found is None:
         return None
-    if verb == "S" and (rest[2:] == [] or rest[2:] == ["H"]):
+    target, after = found
+    if verb == "S" and (after == [] or after == ["H"]):
         return SupportHold(unit, target)
-    if len(rest) != 4 or rest[2] != "-":
+    if len(after) != 2 or after[0] != "-":
         return None
-    dest = _simple_where(rest[3], [], game_map)
+    dest = _simple_where(after[1], [], game_map)
     if dest is None:
         return None
-    return SupportMove(unit, target, dest) if verb == "S" else Convoy(unit, target, dest)
+    return SupportMove(unit, target, dest) if verb == "S" else Convoy(unit, target, dest) if verb == "C" \
+        else JumpAssist(unit, target, dest)
 
 
 @lru_cache(maxsize=8192)
