@@ -42,7 +42,8 @@ from typing import Mapping, Sequence
 from ...model.kinds import OrderKind, UnitKind
 from ...engine.phase import StepReport
 from ...game.play import unit_designation
-from ...model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, SUSTAIN, Board, Multiverse
+from ...engine.possible import PossibleOrder
+from ...model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, SUSTAIN, Board, Multiverse, board_name
 from ...model.notation import format_order, parse_order, timeline_name
 from ...model.orders import (Build, Convoy, Disband, Hold, Move, OpenConvoy, SupportHold, SupportMove,
                              UnitSpec)
@@ -457,7 +458,7 @@ def _jumps(view: View, plans: Sequence[_Plan], base: list[str]) -> list[list[str
     m = view.game_map
     own = {(p.head.key, province): o for p in plans for province, o in p.orders.items()}
     found: list[tuple[float, list[str]]] = []
-    for p in view.legal(kind="jump_assist"):
+    for p in _jump_assists(view, plans):
         order = parse_order(p.order, m)
         helper, target = order.unit.where, order.target.where
         helper_order = own.get(((helper.timeline, helper.turn), helper.province))
@@ -478,6 +479,21 @@ def _jumps(view: View, plans: Sequence[_Plan], base: list[str]) -> list[list[str
         found.append((worth, [swap.get(line, line) for line in base]))
     found.sort(key=lambda f: -f[0])
     return [v for _, v in found[:MAX_TRAVEL]]
+
+
+def _jump_assists(view: View, plans: Sequence[_Plan]) -> Sequence[PossibleOrder]:
+    """The power's jump assists that ``_jumps`` may use, in the order of the whole listing: those
+    whose destination is two turns behind one of its heads, on its timeline. Asked board by board
+    (``to``): the whole listing holds every assist to every board in reach, most of which no jump of
+    two turns back could use (in a 37-board position, 143,603 assists against 18,538 to such boards).
+    Where two option sets allow jump assists, their listings come in turn (``View.legal``), an order
+    the boards alone cannot give back: the whole listing is read then."""
+    if sum(1 for s in view.option_sets() if s.chosen("jump_assists")) != 1:
+        return view.legal(kind="jump_assist")
+    behind = sorted({(p.head.timeline, p.head.turn - 2) for p in plans if (p.head.timeline, p.head.turn - 2) in view.mv.boards})
+    listed = {(p.power, p.order): p for key in behind for p in view.legal(kind="jump_assist", to=board_name(*key))}
+    # one option set's listing is sorted by (power, board, unit, kind, order): one power's, one kind
+    return sorted(listed.values(), key=lambda p: (p.board, p.unit, p.order))
 
 
 # -- retreats, adjustments, the sustain phase ------------------------------------------------------

@@ -233,3 +233,25 @@ def test_the_orders_on_one_board_are_those_written_again_onto_it(seed, steps, mu
     for p in legal_orders(mv):
         if p.unit:
             assert parse_unit(p.unit, MAP).where.province == parse_order(p.order, MAP).unit.where.province
+
+
+@pytest.mark.parametrize("seed, steps", [(31, 9), (3, 13)])
+def test_the_jump_assists_greedy_asks_board_by_board_are_the_whole_listings_own(seed, steps):
+    """The greedy bot lists jump assists only to the boards two turns behind its heads: the same
+    orders, in the same order, as the whole listing of the power's jump assists keeps for them."""
+    from fivedp_asp.lab.bots.greedy import _jump_assists, plan_heads
+    from fivedp_asp.model.multiverse import board_name
+
+    mv = random_position(seed, steps, True, {"jump_assists": True})
+    assert next_phase(mv) == "movement" and len(mv.heads) > 1
+    seen = 0
+    for power in mv.players:
+        view = View(new_game(mv), power, f"t/{power}", travel=True)
+        plans, _ = plan_heads(view, random.Random(0))
+        behind = {board_name(p.head.timeline, p.head.turn - 2) for p in plans}
+        whole = [p for p in view.legal(kind="jump_assist")
+                 if (lambda o: board_name(o.dest.timeline, o.dest.turn))(parse_order(p.order, MAP)) in behind]
+        asked = list(_jump_assists(view, plans))
+        assert asked == whole
+        seen += len(asked)
+    assert seen > 0
