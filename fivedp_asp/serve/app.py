@@ -46,7 +46,8 @@ from ..limits import MAX_FILE_BYTES
 from ..solver.apart import fork_by_a_server
 from .database import Database, Unavailable
 from .headers import SecurityHeaders
-from .store import GAMES_PER_MINUTE, SERVE_MEMORY_LIMIT, SERVE_TIME_LIMIT, SOLVERS, Games, ServeError, Stale, game_from_start
+from .store import (GAMES_PER_MINUTE, SERVE_MEMORY_LIMIT, SERVE_TIME_LIMIT, SOLVERS, SPECTATOR, Games, ServeError, Stale,
+                    game_from_start)
 
 log = logging.getLogger("fivedp.serve")
 T = TypeVar("T")
@@ -294,9 +295,29 @@ def make_app(db: Database | str, *, deadline_check: float | None = DEADLINE_CHEC
         found, token = await run_in_threadpool(games.join, game_id(request), power)
         return {"power": found, "token": token, "play": f"/play/{game_id(request)}#token={token}"}
 
+    preparing: set[str] = set()  # the games whose legal orders are being worked out ahead of the questions
+    tasks: set[asyncio.Task] = set()  # those tasks, held until they end
+
+    async def prepare_possible(gid: str) -> None:
+        try:
+            await pool.run(gid, lambda: games.prepare_possible(gid), alongside=True)
+        except Exception as exc:  # noqa: BLE001 - only a head start: the first question works it out again
+            log.info("game %s: legal orders not prepared ahead: %s", gid, type(exc).__name__)
+        finally:
+            preparing.discard(gid)
+
     async def view(request: Request) -> dict:
-        token = _token(request)
-        return await pool.run(game_id(request), lambda: games.view(game_id(request), token))
+        token, gid = _token(request), game_id(request)
+        doc = await pool.run(gid, lambda: games.view(gid, token))
+        # a player (or the host) looking at a phase will ask for legal orders next: what those
+        # questions share is worked out now, beside this answer, rather than inside the first one
+        server = doc["server"]
+        if server["role"] != SPECTATOR and not server["finished"] and gid not in preparing \
+                and not games.possible_prepared(server["id"], doc["next"]["key"]):
+            preparing.add(gid)
+            tasks.add(task := asyncio.create_task(prepare_possible(gid)))
+            task.add_done_callback(tasks.discard)
+        return doc
 
     async def orders(request: Request) -> dict:
         data = _known(await _body(request), "lines", "phase", "replace", "force")
@@ -444,6 +465,8 @@ def make_app(db: Database | str, *, deadline_check: float | None = DEADLINE_CHEC
             if task is not None:
                 task.cancel()
             scheduler.close()
+            for task in list(tasks):
+                task.cancel()
             pool.close()
             games.db.close_idle()
 

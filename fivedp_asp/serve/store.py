@@ -296,6 +296,27 @@ class Games:
             orders = listing(power=role.power, unit=unit, kind=kind, to=to)
         return possible_document(game.mv, orders)
 
+    def prepare_possible(self, game_id: str) -> bool:
+        """What every legal-orders question of the phase now waiting shares, worked out ahead of them
+        and kept (``LegalOrders.prepare``); False when there is nothing to prepare (the game is over,
+        or its listing is kept already)."""
+        with self.db.transaction(write=False) as tx:
+            row = self._row(tx, game_id, lock=False)
+            if row.finished or self._listings.peek((row.id, row.phase)) is not None:
+                return False
+            game = self._game(tx, row)
+        if game.mv.winner:
+            return False
+        listing = self._listings.kept((row.id, row.phase), lambda: LegalOrders(game.mv),
+                                      fresh=lambda kept: kept.mv is game.mv)
+        with self._limits():
+            listing.prepare()
+        return True
+
+    def possible_prepared(self, game_id: str, phase: str) -> bool:
+        """Whether the listing of that game's phase is kept (no database read)."""
+        return self._listings.peek((game_id, phase)) is not None
+
     def game_file(self, game_id: str, token: str | None) -> str:
         """The game file (host only), as adjudicated: the orders waiting for the next phase are
         private to their powers, the host's too, and are in the file once their phase is adjudicated."""

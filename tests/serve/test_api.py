@@ -174,6 +174,36 @@ def test_possible_orders_are_the_players_own(client):
                                                         "Russia", "Turkey"}
 
 
+def test_a_players_look_at_a_phase_works_out_its_legal_orders_ahead_of_the_questions(client, monkeypatch):
+    """What every legal-orders question of a movement phase shares (which boards each head may act on:
+    one solver call) is worked out once a player has looked at the phase, beside that answer, and is
+    not worked out again by the questions; a spectator's look starts nothing."""
+    import time
+
+    from fivedp_asp.engine import possible
+
+    calls = []
+    real = possible._Space._board_adjacency
+    monkeypatch.setattr(possible._Space, "_board_adjacency", lambda self: calls.append(1) or real(self))
+    games = client.app.state.games
+    t = new_table(client)
+    t.join("Italy")
+    key = t.view()["next"]["key"]  # a spectator
+    time.sleep(0.3)
+    assert not games.possible_prepared(t.id, key) and calls == []
+    assert t.view("Italy")["next"]["key"] == key
+    for _ in range(100):
+        if games.possible_prepared(t.id, key) and calls:
+            break
+        time.sleep(0.05)
+    assert calls == [1]
+    for unit in ("A Ven", "F Nap", "A Rom"):
+        assert t.get("/possible", "Italy", params={"unit": unit}).json()["orders"]
+    t.view("Italy")  # a look again prepares nothing again
+    time.sleep(0.2)
+    assert calls == [1]
+
+
 def test_a_finished_game_takes_no_more_orders(client):
     start = {"units": {"France": ["A Burgundy", "A Belgium"], "Germany": ["A Ruhr"]}, "centers": {"France": ["Paris"]}}
     t = new_table(client, {"start": start})
