@@ -347,12 +347,13 @@ def test_a_memory_limit_that_is_not_a_positive_whole_number_is_refused(capsys, v
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", sorted(ENDLESS_ALONE))
 def test_endless_grounding_ends_in_bounded_time_with_the_default_limits(tmp_path, program, kind):
-    # as a user meets it: no limit lowered but --time-limit 5, each command a program of its own
+    # as a user meets it: no limit lowered but a --time-limit of 2 s given (each step grinds until
+    # it), each command a program of its own
     alone = rule_file(tmp_path, ENDLESS_ALONE[kind], "alone.lp")
     step = rule_file(tmp_path, ENDLESS_IN_A_STEP[kind], "step.lp")
     game = game_with_rule(tmp_path, ENDLESS_ALONE[kind])
-    for argv in (("adjudicate", MV6, "--rule", f"mine={alone}", "--time-limit", "5"),
-                 ("adjudicate", MV6, "--rule", f"mine={step}", "--time-limit", "5"),
+    for argv in (("adjudicate", MV6, "--rule", f"mine={alone}", "--time-limit", "2"),
+                 ("adjudicate", MV6, "--rule", f"mine={step}", "--time-limit", "2"),
                  ("options", "--rule", f"mine={alone}"),
                  ("game", "show", game)):
         t0 = time.monotonic()
@@ -361,11 +362,11 @@ def test_endless_grounding_ends_in_bounded_time_with_the_default_limits(tmp_path
         assert time.monotonic() - t0 < 30, argv
         _clean(done.stderr)
         assert "limit of" in done.stderr, done.stderr
-    # the API, from a program of its own: a new game, then a step with time_limit=5
+    # the API, from a program of its own: a new game, then a step with time_limit=2
     import subprocess
 
     script = ("import sys, fivedp_asp as fd\n"
-              "for rules, limit in (({'mine': sys.argv[1]}, None), ({'mine': sys.argv[2]}, 5)):\n"
+              "for rules, limit in (({'mine': sys.argv[1]}, None), ({'mine': sys.argv[2]}, 2)):\n"
               "    try:\n"
               "        game = fd.new_game(fd.settings({'rules': rules}))\n"
               "        fd.adjudicate(game, time_limit=limit)\n"
@@ -378,7 +379,7 @@ def test_endless_grounding_ends_in_bounded_time_with_the_default_limits(tmp_path
     _clean(done.stderr)
     lines = done.stdout.splitlines()
     assert len(lines) == 2 and lines[0].startswith("RuleError") and "alone, on no facts" in lines[0], done.stdout
-    assert lines[1].startswith("TimeLimitError") and "time limit of 5 s" in lines[1], done.stdout
+    assert lines[1].startswith("TimeLimitError") and "time limit of 2 s" in lines[1], done.stdout
 
 
 # -- 11: a rule file is read as every input is; #include is refused before clingo reads the text -------
