@@ -297,9 +297,8 @@ class Games:
         return possible_document(game.mv, orders)
 
     def prepare_possible(self, game_id: str) -> bool:
-        """What every legal-orders question of the phase now waiting shares, worked out ahead of them
-        and kept (``LegalOrders.prepare``); False when there is nothing to prepare (the game is over,
-        or its listing is kept already)."""
+        """What the legal-orders questions of the phase now waiting share, worked out ahead of them and
+        kept (``LegalOrders.prepare``); False when the game is over or it is kept already."""
         with self.db.transaction(write=False) as tx:
             row = self._row(tx, game_id, lock=False)
             if row.finished or self._listings.peek((row.id, row.phase)) is not None:
@@ -313,8 +312,7 @@ class Games:
             listing.prepare()
         return True
 
-    def possible_prepared(self, game_id: str, phase: str) -> bool:
-        """Whether the listing of that game's phase is kept (no database read)."""
+    def possible_prepared(self, game_id: str, phase: str) -> bool:  # no database read
         return self._listings.peek((game_id, phase)) is not None
 
     def game_file(self, game_id: str, token: str | None) -> str:
