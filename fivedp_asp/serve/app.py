@@ -311,9 +311,11 @@ def make_app(db: Database | str, *, deadline_check: float | None = DEADLINE_CHEC
         doc = await pool.run(gid, lambda: games.view(gid, token))
         # a player (or the host) looking at a phase will ask for legal orders next: what those
         # questions share is worked out now, beside this answer, rather than inside the first one
+        # (once per phase: the listing is kept before it is worked out, so that a phase whose rules of
+        # its own grind until the time limit is not set grinding again by every look)
         server = doc["server"]
         if server["role"] != SPECTATOR and not server["finished"] and gid not in preparing \
-                and not games.possible_prepared(server["id"], doc["next"]["key"]):
+                and not games.possible_kept(server["id"], doc["next"]["key"]):
             preparing.add(gid)
             tasks.add(task := asyncio.create_task(prepare_possible(gid)))
             task.add_done_callback(tasks.discard)

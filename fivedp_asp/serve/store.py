@@ -312,7 +312,7 @@ class Games:
             listing.prepare()
         return True
 
-    def possible_prepared(self, game_id: str, phase: str) -> bool:  # no database read
+    def possible_kept(self, game_id: str, phase: str) -> bool:  # no database read
         return self._listings.peek((game_id, phase)) is not None
 
     def game_file(self, game_id: str, token: str | None) -> str:

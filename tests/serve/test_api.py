@@ -190,10 +190,10 @@ def test_a_players_look_at_a_phase_works_out_its_legal_orders_ahead_of_the_quest
     t.join("Italy")
     key = t.view()["next"]["key"]  # a spectator
     time.sleep(0.3)
-    assert not games.possible_prepared(t.id, key) and calls == []
+    assert not games.possible_kept(t.id, key) and calls == []
     assert t.view("Italy")["next"]["key"] == key
     for _ in range(100):
-        if games.possible_prepared(t.id, key) and calls:
+        if games.possible_kept(t.id, key) and calls:
             break
         time.sleep(0.05)
     assert calls == [1]
@@ -202,6 +202,35 @@ def test_a_players_look_at_a_phase_works_out_its_legal_orders_ahead_of_the_quest
     t.view("Italy")  # a look again prepares nothing again
     time.sleep(0.2)
     assert calls == [1]
+
+
+def test_looking_again_and_again_at_a_game_whose_rules_grind_grinds_once(tmp_path, monkeypatch, caplog):
+    """The legal orders worked out ahead of a phase are tried once per phase: a rule of one's own
+    that grinds until the time limit is not set grinding again by every look at the game."""
+    import time
+
+    from starlette.testclient import TestClient
+
+    from fivedp_asp.serve.app import make_app
+    from fivedp_asp.serve.store import Games
+    # grinds on any board: in the program that works out which boards each head may act on too
+    grinding = "spin(X) :- board(B), X = 1..2000000000, X \\ 7 == 99.\ncut(S) :- supports(S,X,T), spin(1).\n"
+    tried, real = [], Games.prepare_possible
+    monkeypatch.setattr(Games, "prepare_possible", lambda self, gid: tried.append(gid) or real(self, gid))
+    caplog.set_level(logging.INFO, logger="fivedp.serve")
+    with TestClient(make_app(f"sqlite:///{tmp_path}/g.db", deadline_check=None, time_limit=1)) as client:
+        t = new_table(client, {"rules": {"spin": {"text": grinding}}})
+        t.join("France")
+        for _ in range(5):
+            assert t.view("France")["server"]["role"] == "player"
+            time.sleep(0.1)
+        time.sleep(1.5)  # the one try has ended at the time limit
+        t.view("France")
+        time.sleep(0.3)
+        assert tried == [t.id]
+        assert "legal orders not prepared ahead: TimeLimitError" in caplog.text
+        r = t.get("/possible", "France", params={"unit": "A Par"})  # the question itself says why
+        assert r.status_code == 400 and "time limit" in r.json()["error"], r.text
 
 
 def test_a_finished_game_takes_no_more_orders(client):
