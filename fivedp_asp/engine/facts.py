@@ -103,6 +103,27 @@ def _step_queries(orders: Iterable[ResolvedOrder]) -> Iterator[tuple[Place, str]
             yield r.unit, r.target.province
 
 
+def asked_edge_facts(mv: Multiverse, boards: Sequence[Board], orders: Iterable[ResolvedOrder], own: bool) -> list[Fact]:
+    """The edges a movement program reads for these orders on these boards, with ``coasts_in_reach``
+    when it can matter: only those its questions ask (``step_edge_facts``), or every unit's edges when
+    rules of your own are loaded, since those read edge/3 as they like (docs/rules-of-your-own.md).
+    A step and the legal-orders listing write them alike, so a listed order is judged on what a step
+    would give it."""
+    if own:
+        facts = edge_facts(mv.game_map, ((u.kind, u.location) for b in boards for u in b.units.values()))
+        return facts + coasts_in_reach_facts(mv.game_map, {}, own)
+    on = {b.key: b for b in boards}
+    steps: dict[tuple[str, str], set[str]] = {}
+    # one unit's listing asks thousands of questions of a few units: each asked once
+    for (timeline, turn, at), province in {((p.timeline, p.turn, p.province), province)
+                                           for p, province in _step_queries(orders)}:
+        board = on.get((timeline, turn))
+        unit = board.units.get(at) if board is not None else None
+        if unit is not None:
+            steps.setdefault((unit.kind, unit.location), set()).add(province)
+    return step_edge_facts(mv.game_map, steps) + coasts_in_reach_facts(mv.game_map, steps, own)
+
+
 def retreat_loc_facts(game_map: GameMap, units: Iterable[tuple[str, str]], provinces: Iterable[str]) -> list[Fact]:
     """All that retreats read of the map besides the edges from where the dislodged units stand (given
     with the phase's facts, ``edge_facts``): ``loc/2`` of every location one of those edges
@@ -397,19 +418,7 @@ def movement_facts(mv: Multiverse, orders: Sequence[tuple[int, ResolvedOrder]]) 
     boards = [mv.boards[k] for k in sorted(involved)]
     facts = board_facts(mv, boards)
     own = own_rules(mv)
-    if own:
-        # rules of your own read edge/3 as they like (docs/rules-of-your-own.md): every unit's edges
-        facts += edge_facts(mv.game_map, ((u.kind, u.location) for b in boards for u in b.units.values()))
-        facts += coasts_in_reach_facts(mv.game_map, {}, own)
-    else:
-        steps: dict[tuple[str, str], set[str]] = {}
-        for place, province in _step_queries(r for _, r in chain(orders, recorded_orders)):
-            board = mv.boards.get(place.board) if place is not None else None
-            unit = board.units.get(place.province) if board is not None and board.key in involved else None
-            if unit is not None:
-                steps.setdefault((unit.kind, unit.location), set()).add(province)
-        facts += step_edge_facts(mv.game_map, steps)
-        facts += coasts_in_reach_facts(mv.game_map, steps, own)
+    facts += asked_edge_facts(mv, boards, (r for _, r in chain(orders, recorded_orders)), own)
     facts += [("head", k) for k in sorted(heads)]
     for b in boards:
         if b.key not in heads:

@@ -41,8 +41,8 @@ from ..solver.predicates import render
 from ..solver.terms import Fact, OrderIds, Timeline
 from ..errors import InputError, NotationError, UsageError, quoted
 from . import collector
-from .facts import board_facts, edge_facts, map_facts, order_facts
-from .guards import across_facts, coasts_in_reach_facts, doubtful_unit_facts, own_rules
+from .facts import asked_edge_facts, board_facts, map_facts, order_facts
+from .guards import across_facts, doubtful_unit_facts, own_rules
 from ..model.map import GameMap
 from ..model.multiverse import ADJUSTMENT, MOVEMENT, RETREAT, Board, Multiverse, Unit, board_name, unit_text
 from ..model.notation import format_order, parse_unit, timeline_name
@@ -491,9 +491,7 @@ def _legal(mv: Multiverse, candidates: Sequence[ResolvedOrder]) -> list[Resolved
     boards = [mv.boards[k] for k in sorted(keys)]
     facts = board_facts(mv, boards)
     own = own_rules(mv)
-    units = {(u.kind, u.location): None for b in boards for u in b.units.values()}
-    facts += edge_facts(mv.game_map, units)
-    facts += coasts_in_reach_facts(mv.game_map, units, own)
+    facts += asked_edge_facts(mv, boards, (r for _, r in orders), own)
     facts += [("head", k) for k in sorted(heads)]
     facts += [("past_board", k) for k in sorted(keys - heads)]
     facts += [("dissolved", Timeline(tl)) for tl in sorted(mv.dissolved)]
