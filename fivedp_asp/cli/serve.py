@@ -43,7 +43,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     app = make_app(db, oliveriver=args.oliveriver, client=client, cors=tuple(args.cors),
                    time_limit=check_time_limit(args.time_limit), memory_limit=check_memory_limit(args.memory_limit),
-                   solvers=args.solvers, games_per_minute=args.games_per_minute, preset=args.preset)
+                   solvers=args.solvers, games_per_minute=args.games_per_minute, preset=args.preset, settle=True)
     shown = f"[{args.host}]" if ":" in args.host else args.host
     print(f"fivedp serve: games in the {db.describe()}; open http://{shown}:{args.port}/ "
           "(Ctrl-C stops it)", flush=True)

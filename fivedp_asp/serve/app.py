@@ -46,6 +46,7 @@ from ..limits import MAX_FILE_BYTES
 from ..solver.apart import fork_by_a_server
 from .database import Database, Unavailable
 from .headers import SecurityHeaders
+from .memory import LongLived
 from .store import (GAMES_PER_MINUTE, SERVE_MEMORY_LIMIT, SERVE_TIME_LIMIT, SOLVERS, SPECTATOR, Games, ServeError, Stale,
                     game_from_start)
 
@@ -76,17 +77,26 @@ class Solvers:
     orders in a game without rules of its own: the legality rules alone, bounded by the game's size,
     which the players of a big game send at the same moment)."""
 
-    def __init__(self, count: int):
+    def __init__(self, count: int, settle: Callable[[], None] | None = None):
         if isinstance(count, bool) or not isinstance(count, int) or count < 1:
             raise UsageError(f"solvers: give a whole number of at least 1, not {count!r}")
+        if settle is not None and not callable(settle):
+            raise UsageError(f"settle: give a function or None, not {settle!r}")
         self.count = count
+        self.settle = settle  # called after each job (``serve.memory``: what the job left alive is kept apart)
         self._pool = ThreadPoolExecutor(max_workers=count, thread_name_prefix="fivedp-solver")
         self._games: dict[str, tuple[asyncio.Lock, int]] = {}
 
     async def run(self, game_id: str | None, work: Callable[[], T], *, alongside: bool = False) -> T:
         """``work()`` done by a worker when one is free and the game (None: no game yet) solves
         nothing else, or at once with what it solves (``alongside``)."""
-        work = _counted(work)
+        try:
+            return await self._run(game_id, _counted(work), alongside)
+        finally:
+            if self.settle is not None:
+                self.settle()
+
+    async def _run(self, game_id: str | None, work: Callable[[], T], alongside: bool) -> T:
         if game_id is None or alongside:
             loop = asyncio.get_running_loop()
             return await loop.run_in_executor(self._pool, contextvars.copy_context().run, work)
@@ -246,7 +256,7 @@ def _answer(handler: Callable[[Request], Awaitable[Any]]) -> Callable[[Request],
 def make_app(db: Database | str, *, deadline_check: float | None = DEADLINE_CHECK_SECONDS, oliveriver: bool = False,
              client: str | Path | None = None, cors: tuple[str, ...] = (), time_limit: float = SERVE_TIME_LIMIT,
              memory_limit: int = SERVE_MEMORY_LIMIT, solvers: int = SOLVERS,
-             games_per_minute: int = GAMES_PER_MINUTE, preset: str | None = None) -> Starlette:
+             games_per_minute: int = GAMES_PER_MINUTE, preset: str | None = None, settle: bool = False) -> Starlette:
     """The server's application on this database (a URL or a ``Database``). ``deadline_check``:
     seconds between looks at the deadlines (None: never, for tests that drive them). ``oliveriver``:
     the routes of the community's client too (``serve.oliveriver``), with its built files served at
@@ -254,14 +264,16 @@ def make_app(db: Database | str, *, deadline_check: float | None = DEADLINE_CHEC
     and ``memory_limit`` (MiB) bound each solver program; ``solvers`` the solving done at once;
     ``games_per_minute`` the games one address may make in a minute (0: no bound). ``preset``: the rules
     new games play under the options they give (``--preset``; through their client's routes
-    ``oliveriver`` when None)."""
+    ``oliveriver`` when None). ``settle``: after each solving job, what is alive is kept out of the
+    cycle collector's full collections (``serve.memory``; ``fivedp serve`` does, for its own process)."""
     # the solver threads work side by side: rules of your own are ground apart in children of a
     # server of forks, never forked from this process of threads (solver/apart.py)
     fork_by_a_server()
     if (client is not None or cors) and not oliveriver:
         raise UsageError("make_app: client and cors are for the routes of oliveriver=True")
     games = Games(db if isinstance(db, Database) else Database(db), time_limit=time_limit, memory_limit=memory_limit)
-    pool = Solvers(solvers)
+    kept = LongLived() if settle else None
+    pool = Solvers(solvers, None if kept is None else kept.settle)
     scheduler = Scheduler(games, pool, deadline_check or DEADLINE_CHECK_SECONDS)
     makers = Makers(games_per_minute)
 
@@ -471,6 +483,8 @@ def make_app(db: Database | str, *, deadline_check: float | None = DEADLINE_CHEC
                 task.cancel()
             pool.close()
             games.db.close_idle()
+            if kept is not None:
+                kept.close()
 
     app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(SecurityHeaders)])
     app.state.games = games
