@@ -191,6 +191,14 @@ class _Space:
         self._near: dict[tuple[int, int], list[Board]] = {}
         self._orders: dict[tuple[int, int], dict[str, ResolvedOrder]] = {}
 
+    def prepare(self) -> None:
+        """What every question of a movement phase reads worked out now: the boards each head may act
+        on (one solver call over every head) and the index of the moves recorded on past boards."""
+        if self._adjacent is None:
+            self._adjacent = self._board_adjacency()
+        if self._recorded is None:
+            self._recorded = self._recorded_moves()
+
     # -- boards ---------------------------------------------------------------------------------
 
     def adjacent(self, head: tuple[int, int]) -> list[Board]:
@@ -296,20 +304,25 @@ class _Space:
         support can match. A journey into a board that was already past when it was made is left out:
         it never joins that board's battle again (docs/rules.md §6.4), so no support of it matches."""
         if self._recorded is None:
-            turns = {k[1] for k in self.heads}
-            index: dict[tuple, list[tuple[Board, Unit, str | None]]] = {}
-            for k in self.mv.boards:
-                if k in self.heads or not any(abs(k[1] - n) <= 2 for n in turns):
-                    continue
-                xb = self.mv.boards[k]
-                for r in xb.record.orders if xb.record else ():
-                    x = xb.units.get(r.unit.province)
-                    if x is None or r.kind is not OrderKind.MOVE or r.dest.board not in self.mv.boards or self.journey(r):
-                        continue
-                    coast = r.dest.coast if x.kind == UnitKind.FLEET else None
-                    index.setdefault((r.dest.board, r.dest.province), []).append((xb, x, coast))
-            self._recorded = index
+            self._recorded = self._recorded_moves()
         return self._recorded.get((key, province), [])
+
+    def _recorded_moves(self) -> dict[tuple, list[tuple[Board, Unit, str | None]]]:
+        """(board, province) -> the units on past boards within two turns of a head whose recorded
+        move went there and took part in that board's battle (``recorded_into``)."""
+        turns = {k[1] for k in self.heads}
+        index: dict[tuple, list[tuple[Board, Unit, str | None]]] = {}
+        for k in self.mv.boards:
+            if k in self.heads or not any(abs(k[1] - n) <= 2 for n in turns):
+                continue
+            xb = self.mv.boards[k]
+            for r in xb.record.orders if xb.record else ():
+                x = xb.units.get(r.unit.province)
+                if x is None or r.kind is not OrderKind.MOVE or r.dest.board not in self.mv.boards or self.journey(r):
+                    continue
+                coast = r.dest.coast if x.kind == UnitKind.FLEET else None
+                index.setdefault((r.dest.board, r.dest.province), []).append((xb, x, coast))
+        return index
 
     def journey(self, r: ResolvedOrder) -> bool:
         """Whether a recorded move went into another board without being part of that board's battle
@@ -563,8 +576,7 @@ class LegalOrders:
                 space = _Space(self.mv)
                 if next_phase(self.mv) == MOVEMENT and self.mv.heads:
                     with collector.paused():
-                        space.adjacent(self.mv.heads[0].key)  # every head's boards, in one solver call
-                        space.recorded_into(self.mv.heads[0].key, "")  # the index of recorded moves
+                        space.prepare()
                 self._space = space
             return self._space
 
