@@ -12,8 +12,9 @@ from hypothesis import strategies as st
 from fivedp_asp.lab.bots.greedy import greedy_bot
 from fivedp_asp.lab.bots.random_bot import random_bot
 from fivedp_asp.lab.bots.registry import BUILTIN, load_bot, parse_seats
-from fivedp_asp.lab.bots.view import View
+from fivedp_asp.lab.bots.view import Listings, View
 from fivedp_asp.game.random_orders import OrderGenerator, Travel, multiverse_orders
+from fivedp_asp.engine.batch import step_many
 from fivedp_asp.engine.step import next_phase, step
 from fivedp_asp.errors import InputError, UsageError
 from fivedp_asp.game.state import new_game
@@ -40,19 +41,28 @@ def random_position(seed: int, steps: int, multiverse: bool, options=None):
     return mv
 
 
-def bot_orders(bot, mv, seed: str, travel: bool, extra=()):
+def bot_orders(bot, mv, seed: str, travel: bool, extra=(), listings=None):
     """Every power's orders from ``bot``, its views sharing one listing of the legal orders as a game's
-    runner gives them (``view.Listings``; a test below holds it equal to each power's own)."""
-    from fivedp_asp.lab.bots.view import Listings
-
-    game, listings = new_game(mv), Listings(mv)
+    runner gives them (``view.Listings``; a test below holds it equal to each power's own). ``listings``:
+    a listing of ``mv`` made before, which the bots of one position share (a new one by default)."""
+    game, listings = new_game(mv), listings or Listings(mv)
     return {p: list(bot(View(game, p, f"{seed}/{p}", tuple(extra), travel, listings=listings)))
             for p in mv.players if p not in mv.eliminated}
 
 
 def invalid(mv, orders):
-    report = step(mv, {p: v for p, v in orders.items() if v}, reasons=False)
-    return [(o.power, o.text, o.reason) for o in report.outcomes if o.result == "invalid"]
+    return invalid_many([(mv, orders)])[0]
+
+
+def invalid_many(items):
+    """For each ``(position, orders)``, the orders the engine refuses: (power, line, reason). Adjudicated
+    together (``step_many``: the same reports as one step each), since a test asks the same position
+    for several bots' orders, or under several options."""
+    reports = step_many([(mv, {p: v for p, v in orders.items() if v}) for mv, orders in items], reasons=False)
+    for report in reports:
+        if isinstance(report, Exception):
+            raise report
+    return [[(o.power, o.text, o.reason) for o in report.outcomes if o.result == "invalid"] for report in reports]
 
 
 @pytest.mark.slow
@@ -62,9 +72,12 @@ def test_the_orders_of_every_bot_are_legal_in_random_positions(seed, steps, mult
     mv = random_position(seed, steps, multiverse)
     if mv.winner:
         return
-    for bot in BUILTIN.values():
-        orders = bot_orders(bot, mv, f"test/{seed}", multiverse)
-        assert not invalid(mv, orders), (bot.__name__, next_phase(mv), invalid(mv, orders))
+    # the bots of one position share its listing of the legal orders, and their orders are adjudicated together
+    listings = Listings(mv)
+    given = {bot: bot_orders(bot, mv, f"test/{seed}", multiverse, listings=listings) for bot in BUILTIN.values()}
+    refused = dict(zip(given, invalid_many([(mv, orders) for orders in given.values()])))
+    for bot, orders in given.items():
+        assert not refused[bot], (bot.__name__, next_phase(mv), refused[bot])
         # each power orders only its own units
         for power, lines in orders.items():
             for line in lines:
@@ -91,10 +104,13 @@ def test_drawing_from_other_settings_gives_orders_legal_under_one_of_them(seed, 
     mv = random_position(seed, steps, True)
     if mv.winner or next_phase(mv) != "movement":
         return
-    for bot in BUILTIN.values():
-        orders = bot_orders(bot, mv, f"test/{seed}", True, PERMISSIVE)
-        refused = [set(invalid(mv, orders))] + [
-            set(invalid(dataclasses.replace(mv, options=s), orders)) for s in PERMISSIVE]
+    # the bots share the position's listing; every bot's orders under every option set adjudicated together
+    listings = Listings(mv)
+    given = {bot: bot_orders(bot, mv, f"test/{seed}", True, PERMISSIVE, listings) for bot in BUILTIN.values()}
+    under = [mv] + [dataclasses.replace(mv, options=s) for s in PERMISSIVE]
+    judged = iter(invalid_many([(position, orders) for orders in given.values() for position in under]))
+    for bot in given:
+        refused = [set(next(judged)) for _ in under]
         everywhere = {(p, t) for p, t, _ in refused[0]}
         for r in refused[1:]:
             everywhere &= {(p, t) for p, t, _ in r}
@@ -189,8 +205,6 @@ def test_settings_that_cannot_list_other_orders_are_not_asked_again():
 def test_a_power_gets_from_the_shared_listing_what_it_lists_alone(seed, steps, multiverse):
     """The runner's one listing of a phase for every power (``view.Listings``) gives each view exactly
     what that view lists for its own power alone, under the game's options and permissive others."""
-    from fivedp_asp.lab.bots.view import Listings
-
     mv = random_position(seed, steps, multiverse)
     game, shared = new_game(mv), Listings(mv)
     listed = 0
