@@ -258,9 +258,11 @@ def test_the_jump_assists_greedy_asks_board_by_board_are_the_whole_listings_own(
 
     mv = random_position(seed, steps, True, {"jump_assists": True})
     assert next_phase(mv) == "movement" and len(mv.heads) > 1
+    # the powers' views share one listing of the position, as a game's runner gives them
+    game, listings = new_game(mv), Listings(mv)
     seen = 0
     for power in mv.players:
-        view = View(new_game(mv), power, f"t/{power}", travel=True)
+        view = View(game, power, f"t/{power}", travel=True, listings=listings)
         plans, _ = plan_heads(view, random.Random(0))
         behind = {board_name(p.head.timeline, p.head.turn - 2) for p in plans}
         whole = [p for p in view.legal(kind="jump_assist")
