@@ -13,7 +13,7 @@ from fivedp_asp.game.state import new_game
 from fivedp_asp.lab.bots.greedy import greedy_bot
 from fivedp_asp.lab.bots.random_bot import random_bot
 from fivedp_asp.lab.bots.values import board_values
-from fivedp_asp.lab.bots.view import View
+from fivedp_asp.lab.bots.view import Listings, View
 from fivedp_asp.model.multiverse import MOVEMENT
 from fivedp_asp.model.notation import parse_order
 from fivedp_asp.model.orders import Move
@@ -52,13 +52,15 @@ def test_a_random_england_on_the_same_seeds_stays_well_below_the_bar(cli):
 def _top_share(bot, positions) -> float:
     """The share of the units ordered by ``bot`` (every power's, in each position) whose order takes
     them to, or keeps them in, a province of the highest value among those they could hold or move to
-    (``values.board_values``: what the greedy bot ranks its options by)."""
+    (``values.board_values``: what the greedy bot ranks its options by). ``positions``: (label, game,
+    its listing of the legal orders), the listing shared by the powers' views as a game's runner
+    shares it, and by the bots compared."""
     top = total = 0
-    for label, mv in positions:
-        head, game = mv.heads[0], new_game(mv)
+    for label, game, listings in positions:
+        head = game.mv.heads[0]
         for power in sorted({u.power for u in head.units.values()}):
             values = board_values(head, power, MAP)
-            for line in bot(View(game, power, f"strength/{label}/{power}", (), False)):
+            for line in bot(View(game, power, f"strength/{label}/{power}", (), False, listings=listings)):
                 order = parse_order(line, MAP)
                 unit = head.units.get(order.unit.where.province)
                 if unit is None or unit.power != power:
@@ -86,6 +88,6 @@ def test_greedy_units_go_where_their_values_are_highest_far_more_often_than_rand
         mv = random_position(seed, 4 + seed % 6, False)
         seed += 1
         if not mv.winner and next_phase(mv) == MOVEMENT:
-            positions.append((seed, mv))
+            positions.append((seed, new_game(mv), Listings(mv)))
     greedy, baseline = _top_share(greedy_bot, positions), _top_share(random_bot, positions)
     assert greedy >= baseline + 0.3, (greedy, baseline)
