@@ -48,21 +48,31 @@ and taken away for the competition."""
 @dataclass(frozen=True)
 class Adjacency:
     """The map by province: where a unit of each kind in a province may move (over any of its
-    coasts), and the supply centres."""
+    coasts), and the supply centres. ``spread``: per kind, the provinces ``reach`` has in its order,
+    and for each the positions in that list of the provinces it reaches, in the order ``reach`` holds
+    them (the spreading of values reads lists by position rather than dictionaries by name)."""
 
     reach: Mapping[str, Mapping[str, frozenset[str]]]  # kind -> province -> provinces
     centres: frozenset[str]
+    spread: Mapping[str, tuple[tuple[str, ...], tuple[tuple[int, ...], ...]]]
 
 
 @lru_cache(maxsize=8)
 def adjacency(game_map: GameMap) -> Adjacency:
     """The map's adjacency by province, worked out once per map."""
-    reach: dict[str, dict[str, set[str]]] = {UnitKind.ARMY: {}, UnitKind.FLEET: {}}
+    found: dict[str, dict[str, set[str]]] = {UnitKind.ARMY: {}, UnitKind.FLEET: {}}
     for (kind, location), near in game_map.neighbours.items():
-        here = reach[kind].setdefault(game_map.province_of(location), set())
+        here = found[kind].setdefault(game_map.province_of(location), set())
         here.update(game_map.province_of(x) for x in near)
-    return Adjacency({k: {p: frozenset(v) for p, v in r.items()} for k, r in reach.items()},
-                     frozenset(p.id for p in game_map.provinces.values() if p.center))
+    reach = {k: {p: frozenset(v) for p, v in r.items()} for k, r in found.items()}
+    spread = {}
+    for kind, by_province in reach.items():
+        order = tuple(by_province)
+        index = {p: i for i, p in enumerate(order)}
+        # a province reached from which no unit of the kind moves has no level of its own (0): left out
+        # of the sum, which adding 0 would not change
+        spread[kind] = (order, tuple(tuple(index[q] for q in by_province[p] if q in index) for p in order))
+    return Adjacency(reach, frozenset(p.id for p in game_map.provinces.values() if p.center), spread)
 
 
 @dataclass(frozen=True)
@@ -97,7 +107,10 @@ def board_values(board: Board, power: str, game_map: GameMap) -> Values:
     near: dict[str, Counter] = {}  # province -> power -> units that could move in (or stand there)
     for u in board.units.values():
         for p in _steps(game_map, u) | {u.province}:
-            near.setdefault(p, Counter())[u.power] += 1
+            counts = near.get(p)
+            if counts is None:
+                near[p] = counts = Counter()
+            counts[u.power] += 1
     worth: dict[str, float] = {}
     for p in adj.centres:
         owner = board.centers.get(p)
@@ -111,19 +124,23 @@ def board_values(board: Board, power: str, game_map: GameMap) -> Values:
     strength = {p: c.get(power, 0) for p, c in near.items()}
     competition = {p: max((n for q, n in c.items() if q != power), default=0) for p, c in near.items()}
     weights = FALL if board.turn % 2 else SPRING
+    shift: dict[str, float] = {}  # per province, the strength's bonus less the competition's malus
     of: dict[str, dict[str, float]] = {}
-    for kind, reach in adj.reach.items():
-        level = {p: worth.get(p, 0.0) for p in reach}
-        total = {p: weights[0] * v for p, v in level.items()}
+    for kind, (order, steps) in adj.spread.items():
+        level = [worth.get(p, 0.0) for p in order]
+        total = [weights[0] * v for v in level]
         for n in range(1, ROUNDS + 1):
-            level = {p: (level[p] + sum(level.get(q, 0.0) for q in reach[p])) / 5.0 for p in reach}
-            for p, v in level.items():
-                total[p] += weights[n] * v
-        for p in total:
-            unit = max(worth.get(p, 0.0), 1.0)
-            bonus = STRENGTH * unit * strength.get(p, 0)
-            mine = board.centers.get(p) == power
-            malus = 0.0 if mine else COMPETITION * unit * competition.get(p, 0)
-            total[p] += bonus - malus
-        of[kind] = total
+            level = [(level[i] + sum(map(level.__getitem__, near_i))) / 5.0 for i, near_i in enumerate(steps)]
+            w = weights[n]
+            total = [t + w * v for t, v in zip(total, level)]
+        values: dict[str, float] = {}
+        for p, t in zip(order, total):
+            if p not in shift:
+                unit = max(worth.get(p, 0.0), 1.0)
+                bonus = STRENGTH * unit * strength.get(p, 0)
+                mine = board.centers.get(p) == power
+                malus = 0.0 if mine else COMPETITION * unit * competition.get(p, 0)
+                shift[p] = bonus - malus
+            values[p] = t + shift[p]
+        of[kind] = values
     return Values(of, worth, strength, competition)
