@@ -132,6 +132,25 @@ def _counted(work: Callable[[], T]) -> Callable[[], T]:
     return counted
 
 
+class Moves:
+    """The games this process changed, told at once to the ``/events`` streams that follow them (a
+    change made by another server process sharing the database is seen at the stream's next read of
+    the revision, within a second)."""
+
+    def __init__(self):
+        self._waiting: dict[str, asyncio.Event] = {}
+
+    def moved(self, game_id: str) -> None:
+        event = self._waiting.pop(game_id, None)
+        if event is not None:
+            event.set()
+
+    def next(self, game_id: str) -> asyncio.Event:
+        """Set by the game's next change in this process: taken before the revision is read, so that a
+        change between the read and the wait is not missed."""
+        return self._waiting.setdefault(game_id, asyncio.Event())
+
+
 class Makers:
     """The games made from each address in the last minute, bounded (``per_minute``; 0: no bound).
     Kept in this process: behind a proxy every game comes from the proxy's address."""
@@ -274,11 +293,21 @@ def make_app(db: Database | str, *, deadline_check: float | None = DEADLINE_CHEC
     games = Games(db if isinstance(db, Database) else Database(db), time_limit=time_limit, memory_limit=memory_limit)
     kept = LongLived() if settle else None
     pool = Solvers(solvers, None if kept is None else kept.settle)
-    scheduler = Scheduler(games, pool, deadline_check or DEADLINE_CHECK_SECONDS)
+    moves = Moves()
+    scheduler = Scheduler(games, pool, deadline_check or DEADLINE_CHECK_SECONDS, moved=moves.moved)
     makers = Makers(games_per_minute)
 
     def game_id(request: Request) -> str:
         return request.path_params["game_id"]
+
+    def changing(handler: Callable[[Request], Awaitable[Any]]) -> Callable[[Request], Awaitable[Any]]:
+        """A route that may change its game: the game's ``/events`` streams look once it has answered."""
+        async def changed(request: Request) -> Any:
+            try:
+                return await handler(request)
+            finally:
+                moves.moved(game_id(request))
+        return changed
 
     async def create(request: Request) -> dict:
         data = _known(await _body(request), "options", "start", "rules", "deadline", "file")
@@ -410,20 +439,26 @@ def make_app(db: Database | str, *, deadline_check: float | None = DEADLINE_CHEC
         await run_in_threadpool(games.revision, gid)  # a game that does not exist is a 404 at once
 
         async def stream():
-            last, quiet, began = None, 0.0, time.monotonic()
+            last, began = None, time.monotonic()
+            said = began  # when the stream last sent a line
             while not await request.is_disconnected() and time.monotonic() - began < EVENTS_SECONDS:
+                moved = moves.next(gid)
                 try:
                     now = await run_in_threadpool(games.revision, gid)
                 except Unavailable:
                     now = last  # the page keeps what it has until the database answers again
                 if now != last:
-                    last, quiet = now, 0.0
+                    last, said = now, time.monotonic()
                     yield f"data: {now}\n\n"
-                elif quiet >= HEARTBEAT_SECONDS:
-                    quiet = 0.0
+                elif time.monotonic() - said >= HEARTBEAT_SECONDS:
+                    said = time.monotonic()
                     yield ": still here\n\n"
-                await asyncio.sleep(1.0)
-                quiet += 1.0
+                # a change by this process is told at once; one by another process sharing the
+                # database at the next read, a second later
+                try:
+                    await asyncio.wait_for(moved.wait(), 1.0)
+                except asyncio.TimeoutError:
+                    pass
 
         return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
 
@@ -448,12 +483,12 @@ def make_app(db: Database | str, *, deadline_check: float | None = DEADLINE_CHEC
         Route("/openapi.json", _answer(openapi), methods=["GET"]),
         Route("/api/games", _answer(create), methods=["POST"]),
         Route("/api/games/{game_id}", _answer(view), methods=["GET"]),
-        Route("/api/games/{game_id}/players", _answer(join), methods=["POST"]),
-        Route("/api/games/{game_id}/orders", _answer(orders), methods=["POST"]),
-        Route("/api/games/{game_id}/orders", _answer(withdraw), methods=["DELETE"]),
+        Route("/api/games/{game_id}/players", _answer(changing(join)), methods=["POST"]),
+        Route("/api/games/{game_id}/orders", _answer(changing(orders)), methods=["POST"]),
+        Route("/api/games/{game_id}/orders", _answer(changing(withdraw)), methods=["DELETE"]),
         Route("/api/games/{game_id}/orders/check", _answer(check), methods=["POST"]),
-        Route("/api/games/{game_id}/adjudicate", _answer(adjudicate), methods=["POST"]),
-        Route("/api/games/{game_id}/undo", _answer(undo), methods=["POST"]),
+        Route("/api/games/{game_id}/adjudicate", _answer(changing(adjudicate)), methods=["POST"]),
+        Route("/api/games/{game_id}/undo", _answer(changing(undo)), methods=["POST"]),
         Route("/api/games/{game_id}/history", _answer(history), methods=["GET"]),
         Route("/api/games/{game_id}/possible", _answer(possible), methods=["GET"]),
         Route("/api/games/{game_id}/picture", _answer(picture), methods=["GET"]),
@@ -517,8 +552,9 @@ class Scheduler:
     soon as it changes (its revision), otherwise after twice as long as the last time (``every`` ×
     2, 4, … 2 ** BACKOFF_DOUBLINGS)."""
 
-    def __init__(self, games: Games, solvers: Solvers, every: float = DEADLINE_CHECK_SECONDS):
-        self.games, self.solvers, self.every = games, solvers, every
+    def __init__(self, games: Games, solvers: Solvers, every: float = DEADLINE_CHECK_SECONDS,
+                 moved: Callable[[str], None] = lambda game_id: None):
+        self.games, self.solvers, self.every, self.moved = games, solvers, every, moved
         self._running: dict[str, asyncio.Task] = {}
         self._again: dict[str, str] = {}  # game -> the phase completed while its task was running
         self._failed: dict[str, tuple[int, int, float]] = {}  # due game -> revision when tried, failures, next try
@@ -556,6 +592,7 @@ class Scheduler:
 
     def _ended(self, gid: str) -> None:
         self._running.pop(gid, None)
+        self.moved(gid)  # adjudicated, or not: the game's streams look
         again = self._again.pop(gid, None)
         if again is not None:
             self.complete(gid, again)

@@ -87,15 +87,50 @@ class Record:
                 self.done.set()
 
 
+class Follower:
+    """The game's revision as its ``/events`` stream tells it, read in a thread of its own: a client
+    learns of each change as an open page does, rather than asking for the revision again and again.
+    A stream quiet for ``QUIET`` seconds is opened again (it says the revision at once)."""
+
+    QUIET = 5.0
+
+    def __init__(self, base: str, gid: str, record: Record):
+        self.base, self.gid, self.record = base, gid, record
+        self.revision: int | None = None
+        self.thread = threading.Thread(target=self._follow, daemon=True)
+        self.thread.start()
+
+    def _follow(self) -> None:
+        timeout = httpx.Timeout(120, read=self.QUIET)
+        with httpx.Client(base_url=self.base, timeout=timeout) as c:
+            while not self.record.done.is_set():
+                try:
+                    with c.stream("GET", f"/api/games/{self.gid}/events") as r:
+                        if r.status_code != 200:
+                            return self.record.fail(f"/events: {r.status_code}")
+                        for line in r.iter_lines():
+                            if line.startswith("data: "):
+                                self.revision = int(line[6:])
+                            if self.record.done.is_set():
+                                return
+                except httpx.ReadTimeout:
+                    continue
+                except httpx.HTTPError as exc:
+                    if not self.record.done.is_set():
+                        self.record.fail(f"/events: {type(exc).__name__}: {exc}")
+                    return
+
+
 def observe(c, gid: str, who: str, record: Record, memo: dict | None = None) -> dict | None:
-    """The game's view, with its last step (read from the history between two equal revisions, so that
-    both are of one state of the game) recorded as shown to ``who``; None when the game kept moving.
-    ``memo``: this client's last (steps, next.key) recorded, so that the history is read only when the
-    view shows another (a submission moves the revision, not the history; the key names the whole
-    position, so that the same key and count are the same last step)."""
+    """The game's view, with its last step (read from the history between two equal revisions: the
+    view's own and one read after the history, so that both are of one state of the game) recorded as
+    shown to ``who``; None when the game kept moving. ``memo``: this client's last (steps, next.key)
+    recorded, so that the history is read only when the view shows another (a submission moves the
+    revision, not the history; the key names the whole position, so that the same key and count are
+    the same last step)."""
     for _ in range(5):
-        before = c.get(f"/api/games/{gid}/revision").json()["revision"]
         view = c.get(f"/api/games/{gid}").json()
+        before = view["server"]["revision"]  # read with the view, in one transaction
         now = (view["steps"], view["next"]["key"])
         known = memo is not None and memo.get("last") == now
         steps = c.get(f"/api/games/{gid}/history").json()["steps"] if view["steps"] and not known else []
@@ -125,20 +160,22 @@ def _lines(rng: random.Random, due: list[dict], near: dict[str, list[str]]) -> l
     return lines
 
 
-def player(base: str, gid: str, power: str, token: str, seed: int, record: Record, near: dict) -> None:
+def player(base: str, gid: str, power: str, token: str, seed: int, record: Record, near: dict,
+           follow: Follower) -> None:
     """One player: whenever the phase waits for it (it has not submitted, or the game moved since its
     last submission), it thinks a moment and submits; at random it withdraws and submits again, or
-    changes its mind. It looks at the game only when the revision changed."""
+    changes its mind. It looks at the game only when the revision changed (``follow``)."""
     rng = random.Random(seed)
     c = httpx.Client(base_url=base, timeout=120, headers={"Authorization": f"Bearer {token}"})
     finished, revision, undos, since, looked = None, None, 0, time.monotonic(), 0.0
     memo: dict = {}  # the last state of the game this client recorded (observe)
     while not record.done.is_set():
-        now = c.get(f"/api/games/{gid}/revision").json()["revision"]
+        now = follow.revision
         # a step taken back gives the phase before it back, with every order it had: the same key and
         # the same sets as when this player last submitted for it, so the host's word says it moved.
         # A player that has submitted looks again at most every LOOK seconds (each look solves)
-        if (now == revision and len(record.undone) == undos) or (finished and time.monotonic() - looked < LOOK):
+        if (now == revision and len(record.undone) == undos) or (finished and time.monotonic() - looked < LOOK) \
+                or now is None:
             if time.monotonic() - since > WAIT:
                 return record.fail(f"{power}: the game stayed at revision {now} for {WAIT:.0f} s")
             time.sleep(0.03)
@@ -185,15 +222,15 @@ def player(base: str, gid: str, power: str, token: str, seed: int, record: Recor
                 finished = key  # the last is always a submission, so that the phase completes
 
 
-def host(base: str, gid: str, token: str, seed: int, record: Record) -> None:
-    """The host: looks at the game again and again and, at random, takes back the last step (refused
-    while orders for the next phase wait, and when the game moved on)."""
+def host(base: str, gid: str, token: str, seed: int, record: Record, follow: Follower) -> None:
+    """The host: looks at the game whenever it changes (``follow``) and, at random, takes back the last
+    step (refused while orders for the next phase wait, and when the game moved on)."""
     rng = random.Random(seed)
     c = httpx.Client(base_url=base, timeout=120, headers={"Authorization": f"Bearer {token}"})
     seen, revision = None, None
     memo: dict = {}  # the last state of the game the host recorded (observe)
     while not record.done.is_set():
-        now = c.get(f"/api/games/{gid}/revision").json()["revision"]
+        now = follow.revision
         if now == revision:
             time.sleep(0.03)
             continue
@@ -269,9 +306,11 @@ def soak(bases: list[str], tmp_path) -> dict:
 
     grinder = threading.Thread(target=grind)
     grinder.start()
-    threads = [threading.Thread(target=player, args=(bases[n % len(bases)], gid, p, tokens[p], SEED + n, record, near))
+    followers = [Follower(bases[n % len(bases)], gid, record) for n in range(len(HOMES))] + [Follower(bases[0], gid, record)]
+    threads = [threading.Thread(target=player, args=(bases[n % len(bases)], gid, p, tokens[p], SEED + n, record, near,
+                                                     followers[n]))
                for n, p in enumerate(HOMES)]
-    threads.append(threading.Thread(target=host, args=(bases[0], gid, host_token, SEED + 99, record)))
+    threads.append(threading.Thread(target=host, args=(bases[0], gid, host_token, SEED + 99, record, followers[-1])))
     try:
         for t in threads:
             t.start()
@@ -282,6 +321,8 @@ def soak(bases: list[str], tmp_path) -> dict:
         record.done.set()
         stop.set()
         grinder.join(120)
+        for follower in followers:  # each stream ends at its next line, or when quiet
+            follower.thread.join(2 * Follower.QUIET)
     played = time.monotonic() - began
     # the clients stopped looking once enough steps were shown: the phase their last submissions
     # completed may be adjudicated after that, and is shown to one more client once the game is still
