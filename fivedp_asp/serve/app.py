@@ -135,20 +135,35 @@ def _counted(work: Callable[[], T]) -> Callable[[], T]:
 class Moves:
     """The games this process changed, told at once to the ``/events`` streams that follow them (a
     change made by another server process sharing the database is seen at the stream's next read of
-    the revision, within a second)."""
+    the revision, within a second). The streams of a game woken by one change share one read of its
+    revision."""
 
-    def __init__(self):
+    def __init__(self, read: Callable[[str], int]):
+        self._read = read
+        self._told = 0  # the changes told so far, in every game
         self._waiting: dict[str, asyncio.Event] = {}
+        self._reading: dict[str, tuple[int, asyncio.Future]] = {}  # game -> changes told when its read began, the read
 
     def moved(self, game_id: str) -> None:
+        self._told += 1
         event = self._waiting.pop(game_id, None)
         if event is not None:
             event.set()
 
-    def next(self, game_id: str) -> asyncio.Event:
-        """Set by the game's next change in this process: taken before the revision is read, so that a
-        change between the read and the wait is not missed."""
-        return self._waiting.setdefault(game_id, asyncio.Event())
+    def next(self, game_id: str) -> tuple[asyncio.Event, int]:
+        """Set by the game's next change in this process, and the changes told so far: taken before the
+        revision is read, so that a change between the read and the wait is not missed."""
+        return self._waiting.setdefault(game_id, asyncio.Event()), self._told
+
+    async def revision(self, game_id: str, told: int) -> int:
+        """The game's revision, read after the first ``told`` changes (each told once it is written): a
+        read begun since is shared."""
+        kept = self._reading.get(game_id)
+        if kept is None or kept[0] < told:
+            kept = self._reading[game_id] = (self._told, asyncio.ensure_future(run_in_threadpool(self._read, game_id)))
+            kept[1].add_done_callback(lambda _, k=kept: self._reading.pop(game_id) if self._reading.get(game_id) is k
+                                      else None)
+        return await asyncio.shield(kept[1])
 
 
 class Makers:
@@ -293,7 +308,7 @@ def make_app(db: Database | str, *, deadline_check: float | None = DEADLINE_CHEC
     games = Games(db if isinstance(db, Database) else Database(db), time_limit=time_limit, memory_limit=memory_limit)
     kept = LongLived() if settle else None
     pool = Solvers(solvers, None if kept is None else kept.settle)
-    moves = Moves()
+    moves = Moves(games.revision)
     scheduler = Scheduler(games, pool, deadline_check or DEADLINE_CHECK_SECONDS, moved=moves.moved)
     makers = Makers(games_per_minute)
 
@@ -442,9 +457,9 @@ def make_app(db: Database | str, *, deadline_check: float | None = DEADLINE_CHEC
             last, began = None, time.monotonic()
             said = began  # when the stream last sent a line
             while not await request.is_disconnected() and time.monotonic() - began < EVENTS_SECONDS:
-                moved = moves.next(gid)
+                moved, told = moves.next(gid)
                 try:
-                    now = await run_in_threadpool(games.revision, gid)
+                    now = await moves.revision(gid, told)
                 except Unavailable:
                     now = last  # the page keeps what it has until the database answers again
                 if now != last:

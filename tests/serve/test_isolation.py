@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 import fivedp_asp.serve.store as store
-from fivedp_asp.serve.app import Solvers, _deadlines, make_app
+from fivedp_asp.serve.app import Moves, Solvers, _deadlines, make_app
 from fivedp_asp.serve.database import Database
 from fivedp_asp.serve.store import Games, game_from_start
 
@@ -410,3 +410,40 @@ def test_events_follow_every_change(tmp_path):
         thread.join(20)
         last = _call(base, "GET", f"/api/games/{gid}/revision")[1]["revision"]
     assert len(seen) == 4 and seen == sorted(set(seen)) and seen[-1] == last, seen
+
+
+def test_streams_share_a_read_of_the_revision_never_one_begun_before_a_change():
+    """The /events streams of a game woken by one change share one read of its revision; a stream
+    that learnt of a change while that read was under way reads again (else it would say the
+    revision before the change, and wait for the next)."""
+    revision, reads, gate = {"g": 1}, [], threading.Event()
+
+    def read(gid: str) -> int:
+        value = revision[gid]
+        reads.append(value)
+        gate.wait(10)
+        return value
+
+    async def streams():
+        moves = Moves(read)
+        (first_woken, first_told), (second_woken, second_told) = moves.next("g"), moves.next("g")
+        assert first_woken is second_woken
+        first = asyncio.ensure_future(moves.revision("g", first_told))
+        while not reads:
+            await asyncio.sleep(0.01)
+        second = asyncio.ensure_future(moves.revision("g", second_told))
+        revision["g"] = 2
+        moves.moved("g")  # written, and told while the first read is under way
+        assert first_woken.is_set()
+        third_woken, third_told = moves.next("g")
+        assert not third_woken.is_set()
+        third = asyncio.ensure_future(moves.revision("g", third_told))
+        for _ in range(500):  # its own read begins (at most 5 s)
+            if len(reads) == 2:
+                break
+            await asyncio.sleep(0.01)
+        gate.set()
+        return await first, await second, await third
+
+    assert asyncio.run(streams()) == (1, 1, 2)
+    assert reads == [1, 2]

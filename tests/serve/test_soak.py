@@ -133,8 +133,11 @@ def observe(c, gid: str, who: str, record: Record, memo: dict | None = None) -> 
         before = view["server"]["revision"]  # read with the view, in one transaction
         now = (view["steps"], view["next"]["key"])
         known = memo is not None and memo.get("last") == now
-        steps = c.get(f"/api/games/{gid}/history").json()["steps"] if view["steps"] and not known else []
-        if c.get(f"/api/games/{gid}/revision").json()["revision"] == before:
+        read = view["steps"] and not known
+        steps = c.get(f"/api/games/{gid}/history").json()["steps"] if read else []
+        # the view alone is of one state (one transaction): the revision is read again only to tie
+        # the history to it
+        if not read or c.get(f"/api/games/{gid}/revision").json()["revision"] == before:
             if steps:
                 record.stepped(who, view["next"]["key"], steps[-1])
             if memo is not None:
