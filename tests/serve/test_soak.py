@@ -88,21 +88,29 @@ class Record:
 
 
 class Follower:
-    """The game's revision as its ``/events`` stream tells it, read in a thread of its own: a client
-    learns of each change as an open page does, rather than asking for the revision again and again.
-    A stream quiet for ``QUIET`` seconds is opened again (it says the revision at once)."""
+    """The game's revision as the ``/events`` streams of its servers tell it, each read in a thread of
+    its own: a client learns of each change as an open page does, rather than asking for the revision
+    again and again. A stream tells a change made through its own server at once, one made through
+    another within a second: following each server, a client learns of every change at once. A stream
+    quiet for ``QUIET`` seconds is opened again (it says the revision at once)."""
 
     QUIET = 5.0
 
-    def __init__(self, base: str, gid: str, record: Record):
-        self.base, self.gid, self.record = base, gid, record
-        self.revision: int | None = None
-        self.thread = threading.Thread(target=self._follow, daemon=True)
-        self.thread.start()
+    def __init__(self, bases: list[str], gid: str, record: Record):
+        self.gid, self.record = gid, record
+        self.told: dict[str, int | None] = dict.fromkeys(bases)  # server -> the revision its stream told last
+        self.threads = [threading.Thread(target=self._follow, args=(base,), daemon=True) for base in bases]
+        for thread in self.threads:
+            thread.start()
 
-    def _follow(self) -> None:
+    @property
+    def revision(self) -> int | None:
+        """The latest revision told (revisions only grow), None before any."""
+        return max((r for r in self.told.values() if r is not None), default=None)
+
+    def _follow(self, base: str) -> None:
         timeout = httpx.Timeout(120, read=self.QUIET)
-        with httpx.Client(base_url=self.base, timeout=timeout) as c:
+        with httpx.Client(base_url=base, timeout=timeout) as c:
             while not self.record.done.is_set():
                 try:
                     with c.stream("GET", f"/api/games/{self.gid}/events") as r:
@@ -110,7 +118,7 @@ class Follower:
                             return self.record.fail(f"/events: {r.status_code}")
                         for line in r.iter_lines():
                             if line.startswith("data: "):
-                                self.revision = int(line[6:])
+                                self.told[base] = int(line[6:])
                             if self.record.done.is_set():
                                 return
                 except httpx.ReadTimeout:
@@ -309,7 +317,7 @@ def soak(bases: list[str], tmp_path) -> dict:
 
     grinder = threading.Thread(target=grind)
     grinder.start()
-    followers = [Follower(bases[n % len(bases)], gid, record) for n in range(len(HOMES))] + [Follower(bases[0], gid, record)]
+    followers = [Follower(bases, gid, record) for _ in range(len(HOMES) + 1)]
     threads = [threading.Thread(target=player, args=(bases[n % len(bases)], gid, p, tokens[p], SEED + n, record, near,
                                                      followers[n]))
                for n, p in enumerate(HOMES)]
@@ -324,8 +332,8 @@ def soak(bases: list[str], tmp_path) -> dict:
         record.done.set()
         stop.set()
         grinder.join(120)
-        for follower in followers:  # each stream ends at its next line, or when quiet
-            follower.thread.join(2 * Follower.QUIET)
+        for thread in (t for follower in followers for t in follower.threads):  # each stream ends at its
+            thread.join(2 * Follower.QUIET)  # next line, or when quiet
     played = time.monotonic() - began
     # the clients stopped looking once enough steps were shown: the phase their last submissions
     # completed may be adjudicated after that, and is shown to one more client once the game is still
