@@ -6,7 +6,8 @@ what was expected.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from .errors import quoted
 from .inputs import LoadError
