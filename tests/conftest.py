@@ -96,7 +96,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     14-minute run). So the collection is cut into runs of exactly the sizes the scheduler hands out, each
     beginning with its share of the slow tests, dealt in turn (neighbouring slow tests, often one
     file's, go to different workers), and ending with its share of the others, which are what
-    stealing takes. The order is the same in every worker, as pytest-xdist requires."""
+    stealing takes. The order is the same in every worker, as pytest-xdist requires.
+
+    Slow tests marked ``shares(name)`` share something computed once per worker (a fixture of the
+    module, a cache in a helper: ``tests/scenario_runs.py``); they are dealt to the run of the first
+    of them, so that one worker computes it once rather than each worker that got one of them."""
     slow = [item for item in items if item.get_closest_marker("slow") is not None]
     quick = [item for item in items if item.get_closest_marker("slow") is None]
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
@@ -109,8 +113,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         sizes.append(left // remaining)
         left -= sizes[-1]
     runs: list[list[pytest.Item]] = [[] for _ in sizes]
-    for n, item in enumerate(slow):
-        runs[n % workers].append(item)
+    shared: dict[str, int] = {}  # what slow tests share -> the run that has them
+    dealt = 0
+    for item in slow:
+        marker = item.get_closest_marker("shares")
+        if marker is not None and marker.args[0] in shared:
+            runs[shared[marker.args[0]]].append(item)
+            continue
+        if marker is not None:
+            shared[marker.args[0]] = dealt % workers
+        runs[dealt % workers].append(item)
+        dealt += 1
     rest = iter(quick)
     for run, size in zip(runs, sizes):
         run.extend(next(rest) for _ in range(max(0, size - len(run))))

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from fivedp_asp.engine.batch import MAX_BATCH, _owner, _unshift_all, step_many
-from fivedp_asp.files.scenarios import find_scenarios, read_scenario, check_scenario, check_scenarios
+from fivedp_asp.files.scenarios import read_scenario, check_scenario
 from fivedp_asp.lab.compare.lockstep import opening
 from fivedp_asp.game.random_orders import OrderGenerator
 from fivedp_asp.errors import InputError, OrderError
@@ -23,6 +23,7 @@ from fivedp_asp.solver.predicates import fact_lines, render
 from fivedp_asp.solver.terms import ORDER_STRIDE, TIMELINE_STRIDE, Game, OrderId, OrderIds, Timeline
 from fivedp_asp.engine.step import next_phase, step
 from tests.engine.test_random_multiverse import _play
+from tests.scenario_runs import SHARED, every_scenario, every_scenario_checked
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 MAP = load_map("standard")
@@ -89,10 +90,11 @@ def test_answers_get_their_own_numbers_back():
 
 
 @pytest.mark.slow
+@pytest.mark.shares(SHARED)
 def test_every_scenario_runs_the_same_in_lockstep():
-    scenarios = [read_scenario(p) for p in find_scenarios([str(ROOT / "cases")])]
+    scenarios = every_scenario()
     assert len(scenarios) > 300
-    together = check_scenarios(scenarios)
+    together = every_scenario_checked()  # check_scenarios(scenarios), shared with other tests
     for scenario, run in zip(scenarios, together):
         alone = check_scenario(scenario)
         assert not isinstance(run, Exception), f"{scenario.path}: {run}"
