@@ -36,6 +36,7 @@ from fivedp_asp.model.settings import Settings
 
 from tests.schema_check import errors as schema_errors
 from tests.files.test_game import GAME, opening, play_in_memory
+from tests.scenario_runs import SHARED, every_scenario, every_scenario_checked
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 MAP = load_map("standard")
@@ -102,7 +103,10 @@ def _format_3(data: dict) -> str:
     top["checked"] = "sha256:" + "0" * 64
     past = "".join(f"  {name}: {json_line(b)}\n" for name, b in boards.items() if name not in latest)
     history = "".join(f"- {json_line(h)}\n" for h in data["history"])
-    text = ("# fivedp game file (docs/game-format.md)\n" + yaml.safe_dump(top, sort_keys=False, allow_unicode=True)
+    # libyaml's dumper where PyYAML has it: the same text as the pure-Python one, several times faster
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    written = yaml.dump(top, Dumper=dumper, sort_keys=False, allow_unicode=True)
+    text = ("# fivedp game file (docs/game-format.md)\n" + written
             + ("past:\n" + past if past else "past: {}\n") + ("history:\n" + history if history else "history: []\n")
             + "end: fivedp-game\n")
     return reseal(text)
@@ -323,30 +327,19 @@ def test_every_edit_of_a_played_game_is_refused_or_reported(games, tmp_path):
 def _scenario_games(tmp_path: Path) -> list[tuple[str, Game]]:
     """Every scenario of cases/ played as a game from its start (as ``fivedp game new --from CASE``
     and each step's orders given and adjudicated), in lockstep; saved and loaded back. A scenario
-    whose game is won before its last step stops there (a won game takes no more orders)."""
-    from fivedp_asp.engine.batch import step_many
-    from fivedp_asp.files.scenarios import find_scenarios, read_scenario
-
-    scenarios = [read_scenario(p) for p in find_scenarios([str(ROOT / "cases")])]
-    games = []
-    for scenario in scenarios:
-        mv = scenario.start
-        games.append(new_game(mv))
-    done = [0] * len(scenarios)
-    while True:
-        waiting = [n for n, c in enumerate(scenarios) if done[n] < len(c.steps) and not games[n].mv.winner]
-        if not waiting:
-            break
-        for n in waiting:
-            orders = scenarios[n].steps[done[n]].orders
-            games[n] = dataclasses.replace(games[n], pending={
-                MAP.power(str(p)) or str(p): [str(x) for x in lines or ()] for p, lines in orders.items()})
-        for n, report in zip(waiting, step_many([(games[n].mv, games[n].pending) for n in waiting])):
-            assert not isinstance(report, Exception), (scenarios[n].path, report)
-            games[n], _ = adjudicate(games[n], report)
-            done[n] += 1
+    whose game is won before its last step stops there (a won game takes no more orders), as its
+    run does: each step's report is the one ``check_scenarios`` gave (``tests/scenario_runs.py``),
+    which adjudicates the scenarios in lockstep as ``step_many`` does a server's games."""
     out = []
-    for scenario, game in zip(scenarios, games):
+    for scenario, run in zip(every_scenario(), every_scenario_checked()):
+        assert not isinstance(run, Exception), (scenario.path, run)
+        game = new_game(scenario.start)
+        for s, report in zip(scenario.steps, run.reports):
+            assert not game.mv.winner and report.before == game.mv, scenario.path
+            game = dataclasses.replace(game, pending={
+                MAP.power(str(p)) or str(p): [str(x) for x in lines or ()] for p, lines in s.orders.items()})
+            game, _ = adjudicate(game, report)
+        assert len(run.reports) == len(scenario.steps) or game.mv.winner, scenario.path
         path = tmp_path / "case-game.yaml"
         save_game(path, game)
         out.append((scenario.path, load_game(path)))
@@ -354,6 +347,7 @@ def _scenario_games(tmp_path: Path) -> list[tuple[str, Game]]:
 
 
 @pytest.mark.slow
+@pytest.mark.shares(SHARED)
 def test_unedited_games_replay_as_recorded(games, tmp_path):
     """No false alarm: the games played here, and every scenario of cases/ played as a game, replay
     exactly as their files record them."""
