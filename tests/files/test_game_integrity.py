@@ -18,6 +18,7 @@ from fivedp_asp.game.play import submit
 from fivedp_asp.files.integrity import reseal
 
 from tests.files.test_game import GAME, format_2_text, opening, play_in_memory  # the multiversal game of test_game.py
+from tests.files.test_game import fivedp  # a command as a process of its own, forked (tests/forked.py)
 
 
 def _written(path: Path, g, version: int) -> None:
@@ -293,7 +294,7 @@ def test_inconsistent_retreats_are_refused(retreating):
 
 
 @pytest.mark.slow
-def test_damaged_files_through_the_command(played, program):
+def test_damaged_files_through_the_command(played):
     """Exit status 2, one message naming the file, no traceback, the file left as it is."""
     path, text, _ = played
     folder = path.parent
@@ -305,14 +306,14 @@ def test_damaged_files_through_the_command(played, program):
     for what, damaged in samples.items():
         (folder / "cmd.yaml").write_text(damaged, encoding="utf-8")
         for command in (["show"], ["orders", "--power", "Germany", "A Mun H"], ["adjudicate"], ["export"]):
-            p = program(folder, "game", command[0], "cmd.yaml", *command[1:])
+            p = fivedp(folder, "game", command[0], "cmd.yaml", *command[1:])
             assert p.returncode == 2, (what, command, p.stderr)
             assert "Traceback" not in p.stderr and p.stderr.startswith("error: cmd.yaml: "), (what, p.stderr)
             assert (folder / "cmd.yaml").read_text(encoding="utf-8") == damaged, (what, command)
 
 
 @pytest.mark.slow
-def test_accept_takes_a_consistent_edit_and_refuses_an_inconsistent_one(played, program):
+def test_accept_takes_a_consistent_edit_and_refuses_an_inconsistent_one(played):
     path, text, whole = played
     folder = path.parent
     target = folder / "accept.yaml"
@@ -320,9 +321,9 @@ def test_accept_takes_a_consistent_edit_and_refuses_an_inconsistent_one(played, 
     edited = text.replace("- A Sil - War\n", "- A Sil - Pru\n", 1)
     assert edited != text
     target.write_text(edited, encoding="utf-8")
-    p = program(folder, "game", "show", "accept.yaml")
+    p = fivedp(folder, "game", "show", "accept.yaml")
     assert p.returncode == 2 and "fivedp game accept accept.yaml" in p.stderr, p.stderr
-    p = program(folder, "game", "accept", "accept.yaml")
+    p = fivedp(folder, "game", "accept", "accept.yaml")
     assert p.returncode == 0 and "Accepted accept.yaml" in p.stdout, p.stderr
     g = load_game(target)
     assert g.pending == {"Germany": ["A Sil - Pru"]}
@@ -330,21 +331,21 @@ def test_accept_takes_a_consistent_edit_and_refuses_an_inconsistent_one(played, 
     # an inconsistent one: refused, the file left as it is
     bad = text.replace("\nwinner: null\n", "\nwinner: Germany\n")
     target.write_text(bad, encoding="utf-8")
-    p = program(folder, "game", "accept", "accept.yaml")
+    p = fivedp(folder, "game", "accept", "accept.yaml")
     assert p.returncode == 2 and "the boards do not give Germany the victory" in p.stderr, p.stderr
     assert target.read_text(encoding="utf-8") == bad
 
 
 @pytest.mark.slow
-def test_a_format_1_file_is_refused_with_the_upgrade_command_and_upgraded_by_accept(played, program):
+def test_a_format_1_file_is_refused_with_the_upgrade_command_and_upgraded_by_accept(played):
     path, text, whole = played
     folder = path.parent
     old = re.sub(r"checksum: [^\n]*\n\Z", "", format_2_text(load_game(path))).replace("\nversion: 2\n", "\nversion: 1\n")
     (folder / "old.yaml").write_text(old, encoding="utf-8")
-    p = program(folder, "game", "show", "old.yaml")
+    p = fivedp(folder, "game", "show", "old.yaml")
     assert p.returncode == 2
     assert "game format 1" in p.stderr and "fivedp game accept old.yaml" in p.stderr, p.stderr
-    p = program(folder, "game", "accept", "old.yaml")
+    p = fivedp(folder, "game", "accept", "old.yaml")
     assert p.returncode == 0, p.stderr
     assert game_data(load_game(folder / "old.yaml")) == whole
 
@@ -396,14 +397,14 @@ def test_an_engine_defect_in_check_exits_3(tmp_path, monkeypatch, capsys):
 
 
 @pytest.mark.slow
-def test_a_new_game_whose_start_already_has_a_majority_loads(tmp_path, program):
+def test_a_new_game_whose_start_already_has_a_majority_loads(tmp_path):
     """The victory rules run after each step, not on the start: a game begun from a scenario in which
     one power already holds most centres is a game, and loads; a winner written before any step is not."""
     scenario = tmp_path / "case.yaml"
     scenario.write_text("id: x\noptions: {victory: majority}\nstart:\n  units: {Germany: [A Mun], France: [A Par]}\n"
                     "  centers: {Germany: [Ber, Kie, Mun, Hol, Bel, Den, Swe, Nwy, Edi, Lon, Lvp, Bre, Mar, Spa, Por, "
                     "Tun, Nap, Rom], France: [Par]}\nsteps: []\n", encoding="utf-8")
-    p = program(tmp_path, "game", "new", "g.yaml", "--from", "case.yaml")
+    p = fivedp(tmp_path, "game", "new", "g.yaml", "--from", "case.yaml")
     assert p.returncode == 0, p.stderr
     assert load_game(tmp_path / "g.yaml").mv.winner is None
     text = (tmp_path / "g.yaml").read_text(encoding="utf-8")
