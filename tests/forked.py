@@ -15,14 +15,15 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 # the module every forked command starts with, imported once by the server of forks
 PRELOAD = ["fivedp_asp.cli.commands"]
 
 
-def started(cwd: Path, args: Sequence[str], input: str | None = None) -> tuple:
-    """``fivedp args`` forked in ``cwd`` and started: a handle for ``ended``."""
+def started(cwd: Path, args: Sequence[str], input: str | None = None, env: Mapping[str, str] | None = None) -> tuple:
+    """``fivedp args`` forked in ``cwd`` and started: a handle for ``ended``. The command has this
+    process's environment, with ``env`` laid over it."""
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(PRELOAD)
     cwd = Path(cwd)
@@ -34,7 +35,8 @@ def started(cwd: Path, args: Sequence[str], input: str | None = None) -> tuple:
     for f in files[1:]:
         f.write_bytes(b"")
     argv = [str(a) for a in args]
-    proc = context.Process(target=_command, args=(argv, str(cwd), dict(os.environ), *(str(f) for f in files)))
+    proc = context.Process(target=_command, args=(argv, str(cwd), {**os.environ, **(env or {})},
+                                                          *(str(f) for f in files)))
     proc.start()
     return argv, proc, files
 
@@ -53,9 +55,10 @@ def ended(handle: tuple, timeout: float = 120) -> subprocess.CompletedProcess:
     return subprocess.CompletedProcess(argv, proc.exitcode, out, err)
 
 
-def fivedp(cwd: Path, *args: object, input: str | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+def fivedp(cwd: Path, *args: object, input: str | None = None, timeout: float = 120,
+           env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess:
     """``fivedp args`` run in ``cwd`` as a forked process, its output captured as text."""
-    return ended(started(cwd, [str(a) for a in args], input), timeout)
+    return ended(started(cwd, [str(a) for a in args], input, env), timeout)
 
 
 def _command(argv: list[str], cwd: str, environment: dict, stdin: str, stdout: str, stderr: str) -> None:

@@ -24,6 +24,7 @@ from fivedp_asp.lab.check import workers
 from fivedp_asp.lab.check.workers import CONNECT_SECONDS, LOST_SECONDS, in_batches
 from fivedp_asp.errors import InputError
 from fivedp_asp.files.scenarios import find_scenarios
+from tests import forked
 
 ROOT = Path(__file__).resolve().parent.parent.parent.parent
 ACCEPTED = ("tcp://HOST:PORT", "local")  # every message on a bad address says what is accepted
@@ -42,6 +43,14 @@ def environment() -> dict[str, str]:
 def fivedp(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "fivedp_asp.cli", *args], cwd=cwd, env=environment(),
                           capture_output=True, text=True, timeout=timeout)
+
+
+def refused(*args: str, cwd: Path, timeout: float = 60,
+            env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """A command that ends before any cluster is reached, as a process of its own forked from this
+    checkout's code (``tests/forked.py``) rather than a new interpreter importing it: an address refused,
+    or a service that is not a scheduler."""
+    return forked.fivedp(cwd, *args, timeout=timeout, env=env)
 
 
 def one_error_line(stderr: str) -> str:
@@ -70,11 +79,10 @@ def one_error_line(stderr: str) -> str:
 ])
 def test_a_bad_address_is_bad_input_that_says_what_is_accepted(tmp_path, address, problem):
     # DASK_CONFIG points at an empty folder, so no TLS set up elsewhere changes the tls:// case
-    env = {**environment(), "DASK_CONFIG": str(tmp_path)}
+    env = {"DASK_CONFIG": str(tmp_path)}
     for command in (["check", str(ROOT / "cases" / "mdatc" / "3.A.2.yaml")],
                     ["explore", str(ROOT / "cases" / "mdatc" / "3.A.2.yaml"), "--option", "adjacency=any"]):
-        p = subprocess.run([sys.executable, "-m", "fivedp_asp.cli", *command, "--scheduler", address], cwd=tmp_path,
-                           env=env, capture_output=True, text=True, timeout=60)
+        p = refused(*command, "--scheduler", address, cwd=tmp_path, env=env)
         line = one_error_line(p.stderr)
         assert p.returncode == 2 and p.stdout == "", (command, p.stderr)
         assert line.startswith("error: --scheduler ") and problem in line, line
@@ -87,8 +95,8 @@ def test_a_closed_port_is_told_at_once(tmp_path):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]  # free again once closed: nothing listens there
     started = time.monotonic()
-    p = fivedp("check", str(ROOT / "cases" / "mdatc" / "3.A.2.yaml"), "--scheduler", f"tcp://127.0.0.1:{port}",
-               cwd=tmp_path, timeout=60)
+    p = refused("check", str(ROOT / "cases" / "mdatc" / "3.A.2.yaml"), "--scheduler", f"tcp://127.0.0.1:{port}",
+                cwd=tmp_path)
     line = one_error_line(p.stderr)
     assert p.returncode == 2 and f"cannot reach a Dask scheduler at tcp://127.0.0.1:{port}: " in line, line
     assert "refused" in line and time.monotonic() - started < CONNECT_SECONDS, line
@@ -148,8 +156,8 @@ HTTP_ANSWER = b"HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-
 @pytest.mark.parametrize("server", [HTTP_ANSWER], indirect=True)
 def test_an_http_server_is_not_a_scheduler(tmp_path, server):
     started = time.monotonic()
-    p = fivedp("check", str(ROOT / "cases" / "mdatc" / "3.A.2.yaml"), "--scheduler", f"tcp://127.0.0.1:{server.port}",
-               cwd=tmp_path, timeout=60)
+    p = refused("check", str(ROOT / "cases" / "mdatc" / "3.A.2.yaml"), "--scheduler", f"tcp://127.0.0.1:{server.port}",
+                cwd=tmp_path)
     line = one_error_line(p.stderr)
     assert p.returncode == 2 and f"cannot reach a Dask scheduler at tcp://127.0.0.1:{server.port}: " in line, line
     assert "does not answer as a Dask scheduler" in line, line
@@ -160,8 +168,8 @@ def test_an_http_server_is_not_a_scheduler(tmp_path, server):
 @pytest.mark.parametrize("server", [None], indirect=True)
 def test_a_server_that_never_speaks_is_given_up_on(tmp_path, server):
     started = time.monotonic()
-    p = fivedp("explore", str(ROOT / "cases" / "mdatc" / "3.A.2.yaml"), "--option", "adjacency=any",
-               "--scheduler", f"127.0.0.1:{server.port}", cwd=tmp_path, timeout=CONNECT_SECONDS + 2 * MARGIN)
+    p = refused("explore", str(ROOT / "cases" / "mdatc" / "3.A.2.yaml"), "--option", "adjacency=any",
+                "--scheduler", f"127.0.0.1:{server.port}", cwd=tmp_path, timeout=CONNECT_SECONDS + 2 * MARGIN)
     line = one_error_line(p.stderr)
     assert p.returncode == 2 and f"cannot reach a Dask scheduler at tcp://127.0.0.1:{server.port}: " in line, line
     assert f"no answer within {CONNECT_SECONDS:g} s" in line, line
@@ -325,7 +333,7 @@ def test_a_sweep_whose_scheduler_stops_answering_ends_with_what_was_done(tmp_pat
 def test_a_dask_worker_is_not_a_scheduler(tmp_path, cluster):
     address = next(line.split("Start worker at:", 1)[1].strip() for line in
                    (cluster.folder / "worker.log").read_text().splitlines() if "Start worker at:" in line)
-    p = fivedp("check", str(ROOT / "cases" / "mdatc" / "3.A.2.yaml"), "--scheduler", address, cwd=tmp_path, timeout=60)
+    p = refused("check", str(ROOT / "cases" / "mdatc" / "3.A.2.yaml"), "--scheduler", address, cwd=tmp_path)
     line = one_error_line(p.stderr)
     assert p.returncode == 2 and f"cannot reach a Dask scheduler at {address}: " in line, line
     assert "a Dask worker, not a scheduler" in line, line
