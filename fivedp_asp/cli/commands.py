@@ -15,6 +15,7 @@ import argparse
 import json
 import os
 import sys
+from functools import lru_cache
 from typing import Sequence
 
 from ..files.scenarios import find_scenarios, read_scenario, check_scenario
@@ -350,10 +351,19 @@ def _say(text: str) -> None:
         pass
 
 
+@lru_cache(maxsize=1)
+def _parser() -> argparse.ArgumentParser:
+    """``build_parser``'s parser, built once a process: its twenty commands' 170 arguments take 14 ms to
+    build, which a process running many commands (a script calling ``main``, the tests) paid for each.
+    Parsing reads a parser and never changes it; each command's function is the one it names when
+    it is built."""
+    return build_parser()
+
+
 def _main(argv: Sequence[str] | None, done: dict[str, str]) -> int:
     """Runs the command; a command that saved something says what in ``done["saved"]`` (through
     ``args.saved``), so that an output that fails afterwards is reported as what it is."""
-    parser = build_parser()
+    parser = _parser()
     args, extra = parser.parse_known_args(argv)
     if extra:
         # order lines may follow options: "fivedp game orders FILE --power Austria 'A Vie - Gal'"

@@ -351,10 +351,10 @@ def test_a_format_1_file_is_refused_with_the_upgrade_command_and_upgraded_by_acc
 
 
 def test_an_unexpected_failure_exits_3_with_a_short_message(monkeypatch, capsys):
-    def boom(args):
+    def boom(path):
         raise RuntimeError("something no input explains")
 
-    monkeypatch.setattr(cli, "cmd_adjudicate", boom)
+    monkeypatch.setattr(cli, "read_scenario", boom)  # the command reading its file fails as no input explains
     assert cli.main(["adjudicate", "x.yaml"]) == 3
     err = capsys.readouterr().err
     assert "internal error: RuntimeError: something no input explains" in err
