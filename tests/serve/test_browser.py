@@ -143,7 +143,16 @@ def test_two_players_play_a_phase_in_the_browser(table, tmp_path):
     germany.screenshot(path=str(shots / "germany-before.png"))
     seen = germany.content() + germany.frame_locator("#picture").locator("body").inner_text()
     assert "A Mar S A Par - Bur" not in seen and "a-Bur@0" not in seen
+    # the check that Germany's typing asks for (700 ms after the last key) is answered only after the
+    # step is adjudicated: what it says then of the lines is not shown, their phase being over
+    held: list = []
+    germany.route("**/orders/check", lambda route: held.append(route))
     germany.fill("#orders", "A Mun - Bur")
+    for _ in range(100):  # the page's events are handled while Playwright waits, never while Python sleeps
+        if held:
+            break
+        germany.wait_for_timeout(50)
+    assert held
     germany.click("#submit")
     germany.wait_for_selector("#verdict:text-is('Everyone has submitted: the step was adjudicated.')")
     for page in (france, germany):
@@ -152,6 +161,10 @@ def test_two_players_play_a_phase_in_the_browser(table, tmp_path):
     last = france.inner_text("#steps")
     assert "A a-Par@0 - a-Bur@0  succeeds" in last and "A a-Mun@0 - a-Bur@0  fails" in last
     assert "A a-Par@0 - a-Bur@0  succeeds" in germany.inner_text("#steps")
+    for route in held:
+        route.continue_()
+    germany.unroute("**/orders/check")
+    germany.wait_for_timeout(500)
     for page in (france, germany):  # the picture drawn again, with the step's boards
         page.frame_locator("#picture").locator("text=a1 · Fall 1901").first.wait_for(timeout=60_000)
         assert not page.inner_text("#possible") and not page.inner_text("#verdicts")

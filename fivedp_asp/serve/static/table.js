@@ -87,7 +87,9 @@ function todo(s) {
 }
 async function listPossible(query, keep) {
   try {
+    const key = view.next.key;
     const d = await api('GET', '/possible?' + query);
+    if (view.next.key !== key) return;  // the phase they were listed for is over
     const orders = d.orders.filter(keep);
     items(orders.slice(0, 300), $('possible'), (li, o) => {
       li.textContent = o.order;
@@ -235,15 +237,20 @@ let typing = null;
 $('orders').addEventListener('input', () => {
   $('orders').dataset.edited = '1';
   clearTimeout(typing);  // a verdict per line as you go: checked a moment after the last key
-  typing = setTimeout(() => { if (lines().length) act(async () => showVerdicts(await api('POST', '/orders/check', {lines: lines()}))); }, 700);
+  typing = setTimeout(() => { if (lines().length) act(async () => checked(await checking())); }, 700);
 });
+// the lines checked against the phase now waiting; the answer is shown only while that phase still waits
+// (a step adjudicated meanwhile clears what was checked for the phase before it)
+async function checking() { const key = view.next.key; return {key, doc: await api('POST', '/orders/check', {lines: lines()})}; }
+function checked(c) { if (view.next.key !== c.key) return null; showVerdicts(c.doc); return c.doc; }
 $('check').addEventListener('click', () => order(async () => {
-  const d = await api('POST', '/orders/check', {lines: lines()});
-  showVerdicts(d);
+  const d = checked(await checking());
+  if (d === null) return;
   const bad = [...(d.accepted || []), ...(d.refused || [])].filter((a) => a.legal === false || a.kept).length;
   verdict(bad ? bad + ' illegal: see below' : 'All legal (nothing saved).', !bad);
 }));
 $('submit').addEventListener('click', () => order(async () => {
+  clearTimeout(typing);  // the lines submitted get their verdicts from the submission
   const d = await api('POST', '/orders', {lines: lines(), replace: true, phase: view.next.key});
   showVerdicts(d); delete $('orders').dataset.edited;
   if (d.complete) {  // the server adjudicates it now; the step comes with the revision (refresh)
