@@ -540,6 +540,7 @@ def make_app(db: Database | str, *, deadline_check: float | None = DEADLINE_CHEC
     app.state.games = games
     app.state.solvers = pool
     app.state.scheduler = scheduler
+    app.state.moves = moves  # what tells the /events streams of a change at once
     return app
 
 

@@ -21,6 +21,8 @@ from fivedp_asp.serve.app import Moves, Solvers, _deadlines, make_app
 from fivedp_asp.serve.database import Database
 from fivedp_asp.serve.store import Games, game_from_start
 
+from starlette.testclient import TestClient  # noqa: E402
+
 from tests.serve.conftest import TWO_POWERS, new_table
 from tests.serve.live import server
 
@@ -447,3 +449,28 @@ def test_streams_share_a_read_of_the_revision_never_one_begun_before_a_change():
 
     assert asyncio.run(streams()) == (1, 1, 2)
     assert reads == [1, 2]
+
+
+def test_every_route_that_changes_a_game_wakes_its_streams_at_once(db_url):
+    """docs/server.md: a change made through the same process is sent on /events at once, not at the
+    stream's next read a second later: each changing route wakes the game's streams when it answers,
+    refused or not; a read does not."""
+    with TestClient(make_app(db_url, deadline_check=None)) as client:
+        t = new_table(client, {"start": TWO_POWERS})
+        moves = client.app.state.moves
+
+        def wakes(change) -> bool:
+            woken, _ = moves.next(t.id)
+            change()
+            return woken.is_set()
+
+        assert wakes(lambda: t.join("France"))
+        assert wakes(lambda: t.join("Germany"))
+        key = t.view("France")["next"]["key"]
+        assert not wakes(lambda: t.view("France"))
+        assert wakes(lambda: t.orders("France", "A Par - Bur", phase=key))
+        assert wakes(lambda: t.withdraw("France", key))
+        assert wakes(lambda: client.post(f"/api/games/{t.id}/adjudicate", json={"phase": key}, headers=t.auth("host")))
+        key = t.view("host")["next"]["key"]
+        assert wakes(lambda: client.post(f"/api/games/{t.id}/undo", json={"phase": key}, headers=t.auth("host")))
+        assert wakes(lambda: client.post(f"/api/games/{t.id}/adjudicate", json={"phase": "stale"}, headers=t.auth("host")))
