@@ -263,7 +263,8 @@ def printed_first(folder: Path, args: list[str], out: str) -> str:
     folder.mkdir()
     run = Run(folder, *args)
     wanted = len(out.encode("utf-8"))
-    while run.process.poll() is None and run.out.stat().st_size < wanted:
+    end = time.monotonic() + 300  # as long as the whole run was given before
+    while run.process.poll() is None and run.out.stat().st_size < wanted and time.monotonic() < end:
         time.sleep(0.05)
     if run.process.poll() is None:
         run.process.kill()
