@@ -17,8 +17,11 @@ import sys
 from pathlib import Path
 from typing import Mapping, Sequence
 
-# the module every forked command starts with, imported once by the server of forks
-PRELOAD = ["fivedp_asp.cli.commands"]
+# the modules every forked command starts with, imported once by the server of forks: the command, the
+# built-in encodings parsed, the standard map loaded with its facts (tests/forked_warm.py). Each forked
+# command would otherwise parse and load them again before its own work, as a new interpreter does: 0.3 s
+# of processor time a command, a third of a played game's commands (docs/benchmarks.md)
+PRELOAD = ["fivedp_asp.cli.commands", "fivedp_asp.solver.preparsed", "tests.forked_warm"]
 
 
 def started(cwd: Path, args: Sequence[str], input: str | None = None, env: Mapping[str, str] | None = None) -> tuple:

@@ -106,8 +106,9 @@ def fork_by_a_server() -> None:
     _served.set()
 
 
-# the modules the server of forks imports once, so that each child it forks has them
-_PRELOAD = ["fivedp_asp.solver.driver"]
+# the modules the server of forks imports once, so that each child it forks has them: the solver, and
+# the built-in encodings parsed (a child solving a program with rules of your own reads every file of it)
+_PRELOAD = ["fivedp_asp.solver.driver", "fivedp_asp.solver.preparsed"]
 
 
 def _fork_server() -> Any:

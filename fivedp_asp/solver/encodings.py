@@ -297,6 +297,20 @@ def _parsed_entry(name: str) -> tuple[tuple[str, tuple[ast.AST, ...], tuple[_Ana
     return tuple((source, tuple(run), tuple(_analysed(st) for st in run)) for source, run in runs)
 
 
+def parse_builtin() -> int:
+    """Parses and analyses every built-in encoding now (the entry encodings of ``asp/`` and the option
+    files of ``asp/options/``, each with the files it includes) into this process's caches, and says how
+    many files it read. A process that forks solving children afterwards (a server of forks,
+    ``apart.py``) hands each of them the encodings parsed: each child would otherwise parse them again,
+    about 0.2 s of processor time, before its own work."""
+    root = asp_dir()
+    names = [path.relative_to(root).as_posix()
+             for path in sorted(root.glob("*.lp")) + sorted((root / "options").glob("*.lp"))]
+    for name in names:
+        _parsed_entry(name)
+    return len(names)
+
+
 class _Assembled(NamedTuple):
     statements: tuple[ast.AST, ...]
     analyses: tuple[_Analysis | None, ...]

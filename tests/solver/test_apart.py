@@ -51,6 +51,13 @@ def takes_the_lock() -> str:
         return "taken"
 
 
+def files_parsed_already() -> int:
+    """How many files the child's encodings cache held when it started its work."""
+    from fivedp_asp.solver.encodings import _parsed_entry
+
+    return _parsed_entry.cache_info().currsize
+
+
 @pytest.fixture
 def by_a_server(monkeypatch):
     """This test process as one that asked for a server of forks (``fork_by_a_server``), for this test."""
@@ -75,6 +82,16 @@ def test_the_answer_and_the_exceptions_come_back(threads):
         run_apart(refused, 30, 256 << 20)
     with pytest.raises(RuntimeError, match="FileError: x.lp: cannot read the rule file"):
         run_apart(unreadable, 30, None)
+
+
+def test_a_child_of_the_server_of_forks_starts_with_the_encodings_parsed(monkeypatch, by_a_server):
+    # the server of forks parsed every built-in encoding and option file before forking (solver/preparsed.py):
+    # its child finds them in its caches rather than spending about 0.2 s parsing them again
+    from fivedp_asp.solver.encodings import asp_dir
+
+    monkeypatch.setattr(apart.threading, "active_count", lambda: 2)
+    built_in = len(list(asp_dir().glob("*.lp"))) + len(list((asp_dir() / "options").glob("*.lp")))
+    assert run_apart(files_parsed_already, 60, None) >= built_in > 40
 
 
 def test_work_that_does_not_pickle(monkeypatch):

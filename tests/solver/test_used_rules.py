@@ -244,3 +244,19 @@ def test_an_atoms_predicate_read_off_its_text_is_the_one_its_syntax_tree_gives()
     read = {str(a): encodings._signature(a) for a in atoms}
     assert read['r("a,b;c)\\"(",(x,y))'] == ("r", 2) and read["p(1;2)"] is None and read["-q(X)"] is None
     assert read["u((1,2),\"\")"] == ("u", 2) and read["s"] == ("s", 0) and read["_w(X)"] == ("_w", 1)
+
+
+
+def test_the_built_in_encodings_parsed_beforehand_are_those_a_program_reads():
+    """``parse_builtin`` (what a server of forks runs before forking) reads every built-in file a
+    program can name: a program of an entry encoding and option files assembled afterwards parses
+    nothing more."""
+    encodings._parsed_entry.cache_clear()
+    encodings._assembled.cache_clear()
+    encodings._dependencies.cache_clear()
+    read = encodings.parse_builtin()
+    assert read == encodings._parsed_entry.cache_info().currsize > 40
+    for programs in (("movement.lp", "options/open_convoys.lp", "options/adjacency_any.lp"), ("legality.lp",),
+                     ("retreat.lp",), ("adjustment.lp",), ("sustain.lp",), ("victory.lp",)):
+        assert encodings._dependencies(programs) is not None
+    assert encodings._parsed_entry.cache_info().currsize == read
