@@ -94,6 +94,21 @@ def test_a_child_of_the_server_of_forks_starts_with_the_encodings_parsed(monkeyp
     assert run_apart(files_parsed_already, 60, None) >= built_in > 40
 
 
+def test_encodings_that_cannot_be_parsed_beforehand_leave_the_server_of_forks_running(monkeypatch):
+    # an exception from a module the server of forks preloads (other than an ImportError) would end it,
+    # and every child it was to fork with it: the child parses the file and reports it instead
+    import importlib
+
+    from fivedp_asp.errors import EncodingError
+    from fivedp_asp.solver import encodings, preparsed
+
+    def unreadable() -> int:
+        raise EncodingError("asp/movement.lp:1:1: error: syntax error")
+
+    monkeypatch.setattr(encodings, "parse_builtin", unreadable)
+    importlib.reload(preparsed)  # what the server of forks does when it starts: no exception
+
+
 def test_work_that_does_not_pickle(monkeypatch):
     # forked, the child has the work already, but its result must pickle; from a process of several
     # threads that asked for a server of forks the work itself must, and a closure does not (below).
