@@ -19,8 +19,8 @@ from typing import Mapping, Sequence
 
 # the modules every forked command starts with, imported once by the server of forks: the command, the
 # built-in encodings parsed, the standard map loaded with its facts (tests/forked_warm.py). Each forked
-# command would otherwise parse and load them again before its own work, as a new interpreter does: 0.3 s
-# of processor time a command, a third of a played game's commands (docs/benchmarks.md)
+# command would otherwise parse and load them again before its own work, as a new interpreter does:
+# 24 `game orders` and `game show` commands took 2.6-2.8 s that way, 1.7 s this way (docs/benchmarks.md)
 PRELOAD = ["fivedp_asp.cli.commands", "fivedp_asp.solver.preparsed", "tests.forked_warm"]
 
 

@@ -86,7 +86,7 @@ def test_the_answer_and_the_exceptions_come_back(threads):
 
 def test_a_child_of_the_server_of_forks_starts_with_the_encodings_parsed(monkeypatch, by_a_server):
     # the server of forks parsed every built-in encoding and option file before forking (solver/preparsed.py):
-    # its child finds them in its caches rather than spending about 0.2 s parsing them again
+    # its child finds them in its caches rather than parsing them again
     from fivedp_asp.solver.encodings import asp_dir
 
     monkeypatch.setattr(apart.threading, "active_count", lambda: 2)
