@@ -296,6 +296,13 @@ class Database:
                     return
         _close(conn)
 
+    def kept_connections(self) -> tuple[Any, ...]:
+        """The connections kept between transactions now, in the order they were kept (the last is the
+        next taken; at most ``IDLE_CONNECTIONS``): what the next transactions will use, for a diagnosis
+        or a test."""
+        with self._idle_lock:
+            return tuple(conn for conn, _ in self._idle)
+
     def close_idle(self) -> None:
         """Closes the connections kept between transactions: the next transactions open their own (a
         server stopping; the database moved or changed under the server)."""

@@ -132,8 +132,8 @@ def test_a_connection_is_kept_for_a_bounded_time_and_in_bounded_numbers(tmp_path
     release.set()
     for t in threads:
         t.join(30)
-    assert len(db._idle) == database.IDLE_CONNECTIONS
-    assert sum(not c.in_transaction for c, _ in db._idle) == database.IDLE_CONNECTIONS  # each one's transaction ended
+    assert len(db.kept_connections()) == database.IDLE_CONNECTIONS
+    assert sum(not c.in_transaction for c in db.kept_connections()) == database.IDLE_CONNECTIONS  # each one's transaction ended
 
 
 def test_a_failure_of_the_storage_closes_every_connection_kept(tmp_path, monkeypatch):
@@ -147,11 +147,11 @@ def test_a_failure_of_the_storage_closes_every_connection_kept(tmp_path, monkeyp
     gid, _ = Games(db).create(game_from_start({}, None, None))
     with db.transaction(write=False) as one, db.transaction(write=False) as two:
         one.game(gid, lock=False), two.game(gid, lock=False)
-    kept = [c for c, _ in db._idle]
+    kept = db.kept_connections()
     assert len(kept) == 2
     with pytest.raises(Unavailable), db.transaction(write=True) as tx:
         raise sqlite3.OperationalError("disk I/O error")
-    assert db._idle == []
+    assert db.kept_connections() == ()
     for conn in kept:  # closed, not merely forgotten
         with pytest.raises(sqlite3.ProgrammingError):
             conn.execute("SELECT 1")
@@ -159,7 +159,7 @@ def test_a_failure_of_the_storage_closes_every_connection_kept(tmp_path, monkeyp
     with pytest.raises(LookupError), db.transaction(write=True) as tx:
         tx.run("UPDATE fivedp_games SET revision = revision + 100 WHERE id = ?", (gid,))
         raise LookupError("refused")
-    assert len(db._idle) == 1
+    assert len(db.kept_connections()) == 1
     with db.transaction(write=False) as tx:
         assert tx.game(gid, lock=False).revision < 100
 
