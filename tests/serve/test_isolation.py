@@ -15,13 +15,12 @@ import urllib.request
 
 import httpx
 import pytest
+from starlette.testclient import TestClient
 
 import fivedp_asp.serve.store as store
 from fivedp_asp.serve.app import Moves, Solvers, _deadlines, make_app
 from fivedp_asp.serve.database import Database
 from fivedp_asp.serve.store import Games, game_from_start
-
-from starlette.testclient import TestClient  # noqa: E402
 
 from tests.serve.conftest import TWO_POWERS, new_table
 from tests.serve.live import server
